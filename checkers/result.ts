@@ -1,0 +1,33 @@
+/**
+ * What every checker returns. `valid` is Jepsen's three-valued verdict: `unknown` means
+ * the checker could not decide (a budget ran out, the history is too short), never a
+ * guess. A run's verdict is the worst of its checkers' (false < unknown < true).
+ */
+export type Validity = true | false | 'unknown';
+
+export interface CheckResult {
+  /** The checker's name as shown in summaries: "mutual-exclusion", "linearizable(mutex)" ... */
+  checker: string;
+  valid: Validity;
+  /** One line for the summary: counts, or the first violation in words. */
+  summary: string;
+  /** Whether this verdict counts toward the run's verdict (false: shown for information). */
+  counts?: boolean;
+  /** Checker-specific details, JSON-serialisable, written to results.json. */
+  details?: Record<string, unknown>;
+}
+
+/** The worst of several verdicts: any false is false; else any unknown is unknown. */
+export function worst(verdicts: Iterable<Validity>): Validity {
+  let result: Validity = true;
+  for (const v of verdicts) {
+    if (v === false) return false;
+    if (v === 'unknown') result = 'unknown';
+  }
+  return result;
+}
+
+/** The CLI's exit code for a verdict: 0 valid, 1 invalid, 2 unknown (3 is an error). */
+export function exitCodeFor(valid: Validity): 0 | 1 | 2 {
+  return valid === true ? 0 : valid === false ? 1 : 2;
+}

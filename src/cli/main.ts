@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * The lockchaos command line: a thin layer over the library. Each subcommand lives in its
+ * own file and exports `(argv) => Promise<exit code>`.
+ */
+import { EXIT_ERROR, UserError } from './errors.js';
+
+type Command = {
+  summary: string;
+  load: () => Promise<(argv: string[]) => Promise<number>>;
+};
+
+const commands: Record<string, Command> = {
+  run: {
+    summary: 'start a cluster, run clients under faults, check the history',
+    load: async () => (await import('./run.js')).runCommand,
+  },
+  check: {
+    summary: 'check stored histories (ours or Jepsen EDN) for linearizability, offline',
+    load: async () => (await import('./check.js')).checkCommand,
+  },
+  cleanup: {
+    summary: 'remove every container and network that lockchaos runs left behind',
+    load: async () => (await import('./cleanup.js')).cleanupCommand,
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'lockchaos: Jepsen-style fault injection for distributed lock services',
+    '',
+    'Usage: lockchaos <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'lockchaos <command> --help' for a command's options.",
+    'Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name === undefined ? EXIT_ERROR : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    const { version } = await import('../version.js');
+    console.log(version);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`lockchaos: unknown command '${name}': choose one of ${Object.keys(commands).join(', ')}`);
+    return EXIT_ERROR;
+  }
+  try {
+    return await (await command.load())(rest);
+  } catch (err) {
+    if (err instanceof UserError) {
+      console.error(`lockchaos ${name}: ${err.message}`);
+      return EXIT_ERROR;
+    }
+    console.error(`lockchaos ${name}: internal error:`, err);
+    return EXIT_ERROR;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error('lockchaos: internal error:', err);
+    process.exitCode = EXIT_ERROR;
+  },
+);
