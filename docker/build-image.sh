@@ -40,9 +40,10 @@ work=$(mktemp -d /tmp/lockchaos-image.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 include=$(grep -v '^#' "$here/packages.txt" | grep -v '^$' | paste -sd, -)
 echo "building $image offline: mmdebstrap bookworm ($include)..."
+# No man-page exclusion: openjdk's postinst (for zookeeper) links into /usr/share/man.
 # Same mirror as the host's apt uses; the debian-security suite keeps servers patched.
 mmdebstrap --variant=minbase --include="$include" \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' \
   --aptopt='APT::Install-Recommends "false"' \
   bookworm "$work/rootfs.tar" \
   "deb http://deb.debian.org/debian bookworm main" \

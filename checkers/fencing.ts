@@ -1,0 +1,93 @@
+/**
+ * Fencing: the tokens keep stale holders out only if (1) they grow with the real-time
+ * order of grants: a grant that began after another ended must carry a larger token, and
+ * (2) the store never accepted an older token after it had accepted a newer one: an
+ * acknowledged write that began after another acknowledged write ended must not carry a
+ * smaller token.
+ */
+import type { Op } from '../src/history/op.js';
+import { type Pair, pairOps, secs } from './history-index.js';
+import type { CheckResult } from './result.js';
+
+interface Tokened {
+  token: number;
+  invoke: Op;
+  completion: Op;
+}
+
+/**
+ * Pairs (earlier, later) where `later` began after `earlier` completed but carries a
+ * token not larger (strict) or smaller (not strict). O(n log n): walk in invocation
+ * order, keeping the largest token among operations already completed.
+ */
+export function regressions(ops: Tokened[], strict: boolean): { earlier: Tokened; later: Tokened }[] {
+  const byCompletion = [...ops].sort((a, b) => a.completion.time - b.completion.time);
+  const byInvoke = [...ops].sort((a, b) => a.invoke.time - b.invoke.time);
+  const found: { earlier: Tokened; later: Tokened }[] = [];
+  let max: Tokened | undefined;
+  let i = 0;
+  for (const later of byInvoke) {
+    while (i < byCompletion.length && (byCompletion[i] as Tokened).completion.time < later.invoke.time) {
+      const c = byCompletion[i++] as Tokened;
+      if (!max || c.token > max.token) max = c;
+    }
+    if (max && (strict ? later.token <= max.token : later.token < max.token)) found.push({ earlier: max, later });
+  }
+  return found;
+}
+
+function tokened(pairs: Pair[], f: string, token: (op: Op) => unknown): Tokened[] {
+  const out: Tokened[] = [];
+  for (const { invoke, completion } of pairs) {
+    if (invoke.f !== f || completion?.type !== 'ok') continue;
+    const t = token(f === 'acquire' ? completion : invoke);
+    if (typeof t === 'number') out.push({ token: t, invoke, completion });
+  }
+  return out;
+}
+
+export function checkFencing(history: readonly Op[], opts: { storeKey: string; fenced: boolean }): CheckResult {
+  const base = { checker: 'fencing', counts: opts.fenced };
+  const pairs = pairOps(history);
+  const grants = tokened(pairs, 'acquire', (op) => (op.value as { token?: unknown } | undefined)?.token);
+  if (grants.length === 0) {
+    return { ...base, counts: false, valid: true, summary: 'no grant carried a fencing token' };
+  }
+  const grantRegressions = regressions(grants, true);
+  const writes = opts.fenced
+    ? tokened(
+        pairs.filter((p) => p.invoke.key === opts.storeKey),
+        'write',
+        (op) => (Array.isArray(op.value) ? op.value[1] : undefined),
+      )
+    : [];
+  const staleAccepted = regressions(writes, false);
+  const details = { grants: grants.length, grantRegressions: grantRegressions.length, acceptedWrites: writes.length, staleAccepted: staleAccepted.length };
+  if (grantRegressions.length === 0 && staleAccepted.length === 0) {
+    return {
+      ...base,
+      valid: true,
+      summary: `${grants.length} grants with growing tokens` + (opts.fenced ? `; ${writes.length} accepted writes, no stale token accepted` : ''),
+      details,
+    };
+  }
+  const words: string[] = [];
+  if (staleAccepted[0]) {
+    const { earlier, later } = staleAccepted[0];
+    words.push(
+      `the store accepted token ${later.token} from process ${later.invoke.process} at ${secs(later.completion.time)} (op #${later.completion.index}) after it had accepted token ${earlier.token} at ${secs(earlier.completion.time)} (op #${earlier.completion.index})`,
+    );
+  }
+  if (grantRegressions[0]) {
+    const { earlier, later } = grantRegressions[0];
+    words.push(
+      `process ${later.invoke.process} was granted token ${later.token} at ${secs(later.completion.time)} (op #${later.completion.index}), not larger than token ${earlier.token} granted earlier at ${secs(earlier.completion.time)} (op #${earlier.completion.index})`,
+    );
+  }
+  return {
+    ...base,
+    valid: false,
+    summary: `${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
+    details: { ...details, first: words },
+  };
+}

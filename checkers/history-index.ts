@@ -1,0 +1,72 @@
+/**
+ * Small views of a history shared by the data checkers: client operations paired with
+ * their completions, in real-time order, and the nemesis's fault windows.
+ */
+import type { Op } from '../src/history/op.js';
+
+/** A client operation: its invocation and its completion (undefined: never completed). */
+export interface Pair {
+  invoke: Op;
+  completion?: Op;
+}
+
+/** Pairs every client invocation with the next completion of the same process. */
+export function pairOps(history: readonly Op[]): Pair[] {
+  const open = new Map<number | string, Pair>();
+  const pairs: Pair[] = [];
+  for (const op of history) {
+    if (op.process === 'nemesis') continue;
+    if (op.type === 'invoke') {
+      const pair: Pair = { invoke: op };
+      open.set(op.process, pair);
+      pairs.push(pair);
+    } else {
+      const pair = open.get(op.process);
+      if (pair) {
+        pair.completion = op;
+        open.delete(op.process);
+      }
+    }
+  }
+  return pairs;
+}
+
+/** A fault's start and end as the nemesis recorded them (end undefined: never healed). */
+export interface FaultWindow {
+  f: string;
+  value: unknown;
+  start: number;
+  end?: number;
+}
+
+/**
+ * The nemesis records `start-<fault>` then `stop-<fault>` (each an invoke + completion);
+ * a window runs from the start's `ok` (the fault is in effect) to the stop's completion.
+ * A start that failed opened no window.
+ */
+export function faultWindows(history: readonly Op[]): FaultWindow[] {
+  const windows: FaultWindow[] = [];
+  const open = new Map<string, FaultWindow>();
+  for (const op of history) {
+    if (op.process !== 'nemesis') continue;
+    const m = /^(start|stop)-(.+)$/.exec(op.f);
+    if (!m) continue;
+    const [, phase, fault] = m as unknown as [string, string, string];
+    const id = `${fault}:${JSON.stringify(op.key ?? '')}`;
+    if (phase === 'start' && op.type === 'ok') {
+      const w: FaultWindow = { f: fault, value: op.value, start: op.time };
+      windows.push(w);
+      open.set(id, w);
+    } else if (phase === 'stop' && op.type !== 'invoke') {
+      const w = open.get(id);
+      if (w) {
+        w.end = op.time;
+        open.delete(id);
+      }
+    }
+  }
+  return windows;
+}
+
+/** "1.234 s": a history time in seconds, for messages. */
+export const secs = (ns: number) => `${(ns / 1e9).toFixed(3)} s`;

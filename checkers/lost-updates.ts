@@ -1,0 +1,52 @@
+/**
+ * Lost updates (lock-set): every element whose write was acknowledged (`ok`) must be in
+ * the final read. The lock-set workload appends exactly one new element at the end of the
+ * set it writes, so the element a write adds is the last one of its value. For each lost
+ * element: who wrote it, and the first acknowledged write after it that left it out.
+ */
+import type { Op } from '../src/history/op.js';
+import { pairOps, secs } from './history-index.js';
+import type { CheckResult } from './result.js';
+
+/** A lock-set write's set: the value itself (unfenced) or the first of [set, token]. */
+export function writtenSet(value: unknown): number[] {
+  if (Array.isArray(value) && value.length === 2 && Array.isArray(value[0])) return value[0] as number[];
+  return Array.isArray(value) ? (value as number[]) : [];
+}
+
+export function checkLostUpdates(history: readonly Op[], storeKey: string): CheckResult {
+  const base = { checker: 'lost-updates', counts: true };
+  const pairs = pairOps(history).filter((p) => p.invoke.key === storeKey);
+  const writes = pairs.filter((p) => p.invoke.f === 'write' && p.completion?.type === 'ok');
+  const finalRead = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
+  if (!finalRead?.completion) {
+    return { ...base, valid: 'unknown', summary: 'no successful read of the store: cannot tell what was kept' };
+  }
+  const final = new Set(writtenSet(finalRead.completion.value));
+  const attempted = new Set(pairs.filter((p) => p.invoke.f === 'write').map((p) => writtenSet(p.invoke.value).at(-1)));
+  const lost: { element: number; writer: Op; overwrittenBy?: Op }[] = [];
+  for (const w of writes) {
+    const element = writtenSet(w.invoke.value).at(-1);
+    if (element === undefined || final.has(element)) continue;
+    const done = (w.completion as Op).time;
+    const overwrite = writes.find((o) => o.invoke.time > done && !writtenSet(o.invoke.value).includes(element));
+    lost.push({ element, writer: w.completion as Op, overwrittenBy: overwrite?.completion });
+  }
+  const unexpected = [...final].filter((e) => !attempted.has(e));
+  const counts = { acknowledged: writes.length, final: final.size, lost: lost.length, unexpected: unexpected.length };
+  if (lost.length === 0 && unexpected.length === 0) {
+    return { ...base, valid: true, summary: `${writes.length} acknowledged adds, all in the final read of ${final.size}`, details: counts };
+  }
+  const describe = (l: (typeof lost)[number]) =>
+    `element ${l.element}, acknowledged to process ${l.writer.process} at ${secs(l.writer.time)} (op #${l.writer.index})` +
+    (l.overwrittenBy
+      ? `, overwritten by process ${l.overwrittenBy.process}'s write at ${secs(l.overwrittenBy.time)} (op #${l.overwrittenBy.index})`
+      : '');
+  const first = lost[0] ? describe(lost[0]) : `element ${unexpected[0]} was never written`;
+  return {
+    ...base,
+    valid: false,
+    summary: `${lost.length} of ${writes.length} acknowledged adds lost${unexpected.length ? `, ${unexpected.length} unexpected` : ''}; first: ${first}`,
+    details: { ...counts, lostElements: lost.slice(0, 100).map(describe), unexpectedElements: unexpected.slice(0, 100) },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Mutual exclusion: no two clients believed they held the same lock at the same time.
+ *
+ * A process's belief starts when its acquire completes `ok` and ends when it invokes
+ * release (or, if it never releases, at its last completion: after an `info` it stops
+ * using the lock; an operation still pending at the end leaves the belief open). Two
+ * beliefs of different processes on one lock that overlap in time are a violation, named
+ * by the pair, with the faults active at the time.
+ *
+ * With fencing the overlap of beliefs is expected (a paused holder outlives its lease):
+ * the run then reports it but does not count it; the data checkers decide.
+ */
+import type { Op } from '../src/history/op.js';
+import { faultWindows, pairOps, secs } from './history-index.js';
+import type { CheckResult } from './result.js';
+
+export interface Hold {
+  process: number;
+  lock: string;
+  start: number;
+  end: number;
+  acquireIndex: number;
+  /** Index of the release invocation; undefined when the hold ended otherwise. */
+  releaseIndex?: number;
+  token?: number;
+}
+
+export function holds(history: readonly Op[]): Hold[] {
+  const result: Hold[] = [];
+  const open = new Map<number, Hold>();
+  for (const { invoke, completion } of pairOps(history)) {
+    const p = invoke.process as number;
+    const held = open.get(p);
+    if (held && invoke.f === 'release' && invoke.key === held.lock) {
+      held.end = invoke.time;
+      held.releaseIndex = invoke.index;
+      open.delete(p);
+      continue;
+    }
+    if (held) {
+      // Still holding: the belief lasts at least through this operation's completion.
+      held.end = completion ? completion.time : Number.POSITIVE_INFINITY;
+    }
+    if (invoke.f === 'acquire' && completion?.type === 'ok') {
+      const value = completion.value as { token?: number } | undefined;
+      const hold: Hold = {
+        process: p,
+        lock: invoke.key ?? '',
+        start: completion.time,
+        end: completion.time,
+        acquireIndex: completion.index,
+      };
+      if (typeof value?.token === 'number') hold.token = value.token;
+      result.push(hold);
+      open.set(p, hold);
+    }
+  }
+  // A process that never completed its last operation may believe it holds still.
+  const pending = new Set(pairOps(history).filter((x) => !x.completion).map((x) => x.invoke.process));
+  for (const [p, hold] of open) if (pending.has(p)) hold.end = Number.POSITIVE_INFINITY;
+  return result;
+}
+
+export interface Overlap {
+  first: Hold;
+  second: Hold;
+}
+
+export function overlaps(all: readonly Hold[]): Overlap[] {
+  const found: Overlap[] = [];
+  const byStart = [...all].sort((a, b) => a.start - b.start);
+  // Sweep: holds still open when the next one starts.
+  const active: Hold[] = [];
+  for (const h of byStart) {
+    for (let i = active.length - 1; i >= 0; i--) if ((active[i] as Hold).end <= h.start) active.splice(i, 1);
+    for (const a of active) if (a.lock === h.lock && a.process !== h.process) found.push({ first: a, second: h });
+    active.push(h);
+  }
+  return found;
+}
+
+export function describeHold(h: Hold): string {
+  const end = Number.isFinite(h.end) ? secs(h.end) : 'the end of the test';
+  const token = h.token !== undefined ? ` with token ${h.token}` : '';
+  return `process ${h.process} held '${h.lock}'${token} from ${secs(h.start)} (op #${h.acquireIndex}) to ${end}${h.releaseIndex !== undefined ? ` (release #${h.releaseIndex})` : ''}`;
+}
+
+export function checkMutualExclusion(history: readonly Op[], opts: { counts: boolean }): CheckResult {
+  const all = holds(history);
+  const found = overlaps(all);
+  const windows = faultWindows(history);
+  const base = { checker: 'mutual-exclusion', counts: opts.counts };
+  if (found.length === 0) {
+    return { ...base, valid: true, summary: `${all.length} holds, none overlapping`, details: { holds: all.length, overlaps: 0 } };
+  }
+  const { first, second } = found[0] as Overlap;
+  const during = windows
+    .filter((w) => w.start <= second.start && (w.end ?? Number.POSITIVE_INFINITY) >= first.start)
+    .map((w) => `${w.f} ${JSON.stringify(w.value)} ${secs(w.start)}–${w.end !== undefined ? secs(w.end) : 'end'}`);
+  const words =
+    `${describeHold(first)}, while process ${second.process} acquired it at ${secs(second.start)} (op #${second.acquireIndex})` +
+    (during.length ? `; faults active: ${during.join(', ')}` : '');
+  return {
+    ...base,
+    valid: false,
+    summary: `${found.length} overlapping holds of ${all.length}; first: ${words}`,
+    details: {
+      holds: all.length,
+      overlaps: found.length,
+      first: words,
+      pairs: found.slice(0, 50).map((o) => ({ first: o.first, second: o.second })),
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/** The backends lockchaos knows by name. */
+import type { Backend } from './backend.js';
+import { redisBackend } from './redis.js';
+import { redlockBackend } from './redlock.js';
+
+export const BACKENDS: Record<string, Backend> = {
+  redis: redisBackend,
+  redlock: redlockBackend,
+};
+
+export function backendByName(name: string): Backend | undefined {
+  return Object.hasOwn(BACKENDS, name) ? BACKENDS[name] : undefined;
+}
+
+export type { Backend, Grant, LockClient, NodeAddress } from './backend.js';

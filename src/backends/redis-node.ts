@@ -1,0 +1,86 @@
+/**
+ * A Redis server in a node container, and ioredis clients that record truthfully:
+ * no offline queue, no resending after a reconnect, no per-request retries, a timeout on
+ * every command. (With ioredis's defaults a command is queued while disconnected and
+ * replayed later, which both hides anomalies and fakes them.)
+ */
+import { Redis } from 'ioredis';
+import type { NodeSpec } from '../cluster/cluster.js';
+import { sleep } from '../util/clock.js';
+import { DefiniteFailure } from './backend.js';
+
+export const REDIS_PORT = 6379;
+
+export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
+  return {
+    name,
+    role,
+    // exec'd directly: redis-server is PID 1, so signals to the container reach it.
+    command: [
+      'redis-server',
+      '--port', String(REDIS_PORT),
+      '--bind', '0.0.0.0',
+      '--protected-mode', 'no',
+      '--save', '',
+      '--appendonly', 'no',
+      '--loglevel', 'notice',
+    ],
+    ready: (node) => waitForRedis(node.ip),
+  };
+}
+
+/**
+ * A connected client. Without an offline queue a command sent before the connection is up
+ * fails at once, so we wait for it here, once, before any request is recorded.
+ */
+export async function redisClient(ip: string, requestTimeoutMs: number): Promise<Redis> {
+  const client = new Redis({
+    host: ip,
+    port: REDIS_PORT,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: requestTimeoutMs,
+    connectTimeout: Math.max(requestTimeoutMs, 1000),
+    enableReadyCheck: false,
+    // Reconnecting is fine (it is not a retry of any request); keep it quick.
+    retryStrategy: () => 50,
+    lazyConnect: true,
+  });
+  // Connection errors surface on the requests that they fail; do not crash on 'error'.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  }
+  return client;
+}
+
+/** Turns ioredis's "never sent" errors into DefiniteFailure; leaves the rest indefinite. */
+export function classifyRedisError(err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  // ioredis raises these before it writes the command to the socket.
+  if (/enableOfflineQueue|Stream isn't writeable/.test(message)) return new DefiniteFailure(message);
+  return err instanceof Error ? err : new Error(message);
+}
+
+export async function waitForRedis(ip: string, deadlineMs = 20_000): Promise<void> {
+  const start = Date.now();
+  let last: unknown;
+  while (Date.now() - start < deadlineMs) {
+    try {
+      const client = await redisClient(ip, 500);
+      try {
+        if ((await client.ping()) === 'PONG') return;
+      } finally {
+        client.disconnect();
+      }
+    } catch (err) {
+      last = err;
+    }
+    await sleep(20);
+  }
+  throw new Error(`redis at ${ip} not ready after ${deadlineMs} ms: ${String(last)}`);
+}

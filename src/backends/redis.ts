@@ -1,0 +1,89 @@
+/**
+ * redis: one Redis instance. Acquire is `SET key owner NX PX ttl`; release is
+ * compare-and-delete. The fencing token is a counter incremented in the same script as
+ * the SET, so tokens grow with grants (but are lost if the node restarts empty).
+ */
+import type { Redis } from 'ioredis';
+import { monotonicNow } from '../util/clock.js';
+import { sleep } from '../util/clock.js';
+import {
+  type AcquireOptions,
+  type Backend,
+  backoffMs,
+  type ClientOptions,
+  type Grant,
+  type LockClient,
+} from './backend.js';
+import { classifyRedisError, redisClient, redisNodeSpec } from './redis-node.js';
+
+/** KEYS[1] lock, KEYS[2] token counter; ARGV[1] owner, ARGV[2] ttl ms. Token or nil. */
+export const ACQUIRE_WITH_TOKEN = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('INCR', KEYS[2])
+end
+return false`;
+
+/** KEYS[1] lock; ARGV[1] owner. 1 if this owner held it and it is now deleted, else 0. */
+export const COMPARE_AND_DELETE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`;
+
+let grants = 0;
+export function newOwner(clientId: string): string {
+  grants += 1;
+  return `${clientId}:${process.pid}:${grants}`;
+}
+
+class RedisLockClient implements LockClient {
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: ClientOptions,
+  ) {}
+
+  async acquire(lock: string, { ttlMs, timeoutMs }: AcquireOptions): Promise<Grant | null> {
+    const started = monotonicNow();
+    const owner = newOwner(this.opts.clientId);
+    for (let attempt = 0; ; attempt++) {
+      const asked = monotonicNow();
+      let token: number | null;
+      try {
+        token = (await this.redis.eval(ACQUIRE_WITH_TOKEN, 2, lock, `${lock}:token`, owner, ttlMs)) as number | null;
+      } catch (err) {
+        throw classifyRedisError(err);
+      }
+      if (token !== null) {
+        const elapsedMs = Number(monotonicNow() - asked) / 1e6;
+        return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(token) };
+      }
+      const waitMs = backoffMs(attempt, this.opts.rng);
+      if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
+      await sleep(waitMs);
+    }
+  }
+
+  async release(grant: Grant): Promise<boolean> {
+    try {
+      return (await this.redis.eval(COMPARE_AND_DELETE, 1, grant.lock, grant.owner)) === 1;
+    } catch (err) {
+      throw classifyRedisError(err);
+    }
+  }
+
+  async close() {
+    this.redis.disconnect();
+  }
+}
+
+export const redisBackend: Backend = {
+  name: 'redis',
+  description: 'one Redis instance: SET NX PX, compare-and-delete release, token from a counter in the same script',
+  fencing: { supported: true },
+  nodeSpecs: () => [redisNodeSpec('redis-1', 'node')],
+  client: async (nodes, opts) => {
+    const [node] = nodes;
+    if (!node) throw new Error('redis backend needs one node');
+    return new RedisLockClient(await redisClient(node.ip, opts.requestTimeoutMs), opts);
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * redlock: N independent Redis masters (default 5) and the published algorithm. Ask every
+ * master for `SET key owner NX PX ttl` with a short per-node timeout; the lock is held when
+ * a majority (floor(N/2)+1) said yes and the time spent is less than the TTL, for
+ * validity = ttl - elapsed - drift, drift = 1% of ttl + 2 ms. Otherwise unlock everywhere
+ * and retry after a backoff. There is no fencing token: that is the point of testing it.
+ */
+import type { Redis } from 'ioredis';
+import { monotonicNow, sleep } from '../util/clock.js';
+import {
+  type AcquireOptions,
+  type Backend,
+  backoffMs,
+  type ClientOptions,
+  type Grant,
+  type LockClient,
+} from './backend.js';
+import { COMPARE_AND_DELETE, newOwner } from './redis.js';
+import { redisClient, redisNodeSpec } from './redis-node.js';
+
+export const DEFAULT_MASTERS = 5;
+
+/** The clock drift allowance of the Redlock description. */
+export const driftMs = (ttlMs: number) => Math.floor(ttlMs * 0.01) + 2;
+
+type Vote = 'yes' | 'no' | 'unknown';
+
+/** Resolves to the promise's value, or to `fallback` after ms (the request may still land). */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(fallback), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(fallback);
+      },
+    );
+  });
+}
+
+class RedlockClient implements LockClient {
+  private readonly quorum: number;
+  constructor(
+    private readonly masters: Redis[],
+    private readonly opts: ClientOptions,
+  ) {
+    this.quorum = Math.floor(masters.length / 2) + 1;
+  }
+
+  /** Short per-node timeout, so a dead master costs little of the lease. */
+  private nodeTimeoutMs(ttlMs: number) {
+    return Math.min(this.opts.requestTimeoutMs, Math.max(50, ttlMs / 10));
+  }
+
+  private async lockAll(lock: string, owner: string, ttlMs: number): Promise<Vote[]> {
+    const timeout = this.nodeTimeoutMs(ttlMs);
+    return Promise.all(
+      this.masters.map((m) =>
+        within<Vote>(
+          m.set(lock, owner, 'PX', ttlMs, 'NX').then((r) => (r === 'OK' ? 'yes' : 'no')),
+          timeout,
+          'unknown',
+        ),
+      ),
+    );
+  }
+
+  private async unlockAll(lock: string, owner: string, timeoutMs: number): Promise<Vote[]> {
+    return Promise.all(
+      this.masters.map((m) =>
+        within<Vote>(
+          m.eval(COMPARE_AND_DELETE, 1, lock, owner).then((r) => (r === 1 ? 'yes' : 'no')),
+          timeoutMs,
+          'unknown',
+        ),
+      ),
+    );
+  }
+
+  async acquire(lock: string, { ttlMs, timeoutMs }: AcquireOptions): Promise<Grant | null> {
+    const started = monotonicNow();
+    for (let attempt = 0; ; attempt++) {
+      const owner = newOwner(this.opts.clientId);
+      const asked = monotonicNow();
+      const votes = (await this.lockAll(lock, owner, ttlMs)).filter((v) => v === 'yes').length;
+      const elapsedMs = Number(monotonicNow() - asked) / 1e6;
+      const validityMs = ttlMs - elapsedMs - driftMs(ttlMs);
+      if (votes >= this.quorum && validityMs > 0) return { lock, owner, validityMs, votes };
+      // Not held: give back what we got (best effort; what is left expires with its TTL).
+      await this.unlockAll(lock, owner, this.nodeTimeoutMs(ttlMs));
+      const waitMs = backoffMs(attempt, this.opts.rng);
+      if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
+      await sleep(waitMs);
+    }
+  }
+
+  async release(grant: Grant): Promise<boolean> {
+    const votes = await this.unlockAll(grant.lock, grant.owner, this.opts.requestTimeoutMs);
+    const released = votes.filter((v) => v === 'yes').length;
+    const unknown = votes.filter((v) => v === 'unknown').length;
+    if (released >= this.quorum) return true;
+    if (released + unknown >= this.quorum) {
+      throw new Error(`release: ${released} masters released, ${unknown} did not answer`);
+    }
+    return false;
+  }
+
+  async close() {
+    for (const m of this.masters) m.disconnect();
+  }
+}
+
+export const redlockBackend: Backend = {
+  name: 'redlock',
+  description: `Redlock over N independent Redis masters (default ${DEFAULT_MASTERS}): majority, validity = ttl - elapsed - drift`,
+  fencing: {
+    supported: false,
+    why: 'Redlock has no fencing token: its grants carry no number that grows with every grant (use --backend redis or --fencing off)',
+  },
+  nodeSpecs: ({ nodes = DEFAULT_MASTERS }) =>
+    Array.from({ length: nodes }, (_, i) => redisNodeSpec(`redis-${i + 1}`, 'node')),
+  client: async (nodes, opts) =>
+    new RedlockClient(await Promise.all(nodes.map((n) => redisClient(n.ip, opts.requestTimeoutMs))), opts),
+};

@@ -1,0 +1,83 @@
+/**
+ * Every container and network a run makes carries these labels, so that teardown, the
+ * sweep at the next start and `lockchaos cleanup` find exactly what lockchaos made.
+ * The owner label names the runner process (host, pid, start time), so the sweep can tell
+ * a live run's resources from those a crashed runner left.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { docker } from './engine.js';
+
+export const LABEL_RUN = 'org.lockchaos.run';
+export const LABEL_OWNER = 'org.lockchaos.owner';
+export const LABEL_ROLE = 'org.lockchaos.role';
+/** Environment marker on client worker processes: "<run id>@<runner owner label>". */
+export const WORKER_ENV = 'LOCKCHAOS_WORKER_RUN';
+
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime) counted after the ')' that ends the command name.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+export function ownerLabel(pid = process.pid): string {
+  return `${hostname()}:${pid}:${processStartTime(pid) ?? '?'}`;
+}
+
+/** True when the runner named by an owner label is still running on this host. */
+export function ownerAlive(owner: string | undefined): boolean {
+  if (!owner) return false;
+  const [host, pidText, start] = owner.split(':');
+  if (host !== hostname()) return true; // another host's run: not ours to judge
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  return processStartTime(pid) === start;
+}
+
+export function runLabels(runId: string, role: string): Record<string, string> {
+  return { [LABEL_RUN]: runId, [LABEL_OWNER]: ownerLabel(), [LABEL_ROLE]: role };
+}
+
+export interface Removed {
+  containers: string[];
+  networks: string[];
+}
+
+/**
+ * Removes lockchaos containers and networks. `which` selects them: one run's, those whose
+ * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
+ */
+export async function removeResources(which: { runId: string } | 'orphaned' | 'all'): Promise<Removed> {
+  const filters =
+    typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
+  const keep = (labels: Record<string, string> | undefined) =>
+    which === 'orphaned' && ownerAlive(labels?.[LABEL_OWNER]);
+  const removed: Removed = { containers: [], networks: [] };
+  const containers = await docker().listContainers({ all: true, filters });
+  await Promise.all(
+    containers
+      .filter((c) => !keep(c.Labels))
+      .map(async (c) => {
+        try {
+          await docker().getContainer(c.Id).remove({ force: true, v: true });
+          removed.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
+        } catch (err) {
+          if (!String(err).includes('No such container')) throw err;
+        }
+      }),
+  );
+  const networks = await docker().listNetworks({ filters });
+  for (const n of networks.filter((n) => !keep(n.Labels))) {
+    try {
+      await docker().getNetwork(n.Id).remove();
+      removed.networks.push(n.Name);
+    } catch (err) {
+      if (!String(err).includes('No such network') && !String(err).includes('not found')) throw err;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,44 @@
+/**
+ * Our history format: history.jsonl, one Op as a JSON object per line, appended as the run
+ * goes. A run killed mid-write leaves a truncated last line, which we name rather than guess
+ * at: the history before it is intact, but checking a silently shortened history could
+ * hide the very operation that matters.
+ */
+import { HistoryError } from './errors.js';
+import type { Op } from './op.js';
+import { toOp } from './validate.js';
+
+export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
+  const ops: Op[] = [];
+  const lines = text.split('\n');
+  // A final newline leaves one empty string after the split; any other last line was cut short
+  // if it fails to parse.
+  const complete = text.endsWith('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === '') continue;
+    const where = `${source} line ${i + 1}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (err) {
+      if (i === lines.length - 1 && !complete) {
+        throw new HistoryError(
+          `${where} (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
+        );
+      }
+      throw new HistoryError(`${where}: expected one operation as a JSON object: ${(err as Error).message}`);
+    }
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw new HistoryError(`${where}: expected one operation as a JSON object, got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`);
+    }
+    ops.push(toOp(raw as Record<string, unknown>, where, ops.length));
+  }
+  return ops;
+}
+
+export function toJsonl(history: readonly Op[]): string {
+  let out = '';
+  for (const op of history) out += `${JSON.stringify(op)}\n`;
+  return out;
+}

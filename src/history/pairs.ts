@@ -1,0 +1,117 @@
+/**
+ * From a history of events to operations: each invocation paired with its completion, with
+ * Jepsen's rules enforced.
+ *
+ * - `fail` operations certainly did not happen: they are removed (counted).
+ * - `info`, or an invocation that never completes, may have happened at any time after its
+ *   invocation, or never: its outcome is `info` or `pending` and it has no return.
+ * - Nemesis operations are ignored; an `info` with no outstanding invocation (Jepsen logs
+ *   some) is skipped.
+ * - A process has at most one operation outstanding, and never issues again after an `info`:
+ *   either is an error in the history, named by op index, since a checker cannot know which
+ *   invocation a completion belongs to.
+ *
+ * Real-time order is the history's order (as in Jepsen): `call` and `ret` are positions in
+ * the history array, not the `time` fields.
+ */
+import { HistoryError } from './errors.js';
+import { OP_TYPES, type Op } from './op.js';
+
+export type Outcome = 'ok' | 'info' | 'pending';
+
+export interface PairedOp {
+  process: number;
+  f: string;
+  key?: string;
+  invoke: Op;
+  /** The ok or info completion; none when the operation never completed. */
+  completion?: Op;
+  outcome: Outcome;
+  /** Position of the invocation in the history array. */
+  call: number;
+  /** Position of the ok completion; Infinity for info and pending operations. */
+  ret: number;
+}
+
+export interface Pairing {
+  /** Completed (ok), info and pending operations, in invocation order. */
+  ops: PairedOp[];
+  failed: number;
+  nemesis: number;
+  /** info completions with no outstanding invocation, skipped. */
+  strayInfo: number;
+}
+
+export function pairOperations(history: readonly Op[]): Pairing {
+  const ops: PairedOp[] = [];
+  const outstanding = new Map<number, PairedOp>();
+  /** Processes whose operation ended as info: the op, to name it if the process issues again. */
+  const crashed = new Map<number, Op>();
+  let failed = 0;
+  let nemesis = 0;
+  let strayInfo = 0;
+  for (let pos = 0; pos < history.length; pos++) {
+    const op = history[pos];
+    if (op.process === 'nemesis') {
+      nemesis++;
+      continue;
+    }
+    const p = op.process;
+    switch (op.type) {
+      case 'invoke': {
+        const open = outstanding.get(p);
+        if (open) {
+          throw new HistoryError(
+            `op ${op.index}: process ${p} invokes ${op.f} while its op ${open.invoke.index} (${open.f}) is still outstanding; a process has at most one operation in flight`,
+          );
+        }
+        const crash = crashed.get(p);
+        if (crash) {
+          throw new HistoryError(
+            `op ${op.index}: process ${p} invokes ${op.f} after its op ${crash.index} (${crash.f}) ended as info; a process whose operation ended as info must not issue again (the client should take a new process number)`,
+          );
+        }
+        const paired: PairedOp = { process: p, f: op.f, invoke: op, outcome: 'pending', call: pos, ret: Number.POSITIVE_INFINITY };
+        if (op.key !== undefined) paired.key = op.key;
+        outstanding.set(p, paired);
+        ops.push(paired);
+        break;
+      }
+      case 'ok':
+      case 'fail':
+      case 'info': {
+        const open = outstanding.get(p);
+        if (!open) {
+          if (op.type === 'info') {
+            strayInfo++;
+            break;
+          }
+          throw new HistoryError(`op ${op.index}: ${op.type} ${op.f} on process ${p} has no outstanding invocation`);
+        }
+        if (open.f !== op.f) {
+          throw new HistoryError(
+            `op ${op.index}: ${op.type} ${op.f} on process ${p} does not match its invocation, op ${open.invoke.index} (${open.f})`,
+          );
+        }
+        outstanding.delete(p);
+        open.completion = op;
+        if (open.key === undefined && op.key !== undefined) open.key = op.key;
+        if (op.type === 'ok') {
+          open.outcome = 'ok';
+          open.ret = pos;
+        } else if (op.type === 'info') {
+          open.outcome = 'info';
+          crashed.set(p, op);
+        } else {
+          failed++;
+          open.outcome = 'pending'; // marked for removal below
+          open.ret = -1;
+        }
+        break;
+      }
+      default:
+        throw new HistoryError(`op ${(op as Op).index}: unknown type '${String((op as Op).type)}': expected one of ${OP_TYPES.join(', ')}`);
+    }
+  }
+  return { ops: failed === 0 ? ops : ops.filter((o) => o.ret !== -1), failed, nemesis, strayInfo };
+}

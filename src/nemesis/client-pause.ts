@@ -1,0 +1,74 @@
+/**
+ * client-pause: SIGSTOP a client worker process for a while, then SIGCONT: a GC pause, as
+ * in Kleppmann's critique of Redlock. It prefers a client that holds the lock right now
+ * (a pause of an idle client shows nothing), and pauses for a seeded duration around the
+ * TTL, mostly longer, so that the lease expires under the paused holder.
+ */
+import { sleep } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import type { FaultStart, Nemesis, NemesisOptions } from './nemesis.js';
+
+/** What client-pause needs from the runner: the workers and who holds the lock now. */
+export interface PausableClients {
+  /** Client indices whose current process holds a lock (acquire ok, no release yet). */
+  holders(): number[];
+  pid(client: number): number | undefined;
+  /** The client's current history process number. */
+  process(client: number): number;
+}
+
+/** Pause lengths as multiples of the TTL. */
+export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
+
+export class ClientPause implements Nemesis {
+  readonly kind = 'pause-client';
+  private readonly paused = new Set<number>();
+  private current: { client: number; pid: number } | undefined;
+
+  constructor(
+    private readonly clients: PausableClients,
+    private readonly opts: NemesisOptions,
+    private readonly waitForHolderMs = 2000,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    // Draw the duration first, so the schedule's numbers do not depend on who held.
+    const durationMs = Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max));
+    const pickAt = rng.next();
+    let holders = this.clients.holders();
+    for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
+      await sleep(5);
+      holders = this.clients.holders();
+    }
+    if (holders.length === 0) return null;
+    const client = holders[Math.floor(pickAt * holders.length)] as number;
+    const pid = this.clients.pid(client);
+    if (pid === undefined) return null;
+    process.kill(pid, 'SIGSTOP');
+    this.paused.add(pid);
+    this.current = { client, pid };
+    return { value: { client, process: this.clients.process(client), pid, ms: durationMs }, durationMs };
+  }
+
+  async stop(): Promise<unknown> {
+    const c = this.current;
+    if (!c) return null;
+    this.resume(c.pid);
+    this.current = undefined;
+    return { client: c.client, pid: c.pid };
+  }
+
+  private resume(pid: number) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // already gone
+    }
+    this.paused.delete(pid);
+  }
+
+  async healAll(): Promise<void> {
+    for (const pid of [...this.paused]) this.resume(pid);
+    this.current = undefined;
+  }
+}

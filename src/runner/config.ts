@@ -1,0 +1,87 @@
+/**
+ * A test's configuration: everything needed to run it again (seed included), written to
+ * test.json. Validation turns bad values into one-line UserErrors that name the fix.
+ */
+import { BACKENDS, backendByName } from '../backends/index.js';
+import { UserError } from '../cli/errors.js';
+import { WORKLOADS, workloadByName } from '../../workloads/index.js';
+
+export const NEMESES = ['none', 'client-pause'] as const;
+export type NemesisName = (typeof NEMESES)[number];
+
+export interface TestConfig {
+  /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
+  name: string;
+  backend: string;
+  workload: string;
+  nemesis: NemesisName;
+  fencing: boolean;
+  /** Seconds of workload under faults (then heal and final read). */
+  timeLimitS: number;
+  concurrency: number;
+  ttlMs: number;
+  holdMs: number;
+  /** Target acquire cycles per second across all clients (0: as fast as they go). */
+  rate: number;
+  acquireTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Mean seconds between faults. */
+  nemesisIntervalS: number;
+  /** Lock-service nodes (Redlock masters); undefined: the backend's default. */
+  nodes?: number;
+  seed: number;
+  /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
+  storeDir: string;
+}
+
+export const DEFAULTS = {
+  backend: 'redis',
+  workload: 'lock-set',
+  nemesis: 'none' as NemesisName,
+  fencing: false,
+  timeLimitS: 30,
+  concurrency: 5,
+  ttlMs: 1000,
+  holdMs: 100,
+  rate: 0,
+  acquireTimeoutMs: 5000,
+  requestTimeoutMs: 1000,
+  nemesisIntervalS: 3,
+  storeDir: 'store',
+};
+
+export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' | 'fencing'>) =>
+  `${c.backend}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`;
+
+function positive(name: string, value: number, { integer = false, zero = false } = {}) {
+  const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
+  if (!ok) {
+    throw new UserError(`--${name} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`);
+  }
+}
+
+/** Throws a UserError naming the first problem; returns the config otherwise. */
+export function validateConfig(c: TestConfig): TestConfig {
+  const backend = backendByName(c.backend);
+  if (!backend) throw new UserError(`unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}`);
+  if (!workloadByName(c.workload)) {
+    throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
+  }
+  if (!(NEMESES as readonly string[]).includes(c.nemesis)) {
+    throw new UserError(`unknown nemesis '${c.nemesis}': choose one of ${NEMESES.join(', ')}`);
+  }
+  if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
+  positive('time-limit', c.timeLimitS);
+  positive('concurrency', c.concurrency, { integer: true });
+  positive('ttl', c.ttlMs, { integer: true });
+  positive('hold', c.holdMs, { zero: true });
+  positive('rate', c.rate, { zero: true });
+  positive('acquire-timeout', c.acquireTimeoutMs);
+  positive('request-timeout', c.requestTimeoutMs);
+  positive('nemesis-interval', c.nemesisIntervalS);
+  if (c.nodes !== undefined) positive('nodes', c.nodes, { integer: true });
+  if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
+    throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
+  }
+  return c;
+}

@@ -1,0 +1,169 @@
+/**
+ * One test run, start to verdict: start the cluster, fork the clients, run the nemesis for
+ * the time limit, heal, make the final read, tear down, check the history, write the run
+ * folder. Every container and network is removed in `finally`, also on abort (Ctrl-C).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { backendByName } from '../backends/index.js';
+import type { NodeAddress } from '../backends/backend.js';
+import { type Cluster, startCluster } from '../cluster/cluster.js';
+import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { removeResources } from '../cluster/labels.js';
+import { sweepOrphans } from '../cluster/sweep.js';
+import type { Op } from '../history/op.js';
+import { Recorder } from '../history/recorder.js';
+import { HistoryWriter } from '../history/writer.js';
+import { ClientPause } from '../nemesis/client-pause.js';
+import type { Nemesis } from '../nemesis/nemesis.js';
+import { runSchedule } from '../nemesis/schedule.js';
+import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
+import { monotonicNow, sleep } from '../util/clock.js';
+import { Rng } from '../util/rng.js';
+import { workloadByName } from '../../workloads/index.js';
+import type { WorkloadOptions } from '../../workloads/workload.js';
+import type { CheckResult, Validity } from '../../checkers/result.js';
+import { worst } from '../../checkers/result.js';
+import { checkRun } from './check.js';
+import { type TestConfig, testName, validateConfig } from './config.js';
+import { WorkerPool } from './workers.js';
+
+export const LOCK_NAME = 'lockchaos:lock';
+export const STORE_KEY = 'lockchaos:set';
+
+export interface RunResult {
+  dir: string;
+  config: TestConfig;
+  valid: Validity;
+  results: CheckResult[];
+  history: Op[];
+  /** Seconds from start to verdict, and the part spent starting the cluster. */
+  timings: { totalS: number; clusterS: number };
+}
+
+export interface RunHooks {
+  log?: (line: string) => void;
+  /** Aborting ends the workload early; the run still heals, tears down and checks. */
+  signal?: AbortSignal;
+  /** Build the node image when it is missing (default true). */
+  buildImage?: boolean;
+}
+
+const stamp = () => new Date().toISOString().replace(/:/g, '-');
+
+export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunResult> {
+  const config = validateConfig({ ...input, name: input.name || testName(input) });
+  const log = hooks.log ?? (() => {});
+  const t0 = Date.now();
+  const backend = backendByName(config.backend);
+  const workload = workloadByName(config.workload);
+  if (!backend || !workload) throw new Error('unreachable: validated');
+
+  await ensureEngine();
+  const swept = await sweepOrphans();
+  if (swept.containers.length + swept.networks.length + swept.workers > 0) {
+    log(`removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`);
+  }
+  await ensureImage({ build: hooks.buildImage ?? true, log });
+
+  const dir = join(config.storeDir, config.name, stamp());
+  mkdirSync(join(dir, 'nodes'), { recursive: true });
+  const latest = join(config.storeDir, 'latest');
+  rmSync(latest, { force: true });
+  symlinkSync(relative(config.storeDir, dir), latest);
+  writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
+
+  const runId = randomBytes(4).toString('hex');
+  const writer = new HistoryWriter(join(dir, 'history.jsonl'));
+  const rng = new Rng(config.seed);
+  let cluster: Cluster | undefined;
+  let pool: WorkerPool | undefined;
+  let nemesis: Nemesis | undefined;
+  let clusterS = 0;
+  try {
+    log(`starting ${backend.name} cluster (run ${runId})...`);
+    const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
+    cluster = await startCluster(runId, specs);
+    clusterS = (Date.now() - t0) / 1000;
+    const nodes: NodeAddress[] = cluster.nodes.filter((n) => n.role === 'node').map((n) => ({ name: n.name, ip: n.ip }));
+    const storeIp = cluster.node(STORE_NODE).ip;
+    log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
+    if (hooks.signal?.aborted) throw new Error('aborted');
+
+    const origin = monotonicNow();
+    const options: WorkloadOptions = {
+      lock: LOCK_NAME,
+      storeKey: STORE_KEY,
+      ttlMs: config.ttlMs,
+      holdMs: config.holdMs,
+      acquireTimeoutMs: config.acquireTimeoutMs,
+      rate: config.rate,
+      concurrency: config.concurrency,
+      fencing: config.fencing,
+    };
+    const record = (op: Parameters<HistoryWriter['append']>[0]) => writer.append(op);
+    pool = new WorkerPool(
+      runId,
+      Array.from({ length: config.concurrency }, (_, client) => ({
+        client,
+        backend: config.backend,
+        nodes,
+        storeIp,
+        workload: config.workload,
+        options,
+        requestTimeoutMs: config.requestTimeoutMs,
+        seed: config.seed,
+        origin: origin.toString(),
+      })),
+      record,
+    );
+
+    const timeUp = new AbortController();
+    const onAbort = () => timeUp.abort();
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    const schedule =
+      config.nemesis === 'client-pause'
+        ? runSchedule({
+            nemesis: (nemesis = new ClientPause(pool, { intervalS: config.nemesisIntervalS, ttlMs: config.ttlMs })),
+            rng: rng.fork('nemesis'),
+            intervalS: config.nemesisIntervalS,
+            origin,
+            record,
+            signal: timeUp.signal,
+          })
+        : Promise.resolve();
+    log(`running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`);
+    await sleep(config.timeLimitS * 1000, timeUp.signal);
+    timeUp.abort();
+    hooks.signal?.removeEventListener('abort', onAbort);
+    await schedule;
+    await nemesis?.healAll();
+    log('time is up: faults healed, clients finishing');
+    await pool.stop(config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000);
+
+    if (workload.finalRead) {
+      const store = await DataStore.connect(storeIp, config.requestTimeoutMs * 5);
+      const recorder = new Recorder(pool.maxProcess() + 1, 1, origin, record);
+      await recorder.perform('read', STORE_KEY, undefined, async () => {
+        const r = await store.read(STORE_KEY);
+        return r.ok ? { type: 'ok', value: r.value } : { type: 'fail', error: 'rejected' };
+      });
+      await store.close();
+    }
+    const logs = await cluster.collectLogs();
+    for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
+  } finally {
+    await nemesis?.healAll().catch(() => {});
+    pool?.kill();
+    await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
+  }
+  const history = writer.finish();
+  if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
+
+  const results = checkRun(history, config, { storeKey: STORE_KEY });
+  const valid = worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
+  const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ valid, config, timings, results }, null, 2)}\n`);
+  return { dir, config, valid, results, history, timings };
+}

@@ -1,0 +1,103 @@
+/**
+ * The client worker processes of a run: forking them, following who holds the lock (for
+ * the nemesis), and ending them. A worker is a real process so that SIGSTOP pauses it.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
+import type { PausableClients } from '../nemesis/client-pause.js';
+import type { UnindexedOp } from '../history/recorder.js';
+import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
+
+
+function workerEntry(): string {
+  const here = fileURLToPath(new URL('../worker/worker.js', import.meta.url));
+  if (existsSync(here)) return here;
+  // Running from TypeScript sources (vitest): use the build.
+  return here.replace(/\/src\/worker\/worker\.js$/, '/dist/src/worker/worker.js');
+}
+
+interface Worker {
+  child: ChildProcess;
+  process: number;
+  holding: boolean;
+  finished: Promise<void>;
+}
+
+export class WorkerPool implements PausableClients {
+  private readonly workers: Worker[] = [];
+  /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
+  readonly errors: string[] = [];
+
+  constructor(
+    runId: string,
+    configs: WorkerConfig[],
+    private readonly record: (op: UnindexedOp) => void,
+  ) {
+    const entry = workerEntry();
+    for (const config of configs) {
+      const child = fork(entry, [], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, [WORKER_ENV]: `${runId}@${ownerLabel()}` },
+      });
+      const worker: Worker = {
+        child,
+        process: config.client,
+        holding: false,
+        finished: new Promise((resolve) => child.once('exit', () => resolve())),
+      };
+      child.on('message', (m: FromWorker) => this.onMessage(worker, m));
+      child.on('error', (err) => this.errors.push(`worker ${config.client}: ${err.message}`));
+      this.workers.push(worker);
+      this.send(worker, { type: 'start', config });
+    }
+  }
+
+  private send(worker: Worker, message: ToWorker) {
+    if (worker.child.connected) worker.child.send(message);
+  }
+
+  private onMessage(worker: Worker, m: FromWorker) {
+    if (m.type === 'op') {
+      const op = m.op;
+      worker.process = op.process as number;
+      if (op.f === 'acquire' && op.type === 'ok') worker.holding = true;
+      else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
+      this.record(op);
+    } else if (m.type === 'error') {
+      this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
+    }
+  }
+
+  holders(): number[] {
+    return this.workers.flatMap((w, i) => (w.holding && w.child.exitCode === null ? [i] : []));
+  }
+  pid(client: number): number | undefined {
+    return this.workers[client]?.child.pid;
+  }
+  process(client: number): number {
+    return this.workers[client]?.process ?? client;
+  }
+  /** The largest process number any client used. */
+  maxProcess(): number {
+    return Math.max(0, ...this.workers.map((w) => w.process));
+  }
+
+  /** Asks every worker to finish its cycle; kills those not done within graceMs. */
+  async stop(graceMs: number): Promise<void> {
+    for (const w of this.workers) this.send(w, { type: 'stop' });
+    const all = Promise.all(this.workers.map((w) => w.finished));
+    const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([all, timer]);
+    this.kill();
+    await all;
+  }
+
+  /** Ends every worker now (also a paused one: SIGKILL works on a stopped process). */
+  kill(): void {
+    for (const w of this.workers) {
+      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    }
+  }
+}

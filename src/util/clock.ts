@@ -1,0 +1,28 @@
+/**
+ * Time in a history: nanoseconds since the test's origin on CLOCK_MONOTONIC, which is
+ * system-wide on Linux, so the runner and every worker process stamp on one clock.
+ * (process.hrtime.bigint() reads CLOCK_MONOTONIC.)
+ */
+export type Origin = bigint;
+
+export function monotonicNow(): bigint {
+  return process.hrtime.bigint();
+}
+
+export function sinceOrigin(origin: Origin): number {
+  return Number(process.hrtime.bigint() - origin);
+}
+
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export const NS_PER_MS = 1_000_000;

@@ -1,0 +1,35 @@
+/**
+ * The steps every lock workload shares: record an acquire, record a release, wait
+ * between cycles at the configured rate.
+ */
+import type { Grant } from '../src/backends/backend.js';
+import { sleep } from '../src/util/clock.js';
+import type { ClientContext } from './workload.js';
+
+/** The grant if the acquire completed `ok`; null after `fail` or `info`. */
+export async function recordAcquire(ctx: ClientContext): Promise<Grant | null> {
+  const { lock, opts, recorder } = ctx;
+  let grant: Grant | null = null;
+  const outcome = await recorder.perform('acquire', opts.lock, undefined, async () => {
+    grant = await lock.acquire(opts.lock, { ttlMs: opts.ttlMs, timeoutMs: opts.acquireTimeoutMs });
+    if (!grant) return { type: 'fail', error: 'timeout: lock busy' };
+    const value: Record<string, unknown> = { validityMs: Math.round(grant.validityMs) };
+    if (grant.token !== undefined) value.token = grant.token;
+    if (grant.votes !== undefined) value.votes = grant.votes;
+    return { type: 'ok', value };
+  });
+  return outcome.type === 'ok' ? grant : null;
+}
+
+export async function recordRelease(ctx: ClientContext, grant: Grant): Promise<void> {
+  await ctx.recorder.perform('release', grant.lock, undefined, async () =>
+    (await ctx.lock.release(grant)) ? { type: 'ok' } : { type: 'fail', error: 'not-held' },
+  );
+}
+
+/** Between cycles: staggered so that all clients together make about opts.rate cycles/s. */
+export async function think(ctx: ClientContext): Promise<void> {
+  if (ctx.opts.rate <= 0) return;
+  const meanMs = (1000 * ctx.opts.concurrency) / ctx.opts.rate;
+  await sleep(ctx.rng.uniform(0, 2 * meanMs), ctx.stop);
+}

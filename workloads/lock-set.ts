@@ -1,0 +1,53 @@
+/**
+ * lock-set, as in Jepsen's etcd lock-set: under the lock, read the set from the store,
+ * hold for a while, write the set plus one new element, release. The final read (after
+ * the nemesis heals) must contain every element whose write was acknowledged.
+ *
+ * Store operations on the history, key = the store key:
+ *   read           completion value: the set (an array; null before the first write)
+ *   write          value: the new set (unfenced) or [set, token] (fenced); the new
+ *                  element is always the last one of the set
+ * A stale token is answered "rejected": recorded as `fail`, since nothing was applied.
+ */
+import { sleep } from '../src/util/clock.js';
+import { recordAcquire, recordRelease, think } from './cycle.js';
+import type { ClientContext, Workload } from './workload.js';
+
+/** Element n of client w: unique across clients without coordination. */
+const element = (ctx: ClientContext, n: number) => n * ctx.opts.concurrency + ctx.client;
+
+export const lockSetWorkload: Workload = {
+  name: 'lock-set',
+  description: 'under the lock: read a set from the store, hold, write it back with one new element',
+  finalRead: true,
+  async client(ctx) {
+    const { opts, recorder, store } = ctx;
+    for (let n = 0; !ctx.stop.aborted; ) {
+      const grant = await recordAcquire(ctx);
+      if (grant) {
+        const token = opts.fencing ? grant.token : undefined;
+        let current: number[] | null = null;
+        const read = await recorder.perform('read', opts.storeKey, undefined, async () => {
+          const r = await store.read(opts.storeKey, token);
+          if (!r.ok) return { type: 'fail', error: 'rejected: stale token' };
+          current = (r.value as number[] | null) ?? [];
+          return { type: 'ok', value: r.value };
+        });
+        if (read.type === 'info') continue; // fresh process: the old one's grant is abandoned
+        if (current !== null) {
+          await sleep(opts.holdMs);
+          const next = [...(current as number[]), element(ctx, n++)];
+          const value = opts.fencing ? [next, token] : next;
+          const write = await recorder.perform('write', opts.storeKey, value, async () =>
+            (await store.write(opts.storeKey, next, token)) ? { type: 'ok' } : { type: 'fail', error: 'rejected: stale token' },
+          );
+          if (write.type === 'info') continue;
+        }
+        await recordRelease(ctx, grant);
+      }
+      await think(ctx);
+    }
+  },
+};
+
+export { element as lockSetElement };

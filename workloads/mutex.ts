@@ -1,0 +1,20 @@
+/** mutex: acquire, hold, release. Checked for mutual exclusion of the holders' beliefs. */
+import { sleep } from '../src/util/clock.js';
+import { recordAcquire, recordRelease, think } from './cycle.js';
+import type { Workload } from './workload.js';
+
+export const mutexWorkload: Workload = {
+  name: 'mutex',
+  description: 'acquire, hold, release; checks that no two clients believed they held the lock at once',
+  finalRead: false,
+  async client(ctx) {
+    while (!ctx.stop.aborted) {
+      const grant = await recordAcquire(ctx);
+      if (grant) {
+        await sleep(ctx.opts.holdMs);
+        await recordRelease(ctx, grant);
+      }
+      await think(ctx);
+    }
+  },
+};

@@ -1,0 +1,46 @@
+/**
+ * The workload protocol: what each client does in its loop, inside a worker process. A
+ * workload gets a lock client, the data store, a recorder, and a signal that says stop;
+ * it records every request through the recorder.
+ */
+import type { LockClient } from '../src/backends/backend.js';
+import type { Recorder } from '../src/history/recorder.js';
+import type { DataStore } from '../src/store/datastore.js';
+import type { Rng } from '../src/util/rng.js';
+
+export interface WorkloadOptions {
+  /** The lock all clients contend for. */
+  lock: string;
+  /** The data store register the lock protects. */
+  storeKey: string;
+  ttlMs: number;
+  /** How long a holder keeps the lock between read and write (lock-set) or acquire and release (mutex). */
+  holdMs: number;
+  /** Give up an acquire after this long (recorded as `fail`). */
+  acquireTimeoutMs: number;
+  /** Target cycles per second across all clients; 0: as fast as they go. */
+  rate: number;
+  concurrency: number;
+  fencing: boolean;
+}
+
+export interface ClientContext {
+  /** Which client this is, 0..concurrency-1. */
+  client: number;
+  lock: LockClient;
+  store: DataStore;
+  recorder: Recorder;
+  rng: Rng;
+  opts: WorkloadOptions;
+  /** Aborted when the run's time is up: finish the current cycle's request and return. */
+  stop: AbortSignal;
+}
+
+export interface Workload {
+  name: string;
+  description: string;
+  /** Runs the client's loop until ctx.stop is aborted. */
+  client(ctx: ClientContext): Promise<void>;
+  /** Whether the run ends with a final read of the store (after the nemesis heals). */
+  finalRead: boolean;
+}
