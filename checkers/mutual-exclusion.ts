@@ -2,8 +2,8 @@
  * Mutual exclusion: no two clients believed they held the same lock at the same time.
  *
  * A process's belief starts when its acquire completes `ok` and ends when it invokes
- * release (or, if it never releases, at its last completion: after an `info` it stops
- * using the lock; an operation still pending at the end leaves the belief open). Two
+ * release, or when an operation of its completes `info` (it issues nothing more after
+ * that, so it stops using the lock). A belief never ended lasts to the end of the test. Two
  * beliefs of different processes on one lock that overlap in time are a violation, named
  * by the pair, with the faults active at the time.
  *
@@ -38,8 +38,12 @@ export function holds(history: readonly Op[]): Hold[] {
       continue;
     }
     if (held) {
-      // Still holding: the belief lasts at least through this operation's completion.
-      held.end = completion ? completion.time : Number.POSITIVE_INFINITY;
+      // After an `info` the process issues no more: its belief ends there.
+      if (completion?.type === 'info') {
+        held.end = completion.time;
+        open.delete(p);
+      }
+      continue;
     }
     if (invoke.f === 'acquire' && completion?.type === 'ok') {
       const value = completion.value as { token?: number } | undefined;
@@ -55,9 +59,8 @@ export function holds(history: readonly Op[]): Hold[] {
       open.set(p, hold);
     }
   }
-  // A process that never completed its last operation may believe it holds still.
-  const pending = new Set(pairOps(history).filter((x) => !x.completion).map((x) => x.invoke.process));
-  for (const [p, hold] of open) if (pending.has(p)) hold.end = Number.POSITIVE_INFINITY;
+  // Never released, never given up: the process believes it holds to the end.
+  for (const hold of open.values()) hold.end = Number.POSITIVE_INFINITY;
   return result;
 }
 

@@ -4,9 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { UserError } from '../cli/errors.js';
+import { packageRoot } from '../util/paths.js';
 
 // testcontainers' reaper (Ryuk) is an image that cannot be pulled here; lockchaos removes
 // its own containers by label instead (see labels.ts).
@@ -19,7 +20,7 @@ export function docker(): Docker {
   return client;
 }
 
-const dockerDir = fileURLToPath(new URL('../../../docker/', import.meta.url));
+const dockerDir = join(packageRoot, 'docker/');
 
 /** lockchaos/node:<docker/VERSION>: redis, etcd, zookeeper, iptables, iproute2, procps. */
 export const NODE_IMAGE = `lockchaos/node:${readFileSync(`${dockerDir}VERSION`, 'utf8').trim()}`;

@@ -3,20 +3,16 @@
  * the nemesis), and ending them. A worker is a real process so that SIGSTOP pauses it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
+import { packageRoot } from '../util/paths.js';
 import type { PausableClients } from '../nemesis/client-pause.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 
 
-function workerEntry(): string {
-  const here = fileURLToPath(new URL('../worker/worker.js', import.meta.url));
-  if (existsSync(here)) return here;
-  // Running from TypeScript sources (vitest): use the build.
-  return here.replace(/\/src\/worker\/worker\.js$/, '/dist/src/worker/worker.js');
-}
+/** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
+const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
 
 interface Worker {
   child: ChildProcess;

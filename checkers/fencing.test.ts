@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Op } from '../src/history/op.js';
+import { H } from '../test/unit/history-builder.js';
+import { checkFencing, regressions } from './fencing.js';
+
+const S = 'S';
+
+describe('fencing', () => {
+  it('accepts tokens that grow with grants and accepted writes', () => {
+    const h = new H()
+      .acquire(0, 1).invoke(0, 'write', S, [[1], 1]).ok(0, 'write', S, [[1], 1]).release(0)
+      .acquire(1, 2).invoke(1, 'write', S, [[1, 2], 2]).ok(1, 'write', S, [[1, 2], 2]).release(1);
+    expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(true);
+  });
+
+  it('catches a store that accepted an older token after a newer one', () => {
+    const h = new H()
+      .acquire(0, 1).acquire(1, 2)
+      .invoke(1, 'write', S, [[2], 2]).ok(1, 'write', S, [[2], 2])
+      .invoke(0, 'write', S, [[1], 1]).ok(0, 'write', S, [[1], 1]);
+    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    expect(r.valid).toBe(false);
+    expect(r.summary).toMatch(/accepted token 1 from process 0.*after it had accepted token 2/);
+  });
+
+  it('catches a grant whose token did not grow (a lock service that forgot)', () => {
+    const h = new H().acquire(0, 5).release(0).acquire(1, 5);
+    const r = checkFencing(h.ops, { storeKey: S, fenced: false });
+    expect(r.valid).toBe(false);
+    expect(r.summary).toMatch(/granted token 5.*not larger than token 5/);
+  });
+
+  it('allows concurrent writes in either token order', () => {
+    const h = new H()
+      .invoke(1, 'write', S, [[2], 2])
+      .invoke(0, 'write', S, [[1], 1])
+      .ok(1, 'write', S, [[2], 2])
+      .ok(0, 'write', S, [[1], 1]);
+    expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(true);
+  });
+
+  it('has nothing to say without tokens (redlock), and does not count', () => {
+    const r = checkFencing(new H().acquire(0).release(0).ops, { storeKey: S, fenced: false });
+    expect(r).toMatchObject({ valid: true, counts: false });
+  });
+
+  it('finds a regression exactly when a brute-force search does', () => {
+    const interval = fc.record({ start: fc.nat(100), len: fc.nat(30), token: fc.nat(10) });
+    fc.assert(
+      fc.property(fc.array(interval, { maxLength: 12 }), fc.boolean(), (xs, strict) => {
+        const ops = xs.map((x, i) => ({
+          token: x.token,
+          invoke: { index: 2 * i, type: 'invoke', f: 'w', process: i, time: x.start } as Op,
+          completion: { index: 2 * i + 1, type: 'ok', f: 'w', process: i, time: x.start + x.len + 1 } as Op,
+        }));
+        const brute = ops.some((a) =>
+          ops.some((b) => a.completion.time < b.invoke.time && (strict ? b.token <= a.token : b.token < a.token)),
+        );
+        expect(regressions(ops, strict).length > 0).toBe(brute);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { H } from '../test/unit/history-builder.js';
+import { checkMutualExclusion, holds } from './mutual-exclusion.js';
+
+describe('mutual exclusion', () => {
+  it('accepts holds one after another', () => {
+    const h = new H().acquire(0).release(0).acquire(1).release(1);
+    const r = checkMutualExclusion(h.ops, { counts: true });
+    expect(r.valid).toBe(true);
+    expect(r.details?.holds).toBe(2);
+  });
+
+  it('names both holders of an overlap', () => {
+    const h = new H().acquire(0).acquire(1).release(0).release(1);
+    const r = checkMutualExclusion(h.ops, { counts: true });
+    expect(r.valid).toBe(false);
+    expect(r.summary).toMatch(/process 0 held 'L'.*while process 1 acquired it/);
+  });
+
+  it('ends a belief at the release invocation, not its completion', () => {
+    // 0 invokes release, 1 acquires before 0's release completes: no overlap of beliefs.
+    const h = new H().acquire(0).invoke(0, 'release', 'L').acquire(1).ok(0, 'release', 'L').release(1);
+    expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(true);
+  });
+
+  it('ends a belief when the holder gives up after an info', () => {
+    const h = new H().acquire(0).invoke(0, 'read', 'S').info(0, 'read', 'S').acquire(1).release(1);
+    expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(true);
+  });
+
+  it('keeps a belief open while the holder has an operation pending at the end', () => {
+    const h = new H().acquire(0).invoke(0, 'write', 'S', [1]).acquire(1).release(1);
+    const [first] = holds(h.ops);
+    expect(first?.end).toBe(Number.POSITIVE_INFINITY);
+    expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(false);
+  });
+
+  it('ignores failed acquires and other locks', () => {
+    const h = new H()
+      .acquire(0, undefined, 'A')
+      .invoke(1, 'acquire', 'A')
+      .fail(1, 'acquire', 'A')
+      .acquire(2, undefined, 'B')
+      .release(0, 'A')
+      .release(2, 'B');
+    expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(true);
+  });
+
+  it('marks its result as not counted when asked (fenced runs)', () => {
+    const h = new H().acquire(0).acquire(1);
+    const r = checkMutualExclusion(h.ops, { counts: false });
+    expect(r.valid).toBe(false);
+    expect(r.counts).toBe(false);
+  });
+
+  it('relates an overlap to the faults active at the time', () => {
+    const h = new H()
+      .acquire(0)
+      .invoke('nemesis', 'start-pause-client')
+      .ok('nemesis', 'start-pause-client', undefined, { client: 0 })
+      .acquire(1)
+      .invoke('nemesis', 'stop-pause-client')
+      .ok('nemesis', 'stop-pause-client')
+      .release(0);
+    expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: pause-client/);
+  });
+});

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ClientPause } from '../../src/nemesis/client-pause.js';
+import { sleep } from '../../src/util/clock.js';
+import { Rng } from '../../src/util/rng.js';
+
+// A real process that reports a counter every 10 ms, standing in for a client worker.
+const ticker = `let n = 0; setInterval(() => process.send(++n), 10);`;
+
+describe('client-pause nemesis', () => {
+  const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let last = 0;
+  child.on('message', (n) => (last = n as number));
+  afterAll(() => child.kill('SIGKILL'));
+
+  it('stops a holding client for real and resumes it', async () => {
+    await sleep(100);
+    const nemesis = new ClientPause({ holders: () => [0], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 });
+    const started = await nemesis.start(new Rng(1));
+    expect(started?.durationMs).toBeGreaterThanOrEqual(400);
+    expect(started?.durationMs).toBeLessThanOrEqual(1000);
+    await sleep(50); // messages already in flight
+    const during = last;
+    await sleep(300);
+    expect(last).toBe(during); // no progress while stopped
+    await nemesis.stop();
+    await sleep(200);
+    expect(last).toBeGreaterThan(during + 5);
+  });
+
+  it('skips when no client holds the lock', async () => {
+    const nemesis = new ClientPause({ holders: () => [], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 }, 50);
+    expect(await nemesis.start(new Rng(1))).toBeNull();
+  });
+
+  it('heals every paused client', async () => {
+    const nemesis = new ClientPause({ holders: () => [0], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 });
+    await nemesis.start(new Rng(2));
+    await nemesis.healAll();
+    const before = last;
+    await sleep(200);
+    expect(last).toBeGreaterThan(before);
+  });
+});

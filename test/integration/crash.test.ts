@@ -1,0 +1,63 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { orphanWorkers } from '../../src/cluster/sweep.js';
+import { sleep } from '../../src/util/clock.js';
+import { leftovers, lockchaos, requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+
+describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
+  it('leaves resources that the next start removes', async () => {
+    let pid = 0;
+    const running = lockchaos(
+      ['run', '--backend', 'redis', '--nemesis', 'client-pause', '--time-limit', '60', '--seed', '5', '--store', store],
+      { onSpawn: (p) => (pid = p) },
+    );
+    // Wait until its containers exist and its clients are working.
+    for (let i = 0; i < 200 && (await leftovers(pid)).length < 3; i++) await sleep(100);
+    await sleep(1500);
+    expect((await leftovers(pid)).length).toBe(3);
+    process.kill(pid, 'SIGKILL');
+    await running;
+    expect((await leftovers(pid)).length).toBe(3); // nothing ran the teardown
+    // The next start sweeps what the dead runner left, then runs and cleans up itself.
+    const next = await lockchaos(['run', '--backend', 'redis', '--time-limit', '2', '--seed', '6', '--store', store]);
+    expect(next.stderr).toMatch(/removed what crashed runs left: [2-9]\d* containers, [1-9]\d* networks, \d+ workers/);
+    expect(next.code).toBe(0);
+    expect(await leftovers(pid)).toEqual([]);
+    expect(await leftovers(next.pid)).toEqual([]);
+    expect(orphanWorkers()).toEqual([]);
+  });
+
+  it('Ctrl-C (SIGINT) stops the run, tears down and still checks what was recorded', async () => {
+    let pid = 0;
+    const running = lockchaos(['run', '--backend', 'redis', '--time-limit', '60', '--seed', '7', '--store', store], {
+      onSpawn: (p) => (pid = p),
+    });
+    for (let i = 0; i < 200 && (await leftovers(pid)).length < 3; i++) await sleep(100);
+    await sleep(1500);
+    process.kill(pid, 'SIGINT');
+    const r = await running;
+    expect(r.stderr).toMatch(/SIGINT: stopping the run/);
+    expect(r.stdout).toMatch(/verdict: valid/);
+    expect(r.code).toBe(0);
+    expect(await leftovers(pid)).toEqual([]);
+  });
+
+  it('lockchaos cleanup removes what a killed runner left', async () => {
+    let pid = 0;
+    const running = lockchaos(['run', '--backend', 'redis', '--time-limit', '60', '--seed', '8', '--store', store], {
+      onSpawn: (p) => (pid = p),
+    });
+    for (let i = 0; i < 200 && (await leftovers(pid)).length < 3; i++) await sleep(100);
+    process.kill(pid, 'SIGKILL');
+    await running;
+    const r = await lockchaos(['cleanup']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/removed [2-9]\d* containers, [1-9]\d* networks/);
+    expect(await leftovers(pid)).toEqual([]);
+  });
+});

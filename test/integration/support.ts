@@ -1,0 +1,62 @@
+/**
+ * Integration tests need a Docker engine and the node image. Under CI (CI=true) a missing
+ * engine is a failure, never a skip; on a developer's machine the suite is skipped with
+ * the reason.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/engine.js';
+import { LABEL_OWNER, LABEL_RUN } from '../../src/cluster/labels.js';
+import { packageRoot } from '../../src/util/paths.js';
+
+export async function engineMissing(): Promise<string | undefined> {
+  try {
+    await docker().ping();
+  } catch (err) {
+    return `no Docker engine: ${String(err)}`;
+  }
+  if (!(await imageExists())) return `the node image ${NODE_IMAGE} is missing (bash docker/build-image.sh)`;
+  return undefined;
+}
+
+/** Resolves to the reason to skip, or throws under CI. */
+export async function requireEngine(): Promise<string | undefined> {
+  const missing = await engineMissing();
+  if (missing && process.env.CI) throw new Error(`CI=true and ${missing}`);
+  return missing;
+}
+
+/**
+ * Containers and networks carrying lockchaos labels, as "name" strings; with a runner's
+ * pid, only that runner's (so tests do not see other runs on the same engine).
+ */
+export async function leftovers(runnerPid?: number): Promise<string[]> {
+  const filters = { label: [LABEL_RUN] };
+  const mine = (labels: Record<string, string> | undefined) =>
+    runnerPid === undefined || (labels?.[LABEL_OWNER] ?? '').split(':')[1] === String(runnerPid);
+  const containers = (await docker().listContainers({ all: true, filters })).filter((c) => mine(c.Labels));
+  const networks = (await docker().listNetworks({ filters })).filter((n) => mine(n.Labels));
+  return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`)];
+}
+
+export interface CliResult {
+  pid: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const CLI = join(packageRoot, 'dist/src/cli/main.js');
+
+/** Runs the built CLI (npm test builds first) and collects its output and pid. */
+export function lockchaos(args: string[], opts: { onSpawn?: (pid: number) => void } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    if (child.pid) opts.onSpawn?.(child.pid);
+    child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
+  });
+}
