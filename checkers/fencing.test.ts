@@ -9,16 +9,25 @@ const S = 'S';
 describe('fencing', () => {
   it('accepts tokens that grow with grants and accepted writes', () => {
     const h = new H()
-      .acquire(0, 1).invoke(0, 'write', S, [[1], 1]).ok(0, 'write', S, [[1], 1]).release(0)
-      .acquire(1, 2).invoke(1, 'write', S, [[1, 2], 2]).ok(1, 'write', S, [[1, 2], 2]).release(1);
+      .acquire(0, 1)
+      .invoke(0, 'write', S, [[1], 1])
+      .ok(0, 'write', S, [[1], 1])
+      .release(0)
+      .acquire(1, 2)
+      .invoke(1, 'write', S, [[1, 2], 2])
+      .ok(1, 'write', S, [[1, 2], 2])
+      .release(1);
     expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(true);
   });
 
   it('catches a store that accepted an older token after a newer one', () => {
     const h = new H()
-      .acquire(0, 1).acquire(1, 2)
-      .invoke(1, 'write', S, [[2], 2]).ok(1, 'write', S, [[2], 2])
-      .invoke(0, 'write', S, [[1], 1]).ok(0, 'write', S, [[1], 1]);
+      .acquire(0, 1)
+      .acquire(1, 2)
+      .invoke(1, 'write', S, [[2], 2])
+      .ok(1, 'write', S, [[2], 2])
+      .invoke(0, 'write', S, [[1], 1])
+      .ok(0, 'write', S, [[1], 1]);
     const r = checkFencing(h.ops, { storeKey: S, fenced: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/accepted token 1 from process 0.*after it had accepted token 2/);

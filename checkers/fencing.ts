@@ -62,12 +62,19 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
       )
     : [];
   const staleAccepted = regressions(writes, false);
-  const details = { grants: grants.length, grantRegressions: grantRegressions.length, acceptedWrites: writes.length, staleAccepted: staleAccepted.length };
+  const details = {
+    grants: grants.length,
+    grantRegressions: grantRegressions.length,
+    acceptedWrites: writes.length,
+    staleAccepted: staleAccepted.length,
+  };
   if (grantRegressions.length === 0 && staleAccepted.length === 0) {
     return {
       ...base,
       valid: true,
-      summary: `${grants.length} grants with growing tokens` + (opts.fenced ? `; ${writes.length} accepted writes, no stale token accepted` : ''),
+      summary:
+        `${grants.length} grants with growing tokens` +
+        (opts.fenced ? `; ${writes.length} accepted writes, no stale token accepted` : ''),
       details,
     };
   }

@@ -35,7 +35,12 @@ export function checkLostUpdates(history: readonly Op[], storeKey: string): Chec
   const unexpected = [...final].filter((e) => !attempted.has(e));
   const counts = { acknowledged: writes.length, final: final.size, lost: lost.length, unexpected: unexpected.length };
   if (lost.length === 0 && unexpected.length === 0) {
-    return { ...base, valid: true, summary: `${writes.length} acknowledged adds, all in the final read of ${final.size}`, details: counts };
+    return {
+      ...base,
+      valid: true,
+      summary: `${writes.length} acknowledged adds, all in the final read of ${final.size}`,
+      details: counts,
+    };
   }
   const describe = (l: (typeof lost)[number]) =>
     `element ${l.element}, acknowledged to process ${l.writer.process} at ${secs(l.writer.time)} (op #${l.writer.index})` +
@@ -47,6 +52,10 @@ export function checkLostUpdates(history: readonly Op[], storeKey: string): Chec
     ...base,
     valid: false,
     summary: `${lost.length} of ${writes.length} acknowledged adds lost${unexpected.length ? `, ${unexpected.length} unexpected` : ''}; first: ${first}`,
-    details: { ...counts, lostElements: lost.slice(0, 100).map(describe), unexpectedElements: unexpected.slice(0, 100) },
+    details: {
+      ...counts,
+      lostElements: lost.slice(0, 100).map(describe),
+      unexpectedElements: unexpected.slice(0, 100),
+    },
   };
 }

@@ -94,7 +94,12 @@ export function checkMutualExclusion(history: readonly Op[], opts: { counts: boo
   const windows = faultWindows(history);
   const base = { checker: 'mutual-exclusion', counts: opts.counts };
   if (found.length === 0) {
-    return { ...base, valid: true, summary: `${all.length} holds, none overlapping`, details: { holds: all.length, overlaps: 0 } };
+    return {
+      ...base,
+      valid: true,
+      summary: `${all.length} holds, none overlapping`,
+      details: { holds: all.length, overlaps: 0 },
+    };
   }
   const { first, second } = found[0] as Overlap;
   const during = windows

@@ -3,5 +3,6 @@ import { join } from 'node:path';
 import { packageRoot } from './util/paths.js';
 
 /** The package version, read once from package.json (one place for it). */
-export const version: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
-  .version;
+export const version: string = (
+  JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
+).version;

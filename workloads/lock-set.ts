@@ -39,7 +39,9 @@ export const lockSetWorkload: Workload = {
           const next = [...(current as number[]), element(ctx, n++)];
           const value = opts.fencing ? [next, token] : next;
           const write = await recorder.perform('write', opts.storeKey, value, async () =>
-            (await store.write(opts.storeKey, next, token)) ? { type: 'ok' } : { type: 'fail', error: 'rejected: stale token' },
+            (await store.write(opts.storeKey, next, token))
+              ? { type: 'ok' }
+              : { type: 'fail', error: 'rejected: stale token' },
           );
           if (write.type === 'info') continue;
         }

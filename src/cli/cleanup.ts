@@ -16,7 +16,10 @@ Options:
 export async function cleanupCommand(argv: string[]): Promise<number> {
   let values: { all?: boolean; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message} (see lockchaos cleanup --help)`);
   }

@@ -52,8 +52,7 @@ export interface Removed {
  * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
  */
 export async function removeResources(which: { runId: string } | 'orphaned' | 'all'): Promise<Removed> {
-  const filters =
-    typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
+  const filters = typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
   const keep = (labels: Record<string, string> | undefined) =>
     which === 'orphaned' && ownerAlive(labels?.[LABEL_OWNER]);
   const removed: Removed = { containers: [], networks: [] };

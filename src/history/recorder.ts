@@ -24,7 +24,14 @@ export class Recorder {
     private readonly sink: (op: UnindexedOp) => void,
   ) {}
 
-  private emit(type: OpType, f: string, key: string | undefined, value: unknown, error?: string, process = this.process) {
+  private emit(
+    type: OpType,
+    f: string,
+    key: string | undefined,
+    value: unknown,
+    error?: string,
+    process = this.process,
+  ) {
     const op: UnindexedOp = { type, f, process, time: sinceOrigin(this.origin) };
     if (key !== undefined) op.key = key;
     if (value !== undefined) op.value = value;
@@ -32,7 +39,12 @@ export class Recorder {
     this.sink(op);
   }
 
-  async perform(f: string, key: string | undefined, value: unknown, request: () => Promise<Outcome>): Promise<Outcome | { type: 'info'; error: string }> {
+  async perform(
+    f: string,
+    key: string | undefined,
+    value: unknown,
+    request: () => Promise<Outcome>,
+  ): Promise<Outcome | { type: 'info'; error: string }> {
     const process = this.process;
     this.emit('invoke', f, key, value, undefined, process);
     try {

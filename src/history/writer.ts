@@ -39,7 +39,5 @@ export class HistoryWriter {
 
 /** Stable sort by time (ties keep arrival order), then indices 0..n-1. */
 export function sortByTime(ops: readonly Op[]): Op[] {
-  return [...ops]
-    .sort((a, b) => a.time - b.time || a.index - b.index)
-    .map((op, index) => ({ ...op, index }));
+  return [...ops].sort((a, b) => a.time - b.time || a.index - b.index).map((op, index) => ({ ...op, index }));
 }

@@ -12,7 +12,13 @@ const parse = (args: string[]) => {
 describe('run configuration', () => {
   it('has defaults and a name from its parts', () => {
     const c = parse([]);
-    expect(c).toMatchObject({ backend: DEFAULTS.backend, workload: 'lock-set', nemesis: 'none', fencing: false, seed: 1 });
+    expect(c).toMatchObject({
+      backend: DEFAULTS.backend,
+      workload: 'lock-set',
+      nemesis: 'none',
+      fencing: false,
+      seed: 1,
+    });
     expect(c.name).toBe('redis-lock-set-none-unfenced');
   });
 

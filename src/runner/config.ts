@@ -56,14 +56,17 @@ export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' 
 function positive(name: string, value: number, { integer = false, zero = false } = {}) {
   const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
   if (!ok) {
-    throw new UserError(`--${name} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`);
+    throw new UserError(
+      `--${name} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
+    );
   }
 }
 
 /** Throws a UserError naming the first problem; returns the config otherwise. */
 export function validateConfig(c: TestConfig): TestConfig {
   const backend = backendByName(c.backend);
-  if (!backend) throw new UserError(`unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}`);
+  if (!backend)
+    throw new UserError(`unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}`);
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }

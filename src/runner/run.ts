@@ -63,7 +63,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   await ensureEngine();
   const swept = await sweepOrphans();
   if (swept.containers.length + swept.networks.length + swept.workers > 0) {
-    log(`removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`);
+    log(
+      `removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`,
+    );
   }
   await ensureImage({ build: hooks.buildImage ?? true, log });
 
@@ -86,7 +88,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
     cluster = await startCluster(runId, specs);
     clusterS = (Date.now() - t0) / 1000;
-    const nodes: NodeAddress[] = cluster.nodes.filter((n) => n.role === 'node').map((n) => ({ name: n.name, ip: n.ip }));
+    const nodes: NodeAddress[] = cluster.nodes
+      .filter((n) => n.role === 'node')
+      .map((n) => ({ name: n.name, ip: n.ip }));
     const storeIp = cluster.node(STORE_NODE).ip;
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw new Error('aborted');
@@ -122,18 +126,22 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const timeUp = new AbortController();
     const onAbort = () => timeUp.abort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    const schedule =
-      config.nemesis === 'client-pause'
-        ? runSchedule({
-            nemesis: (nemesis = new ClientPause(pool, { intervalS: config.nemesisIntervalS, ttlMs: config.ttlMs })),
-            rng: rng.fork('nemesis'),
-            intervalS: config.nemesisIntervalS,
-            origin,
-            record,
-            signal: timeUp.signal,
-          })
-        : Promise.resolve();
-    log(`running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`);
+    if (config.nemesis === 'client-pause') {
+      nemesis = new ClientPause(pool, { intervalS: config.nemesisIntervalS, ttlMs: config.ttlMs });
+    }
+    const schedule = nemesis
+      ? runSchedule({
+          nemesis,
+          rng: rng.fork('nemesis'),
+          intervalS: config.nemesisIntervalS,
+          origin,
+          record,
+          signal: timeUp.signal,
+        })
+      : Promise.resolve();
+    log(
+      `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
+    );
     await sleep(config.timeLimitS * 1000, timeUp.signal);
     timeUp.abort();
     hooks.signal?.removeEventListener('abort', onAbort);

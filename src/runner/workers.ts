@@ -10,7 +10,6 @@ import type { PausableClients } from '../nemesis/client-pause.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 
-
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
 const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
 

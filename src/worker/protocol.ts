@@ -18,7 +18,4 @@ export interface WorkerConfig {
 
 export type ToWorker = { type: 'start'; config: WorkerConfig } | { type: 'stop' };
 
-export type FromWorker =
-  | { type: 'op'; op: UnindexedOp }
-  | { type: 'done' }
-  | { type: 'error'; message: string };
+export type FromWorker = { type: 'op'; op: UnindexedOp } | { type: 'done' } | { type: 'error'; message: string };

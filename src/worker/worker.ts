@@ -31,7 +31,15 @@ async function run(config: WorkerConfig) {
     send({ type: 'op', op }),
   );
   try {
-    await workload.client({ client: config.client, lock, store, recorder, rng, opts: config.options, stop: stop.signal });
+    await workload.client({
+      client: config.client,
+      lock,
+      store,
+      recorder,
+      rng,
+      opts: config.options,
+      stop: stop.signal,
+    });
   } finally {
     await lock.close();
     await store.close();

@@ -15,7 +15,10 @@ describe('client-pause nemesis', () => {
 
   it('stops a holding client for real and resumes it', async () => {
     await sleep(100);
-    const nemesis = new ClientPause({ holders: () => [0], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(
+      { holders: () => [0], pid: () => child.pid, process: () => 0 },
+      { intervalS: 1, ttlMs: 500 },
+    );
     const started = await nemesis.start(new Rng(1));
     expect(started?.durationMs).toBeGreaterThanOrEqual(400);
     expect(started?.durationMs).toBeLessThanOrEqual(1000);
@@ -29,12 +32,19 @@ describe('client-pause nemesis', () => {
   });
 
   it('skips when no client holds the lock', async () => {
-    const nemesis = new ClientPause({ holders: () => [], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 }, 50);
+    const nemesis = new ClientPause(
+      { holders: () => [], pid: () => child.pid, process: () => 0 },
+      { intervalS: 1, ttlMs: 500 },
+      50,
+    );
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 
   it('heals every paused client', async () => {
-    const nemesis = new ClientPause({ holders: () => [0], pid: () => child.pid, process: () => 0 }, { intervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(
+      { holders: () => [0], pid: () => child.pid, process: () => 0 },
+      { intervalS: 1, ttlMs: 500 },
+    );
     await nemesis.start(new Rng(2));
     await nemesis.healAll();
     const before = last;

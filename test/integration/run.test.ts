@@ -10,8 +10,23 @@ const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   it('catches Redlock without fencing under client pauses: overlapping holders and lost updates', async () => {
     const r = await lockchaos([
-      'run', '--backend', 'redlock', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'off',
-      '--time-limit', '20', '--nemesis-interval', '2', '--seed', '3', '--store', store,
+      'run',
+      '--backend',
+      'redlock',
+      '--workload',
+      'lock-set',
+      '--nemesis',
+      'client-pause',
+      '--fencing',
+      'off',
+      '--time-limit',
+      '20',
+      '--nemesis-interval',
+      '2',
+      '--seed',
+      '3',
+      '--store',
+      store,
     ]);
     expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID\s+\d+ overlapping holds/);
     expect(r.stdout).toMatch(/lost-updates\s+INVALID\s+\d+ of \d+ acknowledged adds lost/);
@@ -21,18 +36,45 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
 
   it('keeps the data safe with fencing on redis, while showing the overlapping beliefs', async () => {
     const r = await lockchaos([
-      'run', '--backend', 'redis', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'on',
-      '--time-limit', '20', '--nemesis-interval', '2', '--seed', '3', '--store', store,
+      'run',
+      '--backend',
+      'redis',
+      '--workload',
+      'lock-set',
+      '--nemesis',
+      'client-pause',
+      '--fencing',
+      'on',
+      '--time-limit',
+      '20',
+      '--nemesis-interval',
+      '2',
+      '--seed',
+      '3',
+      '--store',
+      store,
     ]);
     expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID.*\(shown, not counted\)/);
     expect(r.stdout).toMatch(/lost-updates\s+valid/);
-    expect(r.stdout).toMatch(/fencing\s+valid\s+\d+ grants with growing tokens; \d+ accepted writes, no stale token accepted/);
+    expect(r.stdout).toMatch(
+      /fencing\s+valid\s+\d+ grants with growing tokens; \d+ accepted writes, no stale token accepted/,
+    );
     expect(r.code).toBe(0);
   });
 
   it('writes a complete run folder and exits 0 without faults', async () => {
     const r = await lockchaos([
-      'run', '--backend', 'redis', '--workload', 'mutex', '--time-limit', '4', '--seed', '11', '--store', store,
+      'run',
+      '--backend',
+      'redis',
+      '--workload',
+      'mutex',
+      '--time-limit',
+      '4',
+      '--seed',
+      '11',
+      '--store',
+      store,
     ]);
     expect(r.code).toBe(0);
     const dir = realpathSync(join(store, 'latest'));
@@ -42,9 +84,12 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(readFileSync(join(dir, 'nodes', 'redis-1.log'), 'utf8')).toMatch(/Ready to accept connections/);
     const config = JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8'));
     expect(config).toMatchObject({ backend: 'redis', workload: 'mutex', seed: 11, ttlMs: 1000 });
-    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(history.length).toBeGreaterThan(10);
-    history.forEach((op, i) => expect(op.index).toBe(i));
+    expect(history.map((op) => op.index)).toEqual(history.map((_, i) => i));
     for (let i = 1; i < history.length; i++) expect(history[i].time).toBeGreaterThanOrEqual(history[i - 1].time);
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
     expect(results.valid).toBe(true);
