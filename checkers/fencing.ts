@@ -46,6 +46,13 @@ function tokened(pairs: Pair[], f: string, token: (op: Op) => unknown): Tokened[
   return out;
 }
 
+const indices = (r: { earlier: Tokened; later: Tokened }) => ({
+  earlierIndex: r.earlier.completion.index,
+  laterIndex: r.later.completion.index,
+  earlierToken: r.earlier.token,
+  laterToken: r.later.token,
+});
+
 export function checkFencing(history: readonly Op[], opts: { storeKey: string; fenced: boolean }): CheckResult {
   const base = { checker: 'fencing', counts: opts.fenced };
   const pairs = pairOps(history);
@@ -95,6 +102,12 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
     ...base,
     valid: false,
     summary: `${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
-    details: { ...details, first: words },
+    details: {
+      ...details,
+      first: words,
+      // Structured, for reports: completion op indices in the stored history.
+      staleAccepted: staleAccepted.slice(0, 50).map(indices),
+      grantRegressions: grantRegressions.slice(0, 50).map(indices),
+    },
   };
 }

@@ -54,7 +54,15 @@ export function checkLostUpdates(history: readonly Op[], storeKey: string): Chec
     summary: `${lost.length} of ${writes.length} acknowledged adds lost${unexpected.length ? `, ${unexpected.length} unexpected` : ''}; first: ${first}`,
     details: {
       ...counts,
-      lostElements: lost.slice(0, 100).map(describe),
+      first,
+      // Structured, for reports: op indices refer to the stored history.
+      lostElements: lost.slice(0, 100).map((l) => ({
+        element: l.element,
+        writer: l.writer.process,
+        writeIndex: l.writer.index,
+        overwriteIndex: l.overwrittenBy?.index,
+        words: describe(l),
+      })),
       unexpectedElements: unexpected.slice(0, 100),
     },
   };

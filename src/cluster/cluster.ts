@@ -13,11 +13,20 @@ export interface NodeSpec {
   name: string;
   /** What the node is for, recorded as a label: "node" (system under test) or "store". */
   role: 'node' | 'store';
-  /** The server's argv, run as PID 1 (the image has no default command). */
-  command: string[];
+  /**
+   * The server's argv, run as PID 1 (the image has no default command). As a function it
+   * gets the names by which the other nodes of the run resolve on its network (for
+   * servers that bootstrap from a static peer list, like etcd and ZooKeeper).
+   */
+  command: string[] | ((peers: PeerNames) => string[]);
   env?: Record<string, string>;
   /** Resolves when the server answers; rejects after its own deadline. */
   ready: (node: NodeHandle) => Promise<void>;
+}
+
+export interface PeerNames {
+  /** The DNS name of the run's node called `name`, resolvable from every node. */
+  host(name: string): string;
 }
 
 export interface ExecResult {
@@ -133,12 +142,14 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
     CheckDuplicate: true,
     Labels: runLabels(runId, 'network'),
   });
+  // Docker's DNS on a user-defined network resolves container names.
+  const peers: PeerNames = { host: (name) => `${networkName}-${name}` };
   const nodes = await Promise.all(
     specs.map(async (spec) => {
       const container = new GenericContainer(NODE_IMAGE)
-        .withName(`${networkName}-${spec.name}`)
+        .withName(peers.host(spec.name))
         .withHostname(spec.name)
-        .withCommand(spec.command)
+        .withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command)
         .withEnvironment(spec.env ?? {})
         .withLabels(runLabels(runId, spec.role))
         .withNetworkMode(networkName)
