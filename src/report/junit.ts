@@ -1,0 +1,67 @@
+/**
+ * JUnit XML, the format CI systems read: one <testsuite> per run or campaign, one
+ * <testcase> per checked thing. A failure's message is the violation in words.
+ */
+
+export interface JUnitCase {
+  name: string;
+  className: string;
+  timeS: number;
+  /** Absent: passed. */
+  failure?: { message: string; body?: string };
+  /** A case that could not be decided (verdict unknown) or was not run. */
+  skipped?: string;
+  /** Extra text, e.g. the report's path. */
+  systemOut?: string;
+}
+
+export interface JUnitSuite {
+  name: string;
+  timestamp?: string;
+  cases: JUnitCase[];
+}
+
+const escape = (s: string) =>
+  s
+    // XML 1.0 forbids most control characters even as entities.
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+
+export function junitXml(suites: JUnitSuite[]): string {
+  const count = (f: (c: JUnitCase) => boolean) => suites.reduce((n, s) => n + s.cases.filter(f).length, 0);
+  const total = count(() => true);
+  const failures = count((c) => c.failure !== undefined);
+  const skipped = count((c) => c.skipped !== undefined && c.failure === undefined);
+  const time = suites.reduce((t, s) => t + s.cases.reduce((u, c) => u + c.timeS, 0), 0);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="lockchaos" tests="${total}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">`,
+  ];
+  for (const s of suites) {
+    const f = s.cases.filter((c) => c.failure).length;
+    const k = s.cases.filter((c) => c.skipped !== undefined && !c.failure).length;
+    const t = s.cases.reduce((u, c) => u + c.timeS, 0);
+    lines.push(
+      `  <testsuite name="${escape(s.name)}" tests="${s.cases.length}" failures="${f}" errors="0" skipped="${k}" time="${t.toFixed(3)}"${s.timestamp ? ` timestamp="${escape(s.timestamp)}"` : ''}>`,
+    );
+    for (const c of s.cases) {
+      const open = `    <testcase name="${escape(c.name)}" classname="${escape(c.className)}" time="${c.timeS.toFixed(3)}"`;
+      const inner: string[] = [];
+      if (c.failure) {
+        inner.push(
+          `      <failure message="${escape(c.failure.message)}" type="violation">${escape(c.failure.body ?? c.failure.message)}</failure>`,
+        );
+      } else if (c.skipped !== undefined) {
+        inner.push(`      <skipped message="${escape(c.skipped)}"/>`);
+      }
+      if (c.systemOut) inner.push(`      <system-out>${escape(c.systemOut)}</system-out>`);
+      lines.push(inner.length ? `${open}>\n${inner.join('\n')}\n    </testcase>` : `${open}/>`);
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}
