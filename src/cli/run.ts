@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { BACKENDS } from '../backends/index.js';
 import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
-import { DEFAULTS, NEMESES, type NemesisName, type TestConfig, testName } from '../runner/config.js';
+import { DEFAULTS, NEMESES, type TestConfig, testName } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
 import { randomSeed } from '../util/rng.js';
@@ -84,7 +84,7 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   const partial = {
     backend: s('backend') ?? DEFAULTS.backend,
     workload: s('workload') ?? DEFAULTS.workload,
-    nemesis: (s('nemesis') ?? DEFAULTS.nemesis) as NemesisName,
+    nemesis: s('nemesis') ?? DEFAULTS.nemesis,
     fencing: fencing === 'on',
   };
   const config: TestConfig = {

@@ -51,5 +51,5 @@ export function readHistoryFile(path: string, format?: HistoryFormat): { history
     throw new HistoryError(`${path}: cannot read the history: ${why}`);
   }
   const chosen = format ?? guessFormat(path, text);
-  return { history: parseHistory(text, chosen, basename(path)), format: chosen };
+  return { history: parseHistory(text, chosen, path), format: chosen };
 }

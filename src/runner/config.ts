@@ -7,14 +7,14 @@ import { UserError } from '../cli/errors.js';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 
 export const NEMESES = ['none', 'client-pause'] as const;
-export type NemesisName = (typeof NEMESES)[number];
 
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
   name: string;
   backend: string;
   workload: string;
-  nemesis: NemesisName;
+  /** The faults: 'none', or fault kinds separated by commas, e.g. 'client-pause'. */
+  nemesis: string;
   fencing: boolean;
   /** Seconds of workload under faults (then heal and final read). */
   timeLimitS: number;
@@ -37,7 +37,7 @@ export interface TestConfig {
 export const DEFAULTS = {
   backend: 'redis',
   workload: 'lock-set',
-  nemesis: 'none' as NemesisName,
+  nemesis: 'none',
   fencing: false,
   timeLimitS: 30,
   concurrency: 5,
