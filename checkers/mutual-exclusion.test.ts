@@ -56,12 +56,12 @@ describe('mutual exclusion', () => {
   it('relates an overlap to the faults active at the time', () => {
     const h = new H()
       .acquire(0)
-      .invoke('nemesis', 'start-pause-client')
-      .ok('nemesis', 'start-pause-client', undefined, { client: 0 })
+      .invoke('nemesis', 'start-client-pause')
+      .ok('nemesis', 'start-client-pause', undefined, { client: 0 })
       .acquire(1)
-      .invoke('nemesis', 'stop-pause-client')
-      .ok('nemesis', 'stop-pause-client')
+      .invoke('nemesis', 'stop-client-pause')
+      .ok('nemesis', 'stop-client-pause')
       .release(0);
-    expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: pause-client/);
+    expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: client-pause/);
   });
 });

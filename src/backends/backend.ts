@@ -3,13 +3,15 @@
  * to start its cluster (node specs with readiness) and how to make a client. Clients run
  * inside worker processes, so they are built from plain data (node names and addresses).
  */
-import type { NodeSpec } from '../cluster/cluster.js';
+import type { NodeHandle, NodeSpec } from '../cluster/cluster.js';
 import type { Rng } from '../util/rng.js';
 
 /** Where a client finds a node: plain data, passed to worker processes. */
 export interface NodeAddress {
   name: string;
   ip: string;
+  /** Set when the client must go through a proxy (latency, client cuts): use it, not the default. */
+  port?: number;
 }
 
 /** What a client believes after a successful acquire. */
@@ -61,6 +63,8 @@ export interface Backend {
   nodeSpecs(opts: BackendOptions): NodeSpec[];
   /** A client connected to the nodes, ready for its first request. */
   client(nodes: NodeAddress[], opts: ClientOptions): Promise<LockClient>;
+  /** The name of the current leader (or primary) node, where the service has one. */
+  leader?(nodes: NodeHandle[]): Promise<string | undefined>;
 }
 
 /**

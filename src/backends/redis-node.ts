@@ -11,25 +11,31 @@ import { DefiniteFailure } from './backend.js';
 
 export const REDIS_PORT = 6379;
 
+/**
+ * A Redis node. The lock nodes keep an append-only file fsynced on every write, so a node
+ * killed and restarted comes back with its keys, unless the nemesis asked it to lose its
+ * data (kill-node with --lose-data leaves /data/.lose-data, and the next start wipes).
+ * `exec` keeps redis-server as PID 1, so signals to the container reach it.
+ */
 export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
+  const server = [
+    'redis-server',
+    '--port', String(REDIS_PORT),
+    '--bind', '0.0.0.0',
+    '--protected-mode', 'no',
+    '--save', '',
+    '--dir', '/data',
+    '--appendonly', role === 'node' ? 'yes' : 'no',
+    '--appendfsync', 'always',
+    '--loglevel', 'notice',
+  ];
   return {
     name,
     role,
-    // exec'd directly: redis-server is PID 1, so signals to the container reach it.
+    port: REDIS_PORT,
     command: [
-      'redis-server',
-      '--port',
-      String(REDIS_PORT),
-      '--bind',
-      '0.0.0.0',
-      '--protected-mode',
-      'no',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--loglevel',
-      'notice',
+      'bash', '-c',
+      `mkdir -p /data; if [ -f /data/.lose-data ]; then rm -rf /data/* /data/.lose-data; echo 'lockchaos: data wiped'; fi; exec ${server.map((a) => (a === '' ? "''" : a)).join(' ')}`,
     ],
     ready: (node) => waitForRedis(node.ip),
   };
@@ -39,10 +45,10 @@ export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
  * A connected client. Without an offline queue a command sent before the connection is up
  * fails at once, so we wait for it here, once, before any request is recorded.
  */
-export async function redisClient(ip: string, requestTimeoutMs: number): Promise<Redis> {
+export async function redisClient(ip: string, requestTimeoutMs: number, port = REDIS_PORT): Promise<Redis> {
   const client = new Redis({
     host: ip,
-    port: REDIS_PORT,
+    port,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,

@@ -84,6 +84,6 @@ export const redisBackend: Backend = {
   client: async (nodes, opts) => {
     const [node] = nodes;
     if (!node) throw new Error('redis backend needs one node');
-    return new RedisLockClient(await redisClient(node.ip, opts.requestTimeoutMs), opts);
+    return new RedisLockClient(await redisClient(node.ip, opts.requestTimeoutMs, node.port), opts);
   },
 };

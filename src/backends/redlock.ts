@@ -124,5 +124,5 @@ export const redlockBackend: Backend = {
   nodeSpecs: ({ nodes = DEFAULT_MASTERS }) =>
     Array.from({ length: nodes }, (_, i) => redisNodeSpec(`redis-${i + 1}`, 'node')),
   client: async (nodes, opts) =>
-    new RedlockClient(await Promise.all(nodes.map((n) => redisClient(n.ip, opts.requestTimeoutMs))), opts),
+    new RedlockClient(await Promise.all(nodes.map((n) => redisClient(n.ip, opts.requestTimeoutMs, n.port))), opts),
 };

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { BACKENDS } from '../backends/index.js';
 import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
-import { DEFAULTS, NEMESES, type TestConfig, testName } from '../runner/config.js';
+import { FAULT_KINDS } from '../nemesis/spec.js';
+import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
 import { randomSeed } from '../util/rng.js';
@@ -21,8 +22,12 @@ Options:
   --workload NAME         what clients do: ${Object.keys(WORKLOADS).join(', ')} (default ${DEFAULTS.workload})
                             lock-set: under the lock, read a set, hold, write it plus one element
                             mutex: acquire, hold, release
-  --nemesis NAME          faults: ${NEMESES.join(', ')} (default ${DEFAULTS.nemesis})
-                            client-pause: SIGSTOP a client that holds the lock for 0.8-2x the TTL
+  --nemesis SPEC          faults: none, or kinds separated by commas, each with an optional
+                          :target (default ${DEFAULTS.nemesis}); each kind runs on its own seeded schedule:
+${Object.entries(FAULT_KINDS)
+  .map(([kind, k]) => `                            ${kind.padEnd(13)}${k.what}\n                            ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`)
+  .join('\n')}
+  --lose-data             kill-node restarts Redis nodes empty (default: they keep their AOF)
   --fencing on|off        the store rejects stale fencing tokens (default off; redlock has none)
   --time-limit S          seconds of workload under faults (default ${DEFAULTS.timeLimitS})
   --concurrency N         client worker processes (default ${DEFAULTS.concurrency})
@@ -59,6 +64,7 @@ const OPTIONS = {
   store: { type: 'string' },
   name: { type: 'string' },
   'no-build': { type: 'boolean' },
+  'lose-data': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -102,6 +108,7 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
     storeDir: s('store') ?? DEFAULTS.storeDir,
   };
   if (s('nodes') !== undefined) config.nodes = number('nodes', s('nodes'), 0);
+  if (values['lose-data']) config.loseData = true;
   return { config, build: !values['no-build'] };
 }
 

@@ -13,6 +13,8 @@ export interface NodeSpec {
   name: string;
   /** What the node is for, recorded as a label: "node" (system under test) or "store". */
   role: 'node' | 'store';
+  /** The port clients connect to (proxied by the latency and client-cut faults). */
+  port: number;
   /**
    * The server's argv, run as PID 1 (the image has no default command). As a function it
    * gets the names by which the other nodes of the run resolve on its network (for
@@ -40,6 +42,8 @@ export interface NodeHandle {
   readonly role: 'node' | 'store';
   /** The node's address on the run's bridge network (reachable from the host). */
   readonly ip: string;
+  /** The port clients connect to. */
+  readonly port: number;
   readonly containerId: string;
   exec(command: string[]): Promise<ExecResult>;
   /** Freezes every process in the container (cgroup freezer): the server stops answering. */
@@ -86,6 +90,9 @@ class ContainerNode implements NodeHandle {
   }
   get role() {
     return this.spec.role;
+  }
+  get port() {
+    return this.spec.port;
   }
   get containerId() {
     return this.started.getId();

@@ -21,7 +21,7 @@ export interface PausableClients {
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 
 export class ClientPause implements Nemesis {
-  readonly kind = 'pause-client';
+  readonly kind = 'client-pause';
   private readonly paused = new Set<number>();
   private current: { client: number; pid: number } | undefined;
 

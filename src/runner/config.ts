@@ -4,16 +4,15 @@
  */
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
+import { checkSpecForBackend } from '../nemesis/index.js';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
-
-export const NEMESES = ['none', 'client-pause'] as const;
 
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
   name: string;
   backend: string;
   workload: string;
-  /** The faults: 'none', or fault kinds separated by commas, e.g. 'client-pause'. */
+  /** The faults: 'none', or fault kinds separated by commas, e.g. 'pause-node:leader,partition' (nemesis/spec.ts). */
   nemesis: string;
   fencing: boolean;
   /** Seconds of workload under faults (then heal and final read). */
@@ -27,6 +26,8 @@ export interface TestConfig {
   requestTimeoutMs: number;
   /** Mean seconds between faults. */
   nemesisIntervalS: number;
+  /** kill-node restarts Redis nodes empty (their append-only file wiped). */
+  loseData?: boolean;
   /** Lock-service nodes (Redlock masters); undefined: the backend's default. */
   nodes?: number;
   seed: number;
@@ -70,9 +71,8 @@ export function validateConfig(c: TestConfig): TestConfig {
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }
-  if (!(NEMESES as readonly string[]).includes(c.nemesis)) {
-    throw new UserError(`unknown nemesis '${c.nemesis}': choose one of ${NEMESES.join(', ')}`);
-  }
+  const lockNodes = backend.nodeSpecs({ nodes: c.nodes }).filter((s) => s.role === 'node').length;
+  checkSpecForBackend(c.nemesis, c.backend, lockNodes);
   if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
   positive('time-limit', c.timeLimitS);
   positive('concurrency', c.concurrency, { integer: true });

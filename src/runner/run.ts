@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { backendByName } from '../backends/index.js';
-import type { NodeAddress } from '../backends/backend.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -15,9 +14,6 @@ import { sweepOrphans } from '../cluster/sweep.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
-import { ClientPause } from '../nemesis/client-pause.js';
-import type { Nemesis } from '../nemesis/nemesis.js';
-import { runSchedule } from '../nemesis/schedule.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
@@ -26,6 +22,7 @@ import type { WorkloadOptions } from '../../workloads/workload.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { checkRun } from './check.js';
+import { RunFaults } from './faults.js';
 import { type TestConfig, testName, validateConfig } from './config.js';
 import { WorkerPool } from './workers.js';
 
@@ -81,17 +78,16 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   const rng = new Rng(config.seed);
   let cluster: Cluster | undefined;
   let pool: WorkerPool | undefined;
-  let nemesis: Nemesis | undefined;
+  let faults: RunFaults | undefined;
   let clusterS = 0;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
     const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
     cluster = await startCluster(runId, specs);
     clusterS = (Date.now() - t0) / 1000;
-    const nodes: NodeAddress[] = cluster.nodes
-      .filter((n) => n.role === 'node')
-      .map((n) => ({ name: n.name, ip: n.ip }));
-    const storeIp = cluster.node(STORE_NODE).ip;
+    const runFaults = new RunFaults(config, backend, cluster, runId);
+    faults = runFaults;
+    await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw new Error('aborted');
 
@@ -112,8 +108,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       Array.from({ length: config.concurrency }, (_, client) => ({
         client,
         backend: config.backend,
-        nodes,
-        storeIp,
+        ...runFaults.addressesFor(client),
         workload: config.workload,
         options,
         requestTimeoutMs: config.requestTimeoutMs,
@@ -126,19 +121,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const timeUp = new AbortController();
     const onAbort = () => timeUp.abort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    if (config.nemesis === 'client-pause') {
-      nemesis = new ClientPause(pool, { intervalS: config.nemesisIntervalS, ttlMs: config.ttlMs });
-    }
-    const schedule = nemesis
-      ? runSchedule({
-          nemesis,
-          rng: rng.fork('nemesis'),
-          intervalS: config.nemesisIntervalS,
-          origin,
-          record,
-          signal: timeUp.signal,
-        })
-      : Promise.resolve();
+    const schedule = runFaults.run({ clients: pool, rng, origin, record, signal: timeUp.signal });
     log(
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
     );
@@ -146,12 +129,13 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     timeUp.abort();
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
-    await nemesis?.healAll();
+    await runFaults.healAll();
     log('time is up: faults healed, clients finishing');
     await pool.stop(config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000);
 
     if (workload.finalRead) {
-      const store = await DataStore.connect(storeIp, config.requestTimeoutMs * 5);
+      const storeNode = cluster.node(STORE_NODE);
+      const store = await DataStore.connect(storeNode.ip, config.requestTimeoutMs * 5);
       const recorder = new Recorder(pool.maxProcess() + 1, 1, origin, record);
       await recorder.perform('read', STORE_KEY, undefined, async () => {
         const r = await store.read(STORE_KEY);
@@ -162,8 +146,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const logs = await cluster.collectLogs();
     for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
   } finally {
-    await nemesis?.healAll().catch(() => {});
+    await faults?.healAll();
     pool?.kill();
+    await faults?.close();
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
   }
   const history = writer.finish();

@@ -39,8 +39,8 @@ export type StoreRead = { ok: true; value: unknown } | { ok: false; rejected: tr
 export class DataStore {
   private constructor(private readonly redis: Redis) {}
 
-  static async connect(ip: string, requestTimeoutMs: number): Promise<DataStore> {
-    return new DataStore(await redisClient(ip, requestTimeoutMs));
+  static async connect(ip: string, requestTimeoutMs: number, port?: number): Promise<DataStore> {
+    return new DataStore(await redisClient(ip, requestTimeoutMs, port));
   }
 
   private async call<T>(f: () => Promise<T>): Promise<T> {

@@ -7,7 +7,8 @@ export interface WorkerConfig {
   client: number;
   backend: string;
   nodes: NodeAddress[];
-  storeIp: string;
+  /** The data store, directly or through this client's proxy. */
+  store: NodeAddress;
   workload: string;
   options: WorkloadOptions;
   requestTimeoutMs: number;

@@ -26,7 +26,7 @@ async function run(config: WorkerConfig) {
     rng: rng.fork('backoff'),
     clientId: `c${config.client}`,
   });
-  const store = await DataStore.connect(config.storeIp, config.requestTimeoutMs);
+  const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
   const recorder = new Recorder(config.client, config.options.concurrency, BigInt(config.origin), (op) =>
     send({ type: 'op', op }),
   );

@@ -1,0 +1,66 @@
+/**
+ * Builds a run's nemeses from its --nemesis spec. Each fault kind runs on its own seeded
+ * schedule (schedule.ts), so `pause-node,partition` flips both independently.
+ */
+import { UserError } from '../cli/errors.js';
+import type { NodeHandle } from '../cluster/cluster.js';
+import { ClientPause, type PausableClients } from './client-pause.js';
+import type { Nemesis } from './nemesis.js';
+import { ClockJump, NodeKill, NodePause, type NodeFaultContext, PacketLoss, Partition } from './node-faults.js';
+import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
+import { type FaultSpec, parseNemesisSpec } from './spec.js';
+
+export { parseNemesisSpec, type FaultSpec } from './spec.js';
+
+/** Whether clients must reach the servers through per-client proxies. */
+export const needsProxies = (specs: FaultSpec[]) =>
+  specs.some((s) => s.kind === 'latency' || (s.kind === 'partition' && s.target === 'clients'));
+
+/** Problems a spec has with a given backend, found before any container starts. */
+export function checkSpecForBackend(spec: string, backend: string, nodeCount: number): FaultSpec[] {
+  const specs = parseNemesisSpec(spec);
+  for (const s of specs) {
+    if (s.kind === 'clock' && backend !== 'redis' && backend !== 'redlock') {
+      throw new UserError(`--nemesis clock applies to Redis nodes (redis, redlock), not ${backend}`);
+    }
+    if (s.kind === 'partition' && s.target !== 'clients' && nodeCount < 2) {
+      throw new UserError(
+        `--nemesis partition:${s.target} needs at least 2 nodes; ${backend} has ${nodeCount}: use partition:clients`,
+      );
+    }
+  }
+  return specs;
+}
+
+export interface NemesisWiring {
+  node: NodeFaultContext;
+  clients: PausableClients;
+  routes: ProxyRoute[];
+  concurrency: number;
+  shiftTtls: ConstructorParameters<typeof ClockJump>[2];
+}
+
+export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
+  return specs.map((s) => {
+    switch (s.kind) {
+      case 'client-pause':
+        return new ClientPause(w.clients, { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs });
+      case 'pause-node':
+        return new NodePause(w.node, s.target);
+      case 'kill-node':
+        return new NodeKill(w.node, s.target);
+      case 'partition':
+        return s.target === 'clients'
+          ? new ClientPartition(w.routes, w.concurrency, w.node.intervalS)
+          : new Partition(w.node, s.target);
+      case 'loss':
+        return new PacketLoss(w.node, s.target);
+      case 'latency':
+        return new Latency(w.routes, s.target, w.node.ttlMs, w.node.intervalS);
+      case 'clock':
+        return new ClockJump(w.node, s.target, w.shiftTtls);
+    }
+  });
+}
+
+export type { NodeHandle, Nemesis };

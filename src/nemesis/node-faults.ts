@@ -1,0 +1,287 @@
+/**
+ * Faults on the lock service's nodes, each a Nemesis (start one fault, stop it, heal all):
+ * pause (cgroup freezer), kill (SIGKILL, restart on stop), partition and packet loss
+ * (iptables in the nodes' own network namespaces, every rule tagged with the run id), and
+ * clock jumps on Redis nodes (applied as the same shift of every key's remaining TTL:
+ * Debian's redis-server cannot run under libfaketime, and Redis expires keys by
+ * wall-clock time, so a jump of J ms forward is exactly "every TTL J ms shorter").
+ */
+import type { NodeHandle } from '../cluster/cluster.js';
+import { sleep } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import type { FaultStart, Nemesis } from './nemesis.js';
+import { describeGrudge, partitionGrudge, pickNodes } from './targets.js';
+
+export interface NodeFaultContext {
+  runId: string;
+  /** The lock service's nodes (the data store is not faulted). */
+  nodes: NodeHandle[];
+  /** The current leader's node name, where the backend can tell. */
+  leader?: () => Promise<string | undefined>;
+  /** Seconds between faults; a node fault lasts 0.5-1.5x this. */
+  intervalS: number;
+  ttlMs: number;
+  /** kill-node: restart Redis nodes empty. */
+  loseData: boolean;
+  /**
+   * Nodes paused or killed right now, shared by all fault kinds of the run: composed faults
+   * pick among the others (a frozen or dead container takes no `exec`), and a heal that
+   * must run inside a node waits until it is back.
+   */
+  unavailable: Set<string>;
+}
+
+const faultDurationMs = (ctx: NodeFaultContext, rng: Rng) => Math.round(1000 * ctx.intervalS * rng.uniform(0.5, 1.5));
+
+const available = (ctx: NodeFaultContext) => ctx.nodes.filter((n) => !ctx.unavailable.has(n.name));
+
+async function chooseNodes(ctx: NodeFaultContext, target: string, rng: Rng): Promise<NodeHandle[]> {
+  const leader = target === 'leader' || target === 'isolate-leader' ? await ctx.leader?.() : undefined;
+  const candidates = available(ctx);
+  if (candidates.length === 0) return [];
+  const names = pickNodes(
+    target,
+    candidates.map((n) => n.name),
+    rng,
+    leader,
+  );
+  return candidates.filter((n) => names.includes(n.name));
+}
+
+/** Waits until no other fault holds the node paused or dead. */
+async function whenAvailable(ctx: NodeFaultContext, node: NodeHandle, deadlineMs = 60_000) {
+  for (let waited = 0; ctx.unavailable.has(node.name) && waited < deadlineMs; waited += 50) await sleep(50);
+}
+
+async function mustExec(node: NodeHandle, command: string[]) {
+  const r = await node.exec(command);
+  if (r.exitCode !== 0) throw new Error(`${node.name}: ${command.join(' ')} exited ${r.exitCode}: ${r.output.trim()}`);
+  return r.output;
+}
+
+export class NodePause implements Nemesis {
+  readonly kind = 'pause-node';
+  private paused: NodeHandle[] = [];
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    for (const n of nodes) {
+      this.ctx.unavailable.add(n.name);
+      await n.pause();
+      this.paused.push(n);
+    }
+    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs }, durationMs };
+  }
+  async stop() {
+    const nodes = this.paused;
+    this.paused = [];
+    await Promise.all(nodes.map((n) => n.resume()));
+    for (const n of nodes) this.ctx.unavailable.delete(n.name);
+    return { nodes: nodes.map((n) => n.name) };
+  }
+  async healAll() {
+    await this.stop();
+  }
+}
+
+export class NodeKill implements Nemesis {
+  readonly kind = 'kill-node';
+  private killed: NodeHandle[] = [];
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    for (const n of nodes) {
+      this.ctx.unavailable.add(n.name);
+      // The node's start command wipes its data dir at the next start when asked (redis-node.ts).
+      if (this.ctx.loseData) await n.exec(['touch', '/data/.lose-data']).catch(() => undefined);
+      await n.signal('SIGKILL');
+      this.killed.push(n);
+    }
+    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, loseData: this.ctx.loseData }, durationMs };
+  }
+  async stop() {
+    const nodes = this.killed;
+    this.killed = [];
+    await Promise.all(nodes.map((n) => n.restart()));
+    for (const n of nodes) this.ctx.unavailable.delete(n.name);
+    return { nodes: nodes.map((n) => n.name) };
+  }
+  async healAll() {
+    await this.stop();
+  }
+}
+
+/** iptables rules tagged with the run id, so heal removes exactly ours. */
+const tag = (runId: string) => `lockchaos-${runId}`;
+
+async function removeTaggedRules(node: NodeHandle, runId: string) {
+  // iptables-save | drop our lines | iptables-restore: atomic, and leaves others' rules.
+  await mustExec(node, ['bash', '-c', `iptables-save | grep -v -- '${tag(runId)}' | iptables-restore`]);
+}
+
+export class Partition implements Nemesis {
+  readonly kind = 'partition';
+  private cut = new Set<NodeHandle>();
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly shape: string,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    const leader = this.shape === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
+    const grudge = partitionGrudge(
+      this.shape,
+      this.ctx.nodes.map((n) => n.name),
+      rng,
+      leader,
+    );
+    // A frozen or dead node hears nothing anyway; it gets its rules when it is back.
+    const byName = new Map(this.ctx.nodes.map((n) => [n.name, n]));
+    for (const [name, drops] of grudge) {
+      const node = byName.get(name);
+      if (!node || drops.size === 0) continue;
+      await whenAvailable(this.ctx, node);
+      const rules = [...drops].map(
+        (d) => `iptables -A INPUT -s ${byName.get(d)?.ip} -m comment --comment ${tag(this.ctx.runId)} -j DROP`,
+      );
+      await mustExec(node, ['bash', '-c', rules.join(' && ')]);
+      this.cut.add(node);
+    }
+    return { value: { shape: this.shape, drops: describeGrudge(grudge), ms: durationMs }, durationMs };
+  }
+  async stop() {
+    const nodes = [...this.cut];
+    this.cut.clear();
+    await Promise.all(
+      nodes.map(async (n) => {
+        await whenAvailable(this.ctx, n);
+        await removeTaggedRules(n, this.ctx.runId);
+      }),
+    );
+    return { healed: nodes.map((n) => n.name) };
+  }
+  async healAll() {
+    await Promise.all(this.ctx.nodes.map((n) => removeTaggedRules(n, this.ctx.runId).catch(() => undefined)));
+    this.cut.clear();
+  }
+}
+
+export const LOSS_PROBABILITY = 0.2;
+
+export class PacketLoss implements Nemesis {
+  readonly kind = 'loss';
+  private lossy = new Set<NodeHandle>();
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    for (const n of nodes) {
+      await mustExec(n, [
+        'iptables',
+        '-A',
+        'INPUT',
+        '-m',
+        'statistic',
+        '--mode',
+        'random',
+        '--probability',
+        String(LOSS_PROBABILITY),
+        '-m',
+        'comment',
+        '--comment',
+        tag(this.ctx.runId),
+        '-j',
+        'DROP',
+      ]);
+      this.lossy.add(n);
+    }
+    return { value: { nodes: nodes.map((n) => n.name), probability: LOSS_PROBABILITY, ms: durationMs }, durationMs };
+  }
+  async stop() {
+    const nodes = [...this.lossy];
+    this.lossy.clear();
+    await Promise.all(
+      nodes.map(async (n) => {
+        await whenAvailable(this.ctx, n);
+        await removeTaggedRules(n, this.ctx.runId);
+      }),
+    );
+    return { nodes: nodes.map((n) => n.name) };
+  }
+  async healAll() {
+    await Promise.all(this.ctx.nodes.map((n) => removeTaggedRules(n, this.ctx.runId).catch(() => undefined)));
+    this.lossy.clear();
+  }
+}
+
+/**
+ * KEYS none; ARGV[1] shift in ms (positive: the clock jumps forward, TTLs shrink). Keys
+ * whose TTL would fall to 0 or below expire now, as they would on a jumped clock.
+ */
+const SHIFT_TTLS = `
+local shift = tonumber(ARGV[1])
+local expired, shifted = 0, 0
+for _, key in ipairs(redis.call('KEYS', '*')) do
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then
+    if ttl - shift <= 0 then
+      redis.call('DEL', key)
+      expired = expired + 1
+    else
+      redis.call('PEXPIRE', key, ttl - shift)
+      shifted = shifted + 1
+    end
+  end
+end
+return {expired, shifted}`;
+
+/**
+ * clock: forward jumps on Redis nodes (Redlock's clock assumption). A jump is instant, so
+ * there is nothing to undo at stop: the clock simply keeps its new time.
+ */
+export class ClockJump implements Nemesis {
+  readonly kind = 'clock';
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+    private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    // A jump a good part of a TTL long: enough to expire a held lock early.
+    const jumpMs = Math.round(this.ctx.ttlMs * rng.uniform(0.5, 1.5));
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    const effects: Record<string, { expired: number; shifted: number }> = {};
+    for (const n of nodes) {
+      const [expired, shifted] = await this.shift(n, jumpMs);
+      effects[n.name] = { expired, shifted };
+    }
+    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects }, durationMs };
+  }
+  async stop() {
+    return null;
+  }
+  async healAll() {}
+}
+
+export { SHIFT_TTLS };

@@ -1,0 +1,61 @@
+/**
+ * The --nemesis spec: 'none', or fault kinds separated by commas, each with an optional
+ * target after a colon: `pause-node:leader,partition:majorities-ring,kill-node`. Parsed
+ * here into a list; a bad spec is one line that lists what is allowed.
+ */
+import { UserError } from '../cli/errors.js';
+
+export const NODE_TARGETS = ['one', 'minority', 'majority', 'all', 'leader'] as const;
+export const PARTITIONS = [
+  'halves',
+  'random-halves',
+  'majorities-ring',
+  'isolate-one',
+  'isolate-leader',
+  'bridge',
+  'clients',
+] as const;
+export const CLOCK_JUMPS = ['forward', 'backward', 'strobe'] as const;
+
+/** Every fault kind, the targets it takes (first = default), and what it does. */
+export const FAULT_KINDS = {
+  'client-pause': { targets: ['holder'], what: 'SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL' },
+  'pause-node': { targets: NODE_TARGETS, what: "freeze a node's processes (cgroup freezer), then thaw" },
+  'kill-node': { targets: NODE_TARGETS, what: 'SIGKILL the server, then restart it (--lose-data: restart empty)' },
+  partition: { targets: PARTITIONS, what: 'iptables DROP between nodes; clients: cut clients from nodes (proxy)' },
+  loss: { targets: NODE_TARGETS, what: 'drop 20% of packets into a node (iptables statistic)' },
+  latency: { targets: ['nodes', 'store', 'all'], what: 'delay traffic from clients through a TCP proxy' },
+  clock: { targets: ['minority', 'one', 'majority', 'all'], what: "jump a Redis node's clock: shift every key's TTL" },
+} as const satisfies Record<string, { targets: readonly string[]; what: string }>;
+
+export type FaultKind = keyof typeof FAULT_KINDS;
+
+export interface FaultSpec {
+  kind: FaultKind;
+  target: string;
+}
+
+export function parseNemesisSpec(spec: string): FaultSpec[] {
+  const text = spec.trim();
+  if (text === '' || text === 'none') return [];
+  const kinds = Object.keys(FAULT_KINDS) as FaultKind[];
+  const seen = new Set<string>();
+  return text.split(',').map((part) => {
+    const [rawKind = '', target, ...extra] = part.trim().split(':');
+    const kind = rawKind.trim() as FaultKind;
+    if (!Object.hasOwn(FAULT_KINDS, kind)) {
+      throw new UserError(
+        `unknown nemesis '${rawKind}' in --nemesis '${spec}': choose none or some of ${kinds.join(', ')}`,
+      );
+    }
+    const allowed: readonly string[] = FAULT_KINDS[kind].targets;
+    if (extra.length > 0 || (target !== undefined && !allowed.includes(target))) {
+      throw new UserError(
+        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}': use ${allowed.map((t) => `${kind}:${t}`).join(', ')}`,
+      );
+    }
+    if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);
+    seen.add(kind);
+    return { kind, target: target ?? (allowed[0] as string) };
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * A run's faults, wired to its cluster and clients: the per-client proxies when a fault
+ * needs them (latency, client cuts), the nemeses of the --nemesis spec, one seeded
+ * schedule each, and the heal at the end.
+ */
+import type { Backend, NodeAddress } from '../backends/backend.js';
+import { redisClient } from '../backends/redis-node.js';
+import type { Cluster, NodeHandle } from '../cluster/cluster.js';
+import type { UnindexedOp } from '../history/recorder.js';
+import type { PausableClients } from '../nemesis/client-pause.js';
+import { buildNemeses, type FaultSpec, type Nemesis, needsProxies, parseNemesisSpec } from '../nemesis/index.js';
+import { SHIFT_TTLS } from '../nemesis/node-faults.js';
+import type { ProxyRoute } from '../nemesis/proxy-faults.js';
+import { TcpProxy } from '../nemesis/proxy.js';
+import { runSchedule } from '../nemesis/schedule.js';
+import { STORE_NODE } from '../store/datastore.js';
+import type { Origin } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import type { TestConfig } from './config.js';
+
+/** Shifts every key's TTL on a Redis node by ms (a clock jump as Redis sees it). */
+async function shiftRedisTtls(node: NodeHandle, ms: number): Promise<[number, number]> {
+  const client = await redisClient(node.ip, 2000);
+  try {
+    return (await client.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+  } finally {
+    client.disconnect();
+  }
+}
+
+export class RunFaults {
+  private readonly specs: FaultSpec[];
+  private readonly routes: ProxyRoute[] = [];
+  private nemeses: Nemesis[] = [];
+
+  constructor(
+    private readonly config: TestConfig,
+    private readonly backend: Backend,
+    private readonly cluster: Cluster,
+    private readonly runId: string,
+  ) {
+    this.specs = parseNemesisSpec(config.nemesis);
+  }
+
+  private get lockNodes() {
+    return this.cluster.nodes.filter((n) => n.role === 'node');
+  }
+
+  /** Starts one proxy per client and server when a fault needs them. */
+  async openProxies(): Promise<void> {
+    if (!needsProxies(this.specs)) return;
+    for (let client = 0; client < this.config.concurrency; client++) {
+      for (const node of this.cluster.nodes) {
+        const proxy = new TcpProxy(node.ip, node.port);
+        await proxy.listen();
+        this.routes.push({ client, node: node.role === 'store' ? 'store' : node.name, proxy });
+      }
+    }
+  }
+
+  /** Where a client finds the lock nodes and the store: directly, or through its proxies. */
+  addressesFor(client: number): { nodes: NodeAddress[]; store: NodeAddress } {
+    const via = (n: NodeHandle): NodeAddress => {
+      const route = this.routes.find((r) => r.client === client && r.node === (n.role === 'store' ? 'store' : n.name));
+      return route ? { name: n.name, ip: '127.0.0.1', port: route.proxy.port } : { name: n.name, ip: n.ip };
+    };
+    return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(STORE_NODE)) };
+  }
+
+  /** Runs every fault kind on its own seeded schedule until the signal; resolves when all stopped. */
+  run(opts: {
+    clients: PausableClients;
+    rng: Rng;
+    origin: Origin;
+    record: (op: UnindexedOp) => void;
+    signal: AbortSignal;
+  }) {
+    this.nemeses = buildNemeses(this.specs, {
+      node: {
+        runId: this.runId,
+        nodes: this.lockNodes,
+        leader: this.backend.leader
+          ? () => this.backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined)
+          : undefined,
+        intervalS: this.config.nemesisIntervalS,
+        ttlMs: this.config.ttlMs,
+        loseData: this.config.loseData ?? false,
+        unavailable: new Set(),
+      },
+      clients: opts.clients,
+      routes: this.routes,
+      concurrency: this.config.concurrency,
+      shiftTtls: shiftRedisTtls,
+    });
+    return Promise.all(
+      this.nemeses.map((nemesis) =>
+        runSchedule({
+          nemesis,
+          rng: opts.rng.fork(`nemesis:${nemesis.kind}`),
+          intervalS: this.config.nemesisIntervalS,
+          origin: opts.origin,
+          record: opts.record,
+          signal: opts.signal,
+        }),
+      ),
+    );
+  }
+
+  /** Undoes every fault still in effect; idempotent. */
+  async healAll(): Promise<void> {
+    await Promise.all(this.nemeses.map((n) => n.healAll().catch(() => undefined)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.routes.map((r) => r.proxy.close()));
+  }
+}
