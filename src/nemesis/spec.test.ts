@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../cli/errors.js';
+import { parseNemesisSpec } from './spec.js';
+
+describe('--nemesis spec', () => {
+  it('reads none, single kinds, targets and compositions', () => {
+    expect(parseNemesisSpec('none')).toEqual([]);
+    expect(parseNemesisSpec('client-pause')).toEqual([{ kind: 'client-pause', target: 'holder' }]);
+    expect(parseNemesisSpec('pause-node:leader, partition:majorities-ring,kill-node')).toEqual([
+      { kind: 'pause-node', target: 'leader' },
+      { kind: 'partition', target: 'majorities-ring' },
+      { kind: 'kill-node', target: 'one' },
+    ]);
+  });
+
+  it.each([
+    ['chaos', /unknown nemesis 'chaos' in --nemesis 'chaos': choose none or some of client-pause, pause-node/],
+    ['partition:nonsense', /bad target 'nonsense' for partition .*use partition:halves, partition:random-halves/],
+    ['pause-node:one:two', /bad target 'one:two' for pause-node/],
+    ['loss,loss:one', /names loss twice/],
+  ])('refuses %s in one line', (spec, message) => {
+    expect(() => parseNemesisSpec(spec)).toThrow(UserError);
+    expect(() => parseNemesisSpec(spec)).toThrow(message);
+  });
+});
