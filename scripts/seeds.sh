@@ -10,6 +10,6 @@ for seed in $(seq 1 "$n"); do
   node "$here/dist/src/cli/main.js" run "$@" --seed "$seed" >/tmp/lockchaos-seed.out 2>&1
   code=$?
   tally[$code]=$(( ${tally[$code]:-0} + 1 ))
-  echo "seed $seed: exit $code  $(grep -E '^  (mutual|lost|fencing)' /tmp/lockchaos-seed.out | awk '{print $1"="$2}' | tr '\n' ' ')"
+  echo "seed $seed: exit $code  $(grep -aE '^  (mutual|lost|fencing)' /tmp/lockchaos-seed.out | awk '{print $1"="$2}' | tr '\n' ' ')"
 done
 for code in "${!tally[@]}"; do echo "exit $code: ${tally[$code]} of $n"; done

@@ -19,9 +19,21 @@ const commands: Record<string, Command> = {
     summary: 'check stored histories (ours or Jepsen EDN) for linearizability, offline',
     load: async () => (await import('./check.js')).checkCommand,
   },
+  scenarios: {
+    summary: 'list the preset failure stories and their expected outcomes',
+    load: async () => (await import('./scenarios.js')).scenariosCommand,
+  },
   cleanup: {
     summary: 'remove every container and network that lockchaos runs left behind',
     load: async () => (await import('./cleanup.js')).cleanupCommand,
+  },
+  campaign: {
+    summary: 'run a YAML matrix of tests with expected verdicts (nightly CI), sharded and in parallel',
+    load: async () => (await import('./campaign.js')).campaignCommand,
+  },
+  doctor: {
+    summary: 'check this machine: Docker engine, node image, iptables in a container, SIGSTOP',
+    load: async () => (await import('./doctor.js')).doctorCommand,
   },
 };
 

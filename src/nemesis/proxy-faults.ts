@@ -15,6 +15,11 @@ export interface ProxyRoute {
   proxy: TcpProxy;
 }
 
+/**
+ * latency:nodes delays every client's traffic to the lock nodes; latency:store delays one
+ * random client's traffic to the data store (its writes land late, after its lease);
+ * latency:all delays one random client everywhere.
+ */
 export class Latency implements Nemesis {
   readonly kind = 'latency';
   private delayed: ProxyRoute[] = [];
@@ -27,13 +32,16 @@ export class Latency implements Nemesis {
 
   async start(rng: Rng): Promise<FaultStart | null> {
     const durationMs = Math.round(1000 * this.intervalS * rng.uniform(0.5, 1.5));
-    // Around the TTL: a delay that long outlives leases.
+    // Around the TTL each way: a delay that long outlives leases.
     const delayMs = Math.round(this.ttlMs * rng.uniform(0.5, 1.5));
+    const clients = [...new Set(this.routes.map((r) => r.client))];
+    const client = rng.pick(clients);
     this.delayed = this.routes.filter((r) =>
-      this.target === 'all' ? true : this.target === 'store' ? r.node === 'store' : r.node !== 'store',
+      this.target === 'nodes' ? r.node !== 'store' : r.client === client && (this.target === 'all' || r.node === 'store'),
     );
     for (const r of this.delayed) r.proxy.delayMs = delayMs;
-    return { value: { to: this.target, delayMs, ms: durationMs }, durationMs };
+    const who = this.target === 'nodes' ? 'all clients' : `client ${client}`;
+    return { value: { to: this.target, clients: who, delayMs, ms: durationMs }, durationMs };
   }
   async stop() {
     for (const r of this.delayed) r.proxy.delayMs = 0;

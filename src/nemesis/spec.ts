@@ -24,7 +24,10 @@ export const FAULT_KINDS = {
   'kill-node': { targets: NODE_TARGETS, what: 'SIGKILL the server, then restart it (--lose-data: restart empty)' },
   partition: { targets: PARTITIONS, what: 'iptables DROP between nodes; clients: cut clients from nodes (proxy)' },
   loss: { targets: NODE_TARGETS, what: 'drop 20% of packets into a node (iptables statistic)' },
-  latency: { targets: ['nodes', 'store', 'all'], what: 'delay traffic from clients through a TCP proxy' },
+  latency: {
+    targets: ['nodes', 'store', 'all'],
+    what: "delay traffic through per-client TCP proxies: all clients to the nodes, or one client's to the store, or all of one client's",
+  },
   clock: { targets: ['minority', 'one', 'majority', 'all'], what: "jump a Redis node's clock: shift every key's TTL" },
 } as const satisfies Record<string, { targets: readonly string[]; what: string }>;
 

@@ -28,6 +28,8 @@ export interface TestConfig {
   nemesisIntervalS: number;
   /** kill-node restarts Redis nodes empty (their append-only file wiped). */
   loseData?: boolean;
+  /** The scenario preset this configuration came from (its expected outcome is known). */
+  scenario?: string;
   /** Lock-service nodes (Redlock masters); undefined: the backend's default. */
   nodes?: number;
   seed: number;
@@ -35,7 +37,7 @@ export interface TestConfig {
   storeDir: string;
 }
 
-export const DEFAULTS = {
+export const DEFAULTS: Omit<TestConfig, 'name' | 'seed'> = {
   backend: 'redis',
   workload: 'lock-set',
   nemesis: 'none',

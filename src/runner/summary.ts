@@ -1,5 +1,6 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
 import type { CheckResult, Validity } from '../../checkers/result.js';
+import { scenarioByName } from '../scenarios/index.js';
 
 const word = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
 

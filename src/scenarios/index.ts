@@ -17,17 +17,95 @@ export interface Scenario {
   expected: { unfenced: Expected; fenced: Expected };
   /** The configuration it runs (fencing and seed come from the command line). */
   config: Partial<Omit<TestConfig, 'fencing' | 'seed' | 'storeDir'>>;
+  /** Other backends the same story applies to (`--backend` may pick one). */
+  backends?: string[];
 }
 
-export const SCENARIOS: Record<string, Scenario> = {
-  control: {
+const KLEPPMANN = 'Martin Kleppmann, "How to do distributed locking" (2016)';
+const JEPSEN_ETCD = 'Jepsen, "etcd 3.4.3" (2020), lock safety under process pauses';
+
+const list: Scenario[] = [
+  {
+    name: 'gc-pause',
+    description:
+      'a client pauses (SIGSTOP, like a GC pause) after acquiring, longer than its lease; another client takes the lock and both write',
+    source: KLEPPMANN,
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: { backend: 'redis', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 1000, holdMs: 100, nemesisIntervalS: 2 },
+    backends: ['redis', 'etcd', 'zookeeper'],
+  },
+  {
+    name: 'redlock-gc-pause',
+    description: 'the same GC pause against Redlock over 5 masters: a majority does not help, and there is no token to fence with',
+    source: KLEPPMANN,
+    expected: { unfenced: 'invalid', fenced: 'error' },
+    config: { backend: 'redlock', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 1000, holdMs: 100, nemesisIntervalS: 2 },
+  },
+  {
+    name: 'redis-restart-amnesia',
+    description:
+      'the Redis master is killed and restarts empty while the lock is held: the lock and the token counter are forgotten; a second client acquires, and tokens start again from 1',
+    source: 'Redis documentation, "Distributed Locks with Redis": safety with restarts needs fsync=always or delayed restarts',
+    expected: { unfenced: 'invalid', fenced: 'invalid' },
+    config: {
+      backend: 'redis',
+      workload: 'lock-set',
+      nemesis: 'kill-node:one',
+      loseData: true,
+      // The hold outlasts a kill and restart, so the node forgets a lock that is held.
+      ttlMs: 10_000,
+      holdMs: 2000,
+      nemesisIntervalS: 2,
+    },
+  },
+  {
+    name: 'delayed-write',
+    description:
+      "one client's path to the store is delayed by about a TTL: its write arrives after its lease ran out and another client wrote",
+    source: KLEPPMANN,
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: { backend: 'redis', workload: 'lock-set', nemesis: 'latency:store', ttlMs: 1000, holdMs: 50, nemesisIntervalS: 2 },
+  },
+  {
+    name: 'etcd-lease-expiry',
+    description:
+      'a contended etcd lock with a 2 s lease while the leader is paused and clients pause: leases expire under holders who still believe',
+    source: JEPSEN_ETCD,
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: {
+      backend: 'etcd',
+      workload: 'lock-set',
+      nemesis: 'pause-node:leader,client-pause',
+      ttlMs: 2000,
+      holdMs: 100,
+      nemesisIntervalS: 3,
+    },
+  },
+  {
+    name: 'zk-session-expiry',
+    description: 'a ZooKeeper client pauses longer than its session timeout: its ephemeral node goes, the next waiter holds',
+    source: 'Apache Curator tech note 10; Kleppmann (2016)',
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: { backend: 'zookeeper', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 2000, holdMs: 100, nemesisIntervalS: 3 },
+  },
+  {
+    name: 'short-ttl-no-faults',
+    description: 'no faults at all, but the hold is as long as the TTL: leases run out under working clients',
+    source: 'lockchaos: a misconfiguration, not a fault',
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: { backend: 'redis', workload: 'lock-set', nemesis: 'none', ttlMs: 500, holdMs: 600 },
+  },
+  {
     name: 'control',
     description: 'no faults, holds far shorter than the TTL: a correct configuration that must never raise an alarm',
     source: 'lockchaos: the false-alarm check',
     expected: { unfenced: 'valid', fenced: 'valid' },
     config: { backend: 'redis', workload: 'lock-set', nemesis: 'none', ttlMs: 2000, holdMs: 20 },
+    backends: ['redis', 'redlock', 'etcd', 'zookeeper'],
   },
-};
+];
+
+export const SCENARIOS: Record<string, Scenario> = Object.fromEntries(list.map((s) => [s.name, s]));
 
 export function scenarioByName(name: string): Scenario | undefined {
   return Object.hasOwn(SCENARIOS, name) ? SCENARIOS[name] : undefined;

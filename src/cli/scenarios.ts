@@ -1,0 +1,40 @@
+/** `lockchaos scenarios`: the preset failure stories, what they reproduce and what to expect. */
+import { parseArgs } from 'node:util';
+import { SCENARIOS } from '../scenarios/index.js';
+import { UserError } from './errors.js';
+
+const HELP = `Usage: lockchaos scenarios [--json]
+
+Lists the scenario presets: each reproduces a published failure story with a backend,
+workload, nemesis and timings, and says what it should end with, unfenced and fenced.
+Run one with: lockchaos run --scenario NAME [--fencing on|off] [--seed N]`;
+
+export async function scenariosCommand(argv: string[]): Promise<number> {
+  let values: { json?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos scenarios --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const all = Object.values(SCENARIOS);
+  if (values.json) {
+    console.log(JSON.stringify(all, null, 2));
+    return 0;
+  }
+  for (const s of all) {
+    const c = s.config;
+    console.log(`${s.name}`);
+    console.log(`  ${s.description}`);
+    console.log(`  source:   ${s.source}`);
+    console.log(
+      `  runs:     --backend ${c.backend}${s.backends ? ` (or ${s.backends.filter((b) => b !== c.backend).join(', ')})` : ''} --workload ${c.workload} --nemesis ${c.nemesis} --ttl ${c.ttlMs} --hold ${c.holdMs}${c.loseData ? ' --lose-data' : ''}`,
+    );
+    console.log(`  expected: unfenced ${s.expected.unfenced}, fenced ${s.expected.fenced}`);
+    console.log('');
+  }
+  return 0;
+}
