@@ -4,18 +4,33 @@ import { scenarioByName } from '../scenarios/index.js';
 
 const word = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
 
+/** The scenario's expectation against the verdict, when the run came from a preset. */
+function expectationLine(config: { scenario?: string; fencing: boolean }, valid: Validity): string[] {
+  const scenario = config.scenario ? scenarioByName(config.scenario) : undefined;
+  if (!scenario) return [];
+  const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
+  const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
+  const mode = config.fencing ? 'fenced' : 'unfenced';
+  return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${expected === actual ? 'as expected' : 'NOT as expected'}`];
+}
+
 export function formatSummary(r: {
   dir: string;
   valid: Validity;
   results: CheckResult[];
-  config: { seed: number };
+  config: { seed: number; scenario?: string; fencing: boolean };
 }): string {
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';
     return `  ${c.checker.padEnd(width)}  ${word(c.valid).padEnd(7)}  ${c.summary}${note}`;
   });
-  return ['checkers:', ...lines, '', `verdict: ${word(r.valid)}  (seed ${r.config.seed})`, `run folder: ${r.dir}`].join(
-    '\n',
-  );
+  return [
+    'checkers:',
+    ...lines,
+    '',
+    `verdict: ${word(r.valid)}  (seed ${r.config.seed})`,
+    ...expectationLine(r.config, r.valid),
+    `run folder: ${r.dir}`,
+  ].join('\n');
 }
