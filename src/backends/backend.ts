@@ -40,6 +40,11 @@ export interface ClientOptions {
   rng: Rng;
   /** Identifies the client in owner values ("w3"). */
   clientId: string;
+  /**
+   * Called at named points inside a request (e.g. 'redlock:after-votes'), where the
+   * nemesis may pause the client process in the middle of the algorithm.
+   */
+  pausePoint?: (where: string) => Promise<void>;
 }
 
 export interface LockClient {

@@ -87,6 +87,8 @@ class RedlockClient implements LockClient {
       const owner = newOwner(this.opts.clientId);
       const asked = monotonicNow();
       const votes = (await this.lockAll(lock, owner, ttlMs)).filter((v) => v === 'yes').length;
+      // Between the votes and the elapsed-time check: a pause here must make the check fail.
+      await this.opts.pausePoint?.('redlock:after-votes');
       const elapsedMs = Number(monotonicNow() - asked) / 1e6;
       const validityMs = ttlMs - elapsedMs - driftMs(ttlMs);
       if (votes >= this.quorum && validityMs > 0) return { lock, owner, validityMs, votes };

@@ -15,7 +15,14 @@ export interface PausableClients {
   pid(client: number): number | undefined;
   /** The client's current history process number. */
   process(client: number): number;
+  /** The number of clients. */
+  count(): number;
+  /** Has the client stop itself at a pause point; false if it did not get there in time. */
+  armPause(client: number, where: string, timeoutMs: number): Promise<boolean>;
 }
+
+/** Where client-pause:in-acquire stops a client: inside Redlock's acquire (backends/redlock.ts). */
+export const IN_ACQUIRE_POINT = 'redlock:after-votes';
 
 /** Pause lengths as multiples of the TTL. */
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
@@ -29,9 +36,12 @@ export class ClientPause implements Nemesis {
     private readonly clients: PausableClients,
     private readonly opts: NemesisOptions,
     private readonly waitForHolderMs = 2000,
+    /** 'holder': pause a client that holds the lock; 'in-acquire': one inside Redlock's acquire. */
+    private readonly target: 'holder' | 'in-acquire' = 'holder',
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
+    if (this.target === 'in-acquire') return this.startInAcquire(rng);
     // Draw the duration first, so the schedule's numbers do not depend on who held.
     const durationMs = Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max));
     const pickAt = rng.next();
@@ -48,6 +58,24 @@ export class ClientPause implements Nemesis {
     this.paused.add(pid);
     this.current = { client, pid };
     return { value: { client, process: this.clients.process(client), pid, ms: durationMs }, durationMs };
+  }
+
+  /**
+   * Pauses a client between Redlock's votes and its elapsed-time check, for longer than the
+   * TTL: the check must then refuse the lock (the pause is counted in `elapsed`).
+   */
+  private async startInAcquire(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0));
+    const client = rng.int(0, this.clients.count() - 1);
+    const pid = this.clients.pid(client);
+    if (pid === undefined) return null;
+    if (!(await this.clients.armPause(client, IN_ACQUIRE_POINT, this.waitForHolderMs * 2))) return null;
+    this.paused.add(pid);
+    this.current = { client, pid };
+    return {
+      value: { client, process: this.clients.process(client), pid, at: IN_ACQUIRE_POINT, ms: durationMs },
+      durationMs,
+    };
   }
 
   async stop(): Promise<unknown> {

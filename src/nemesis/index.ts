@@ -14,7 +14,7 @@ export { parseNemesisSpec, type FaultSpec } from './spec.js';
 
 /** Whether clients must reach the servers through per-client proxies. */
 export const needsProxies = (specs: FaultSpec[]) =>
-  specs.some((s) => s.kind === 'latency' || (s.kind === 'partition' && s.target === 'clients'));
+  specs.some((s) => s.kind === 'latency' || (s.kind === 'partition' && s.target.startsWith('clients')));
 
 /** Problems a spec has with a given backend, found before any container starts. */
 export function checkSpecForBackend(spec: string, backend: string, nodeCount: number): FaultSpec[] {
@@ -23,7 +23,13 @@ export function checkSpecForBackend(spec: string, backend: string, nodeCount: nu
     if (s.kind === 'clock' && backend !== 'redis' && backend !== 'redlock') {
       throw new UserError(`--nemesis clock applies to Redis nodes (redis, redlock), not ${backend}`);
     }
-    if (s.kind === 'partition' && s.target !== 'clients' && nodeCount < 2) {
+    if (s.kind === 'client-pause' && s.target === 'in-acquire' && backend !== 'redlock') {
+      throw new UserError(`--nemesis client-pause:in-acquire pauses inside Redlock's acquire: use --backend redlock`);
+    }
+    if (s.kind === 'partition' && s.target === 'clients-majorities' && nodeCount < 3) {
+      throw new UserError(`--nemesis partition:clients-majorities needs at least 3 nodes; ${backend} has ${nodeCount}`);
+    }
+    if (s.kind === 'partition' && !s.target.startsWith('clients') && nodeCount < 2) {
       throw new UserError(
         `--nemesis partition:${s.target} needs at least 2 nodes; ${backend} has ${nodeCount}: use partition:clients`,
       );
@@ -44,14 +50,19 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
   return specs.map((s) => {
     switch (s.kind) {
       case 'client-pause':
-        return new ClientPause(w.clients, { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs });
+        return new ClientPause(
+          w.clients,
+          { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs },
+          2000,
+          s.target as 'holder' | 'in-acquire',
+        );
       case 'pause-node':
         return new NodePause(w.node, s.target);
       case 'kill-node':
         return new NodeKill(w.node, s.target);
       case 'partition':
-        return s.target === 'clients'
-          ? new ClientPartition(w.routes, w.concurrency, w.node.intervalS)
+        return s.target.startsWith('clients')
+          ? new ClientPartition(w.routes, w.concurrency, w.node, s.target as 'clients' | 'clients-majorities')
           : new Partition(w.node, s.target);
       case 'loss':
         return new PacketLoss(w.node, s.target);

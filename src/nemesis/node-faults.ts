@@ -29,6 +29,8 @@ export interface NodeFaultContext {
    * must run inside a node waits until it is back.
    */
   unavailable: Set<string>;
+  /** The node both client groups reach while a clients-majorities split is in effect. */
+  split?: { bridge: string };
 }
 
 const faultDurationMs = (ctx: NodeFaultContext, rng: Rng) => Math.round(1000 * ctx.intervalS * rng.uniform(0.5, 1.5));
@@ -269,7 +271,7 @@ export class ClockJump implements Nemesis {
     const durationMs = faultDurationMs(this.ctx, rng);
     // A jump a good part of a TTL long: enough to expire a held lock early.
     const jumpMs = Math.round(this.ctx.ttlMs * rng.uniform(0.5, 1.5));
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    const nodes = this.target === 'bridge' ? await this.bridgeNode() : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};
     for (const n of nodes) {
@@ -277,6 +279,12 @@ export class ClockJump implements Nemesis {
       effects[n.name] = { expired, shifted };
     }
     return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects }, durationMs };
+  }
+  /** clock:bridge jumps the node a client split shares (waits a little for a split). */
+  private async bridgeNode(): Promise<NodeHandle[]> {
+    for (let waited = 0; !this.ctx.split && waited < 2000; waited += 20) await sleep(20);
+    const bridge = this.ctx.nodes.find((n) => n.name === this.ctx.split?.bridge);
+    return bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
   }
   async stop() {
     return null;

@@ -6,6 +6,7 @@
  */
 import type { Rng } from '../util/rng.js';
 import type { FaultStart, Nemesis } from './nemesis.js';
+import type { NodeFaultContext } from './node-faults.js';
 import type { TcpProxy } from './proxy.js';
 
 export interface ProxyRoute {
@@ -37,7 +38,9 @@ export class Latency implements Nemesis {
     const clients = [...new Set(this.routes.map((r) => r.client))];
     const client = rng.pick(clients);
     this.delayed = this.routes.filter((r) =>
-      this.target === 'nodes' ? r.node !== 'store' : r.client === client && (this.target === 'all' || r.node === 'store'),
+      this.target === 'nodes'
+        ? r.node !== 'store'
+        : r.client === client && (this.target === 'all' || r.node === 'store'),
     );
     for (const r of this.delayed) r.proxy.delayMs = delayMs;
     const who = this.target === 'nodes' ? 'all clients' : `client ${client}`;
@@ -55,37 +58,72 @@ export class Latency implements Nemesis {
   }
 }
 
-/** Cuts a random minority of the clients off from every lock node. */
+/**
+ * partition:clients cuts a random minority of the clients off from every lock node.
+ * partition:clients-majorities splits the clients in two groups and the nodes so that
+ * each group reaches a different majority, the two sharing one node (the bridge): the
+ * setting of Kleppmann's Redlock clock story (clock:bridge then jumps that node).
+ */
 export class ClientPartition implements Nemesis {
   readonly kind = 'partition';
   private cut: ProxyRoute[] = [];
   constructor(
     private readonly routes: ProxyRoute[],
     private readonly clients: number,
-    private readonly intervalS: number,
+    private readonly ctx: NodeFaultContext,
+    private readonly shape: 'clients' | 'clients-majorities',
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = Math.round(1000 * this.intervalS * rng.uniform(0.5, 1.5));
-    const count = Math.max(1, Math.floor((this.clients - 1) / 2));
+    const durationMs = Math.round(1000 * this.ctx.intervalS * rng.uniform(0.5, 1.5));
     const all = Array.from({ length: this.clients }, (_, i) => i);
-    const chosen: number[] = [];
-    while (chosen.length < count) {
-      const c = all.splice(rng.int(0, all.length - 1), 1)[0] as number;
-      chosen.push(c);
+    const order = all
+      .map((c) => ({ c, k: rng.next() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.c);
+    if (this.shape === 'clients') {
+      const chosen = order.slice(0, Math.max(1, Math.floor((this.clients - 1) / 2))).sort();
+      this.cut = this.routes.filter((r) => r.node !== 'store' && chosen.includes(r.client));
+      for (const r of this.cut) r.proxy.setCut(true);
+      return { value: { shape: this.shape, clients: chosen, ms: durationMs }, durationMs };
     }
-    this.cut = this.routes.filter((r) => r.node !== 'store' && chosen.includes(r.client));
+    const nodes = this.ctx.nodes.map((n) => n.name);
+    const shuffled = nodes
+      .map((n) => ({ n, k: rng.next() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.n);
+    const majority = Math.floor(nodes.length / 2) + 1;
+    const left = shuffled.slice(0, majority);
+    const right = shuffled.slice(majority - 1);
+    const bridge = shuffled[majority - 1] as string;
+    const groupA = order.slice(0, Math.ceil(this.clients / 2));
+    const reaches = (client: number) => (groupA.includes(client) ? left : right);
+    this.cut = this.routes.filter((r) => r.node !== 'store' && !reaches(r.client).includes(r.node));
     for (const r of this.cut) r.proxy.setCut(true);
-    return { value: { shape: 'clients', clients: chosen.sort(), ms: durationMs }, durationMs };
+    this.ctx.split = { bridge };
+    return {
+      value: {
+        shape: this.shape,
+        groups: [
+          { clients: groupA.sort(), nodes: left.sort() },
+          { clients: order.slice(groupA.length).sort(), nodes: right.sort() },
+        ],
+        bridge,
+        ms: durationMs,
+      },
+      durationMs,
+    };
   }
   async stop() {
     for (const r of this.cut) r.proxy.setCut(false);
     const n = this.cut.length;
     this.cut = [];
+    this.ctx.split = undefined;
     return { routes: n };
   }
   async healAll() {
     for (const r of this.routes) r.proxy.setCut(false);
     this.cut = [];
+    this.ctx.split = undefined;
   }
 }

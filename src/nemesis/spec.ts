@@ -14,21 +14,30 @@ export const PARTITIONS = [
   'isolate-leader',
   'bridge',
   'clients',
+  'clients-majorities',
 ] as const;
-export const CLOCK_JUMPS = ['forward', 'backward', 'strobe'] as const;
 
 /** Every fault kind, the targets it takes (first = default), and what it does. */
 export const FAULT_KINDS = {
-  'client-pause': { targets: ['holder'], what: 'SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL' },
+  'client-pause': {
+    targets: ['holder', 'in-acquire'],
+    what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after the votes",
+  },
   'pause-node': { targets: NODE_TARGETS, what: "freeze a node's processes (cgroup freezer), then thaw" },
   'kill-node': { targets: NODE_TARGETS, what: 'SIGKILL the server, then restart it (--lose-data: restart empty)' },
-  partition: { targets: PARTITIONS, what: 'iptables DROP between nodes; clients: cut clients from nodes (proxy)' },
+  partition: {
+    targets: PARTITIONS,
+    what: 'iptables DROP between nodes; clients: cut some clients from the nodes; clients-majorities: two client groups each reach another majority, sharing one node (proxies)',
+  },
   loss: { targets: NODE_TARGETS, what: 'drop 20% of packets into a node (iptables statistic)' },
   latency: {
     targets: ['nodes', 'store', 'all'],
     what: "delay traffic through per-client TCP proxies: all clients to the nodes, or one client's to the store, or all of one client's",
   },
-  clock: { targets: ['minority', 'one', 'majority', 'all'], what: "jump a Redis node's clock: shift every key's TTL" },
+  clock: {
+    targets: ['minority', 'one', 'majority', 'all', 'bridge'],
+    what: "jump a Redis node's clock forward: shift every key's TTL; bridge: the node a clients-majorities split shares",
+  },
 } as const satisfies Record<string, { targets: readonly string[]; what: string }>;
 
 export type FaultKind = keyof typeof FAULT_KINDS;

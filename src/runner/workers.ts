@@ -17,7 +17,10 @@ interface Worker {
   child: ChildProcess;
   process: number;
   holding: boolean;
+  ready: boolean;
   finished: Promise<void>;
+  /** Resolves a pending armPause() when the worker stops itself. */
+  selfPaused?: () => void;
 }
 
 export class WorkerPool implements PausableClients {
@@ -40,6 +43,7 @@ export class WorkerPool implements PausableClients {
         child,
         process: config.client,
         holding: false,
+        ready: false,
         finished: new Promise((resolve) => child.once('exit', () => resolve())),
       };
       child.on('message', (m: FromWorker) => this.onMessage(worker, m));
@@ -60,9 +64,41 @@ export class WorkerPool implements PausableClients {
       if (op.f === 'acquire' && op.type === 'ok') worker.holding = true;
       else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
       this.record(op);
+    } else if (m.type === 'ready') {
+      worker.ready = true;
+      this.onReady?.();
+    } else if (m.type === 'self-paused') {
+      worker.selfPaused?.();
     } else if (m.type === 'error') {
       this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
+      this.onReady?.();
     }
+  }
+
+  count(): number {
+    return this.workers.length;
+  }
+  private onReady?: () => void;
+
+  /** Resolves when every worker has connected; rejects when one failed or exited first. */
+  ready(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.errors.length > 0) return reject(new Error(`client workers failed:\n${this.errors.join('\n')}`));
+        if (this.workers.every((w) => w.ready)) return resolve();
+        const dead = this.workers.findIndex((w) => !w.ready && w.child.exitCode !== null);
+        if (dead >= 0) return reject(new Error(`client worker ${dead} exited before it was ready`));
+      };
+      this.onReady = check;
+      for (const w of this.workers) void w.finished.then(check);
+      setTimeout(() => reject(new Error(`client workers not connected after ${timeoutMs} ms`)), timeoutMs).unref();
+      check();
+    });
+  }
+
+  /** Starts every worker's workload with the test's origin. */
+  go(origin: bigint): void {
+    for (const w of this.workers) this.send(w, { type: 'go', origin: origin.toString() });
   }
 
   holders(): number[] {
@@ -74,6 +110,27 @@ export class WorkerPool implements PausableClients {
   process(client: number): number {
     return this.workers[client]?.process ?? client;
   }
+  /**
+   * Asks a worker to stop itself at a pause point; true once it has, false if it did not
+   * get there within timeoutMs (then the point is disarmed again).
+   */
+  async armPause(client: number, where: string, timeoutMs: number): Promise<boolean> {
+    const worker = this.workers[client];
+    if (!worker) return false;
+    const paused = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      worker.selfPaused = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    this.send(worker, { type: 'arm-pause', where });
+    const ok = await paused;
+    worker.selfPaused = undefined;
+    if (!ok) this.send(worker, { type: 'disarm-pause' });
+    return ok;
+  }
+
   /** The largest process number any client used. */
   maxProcess(): number {
     return Math.max(0, ...this.workers.map((w) => w.process));

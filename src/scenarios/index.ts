@@ -31,21 +31,70 @@ const list: Scenario[] = [
       'a client pauses (SIGSTOP, like a GC pause) after acquiring, longer than its lease; another client takes the lock and both write',
     source: KLEPPMANN,
     expected: { unfenced: 'invalid', fenced: 'valid' },
-    config: { backend: 'redis', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 1000, holdMs: 100, nemesisIntervalS: 2 },
+    config: {
+      backend: 'redis',
+      workload: 'lock-set',
+      nemesis: 'client-pause',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+    },
     backends: ['redis', 'etcd', 'zookeeper'],
   },
   {
     name: 'redlock-gc-pause',
-    description: 'the same GC pause against Redlock over 5 masters: a majority does not help, and there is no token to fence with',
+    description:
+      'the same GC pause against Redlock over 5 masters: a majority does not help, and there is no token to fence with',
     source: KLEPPMANN,
     expected: { unfenced: 'invalid', fenced: 'error' },
-    config: { backend: 'redlock', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 1000, holdMs: 100, nemesisIntervalS: 2 },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: 'client-pause',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+    },
+  },
+  {
+    name: 'redlock-pause-in-acquire',
+    description:
+      "a client pauses after its SETs were answered and before it counts the votes: Redlock's elapsed-time check must refuse the lock",
+    source: 'Antirez, "Is Redlock safe?" (2016), the reply to Kleppmann',
+    expected: { unfenced: 'valid', fenced: 'error' },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: 'client-pause:in-acquire',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+    },
+  },
+  {
+    name: 'redlock-clock-jump',
+    description:
+      "clients split into two groups that each reach a different majority of the 5 masters, sharing one; that shared master's clock jumps forward, its key expires, and the other group gets its own majority",
+    source: KLEPPMANN,
+    expected: { unfenced: 'invalid', fenced: 'error' },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: 'partition:clients-majorities,clock:bridge',
+      // A long hold gives the other group time to win the expired bridge while one holds;
+      // a modest rate keeps one client from taking the lock again at once.
+      ttlMs: 3000,
+      holdMs: 1000,
+      rate: 4,
+      nemesisIntervalS: 3,
+    },
   },
   {
     name: 'redis-restart-amnesia',
     description:
       'the Redis master is killed and restarts empty while the lock is held: the lock and the token counter are forgotten; a second client acquires, and tokens start again from 1',
-    source: 'Redis documentation, "Distributed Locks with Redis": safety with restarts needs fsync=always or delayed restarts',
+    source:
+      'Redis documentation, "Distributed Locks with Redis": safety with restarts needs fsync=always or delayed restarts',
     expected: { unfenced: 'invalid', fenced: 'invalid' },
     config: {
       backend: 'redis',
@@ -64,7 +113,14 @@ const list: Scenario[] = [
       "one client's path to the store is delayed by about a TTL: its write arrives after its lease ran out and another client wrote",
     source: KLEPPMANN,
     expected: { unfenced: 'invalid', fenced: 'valid' },
-    config: { backend: 'redis', workload: 'lock-set', nemesis: 'latency:store', ttlMs: 1000, holdMs: 50, nemesisIntervalS: 2 },
+    config: {
+      backend: 'redis',
+      workload: 'lock-set',
+      nemesis: 'latency:store',
+      ttlMs: 1000,
+      holdMs: 50,
+      nemesisIntervalS: 2,
+    },
   },
   {
     name: 'etcd-lease-expiry',
@@ -83,10 +139,18 @@ const list: Scenario[] = [
   },
   {
     name: 'zk-session-expiry',
-    description: 'a ZooKeeper client pauses longer than its session timeout: its ephemeral node goes, the next waiter holds',
+    description:
+      'a ZooKeeper client pauses longer than its session timeout: its ephemeral node goes, the next waiter holds',
     source: 'Apache Curator tech note 10; Kleppmann (2016)',
     expected: { unfenced: 'invalid', fenced: 'valid' },
-    config: { backend: 'zookeeper', workload: 'lock-set', nemesis: 'client-pause', ttlMs: 2000, holdMs: 100, nemesisIntervalS: 3 },
+    config: {
+      backend: 'zookeeper',
+      workload: 'lock-set',
+      nemesis: 'client-pause',
+      ttlMs: 2000,
+      holdMs: 100,
+      nemesisIntervalS: 3,
+    },
   },
   {
     name: 'short-ttl-no-faults',

@@ -13,10 +13,22 @@ export interface WorkerConfig {
   options: WorkloadOptions;
   requestTimeoutMs: number;
   seed: number;
-  /** The test's origin on CLOCK_MONOTONIC, in ns, as a decimal string (a bigint). */
-  origin: string;
 }
 
-export type ToWorker = { type: 'start'; config: WorkerConfig } | { type: 'stop' };
+export type ToWorker =
+  | { type: 'start'; config: WorkerConfig }
+  /** Everyone is connected: start the workload, stamping times from this origin (ns on CLOCK_MONOTONIC, a decimal bigint). */
+  | { type: 'go'; origin: string }
+  | { type: 'stop' }
+  /** Stop yourself (SIGSTOP) the next time the client reaches this pause point. */
+  | { type: 'arm-pause'; where: string }
+  | { type: 'disarm-pause' };
 
-export type FromWorker = { type: 'op'; op: UnindexedOp } | { type: 'done' } | { type: 'error'; message: string };
+export type FromWorker =
+  | { type: 'op'; op: UnindexedOp }
+  /** Connected to the lock service and the store, waiting for 'go'. */
+  | { type: 'ready' }
+  | { type: 'done' }
+  | { type: 'error'; message: string }
+  /** Sent just before the worker stops itself at an armed pause point. */
+  | { type: 'self-paused'; where: string };

@@ -16,6 +16,27 @@ function send(message: FromWorker) {
 
 const stop = new AbortController();
 
+/** The pause point the nemesis armed, if any (client-pause:in-acquire). */
+let armed: string | undefined;
+
+/** Resolves with the test's origin when the runner says go (all clients connected). */
+let startWorkload: (origin: bigint) => void = () => {};
+const go = new Promise<bigint>((resolve) => {
+  startWorkload = resolve;
+});
+
+/** At an armed point: tell the runner, then stop this process; SIGCONT resumes here. */
+async function pausePoint(where: string): Promise<void> {
+  if (armed !== where) return;
+  armed = undefined;
+  await new Promise<void>((resolve) => {
+    process.send?.({ type: 'self-paused', where } satisfies FromWorker, () => {
+      process.kill(process.pid, 'SIGSTOP');
+      resolve();
+    });
+  });
+}
+
 async function run(config: WorkerConfig) {
   const backend = backendByName(config.backend);
   const workload = workloadByName(config.workload);
@@ -25,11 +46,12 @@ async function run(config: WorkerConfig) {
     requestTimeoutMs: config.requestTimeoutMs,
     rng: rng.fork('backoff'),
     clientId: `c${config.client}`,
+    pausePoint,
   });
   const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
-  const recorder = new Recorder(config.client, config.options.concurrency, BigInt(config.origin), (op) =>
-    send({ type: 'op', op }),
-  );
+  send({ type: 'ready' });
+  const origin = await go;
+  const recorder = new Recorder(config.client, config.options.concurrency, origin, (op) => send({ type: 'op', op }));
   try {
     await workload.client({
       client: config.client,
@@ -47,7 +69,13 @@ async function run(config: WorkerConfig) {
 }
 
 process.on('message', (message: ToWorker) => {
-  if (message.type === 'stop') stop.abort();
+  if (message.type === 'go') startWorkload(BigInt(message.origin));
+  if (message.type === 'stop') {
+    stop.abort();
+    startWorkload(0n); // stopped before it began: the workload loop ends at once
+  }
+  if (message.type === 'arm-pause') armed = message.where;
+  if (message.type === 'disarm-pause') armed = undefined;
   if (message.type === 'start') {
     run(message.config).then(
       () => {

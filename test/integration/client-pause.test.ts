@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ClientPause } from '../../src/nemesis/client-pause.js';
+import { ClientPause, type PausableClients } from '../../src/nemesis/client-pause.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 
@@ -8,6 +8,13 @@ import { Rng } from '../../src/util/rng.js';
 const ticker = `let n = 0; setInterval(() => process.send(++n), 10);`;
 
 describe('client-pause nemesis', () => {
+  const clients = (holders: number[]): PausableClients => ({
+    holders: () => holders,
+    pid: () => child.pid,
+    process: () => 0,
+    count: () => 1,
+    armPause: async () => false,
+  });
   const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let last = 0;
   child.on('message', (n) => (last = n as number));
@@ -15,10 +22,7 @@ describe('client-pause nemesis', () => {
 
   it('stops a holding client for real and resumes it', async () => {
     await sleep(100);
-    const nemesis = new ClientPause(
-      { holders: () => [0], pid: () => child.pid, process: () => 0 },
-      { intervalS: 1, ttlMs: 500 },
-    );
+    const nemesis = new ClientPause(clients([0]), { intervalS: 1, ttlMs: 500 });
     const started = await nemesis.start(new Rng(1));
     expect(started?.durationMs).toBeGreaterThanOrEqual(400);
     expect(started?.durationMs).toBeLessThanOrEqual(1000);
@@ -32,19 +36,12 @@ describe('client-pause nemesis', () => {
   });
 
   it('skips when no client holds the lock', async () => {
-    const nemesis = new ClientPause(
-      { holders: () => [], pid: () => child.pid, process: () => 0 },
-      { intervalS: 1, ttlMs: 500 },
-      50,
-    );
+    const nemesis = new ClientPause(clients([]), { intervalS: 1, ttlMs: 500 }, 50);
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 
   it('heals every paused client', async () => {
-    const nemesis = new ClientPause(
-      { holders: () => [0], pid: () => child.pid, process: () => 0 },
-      { intervalS: 1, ttlMs: 500 },
-    );
+    const nemesis = new ClientPause(clients([0]), { intervalS: 1, ttlMs: 500 });
     await nemesis.start(new Rng(2));
     await nemesis.healAll();
     const before = last;

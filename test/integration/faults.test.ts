@@ -152,7 +152,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     await latency.stop();
     expect(await timed()).toBeLessThan(200);
 
-    const cut = new ClientPartition(routes, 1, 1);
+    const cut = new ClientPartition(routes, 1, ctx, 'clients');
     await cut.start(new Rng(7));
     const pending = c.ping();
     const early = await Promise.race([
