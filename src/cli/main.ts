@@ -23,6 +23,10 @@ const commands: Record<string, Command> = {
     summary: 'list the preset failure stories and their expected outcomes',
     load: async () => (await import('./scenarios.js')).scenariosCommand,
   },
+  report: {
+    summary: 'rebuild report.html and junit.xml of a stored run and print its summary',
+    load: async () => (await import('./report.js')).reportCommand,
+  },
   cleanup: {
     summary: 'remove every container and network that lockchaos runs left behind',
     load: async () => (await import('./cleanup.js')).cleanupCommand,

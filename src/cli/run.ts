@@ -1,10 +1,13 @@
 /** `lockchaos run`: one test, from the command line to an exit code. */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BACKENDS } from '../backends/index.js';
 import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
-import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
+import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
+import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
 import { randomSeed } from '../util/rng.js';
@@ -28,6 +31,8 @@ ${Object.entries(FAULT_KINDS)
   .map(([kind, k]) => `                            ${kind.padEnd(13)}${k.what}\n                            ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`)
   .join('\n')}
   --lose-data             kill-node restarts Redis nodes empty (default: they keep their AOF)
+  --scenario NAME         a preset failure story (lockchaos scenarios): its backend, workload,
+                          nemesis and timings; --fencing and any flag given still apply
   --fencing on|off        the store rejects stale fencing tokens (default off; redlock has none)
   --time-limit S          seconds of workload under faults (default ${DEFAULTS.timeLimitS})
   --concurrency N         client worker processes (default ${DEFAULTS.concurrency})
@@ -42,6 +47,8 @@ ${Object.entries(FAULT_KINDS)
   --store DIR             where runs are written (default ${DEFAULTS.storeDir})
   --name NAME             test name, the folder under the store (default backend-workload-nemesis-fencing)
   --no-build              stop, instead of building the node image, when it is missing
+  --replay PATH           run a stored run again: its folder or its test.json (same configuration,
+                          seed and fault schedule; only --store and --no-build may go with it)
   -h, --help              this help
 
 Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error.`;
@@ -64,7 +71,9 @@ const OPTIONS = {
   store: { type: 'string' },
   name: { type: 'string' },
   'no-build': { type: 'boolean' },
+  replay: { type: 'string' },
   'lose-data': { type: 'boolean' },
+  scenario: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,31 +94,120 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   }
   if (values.help) return 'help';
   const s = (k: string) => values[k] as string | undefined;
+  const replay = s('replay');
+  if (replay !== undefined) {
+    const other = Object.keys(values).filter((k) => !REPLAY_FLAGS.includes(k) && values[k] !== undefined);
+    if (other.length > 0) {
+      throw new UserError(
+        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store and --no-build may go with it)`,
+      );
+    }
+    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'] };
+  }
   const fencing = s('fencing') ?? 'off';
   if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
+  // A scenario supplies the defaults; flags given explicitly still win.
+  const scenarioName = s('scenario');
+  const scenario = scenarioName === undefined ? undefined : scenarioByName(scenarioName);
+  if (scenarioName !== undefined && !scenario) {
+    throw new UserError(`unknown scenario '${scenarioName}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`);
+  }
+  const base = { ...DEFAULTS, ...scenario?.config };
+  const backend = s('backend') ?? base.backend;
+  if (scenario && s('backend') !== undefined && !(scenario.backends ?? [scenario.config.backend]).includes(backend)) {
+    throw new UserError(
+      `scenario ${scenario.name} runs on ${(scenario.backends ?? [scenario.config.backend]).join(', ')}, not --backend ${backend}`,
+    );
+  }
   const partial = {
-    backend: s('backend') ?? DEFAULTS.backend,
-    workload: s('workload') ?? DEFAULTS.workload,
-    nemesis: s('nemesis') ?? DEFAULTS.nemesis,
+    backend,
+    workload: s('workload') ?? base.workload,
+    nemesis: s('nemesis') ?? base.nemesis,
     fencing: fencing === 'on',
   };
+  const defaultName = scenario
+    ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${partial.fencing ? 'fenced' : 'unfenced'}`
+    : testName(partial);
   const config: TestConfig = {
-    name: s('name') ?? testName(partial),
+    name: s('name') ?? defaultName,
     ...partial,
-    timeLimitS: number('time-limit', s('time-limit'), DEFAULTS.timeLimitS),
-    concurrency: number('concurrency', s('concurrency'), DEFAULTS.concurrency),
-    ttlMs: number('ttl', s('ttl'), DEFAULTS.ttlMs),
-    holdMs: number('hold', s('hold'), DEFAULTS.holdMs),
-    rate: number('rate', s('rate'), DEFAULTS.rate),
-    acquireTimeoutMs: number('acquire-timeout', s('acquire-timeout'), DEFAULTS.acquireTimeoutMs),
-    requestTimeoutMs: number('request-timeout', s('request-timeout'), DEFAULTS.requestTimeoutMs),
-    nemesisIntervalS: number('nemesis-interval', s('nemesis-interval'), DEFAULTS.nemesisIntervalS),
+    timeLimitS: number('time-limit', s('time-limit'), base.timeLimitS),
+    concurrency: number('concurrency', s('concurrency'), base.concurrency),
+    ttlMs: number('ttl', s('ttl'), base.ttlMs),
+    holdMs: number('hold', s('hold'), base.holdMs),
+    rate: number('rate', s('rate'), base.rate),
+    acquireTimeoutMs: number('acquire-timeout', s('acquire-timeout'), base.acquireTimeoutMs),
+    requestTimeoutMs: number('request-timeout', s('request-timeout'), base.requestTimeoutMs),
+    nemesisIntervalS: number('nemesis-interval', s('nemesis-interval'), base.nemesisIntervalS),
     seed: number('seed', s('seed'), randomSeed()),
-    storeDir: s('store') ?? DEFAULTS.storeDir,
+    storeDir: s('store') ?? base.storeDir,
   };
+  if (scenario) config.scenario = scenario.name;
   if (s('nodes') !== undefined) config.nodes = number('nodes', s('nodes'), 0);
-  if (values['lose-data']) config.loseData = true;
+  if (values['lose-data'] || base.loseData) config.loseData = true;
   return { config, build: !values['no-build'] };
+}
+
+const REPLAY_FLAGS = ['replay', 'store', 'no-build'];
+
+/** test.json fields and their types: what a stored configuration must have. */
+const STORED_FIELDS: Record<string, 'string' | 'number' | 'boolean'> = {
+  name: 'string',
+  backend: 'string',
+  workload: 'string',
+  nemesis: 'string',
+  fencing: 'boolean',
+  timeLimitS: 'number',
+  concurrency: 'number',
+  ttlMs: 'number',
+  holdMs: 'number',
+  rate: 'number',
+  acquireTimeoutMs: 'number',
+  requestTimeoutMs: 'number',
+  nemesisIntervalS: 'number',
+  seed: 'number',
+  storeDir: 'string',
+};
+
+/**
+ * The configuration of a stored run, for --replay: PATH is a run folder or its test.json.
+ * Everything is kept (seed included, so the fault schedule is drawn the same), except the
+ * store when one is given. A missing or bad file is one UserError line.
+ */
+export function loadReplayConfig(path: string, store?: string): TestConfig {
+  let file = path;
+  try {
+    if (statSync(path).isDirectory()) file = join(path, 'test.json');
+  } catch {
+    throw new UserError(`--replay: no such run folder or file '${path}'`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserError(`--replay: '${path}' has no test.json: give a run folder or its test.json`);
+    const why = (err as Error).message.split('\n')[0];
+    throw new UserError(code ? `--replay: cannot read '${file}' (${why})` : `--replay: '${file}' is not JSON (${why})`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new UserError(`--replay: '${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`);
+  }
+  const stored = data as Record<string, unknown>;
+  for (const [key, type] of Object.entries(STORED_FIELDS)) {
+    const got = stored[key];
+    if (typeof got !== type) {
+      const what = got === undefined ? 'missing' : `${JSON.stringify(got)} is not a ${type}`;
+      throw new UserError(`--replay: '${file}' is not a test configuration: ${key}: ${what}`);
+    }
+  }
+  const config = { ...stored, ...(store !== undefined ? { storeDir: store } : {}) } as unknown as TestConfig;
+  try {
+    return validateConfig(config);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`--replay: '${file}': ${err.message}`);
+    throw err;
+  }
 }
 
 export async function runCommand(argv: string[]): Promise<number> {

@@ -18,17 +18,28 @@ export interface JUnitCase {
 export interface JUnitSuite {
   name: string;
   timestamp?: string;
+  /** <properties>: e.g. the seed and configuration, for CI views that show them. */
+  properties?: Record<string, string>;
   cases: JUnitCase[];
 }
 
-const escape = (s: string) =>
+/**
+ * Text for element content. XML 1.0 forbids most control characters even as entities,
+ * lone UTF-16 surrogates and U+FFFE/U+FFFF: they are dropped.
+ */
+export const escapeXmlText = (s: string) =>
   s
-    // XML 1.0 forbids most control characters even as entities.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 forbids these characters and lone surrogates
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
+
+/** Text for an attribute value: as content, and line breaks and tabs kept as references (a parser turns raw ones into spaces). */
+const escapeAttr = (s: string) =>
+  escapeXmlText(s).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 
 export function junitXml(suites: JUnitSuite[]): string {
   const count = (f: (c: JUnitCase) => boolean) => suites.reduce((n, s) => n + s.cases.filter(f).length, 0);
@@ -45,19 +56,26 @@ export function junitXml(suites: JUnitSuite[]): string {
     const k = s.cases.filter((c) => c.skipped !== undefined && !c.failure).length;
     const t = s.cases.reduce((u, c) => u + c.timeS, 0);
     lines.push(
-      `  <testsuite name="${escape(s.name)}" tests="${s.cases.length}" failures="${f}" errors="0" skipped="${k}" time="${t.toFixed(3)}"${s.timestamp ? ` timestamp="${escape(s.timestamp)}"` : ''}>`,
+      `  <testsuite name="${escapeAttr(s.name)}" tests="${s.cases.length}" failures="${f}" errors="0" skipped="${k}" time="${t.toFixed(3)}"${s.timestamp ? ` timestamp="${escapeAttr(s.timestamp)}"` : ''}>`,
     );
+    const props = Object.entries(s.properties ?? {});
+    if (props.length) {
+      lines.push('    <properties>');
+      for (const [name, value] of props)
+        lines.push(`      <property name="${escapeAttr(name)}" value="${escapeAttr(value)}"/>`);
+      lines.push('    </properties>');
+    }
     for (const c of s.cases) {
-      const open = `    <testcase name="${escape(c.name)}" classname="${escape(c.className)}" time="${c.timeS.toFixed(3)}"`;
+      const open = `    <testcase name="${escapeAttr(c.name)}" classname="${escapeAttr(c.className)}" time="${c.timeS.toFixed(3)}"`;
       const inner: string[] = [];
       if (c.failure) {
         inner.push(
-          `      <failure message="${escape(c.failure.message)}" type="violation">${escape(c.failure.body ?? c.failure.message)}</failure>`,
+          `      <failure message="${escapeAttr(c.failure.message)}" type="violation">${escapeXmlText(c.failure.body ?? c.failure.message)}</failure>`,
         );
       } else if (c.skipped !== undefined) {
-        inner.push(`      <skipped message="${escape(c.skipped)}"/>`);
+        inner.push(`      <skipped message="${escapeAttr(c.skipped)}"/>`);
       }
-      if (c.systemOut) inner.push(`      <system-out>${escape(c.systemOut)}</system-out>`);
+      if (c.systemOut) inner.push(`      <system-out>${escapeXmlText(c.systemOut)}</system-out>`);
       lines.push(inner.length ? `${open}>\n${inner.join('\n')}\n    </testcase>` : `${open}/>`);
     }
     lines.push('  </testsuite>');

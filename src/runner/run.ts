@@ -14,6 +14,8 @@ import { sweepOrphans } from '../cluster/sweep.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
+import { writeRunReport } from '../report/html.js';
+import { RunProgress } from '../report/progress.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
@@ -43,6 +45,8 @@ export interface RunHooks {
   log?: (line: string) => void;
   /** Aborting ends the workload early; the run still heals, tears down and checks. */
   signal?: AbortSignal;
+  /** Live progress on stderr while the workload runs (default: when `log` is given). */
+  progress?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
 }
@@ -80,6 +84,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   let pool: WorkerPool | undefined;
   let faults: RunFaults | undefined;
   let clusterS = 0;
+  let progress: RunProgress | undefined;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
     const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
@@ -91,7 +96,6 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw new Error('aborted');
 
-    const origin = monotonicNow();
     const options: WorkloadOptions = {
       lock: LOCK_NAME,
       storeKey: STORE_KEY,
@@ -102,7 +106,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       concurrency: config.concurrency,
       fencing: config.fencing,
     };
-    const record = (op: Parameters<HistoryWriter['append']>[0]) => writer.append(op);
+    progress = hooks.log && hooks.progress !== false ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing }) : undefined;
+    const record = (op: Parameters<HistoryWriter['append']>[0]) =>
+      progress ? progress.onOp(writer.append(op)) : writer.append(op);
     pool = new WorkerPool(
       runId,
       Array.from({ length: config.concurrency }, (_, client) => ({
@@ -113,14 +119,18 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
         options,
         requestTimeoutMs: config.requestTimeoutMs,
         seed: config.seed,
-        origin: origin.toString(),
       })),
       record,
     );
+    // Time starts when every client is connected, so the whole time limit is workload.
+    await pool.ready(60_000);
+    const origin = monotonicNow();
+    pool.go(origin);
 
     const timeUp = new AbortController();
     const onAbort = () => timeUp.abort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    if (hooks.signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
     const schedule = runFaults.run({ clients: pool, rng, origin, record, signal: timeUp.signal });
     log(
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
@@ -146,6 +156,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const logs = await cluster.collectLogs();
     for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
   } finally {
+    progress?.stop();
     await faults?.healAll();
     pool?.kill();
     await faults?.close();
@@ -158,5 +169,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   const valid = worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ valid, config, timings, results }, null, 2)}\n`);
+  await writeRunReport(dir).then(
+    (path) => log(`report: ${path}`),
+    (err) => log(`report.html not written: ${String(err)}`),
+  );
   return { dir, config, valid, results, history, timings };
 }

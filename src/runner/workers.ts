@@ -58,12 +58,13 @@ export class WorkerPool implements PausableClients {
   }
 
   private onMessage(worker: Worker, m: FromWorker) {
-    if (m.type === 'op') {
-      const op = m.op;
-      worker.process = op.process as number;
-      if (op.f === 'acquire' && op.type === 'ok') worker.holding = true;
-      else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
-      this.record(op);
+    if (m.type === 'ops') {
+      for (const op of m.ops) {
+        worker.process = op.process as number;
+        if (op.f === 'acquire' && op.type === 'ok') worker.holding = true;
+        else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
+        this.record(op);
+      }
     } else if (m.type === 'ready') {
       worker.ready = true;
       this.onReady?.();

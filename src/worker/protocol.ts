@@ -25,7 +25,8 @@ export type ToWorker =
   | { type: 'disarm-pause' };
 
 export type FromWorker =
-  | { type: 'op'; op: UnindexedOp }
+  /** Operations in the order the worker recorded them. */
+  | { type: 'ops'; ops: UnindexedOp[] }
   /** Connected to the lock service and the store, waiting for 'go'. */
   | { type: 'ready' }
   | { type: 'done' }

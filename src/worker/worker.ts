@@ -4,13 +4,30 @@
  * stamped on the system-wide monotonic clock, to the runner.
  */
 import { backendByName } from '../backends/index.js';
-import { Recorder } from '../history/recorder.js';
+import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { DataStore } from '../store/datastore.js';
 import { Rng } from '../util/rng.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
+/**
+ * Operations go to the runner in batches, one IPC message per turn of the event loop:
+ * a message per operation costs more than the request it records.
+ */
+let batch: UnindexedOp[] = [];
+function flushOps() {
+  if (batch.length === 0) return;
+  process.send?.({ type: 'ops', ops: batch } satisfies FromWorker);
+  batch = [];
+}
+function recordOp(op: UnindexedOp) {
+  if (batch.length === 0) setImmediate(flushOps);
+  batch.push(op);
+}
+
+/** Every other message goes after the operations recorded before it. */
 function send(message: FromWorker) {
+  flushOps();
   process.send?.(message);
 }
 
@@ -30,6 +47,7 @@ async function pausePoint(where: string): Promise<void> {
   if (armed !== where) return;
   armed = undefined;
   await new Promise<void>((resolve) => {
+    flushOps();
     process.send?.({ type: 'self-paused', where } satisfies FromWorker, () => {
       process.kill(process.pid, 'SIGSTOP');
       resolve();
@@ -51,7 +69,7 @@ async function run(config: WorkerConfig) {
   const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
   send({ type: 'ready' });
   const origin = await go;
-  const recorder = new Recorder(config.client, config.options.concurrency, origin, (op) => send({ type: 'op', op }));
+  const recorder = new Recorder(config.client, config.options.concurrency, origin, recordOp);
   try {
     await workload.client({
       client: config.client,

@@ -1,0 +1,497 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CheckResult } from '../../checkers/result.js';
+import { UserError } from '../cli/errors.js';
+import { DEFAULTS } from '../runner/config.js';
+import { packageRoot } from '../util/paths.js';
+import { judge } from './expect.js';
+import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
+import { type CampaignSummary, campaignJUnit, summaryHtml, summaryJson, terminalTable } from './report.js';
+import { campaignCells, cellSlug } from './run.js';
+import { type CampaignFile, parseCampaign, validateCampaign } from './spec.js';
+
+const errorOf = (yaml: string): string => {
+  try {
+    parseCampaign(yaml, 'campaign.yaml');
+  } catch (err) {
+    expect(err).toBeInstanceOf(UserError);
+    const message = (err as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error('no error');
+};
+
+describe('campaign file validation: one line naming the key path', () => {
+  it.each([
+    [
+      'a scalar that is not a valid item',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n  - backend: redis\n    fencing: maybe\n    expect: valid',
+      'campaign.yaml: matrix[1].fencing: expected a list of on|off, got "maybe"',
+    ],
+    [
+      'a bad list item',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    fencing: [on, maybe]\n    expect: valid',
+      'campaign.yaml: matrix[0].fencing[1]: expected one of on|off, got "maybe"',
+    ],
+    [
+      'an unknown key at the top',
+      'seeds: [1]\nbogus: 1\nmatrix: []',
+      'campaign.yaml: bogus: unknown key: expected one of name, description, seeds, defaults, matrix',
+    ],
+    [
+      'an unknown key in an entry',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, options, overrides$/,
+    ],
+    [
+      'an unknown run option',
+      'seeds: [1]\ndefaults: { tll: 5 }\nmatrix:\n  - backend: redis\n    expect: valid',
+      /^campaign\.yaml: defaults\.tll: unknown key: expected one of time-limit, concurrency, ttl, /,
+    ],
+    [
+      'an empty matrix',
+      'seeds: [1]\nmatrix: []',
+      'campaign.yaml: matrix: expected a non-empty list of matrix entries, got []',
+    ],
+    ['no matrix', 'seeds: [1]', 'campaign.yaml: matrix: expected a non-empty list of matrix entries, got nothing'],
+    ['an empty file', '', /^campaign\.yaml: expected a campaign \(a map with matrix.*\), got nothing$/],
+    ['a list for a file', '- a\n- b', /^campaign\.yaml: expected a campaign .*, got a list$/],
+    [
+      'a wrong type',
+      'seeds: [1]\ndefaults: { time-limit: soon }\nmatrix:\n  - backend: redis\n    expect: valid',
+      'campaign.yaml: defaults.time-limit: expected a number > 0, got "soon"',
+    ],
+    [
+      'a bad number',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    options: { ttl: -5 }',
+      'campaign.yaml: matrix[0].options.ttl: expected a whole number > 0, got -5',
+    ],
+    [
+      'a bad seed',
+      'seeds: [1.5]\nmatrix:\n  - backend: redis\n    expect: valid',
+      'campaign.yaml: seeds[0]: expected a whole number from 0 to 4294967295, got 1.5',
+    ],
+    [
+      'an unknown backend',
+      'seeds: [1]\nmatrix:\n  - backend: [redis, etcdx]\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.backend\[1\]: unknown backend "etcdx": expected one of redis\|redlock/,
+    ],
+    [
+      'an unknown backend, alone',
+      'seeds: [1]\nmatrix:\n  - backend: etcdx\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.backend: unknown backend "etcdx": expected one of redis\|redlock/,
+    ],
+    [
+      'an unknown workload',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    workload: queue\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.workload: unknown workload "queue": expected one of lock-set\|mutex/,
+    ],
+    [
+      'an unknown nemesis',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    nemesis: [none, chaos]\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.nemesis\[1\]: unknown nemesis 'chaos'.*client-pause/,
+    ],
+    [
+      'an unknown scenario',
+      'seeds: [1]\nmatrix:\n  - scenario: nope',
+      /^campaign\.yaml: matrix\[0\]\.scenario: unknown scenario "nope": expected one of .*control/,
+    ],
+    [
+      'nemesis and scenario together',
+      'seeds: [1]\nmatrix:\n  - scenario: control\n    nemesis: none',
+      'campaign.yaml: matrix[0]: give nemesis or scenario, not both (a scenario brings its own faults)',
+    ],
+    [
+      'fencing on Redlock',
+      'seeds: [1]\nmatrix:\n  - backend: redlock\n    fencing: [on, off]\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.fencing: redlock cannot be fenced \(Redlock has no fencing token.*\): give fencing off for it$/,
+    ],
+    [
+      'no expectation',
+      'seeds: [1]\nmatrix:\n  - backend: redis',
+      'campaign.yaml: matrix[0].expect: expected valid|invalid, got nothing',
+    ],
+    [
+      'a bad expectation',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: maybe',
+      'campaign.yaml: matrix[0].expect: expected one of valid|invalid, got "maybe"',
+    ],
+    [
+      'no seeds',
+      'matrix:\n  - backend: redis\n    expect: valid',
+      'campaign.yaml: matrix[0].seeds: expected a list of seeds, got nothing (give seeds here or at the top)',
+    ],
+    [
+      'no backend',
+      'seeds: [1]\nmatrix:\n  - nemesis: none\n    expect: valid',
+      /^campaign\.yaml: matrix\[0\]\.backend: expected a list of redis\|redlock.* \(or a scenario\), got nothing$/,
+    ],
+    [
+      'an override that matches nothing',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    overrides:\n      - when: { nemesis: client-pause }\n        expect: invalid',
+      'campaign.yaml: matrix[0].overrides[0].when: matches no cell of this entry',
+    ],
+    [
+      'an override without expect',
+      'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    overrides:\n      - when: { seed: 1 }',
+      'campaign.yaml: matrix[0].overrides[0].expect: expected one of valid|invalid, got nothing',
+    ],
+    [
+      'a scenario with a workload it does not run',
+      'seeds: [1]\nmatrix:\n  - scenario: control\n    workload: [lock-set, mutex]',
+      'campaign.yaml: matrix[0].workload: scenario "control" runs workload lock-set, not mutex: leave workload out, or split the entry',
+    ],
+    [
+      'a bad name',
+      'name: "night ly"\nseeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid',
+      'campaign.yaml: name: expected a name of letters, digits, . _ - (a folder name), got "night ly"',
+    ],
+    [
+      'YAML that does not parse',
+      'matrix:\n  - backend: [redis\n',
+      /^campaign\.yaml: line \d+, column \d+: not valid YAML: /,
+    ],
+    [
+      'a duplicate key',
+      'matrix: []\nmatrix: []',
+      /^campaign\.yaml: line 2, column 1: not valid YAML: Map keys must be unique/,
+    ],
+  ])('%s', (_what, yaml, message) => {
+    const got = errorOf(yaml);
+    if (typeof message === 'string') expect(got).toBe(message);
+    else expect(got).toMatch(message);
+  });
+});
+
+const nightly = () =>
+  parseCampaign(readFileSync(join(packageRoot, 'examples/nightly.yaml'), 'utf8'), 'examples/nightly.yaml');
+
+describe('matrix expansion', () => {
+  it('crosses backend × workload × nemesis × fencing × seeds in file order, seeds innermost', () => {
+    const spec = parseCampaign(
+      [
+        'seeds: [1, 2]',
+        'matrix:',
+        '  - backend: [redis, redlock]',
+        '    nemesis: [none, client-pause]',
+        '    expect: valid',
+        '  - backend: redis',
+        '    fencing: [on, off]',
+        '    seeds: [7]',
+        '    expect: invalid',
+      ].join('\n'),
+    );
+    expect(expandCells(spec).map((c) => `${c.id} ${c.expect}`)).toEqual([
+      'redis/lock-set/none/unfenced/seed-1 valid',
+      'redis/lock-set/none/unfenced/seed-2 valid',
+      'redis/lock-set/client-pause/unfenced/seed-1 valid',
+      'redis/lock-set/client-pause/unfenced/seed-2 valid',
+      'redlock/lock-set/none/unfenced/seed-1 valid',
+      'redlock/lock-set/none/unfenced/seed-2 valid',
+      'redlock/lock-set/client-pause/unfenced/seed-1 valid',
+      'redlock/lock-set/client-pause/unfenced/seed-2 valid',
+      'redis/lock-set/none/fenced/seed-7 invalid',
+      'redis/lock-set/none/unfenced/seed-7 invalid',
+    ]);
+    expect(expandCells(spec).map((c) => c.index)).toEqual([...Array(10).keys()]);
+  });
+
+  it('applies overrides, the last match winning', () => {
+    const spec = parseCampaign(
+      [
+        'seeds: [1, 2]',
+        'matrix:',
+        '  - backend: redis',
+        '    nemesis: [none, client-pause]',
+        '    fencing: [on, off]',
+        '    expect: valid',
+        '    overrides:',
+        '      - when: { nemesis: client-pause, fencing: off }',
+        '        expect: invalid',
+        '      - when: { seed: 2, fencing: [off], nemesis: client-pause }',
+        '        expect: valid',
+      ].join('\n'),
+    );
+    const byId = Object.fromEntries(expandCells(spec).map((c) => [c.id, c.expect]));
+    expect(byId['redis/lock-set/client-pause/unfenced/seed-1']).toBe('invalid');
+    expect(byId['redis/lock-set/client-pause/unfenced/seed-2']).toBe('valid');
+    expect(byId['redis/lock-set/client-pause/fenced/seed-1']).toBe('valid');
+    expect(byId['redis/lock-set/none/unfenced/seed-1']).toBe('valid');
+  });
+
+  it('merges run options: built-in defaults < campaign defaults < scenario < entry options', () => {
+    const spec = parseCampaign(
+      [
+        'seeds: [3]',
+        'defaults: { time-limit: 12, ttl: 1500, hold: 10, nemesis-interval: 1 }',
+        'matrix:',
+        '  - backend: redis',
+        '    expect: valid',
+        '    options: { hold: 20 }',
+        '  - scenario: control',
+        '  - scenario: control',
+        '    options: { ttl: 3000 }',
+      ].join('\n'),
+    );
+    const [plain, control, tuned] = expandCells(spec) as [Cell, Cell, Cell];
+    expect(plain.config).toMatchObject({
+      backend: 'redis',
+      workload: DEFAULTS.workload,
+      nemesis: 'none',
+      fencing: false,
+      seed: 3,
+      timeLimitS: 12,
+      ttlMs: 1500,
+      holdMs: 20,
+      nemesisIntervalS: 1,
+      concurrency: DEFAULTS.concurrency,
+      name: 'redis-lock-set-none-unfenced',
+    });
+    // The control scenario sets its own ttl and hold; the campaign's time limit applies.
+    expect(control.config).toMatchObject({ ttlMs: 2000, holdMs: 20, timeLimitS: 12, backend: 'redis' });
+    expect(control).toMatchObject({
+      scenario: 'control',
+      expect: 'valid',
+      id: 'redis/lock-set/scenario=control/unfenced/seed-3',
+    });
+    expect(tuned.config.ttlMs).toBe(3000);
+  });
+
+  it('takes a scenario expectation from the scenario, per fencing', () => {
+    const spec = parseCampaign('seeds: [1]\nmatrix:\n  - scenario: control\n    fencing: [on, off]');
+    expect(expandCells(spec).map((c) => [c.fencing, c.expect])).toEqual([
+      [true, 'valid'],
+      [false, 'valid'],
+    ]);
+  });
+
+  it('--time-limit overrides every cell, and a shard is a subset in order', () => {
+    const cells = campaignCells(nightly(), { timeLimitS: 3, shard: { index: 2, count: 3 } });
+    expect(cells.every((c) => c.config.timeLimitS === 3)).toBe(true);
+    expect(cells.map((c) => c.index)).toEqual([1, 4, 7, 10, 13, 16, 19]);
+  });
+
+  it('names each run folder after its cell', () => {
+    const [first] = expandCells(nightly()) as [Cell];
+    expect(cellSlug(first)).toBe('001-redis-lock-set-none-fenced-seed-1');
+  });
+
+  it('accepts a campaign object from library code, with booleans for fencing', () => {
+    const file: CampaignFile = {
+      name: 'lib',
+      seeds: [5],
+      matrix: [{ backend: ['redis'], fencing: [true, false], expect: 'valid' }],
+    };
+    const spec = validateCampaign(file);
+    expect(spec.source).toBe('campaign');
+    expect(expandCells(spec).map((c) => c.id)).toEqual([
+      'redis/lock-set/none/fenced/seed-5',
+      'redis/lock-set/none/unfenced/seed-5',
+    ]);
+  });
+});
+
+describe('examples/nightly.yaml', () => {
+  it('has at least 8 configurations × 2 seeds with the known expectations', () => {
+    const cells = expandCells(nightly());
+    const configs = new Set(cells.map((c) => c.id.replace(/\/seed-\d+$/, '')));
+    expect(configs.size).toBeGreaterThanOrEqual(8);
+    for (const config of configs) {
+      expect(cells.filter((c) => c.id.startsWith(`${config}/seed-`)).length).toBeGreaterThanOrEqual(2);
+    }
+    const lockSet = cells.filter((c) => c.workload === 'lock-set');
+    for (const c of lockSet) {
+      if (c.nemesis === 'none') expect(c.expect, c.id).toBe('valid');
+      if (c.backend === 'redlock' && c.nemesis === 'client-pause' && !c.fencing) expect(c.expect, c.id).toBe('invalid');
+      if (c.backend === 'redis' && c.nemesis === 'client-pause' && c.fencing) expect(c.expect, c.id).toBe('valid');
+    }
+    expect(cells.some((c) => c.backend === 'redlock' && c.fencing)).toBe(false);
+    expect(cells.some((c) => c.expect === 'invalid')).toBe(true);
+  });
+});
+
+describe('sharding', () => {
+  it('parses i/n', () => {
+    expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
+    for (const bad of ['0/4', '5/4', '1/0', 'a/b', '1', '1/2/3', '-1/2']) {
+      expect(() => parseShard(bad)).toThrow(/--shard takes i\/n with 1 <= i <= n/);
+    }
+  });
+
+  const matrixArb: fc.Arbitrary<CampaignFile> = fc
+    .array(
+      fc.record({
+        backend: fc.subarray(['redis', 'redlock'], { minLength: 1 }),
+        workload: fc.subarray(['lock-set', 'mutex'], { minLength: 1 }),
+        nemesis: fc.subarray(['none', 'client-pause'], { minLength: 1 }),
+        fenced: fc.boolean(),
+        seeds: fc.uniqueArray(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 4 }),
+        expect: fc.constantFrom('valid' as const, 'invalid' as const),
+      }),
+      { minLength: 1, maxLength: 5 },
+    )
+    .map((entries) => ({
+      matrix: entries.map((e) => ({
+        backend: e.backend,
+        workload: e.workload,
+        nemesis: e.nemesis,
+        // Redlock cannot be fenced: fence only Redis-only entries.
+        fencing: e.fenced && !e.backend.includes('redlock') ? ['on' as const, 'off' as const] : ['off' as const],
+        seeds: e.seeds,
+        expect: e.expect,
+      })),
+    }));
+
+  it('for any matrix and n, the shards are disjoint and their union is the cell list', () => {
+    fc.assert(
+      fc.property(matrixArb, fc.integer({ min: 1, max: 12 }), (file, n) => {
+        const cells = expandCells(validateCampaign(file));
+        const shards = Array.from({ length: n }, (_, i) => shardCells(cells, { index: i + 1, count: n }));
+        const seen = shards.flat().map((c) => c.index);
+        // Every cell exactly once: same multiset as the full list.
+        expect([...seen].sort((a, b) => a - b)).toEqual(cells.map((c) => c.index));
+        expect(new Set(seen).size).toBe(seen.length);
+        // Balanced, and each shard keeps file order.
+        const sizes = shards.map((s) => s.length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+        for (const s of shards) expect(s.map((c) => c.index)).toEqual([...s.map((c) => c.index)].sort((a, b) => a - b));
+        // Deterministic: expanding again gives the same shards.
+        const again = expandCells(validateCampaign(file));
+        expect(shardCells(again, { index: 1, count: n }).map((c) => c.id)).toEqual(shards[0]?.map((c) => c.id));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+const result = (checker: string, valid: CheckResult['valid'], summary: string, counts = true): CheckResult => ({
+  checker,
+  valid,
+  summary,
+  counts,
+});
+
+describe('expectation comparison', () => {
+  const overlap = result('mutual-exclusion', false, '3 overlapping holds of 40');
+  const fine = result('lost-updates', true, '40 acknowledged adds, all in the final read');
+
+  it('meets an expectation of the same verdict', () => {
+    expect(judge('valid', { valid: true, results: [fine] })).toEqual({
+      actual: 'valid',
+      met: true,
+      message: 'valid as expected',
+    });
+    expect(judge('invalid', { valid: false, results: [overlap, fine] })).toEqual({
+      actual: 'invalid',
+      met: true,
+      message: 'invalid as expected: mutual-exclusion: 3 overlapping holds of 40',
+    });
+  });
+
+  it('names the violation when a valid configuration fails', () => {
+    expect(judge('valid', { valid: false, results: [overlap, fine] })).toEqual({
+      actual: 'invalid',
+      met: false,
+      message: 'expected valid, got INVALID: mutual-exclusion: 3 overlapping holds of 40',
+    });
+  });
+
+  it('says so when a known-unsafe configuration stops failing', () => {
+    const o = judge('invalid', { valid: true, results: [fine, result('mutual-exclusion', false, 'shown', false)] });
+    expect(o.met).toBe(false);
+    expect(o.actual).toBe('valid');
+    expect(o.message).toBe(
+      'expected invalid, got valid: the known-unsafe configuration was not caught (lost-updates: 40 acknowledged adds, all in the final read)',
+    );
+  });
+
+  it('never meets an expectation with unknown, an error or an interruption', () => {
+    expect(
+      judge('valid', { valid: 'unknown', results: [result('linearizable', 'unknown', 'time budget ran out')] }),
+    ).toEqual({
+      actual: 'unknown',
+      met: false,
+      message: 'expected valid, got unknown: linearizable: time budget ran out',
+    });
+    expect(judge('invalid', { error: 'client workers failed' })).toEqual({
+      actual: 'error',
+      met: false,
+      message: 'the run failed: client workers failed',
+    });
+    expect(judge('valid', { valid: true, results: [], aborted: true }).actual).toBe('aborted');
+    expect(judge('valid', { notRun: true })).toMatchObject({ actual: 'not-run', met: false });
+  });
+});
+
+describe('campaign reports', () => {
+  const cells = expandCells(nightly()).slice(0, 3);
+  const summary: CampaignSummary = {
+    name: 'nightly',
+    source: 'examples/nightly.yaml',
+    dir: 'store/campaigns/nightly/T',
+    shard: { index: 1, count: 7 },
+    totalCells: 20,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:01:00.000Z',
+    interrupted: false,
+    met: false,
+    cells: [
+      {
+        cell: cells[0] as Cell,
+        ...judge('valid', { valid: true, results: [] }),
+        durationS: 12.5,
+        dir: 'store/campaigns/nightly/T/runs/001-x/R',
+        report: 'store/campaigns/nightly/T/runs/001-x/R/report.html',
+      },
+      {
+        cell: cells[1] as Cell,
+        ...judge('valid', { valid: false, results: [result('lost-updates', false, '2 of 9 <adds> lost & "gone"')] }),
+        durationS: 13,
+        dir: 'store/campaigns/nightly/T/runs/002-y/R',
+        report: 'store/campaigns/nightly/T/runs/002-y/R/report.html',
+        checkers: [{ checker: 'lost-updates', valid: false, counts: true, summary: '2 of 9 <adds> lost & "gone"' }],
+      },
+      { cell: cells[2] as Cell, ...judge('valid', { notRun: true }), durationS: 0 },
+    ],
+  };
+
+  it('writes one JUnit test case per cell: failure on a mismatch, skipped when not run', () => {
+    const xml = campaignJUnit(summary);
+    expect(xml).toContain('<testsuite name="campaign nightly shard 1/7" tests="3" failures="1" errors="0" skipped="1"');
+    expect(xml).toContain(
+      '<testcase name="redis/lock-set/none/fenced/seed-1" classname="campaign.nightly.redis" time="12.500">\n      <system-out>run folder: store/campaigns/nightly/T/runs/001-x/R\nreport: store/campaigns/nightly/T/runs/001-x/R/report.html</system-out>',
+    );
+    expect(xml).toContain(
+      '<failure message="expected valid, got INVALID: lost-updates: 2 of 9 &lt;adds&gt; lost &amp; &quot;gone&quot; (report: store/campaigns/nightly/T/runs/002-y/R/report.html)" type="violation">',
+    );
+    expect(xml).toContain('<skipped message="not run: the campaign was interrupted"/>');
+  });
+
+  it('links each run report and folder relative to the campaign folder', () => {
+    const html = summaryHtml(summary);
+    expect(html).toContain('<a href="runs/001-x/R/report.html">report</a>');
+    expect(html).toContain('<a href="runs/002-y/R/">folder</a>');
+    expect(html).toContain('2 of 9 &lt;adds&gt; lost &amp; &quot;gone&quot;');
+    expect(html).not.toMatch(/<script|<link|src="http/);
+    const json = JSON.parse(summaryJson(summary));
+    expect(json.cells[0]).toMatchObject({
+      dir: 'runs/001-x/R',
+      report: 'runs/001-x/R/report.html',
+      met: true,
+      seed: 1,
+    });
+    expect(json.totals).toEqual({ cells: 3, met: 1, mismatched: 1, errors: 0, interrupted: 1 });
+  });
+
+  it('prints a table and names the mismatches', () => {
+    const table = terminalTable(summary);
+    expect(table).toMatch(/^#\s+cell\s+expect\s+actual\s+time\s+result$/m);
+    expect(table).toMatch(/^2\s+redis\/lock-set\/none\/fenced\/seed-2\s+valid\s+INVALID\s+13\.0 s\s+MISMATCH$/m);
+    expect(table).toContain(
+      'campaign nightly shard 1/7: 3 cells of 20, 1 met their expectation, 1 did not, 1 interrupted or not run',
+    );
+  });
+});

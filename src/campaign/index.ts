@@ -1,0 +1,35 @@
+/** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
+export { type Actual, actualOf, judge, type Outcome } from './expect.js';
+export { type Cell, cellId, expandCells, parseShard, type Shard, shardCells } from './matrix.js';
+export {
+  type CampaignSummary,
+  type CellResult,
+  campaignJUnit,
+  summaryHtml,
+  summaryJson,
+  terminalTable,
+} from './report.js';
+export {
+  type CampaignHooks,
+  type CampaignOptions,
+  type CampaignResult,
+  campaign,
+  campaignCells,
+  cellSlug,
+} from './run.js';
+export { SchemaError } from './schema.js';
+export {
+  type CampaignFile,
+  type CampaignSpec,
+  type CellMatch,
+  type CellMatchFile,
+  EXPECTATIONS,
+  type Expectation,
+  loadCampaign,
+  type MatrixEntry,
+  type MatrixEntryFile,
+  parseCampaign,
+  type RunOptions,
+  type RunOptionsFile,
+  validateCampaign,
+} from './spec.js';

@@ -1,0 +1,182 @@
+/**
+ * From a campaign to its cells: each matrix entry crosses backend × workload × (nemesis
+ * or scenario) × fencing × seeds, in that nesting order, entries one after the other. The
+ * order is deterministic, so that shards partition the same list on every machine.
+ */
+import { backendByName } from '../backends/index.js';
+import { UserError } from '../cli/errors.js';
+import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { scenarioByName } from '../scenarios/index.js';
+import { child, SchemaError } from './schema.js';
+import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
+
+export interface Cell {
+  /** Position in the campaign's full cell list (0-based), the same in every shard. */
+  index: number;
+  /** The matrix entry it came from (0-based). */
+  entry: number;
+  /** "redlock/lock-set/client-pause/unfenced/seed-1" (scenario cells: "scenario=control/..."). */
+  id: string;
+  backend: string;
+  workload: string;
+  nemesis: string;
+  scenario?: string;
+  fencing: boolean;
+  seed: number;
+  expect: Expectation;
+  /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
+  config: TestConfig;
+}
+
+export function cellId(c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'>): string {
+  const faults = c.scenario ? `scenario=${c.scenario}` : c.nemesis;
+  return `${c.backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}/seed-${c.seed}`;
+}
+
+function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'config' | 'entry'>): boolean {
+  if (when.backend && !when.backend.includes(c.backend)) return false;
+  if (when.workload && !when.workload.includes(c.workload)) return false;
+  if (when.nemesis && !when.nemesis.includes(c.nemesis)) return false;
+  if (when.scenario && (c.scenario === undefined || !when.scenario.includes(c.scenario))) return false;
+  if (when.fencing && !when.fencing.includes(c.fencing)) return false;
+  if (when.seed && !when.seed.includes(c.seed)) return false;
+  return true;
+}
+
+/**
+ * Every cell of the campaign, in order. Throws a SchemaError naming the matrix entry when
+ * a cell cannot run (fencing on a backend without tokens, an override matching nothing).
+ */
+export function expandCells(spec: CampaignSpec): Cell[] {
+  const cells: Cell[] = [];
+  spec.matrix.forEach((entry: MatrixEntry, e) => {
+    const path = `matrix[${e}]`;
+    const seeds = entry.seeds ?? spec.seeds;
+    if (!seeds) {
+      throw new SchemaError(
+        child(path, 'seeds'),
+        'expected a list of seeds, got nothing (give seeds here or at the top)',
+      );
+    }
+    const used = new Set<number>();
+    // A plain entry is one pseudo-scenario: no preset, nemesis from the entry.
+    const presets = entry.scenario ?? [undefined];
+    for (const scenarioName of presets) {
+      const scenario = scenarioName === undefined ? undefined : scenarioByName(scenarioName);
+      const preset = scenario?.config ?? {};
+      if (scenario) {
+        // A scenario fixes its workload and backend; some stories apply to other backends too.
+        const allowed = {
+          backend: [preset.backend ?? DEFAULTS.backend, ...(scenario.backends ?? [])],
+          workload: [preset.workload ?? DEFAULTS.workload],
+        };
+        for (const key of ['backend', 'workload'] as const) {
+          const bad = entry[key]?.find((g) => !allowed[key].includes(g));
+          if (bad !== undefined) {
+            throw new SchemaError(
+              child(path, key),
+              `scenario "${scenarioName}" runs ${key} ${allowed[key].join(' or ')}, not ${bad}: leave ${key} out, or split the entry`,
+            );
+          }
+        }
+      }
+      const backends = entry.backend ?? [preset.backend ?? DEFAULTS.backend];
+      const workloads = entry.workload ?? [preset.workload ?? DEFAULTS.workload];
+      const nemeses = scenario ? [preset.nemesis ?? DEFAULTS.nemesis] : (entry.nemesis ?? [DEFAULTS.nemesis]);
+      for (const backend of backends) {
+        for (const workload of workloads) {
+          for (const nemesis of nemeses) {
+            for (const fencing of entry.fencing ?? [false]) {
+              const b = backendByName(backend);
+              if (fencing && b && !b.fencing.supported) {
+                throw new SchemaError(
+                  child(path, 'fencing'),
+                  `${backend} cannot be fenced (${b.fencing.why.replace(/\s*\([^)]*\)[.\s]*$/, '')}): give fencing off for it`,
+                );
+              }
+              for (const seed of seeds) {
+                const key = {
+                  backend,
+                  workload,
+                  nemesis,
+                  fencing,
+                  seed,
+                  ...(scenarioName ? { scenario: scenarioName } : {}),
+                };
+                let expect: Expectation | undefined = entry.expect;
+                if (expect === undefined && scenario) {
+                  const e = scenario.expected[fencing ? 'fenced' : 'unfenced'];
+                  if (e === 'valid' || e === 'invalid') expect = e;
+                }
+                entry.overrides.forEach((o, i) => {
+                  if (matches(o.when, key)) {
+                    expect = o.expect;
+                    used.add(i);
+                  }
+                });
+                if (expect === undefined) {
+                  throw new SchemaError(
+                    child(path, 'expect'),
+                    `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencing ? 'fenced' : 'unfenced']} ${fencing ? 'fenced' : 'unfenced'})`,
+                  );
+                }
+                const { name: _n, ...presetConfig } = preset as Partial<TestConfig>;
+                const config: TestConfig = {
+                  ...DEFAULTS,
+                  ...spec.defaults,
+                  ...presetConfig,
+                  ...entry.options,
+                  backend,
+                  workload,
+                  nemesis,
+                  fencing,
+                  seed,
+                  name: '',
+                };
+                config.name = testName(config);
+                const cell: Cell = { index: cells.length, entry: e, id: cellId(key), ...key, expect, config };
+                try {
+                  validateConfig({ ...config });
+                } catch (err) {
+                  if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
+                  throw err;
+                }
+                cells.push(cell);
+              }
+            }
+          }
+        }
+      }
+    }
+    entry.overrides.forEach((_, i) => {
+      if (!used.has(i)) throw new SchemaError(`${path}.overrides[${i}].when`, 'matches no cell of this entry');
+    });
+  });
+  return cells;
+}
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  count: number;
+}
+
+/** "2/4" → { index: 2, count: 4 }; a UserError otherwise. */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new UserError(`--shard takes i/n with 1 <= i <= n (e.g. 2/4), got '${text}'`);
+  }
+  return { index, count };
+}
+
+/**
+ * The cells of one shard: cell k goes to shard (k mod n) + 1. Round robin, so that a
+ * matrix whose slow cells sit together still spreads them; the shards partition the list.
+ */
+export function shardCells<T extends { index: number }>(cells: readonly T[], shard: Shard | undefined): T[] {
+  if (!shard) return [...cells];
+  return cells.filter((_, k) => k % shard.count === shard.index - 1);
+}

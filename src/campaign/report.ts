@@ -1,0 +1,223 @@
+/**
+ * What a campaign writes and prints: summary.json (the data), summary.html (one
+ * self-contained page), junit.xml (one test case per run) and the terminal table.
+ */
+import { relative } from 'node:path';
+import { type JUnitCase, junitXml } from '../report/junit.js';
+import type { Actual } from './expect.js';
+import type { Cell, Shard } from './matrix.js';
+
+export interface CellResult {
+  cell: Cell;
+  actual: Actual;
+  met: boolean;
+  /** One line: the violation or the mismatch in words. */
+  message: string;
+  /** Seconds from the cell's start to its verdict (0 when not run). */
+  durationS: number;
+  /** The run's folder (path as the store was given), when the run made one. */
+  dir?: string;
+  /** The run's report page (it may not exist: older runs, or a run that failed early). */
+  report?: string;
+  /** Each checker's verdict, in one line each. */
+  checkers?: { checker: string; valid: boolean | 'unknown'; counts: boolean; summary: string }[];
+}
+
+export interface CampaignSummary {
+  name: string;
+  description?: string;
+  source: string;
+  /** The campaign's folder. */
+  dir: string;
+  shard?: Shard;
+  /** Cells in the whole campaign (all shards). */
+  totalCells: number;
+  startedAt: string;
+  finishedAt: string;
+  interrupted: boolean;
+  /** True when every cell of this shard met its expectation (and nothing was interrupted). */
+  met: boolean;
+  cells: CellResult[];
+}
+
+export function counts(s: Pick<CampaignSummary, 'cells'>) {
+  const c = s.cells;
+  return {
+    cells: c.length,
+    met: c.filter((r) => r.met).length,
+    mismatched: c.filter((r) => !r.met && (r.actual === 'valid' || r.actual === 'invalid' || r.actual === 'unknown'))
+      .length,
+    errors: c.filter((r) => r.actual === 'error').length,
+    interrupted: c.filter((r) => r.actual === 'aborted' || r.actual === 'not-run').length,
+  };
+}
+
+const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
+
+/** summary.json: paths relative to the campaign folder, so the folder can move. */
+export function summaryJson(s: CampaignSummary): string {
+  const rel = (p: string | undefined) => (p === undefined ? undefined : relative(s.dir, p));
+  const out = {
+    name: s.name,
+    description: s.description,
+    source: s.source,
+    shard: s.shard ?? null,
+    totalCells: s.totalCells,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    interrupted: s.interrupted,
+    met: s.met,
+    totals: counts(s),
+    cells: s.cells.map((r) => ({
+      index: r.cell.index,
+      entry: r.cell.entry,
+      id: r.cell.id,
+      backend: r.cell.backend,
+      workload: r.cell.workload,
+      nemesis: r.cell.nemesis,
+      scenario: r.cell.scenario,
+      fencing: r.cell.fencing,
+      seed: r.cell.seed,
+      expect: r.cell.expect,
+      actual: r.actual,
+      met: r.met,
+      message: r.message,
+      durationS: Math.round(r.durationS * 1000) / 1000,
+      dir: rel(r.dir),
+      report: rel(r.report),
+      checkers: r.checkers,
+      config: r.cell.config,
+    })),
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+export function campaignJUnit(s: CampaignSummary): string {
+  const cases: JUnitCase[] = s.cells.map((r) => {
+    const where = [r.dir ? `run folder: ${r.dir}` : undefined, r.report ? `report: ${r.report}` : undefined]
+      .filter((x) => x !== undefined)
+      .join('\n');
+    const c: JUnitCase = {
+      name: r.cell.id,
+      className: `campaign.${s.name}.${r.cell.backend}`,
+      timeS: r.durationS,
+    };
+    if (r.actual === 'aborted' || r.actual === 'not-run') {
+      c.skipped = r.message;
+    } else if (!r.met) {
+      const checkers = (r.checkers ?? []).map(
+        (k) =>
+          `  ${k.checker}: ${k.valid === true ? 'valid' : k.valid === false ? 'INVALID' : 'unknown'}: ${k.summary}${k.counts ? '' : ' (not counted)'}`,
+      );
+      c.failure = {
+        message: `${r.message}${r.report ? ` (report: ${r.report})` : ''}`,
+        body: [r.message, `seed ${r.cell.seed}, ${r.durationS.toFixed(1)} s`, ...checkers, where]
+          .filter((x) => x !== '')
+          .join('\n'),
+      };
+    }
+    if (where) c.systemOut = where;
+    return c;
+  });
+  return junitXml([
+    { name: `campaign ${s.name}${shardText(s.shard)}`, timestamp: s.startedAt.replace(/\.\d+Z$/, ''), cases },
+  ]);
+}
+
+const pad = (s: string, n: number) => s.padEnd(n);
+const seconds = (s: number) => (s > 0 ? `${s.toFixed(1)} s` : '-');
+const word = (a: Actual) => (a === 'invalid' ? 'INVALID' : a);
+
+/** The table printed at the end of a campaign. */
+export function terminalTable(s: CampaignSummary): string {
+  const rows = s.cells.map((r) => [
+    String(r.cell.index + 1),
+    r.cell.id,
+    r.cell.expect,
+    word(r.actual),
+    seconds(r.durationS),
+    r.met ? 'ok' : 'MISMATCH',
+  ]);
+  const head = ['#', 'cell', 'expect', 'actual', 'time', 'result'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
+  const t = counts(s);
+  const out = [line(head), ...rows.map(line)];
+  const misses = s.cells.filter((r) => !r.met && r.actual !== 'not-run' && r.actual !== 'aborted');
+  if (misses.length) {
+    out.push('', 'mismatches:');
+    for (const r of misses)
+      out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
+  }
+  out.push(
+    '',
+    `campaign ${s.name}${shardText(s.shard)}: ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+      (t.mismatched ? `, ${t.mismatched} did not` : '') +
+      (t.errors ? `, ${t.errors} failed with an error` : '') +
+      (t.interrupted ? `, ${t.interrupted} interrupted or not run` : ''),
+    `campaign folder: ${s.dir}  (summary.html, summary.json, junit.xml)`,
+  );
+  return out.join('\n');
+}
+
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** A self-contained page: no script, no external style, links relative to the campaign folder. */
+export function summaryHtml(s: CampaignSummary): string {
+  const t = counts(s);
+  const href = (p: string) =>
+    relative(s.dir, p)
+      .split('/')
+      .map((x) => encodeURIComponent(x))
+      .join('/');
+  const rows = s.cells
+    .map((r) => {
+      const c = r.cell;
+      const status = r.met ? 'met' : r.actual === 'not-run' || r.actual === 'aborted' ? 'skip' : 'miss';
+      const links = [
+        r.report ? `<a href="${esc(href(r.report))}">report</a>` : '',
+        r.dir ? `<a href="${esc(href(r.dir))}/">folder</a>` : '',
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      return `<tr class="${status}">
+<td>${c.index + 1}</td><td>${esc(c.backend)}</td><td>${esc(c.workload)}</td><td>${esc(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
+<td>${esc(c.expect)}</td><td class="v-${esc(r.actual)}">${esc(word(r.actual))}</td><td>${r.met ? '✓' : status === 'skip' ? '–' : '✗'}</td>
+<td class="num">${esc(seconds(r.durationS))}</td><td class="msg">${esc(r.message)}</td><td>${links}</td></tr>`;
+    })
+    .join('\n');
+  const verdict = s.interrupted
+    ? 'interrupted'
+    : s.met
+      ? 'every cell met its expectation'
+      : `${t.cells - t.met} of ${t.cells} cells did not meet their expectation`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>lockchaos campaign ${esc(s.name)}${esc(shardText(s.shard))}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.4em; margin: 0 0 .2em; }
+.meta { color: #555; margin: 0 0 1em; }
+.verdict { font-weight: 600; padding: .3em .6em; border-radius: 4px; display: inline-block; }
+.verdict.ok { background: #e3f4e3; color: #185c18; } .verdict.bad { background: #fbe3e3; color: #8a1414; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; position: sticky; top: 0; }
+tr.miss { background: #fdf0f0; } tr.skip { color: #888; }
+td.num { text-align: right; white-space: nowrap; } td.msg { max-width: 40em; font-size: .92em; }
+.v-invalid, .v-error { color: #a01010; font-weight: 600; } .v-valid { color: #186018; } .v-unknown { color: #8a6d00; }
+</style></head><body>
+<h1>Campaign ${esc(s.name)}${esc(shardText(s.shard))}</h1>
+<p class="meta">${s.description ? `${esc(s.description)}<br>` : ''}from ${esc(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${esc(s.startedAt)} · finished ${esc(s.finishedAt)}</p>
+<p><span class="verdict ${s.met ? 'ok' : 'bad'}">${esc(verdict)}</span>
+ ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}</p>
+<table>
+<thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th></th><th>time</th><th>what happened</th><th>run</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+<p class="meta">Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
+</body></html>
+`;
+}

@@ -1,0 +1,129 @@
+/**
+ * The campaign runner's bookkeeping, with run() replaced by a fake (no Docker): cells run
+ * k at a time, an exception is a failed cell and the campaign goes on, aborting stops it
+ * and writes what was finished.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TestConfig } from '../runner/config.js';
+import type { RunHooks, RunResult } from '../runner/run.js';
+import { sleep } from '../util/clock.js';
+
+const fake = vi.hoisted(() => ({ running: 0, maxRunning: 0, started: [] as string[] }));
+
+vi.mock('../cluster/engine.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../cluster/engine.js')>()),
+  ensureEngine: vi.fn(async () => {}),
+  ensureImage: vi.fn(async () => {}),
+}));
+
+vi.mock('../runner/run.js', () => ({
+  run: vi.fn(async (config: TestConfig, hooks: RunHooks): Promise<RunResult> => {
+    fake.running += 1;
+    fake.maxRunning = Math.max(fake.maxRunning, fake.running);
+    fake.started.push(config.name);
+    try {
+      const dir = join(config.storeDir, config.name, 'T');
+      mkdirSync(dir, { recursive: true });
+      await sleep(config.timeLimitS * 1000, hooks.signal);
+      if (config.seed === 13) throw new Error('client workers failed:\nworker 2 exited');
+      const unsafe = config.nemesis === 'client-pause' && !config.fencing;
+      const results = [
+        { checker: 'mutual-exclusion', valid: !unsafe, summary: unsafe ? '2 overlapping holds' : 'no overlap' },
+      ];
+      return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 } };
+    } finally {
+      fake.running -= 1;
+    }
+  }),
+}));
+
+const { campaign } = await import('./run.js');
+
+beforeEach(() => {
+  fake.running = 0;
+  fake.maxRunning = 0;
+  fake.started = [];
+});
+
+const file = {
+  name: 'fake',
+  seeds: [1, 13],
+  defaults: { 'time-limit': 0.05 },
+  matrix: [
+    {
+      backend: 'redis',
+      nemesis: ['none', 'client-pause'],
+      fencing: ['on' as const, 'off' as const],
+      expect: 'valid' as const,
+      overrides: [{ when: { nemesis: 'client-pause', fencing: 'off' as const }, expect: 'invalid' as const }],
+    },
+  ],
+};
+
+describe('campaign() with a fake run', () => {
+  it('runs k at a time; an exception is a failed cell and the campaign goes on', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const seen: string[] = [];
+    const r = await campaign(file, { store, parallel: 3 }, { onCell: (c) => seen.push(c.cell.id) });
+    expect(fake.maxRunning).toBe(3);
+    expect(fake.started).toHaveLength(8);
+    expect(seen).toHaveLength(8);
+    expect(r.cells.map((c) => [c.cell.seed, c.actual, c.met])).toEqual([
+      [1, 'valid', true],
+      [13, 'error', false],
+      [1, 'valid', true],
+      [13, 'error', false],
+      [1, 'valid', true],
+      [13, 'error', false],
+      [1, 'invalid', true],
+      [13, 'error', false],
+    ]);
+    expect(r.cells[1]?.message).toBe('the run failed: client workers failed: / worker 2 exited');
+    // The failed run's folder is found all the same.
+    expect(r.cells[1]?.dir).toBe(join(r.dir, 'runs', '002-redis-lock-set-none-fenced-seed-13', 'T'));
+    expect(readFileSync(join(r.dir, 'logs', '002-redis-lock-set-none-fenced-seed-13.log'), 'utf8')).toContain(
+      'worker 2 exited',
+    );
+    expect(r.met).toBe(false);
+    expect(r.interrupted).toBe(false);
+    for (const f of Object.values(r.files)) expect(existsSync(f)).toBe(true);
+    const xml = readFileSync(r.files.junit, 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(8);
+    expect(xml.match(/<failure /g)).toHaveLength(4);
+    expect(JSON.parse(readFileSync(r.files.summaryJson, 'utf8')).totals).toEqual({
+      cells: 8,
+      met: 4,
+      mismatched: 0,
+      errors: 4,
+      interrupted: 0,
+    });
+  });
+
+  it('runs one shard into its own folder', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const r = await campaign(file, { store, shard: { index: 2, count: 3 } });
+    expect(basename(r.dir)).toMatch(/-shard-2-of-3$/);
+    expect(r.cells.map((c) => c.cell.index)).toEqual([1, 4, 7]);
+    expect(r.totalCells).toBe(8);
+    expect(existsSync(join(store, 'campaigns', 'fake', 'latest-shard-2-of-3', 'summary.json'))).toBe(true);
+  });
+
+  it('on abort, stops the runs in progress, starts no more and writes what was finished', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const abort = new AbortController();
+    const slow = { ...file, seeds: [1], defaults: { 'time-limit': 30 } };
+    const done = campaign(slow, { store, parallel: 2 }, { signal: abort.signal });
+    await sleep(100);
+    abort.abort();
+    const r = await done;
+    expect(fake.started).toHaveLength(2);
+    expect(r.interrupted).toBe(true);
+    expect(r.met).toBe(false);
+    expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'aborted', 'not-run', 'not-run']);
+    const xml = readFileSync(r.files.junit, 'utf8');
+    expect(xml.match(/<skipped /g)).toHaveLength(4);
+  });
+});

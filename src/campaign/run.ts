@@ -1,0 +1,247 @@
+/**
+ * Running a campaign: the cells of one shard, k at a time in this process (each run has
+ * its own cluster and network), every verdict compared with its expectation. The campaign
+ * folder is self-contained:
+ *
+ *     <store>/campaigns/<name>/<timestamp>[-shard-i-of-n]/
+ *       campaign.json        the validated campaign (and campaign.yaml, the file as given)
+ *       summary.html         the table of cells: expected vs actual, links to each run
+ *       summary.json         the same as data
+ *       junit.xml            one test case per run
+ *       runs/<NNN-cell>/<timestamp>/   each run's own folder (test.json, history.jsonl ...)
+ *       logs/<NNN-cell>.log  each run's log lines (with a runLog hook) and its error, if any
+ *
+ * A run that fails with an error is a failed cell and the campaign goes on. Aborting
+ * (Ctrl-C) aborts the runs in progress (they heal and tear down), starts no more, and
+ * writes what was finished. The summary files are rewritten after every cell, so a
+ * campaign killed outright still leaves the cells it finished.
+ */
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
+import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { DEFAULTS } from '../runner/config.js';
+import { run } from '../runner/run.js';
+import { judge } from './expect.js';
+import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import { type CampaignFile, type CampaignSpec, loadCampaign, validateCampaign } from './spec.js';
+
+export interface CampaignOptions {
+  /** Where campaigns (and their runs) are written (default "store"). */
+  store?: string;
+  /** Run only this shard: cell k goes to shard (k mod count) + 1. */
+  shard?: Shard;
+  /** Runs at once (default 1). */
+  parallel?: number;
+  /** Overrides every cell's time limit, in seconds. */
+  timeLimitS?: number;
+  /** Build the node image when it is missing (default true). */
+  buildImage?: boolean;
+}
+
+export interface CampaignHooks {
+  /** Aborting stops the campaign: runs in progress heal and tear down, no more start. */
+  signal?: AbortSignal;
+  /** Progress: one line per cell started and finished. */
+  log?: (line: string) => void;
+  /**
+   * Each run's own log lines (also written to logs/<cell>.log); without it runs are quiet
+   * and logs/ holds only the errors.
+   */
+  runLog?: (cell: Cell, line: string) => void;
+  /** Called as each cell ends. */
+  onCell?: (result: CellResult) => void;
+}
+
+export interface CampaignResult extends CampaignSummary {
+  files: { summaryHtml: string; summaryJson: string; junit: string };
+}
+
+const stamp = () => new Date().toISOString().replace(/:/g, '-');
+
+/** The cells a campaign runs for these options: expanded, sharded, time limit applied. */
+export function campaignCells(spec: CampaignSpec, options: Pick<CampaignOptions, 'shard' | 'timeLimitS'> = {}): Cell[] {
+  const cells = shardCells(expandCells(spec), options.shard);
+  if (options.timeLimitS !== undefined) {
+    for (const c of cells) c.config.timeLimitS = options.timeLimitS;
+  }
+  return cells;
+}
+
+/** A run's folder name in the campaign: "007-redis-lock-set-none-fenced-seed-1". */
+export const cellSlug = (c: Cell) =>
+  `${String(c.index + 1).padStart(3, '0')}-${c.id.replace(/[/=]/g, '-').replace(/[^A-Za-z0-9._-]/g, '_')}`;
+
+/** The one run folder under <runs>/<slug>/ (run() names it by its start time). */
+function findRunDir(runsDir: string, slug: string): string | undefined {
+  const base = join(runsDir, slug);
+  if (!existsSync(base)) return undefined;
+  const stamps = readdirSync(base).sort();
+  const last = stamps[stamps.length - 1];
+  return last === undefined ? undefined : join(base, last);
+}
+
+/**
+ * Runs a campaign, from a file path or a campaign object (validated either way). Throws a
+ * UserError when the campaign is not valid or no Docker engine answers; a failing run is
+ * a failed cell, not an exception.
+ */
+export async function campaign(
+  input: string | CampaignFile | CampaignSpec,
+  options: CampaignOptions = {},
+  hooks: CampaignHooks = {},
+): Promise<CampaignResult> {
+  const spec =
+    typeof input === 'string'
+      ? loadCampaign(input)
+      : 'source' in input && typeof input.source === 'string'
+        ? (input as CampaignSpec)
+        : validateCampaign(input);
+  const parallel = options.parallel ?? 1;
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
+  const totalCells = expandCells(spec).length;
+  const cells = campaignCells(spec, options);
+  const log = hooks.log ?? (() => {});
+
+  if (cells.length > 0) {
+    await ensureEngine();
+    await ensureImage({ build: options.buildImage ?? true, log });
+  }
+
+  const store = options.store ?? DEFAULTS.storeDir;
+  const parent = join(store, 'campaigns', spec.name);
+  const shardSuffix = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
+  const dir = join(parent, `${stamp()}${shardSuffix}`);
+  const runsDir = join(dir, 'runs');
+  const logsDir = join(dir, 'logs');
+  mkdirSync(runsDir, { recursive: true });
+  mkdirSync(logsDir, { recursive: true });
+  writeFileSync(join(dir, 'campaign.json'), `${JSON.stringify(spec, null, 2)}\n`);
+  try {
+    if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, 'campaign.yaml'));
+  } catch {
+    // not from a file (a campaign object)
+  }
+  try {
+    const latest = join(
+      parent,
+      options.shard ? `latest-shard-${options.shard.index}-of-${options.shard.count}` : 'latest',
+    );
+    rmSync(latest, { force: true });
+    symlinkSync(basename(dir), latest);
+  } catch {
+    // another process on the same store got there first: the link is a convenience
+  }
+
+  const files = {
+    summaryHtml: join(dir, 'summary.html'),
+    summaryJson: join(dir, 'summary.json'),
+    junit: join(dir, 'junit.xml'),
+  };
+  const startedAt = new Date().toISOString();
+  const done = new Map<number, CellResult>();
+  const summary = (final: boolean): CampaignSummary => {
+    const results = cells.map(
+      (cell) =>
+        done.get(cell.index) ?? ({ cell, durationS: 0, ...judge(cell.expect, { notRun: true }) } satisfies CellResult),
+    );
+    const interrupted = hooks.signal?.aborted ?? false;
+    const s: CampaignSummary = {
+      name: spec.name,
+      source: spec.source,
+      dir,
+      totalCells,
+      startedAt,
+      finishedAt: final ? new Date().toISOString() : '',
+      interrupted,
+      met: !interrupted && results.every((r) => r.met),
+      cells: final ? results : results.filter((r) => done.has(r.cell.index)),
+    };
+    if (spec.description !== undefined) s.description = spec.description;
+    if (options.shard) s.shard = options.shard;
+    return s;
+  };
+  const write = (final: boolean) => {
+    const s = summary(final);
+    writeFileSync(files.summaryJson, summaryJson(s));
+    writeFileSync(files.junit, campaignJUnit(s));
+    writeFileSync(files.summaryHtml, summaryHtml(s));
+    return s;
+  };
+  write(false);
+
+  let next = 0;
+  let finished = 0;
+  const runCell = async (cell: Cell): Promise<CellResult> => {
+    const slug = cellSlug(cell);
+    const logFile = join(logsDir, `${slug}.log`);
+    const runLog = (line: string) => {
+      appendFileSync(logFile, `${line}\n`);
+      hooks.runLog?.(cell, line);
+    };
+    const t0 = Date.now();
+    log(`[${cell.index + 1}] ${cell.id}: starting (expect ${cell.expect})`);
+    const config = { ...cell.config, name: slug, storeDir: runsDir };
+    let result: CellResult;
+    try {
+      // Each run's lines go to its log file; live progress would interleave across runs.
+      const r = await run(config, { log: runLog, progress: false, signal: hooks.signal, buildImage: false });
+      const outcome = judge(cell.expect, { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted });
+      result = {
+        cell,
+        ...outcome,
+        durationS: (Date.now() - t0) / 1000,
+        dir: r.dir,
+        report: join(r.dir, 'report.html'),
+        checkers: r.results.map((c) => ({
+          checker: c.checker,
+          valid: c.valid,
+          counts: c.counts !== false,
+          summary: c.summary,
+        })),
+      };
+    } catch (err) {
+      const message = (err instanceof Error ? err.message : String(err)).split('\n').filter(Boolean).join(' / ');
+      runLog(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const runDir = findRunDir(runsDir, slug);
+      result = {
+        cell,
+        ...judge(cell.expect, { error: message, aborted: hooks.signal?.aborted }),
+        durationS: (Date.now() - t0) / 1000,
+      };
+      if (runDir) {
+        result.dir = runDir;
+        result.report = join(runDir, 'report.html');
+      }
+    }
+    finished += 1;
+    log(
+      `[${cell.index + 1}] ${cell.id}: ${result.met ? 'ok' : 'MISMATCH'}: ${result.message} (${result.durationS.toFixed(1)} s; ${finished}/${cells.length} done)`,
+    );
+    return result;
+  };
+
+  const worker = async () => {
+    while (!hooks.signal?.aborted) {
+      const cell = cells[next++];
+      if (!cell) return;
+      const result = await runCell(cell);
+      done.set(cell.index, result);
+      write(false);
+      hooks.onCell?.(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, Math.max(cells.length, 1)) }, worker));
+  return { ...write(true), files };
+}

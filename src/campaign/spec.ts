@@ -1,0 +1,326 @@
+/**
+ * The campaign file: a YAML matrix of runs, each cell with the verdict it should end with.
+ *
+ *     name: nightly                 # folder under <store>/campaigns/ (default: the file's name)
+ *     seeds: [1, 2]                 # every entry's seeds unless it gives its own
+ *     defaults:                     # run options for every cell (the `lockchaos run` flags)
+ *       time-limit: 20
+ *       nemesis-interval: 2
+ *     matrix:
+ *       - backend: [redis]          # lists are crossed; a single value is a list of one
+ *         workload: lock-set
+ *         nemesis: [none, client-pause]
+ *         fencing: [on, off]
+ *         expect: valid             # every cell of the entry...
+ *         overrides:                # ...except those an override matches (the last match wins)
+ *           - when: { nemesis: client-pause, fencing: off }
+ *             expect: invalid
+ *       - scenario: [control]       # a preset in place of backend/workload/nemesis;
+ *         fencing: [on, off]        # expect defaults to the scenario's own
+ *         options: { ttl: 2000 }    # run options for this entry only
+ *
+ * Validation is strict (unknown keys, wrong types, unknown names, an override that matches
+ * nothing, a cell `lockchaos run` would refuse) and every error is one line that names the
+ * key path: `campaign.yaml: matrix[1].fencing: expected a list of on|off, got "maybe"`.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { parseDocument } from 'yaml';
+import { WORKLOADS } from '../../workloads/index.js';
+import { BACKENDS } from '../backends/index.js';
+import { UserError } from '../cli/errors.js';
+import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
+import type { TestConfig } from '../runner/config.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { expandCells } from './matrix.js';
+import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
+
+/** The verdict a cell should end with. */
+export type Expectation = 'valid' | 'invalid';
+export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid'];
+
+/** Run options as the file spells them: the `lockchaos run` flag names. */
+export interface RunOptionsFile {
+  'time-limit'?: number;
+  concurrency?: number;
+  ttl?: number;
+  hold?: number;
+  rate?: number;
+  'acquire-timeout'?: number;
+  'request-timeout'?: number;
+  'nemesis-interval'?: number;
+  nodes?: number;
+  /** kill-node restarts Redis nodes empty. */
+  'lose-data'?: boolean;
+}
+
+type OneOrMany<T> = T | T[];
+type FencingWord = 'on' | 'off' | boolean;
+
+/** Which cells an override applies to: every key given must match (a list: any of). */
+export interface CellMatchFile {
+  backend?: OneOrMany<string>;
+  workload?: OneOrMany<string>;
+  nemesis?: OneOrMany<string>;
+  scenario?: OneOrMany<string>;
+  fencing?: OneOrMany<FencingWord>;
+  seed?: OneOrMany<number>;
+}
+
+export interface MatrixEntryFile {
+  backend?: OneOrMany<string>;
+  workload?: OneOrMany<string>;
+  nemesis?: OneOrMany<string>;
+  scenario?: OneOrMany<string>;
+  fencing?: OneOrMany<FencingWord>;
+  seeds?: OneOrMany<number>;
+  expect?: Expectation;
+  options?: RunOptionsFile;
+  overrides?: { when: CellMatchFile; expect: Expectation }[];
+}
+
+/** A campaign as written in YAML (or given to `campaign()` as an object). */
+export interface CampaignFile {
+  name?: string;
+  description?: string;
+  seeds?: OneOrMany<number>;
+  defaults?: RunOptionsFile;
+  matrix: MatrixEntryFile[];
+}
+
+/** Run options, as TestConfig fields. */
+export type RunOptions = Partial<
+  Pick<
+    TestConfig,
+    | 'timeLimitS'
+    | 'concurrency'
+    | 'ttlMs'
+    | 'holdMs'
+    | 'rate'
+    | 'acquireTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'nemesisIntervalS'
+    | 'nodes'
+    | 'loseData'
+  >
+>;
+
+export interface CellMatch {
+  backend?: string[];
+  workload?: string[];
+  nemesis?: string[];
+  scenario?: string[];
+  fencing?: boolean[];
+  seed?: number[];
+}
+
+export interface MatrixEntry {
+  backend?: string[];
+  workload?: string[];
+  nemesis?: string[];
+  scenario?: string[];
+  fencing?: boolean[];
+  seeds?: number[];
+  expect?: Expectation;
+  options: RunOptions;
+  overrides: { when: CellMatch; expect: Expectation }[];
+}
+
+/** A validated campaign. */
+export interface CampaignSpec {
+  name: string;
+  description?: string;
+  /** Where it came from, for messages: the file's path, or "campaign". */
+  source: string;
+  seeds?: number[];
+  defaults: RunOptions;
+  matrix: MatrixEntry[];
+}
+
+const OPTION_FIELDS = {
+  'time-limit': ['timeLimitS', num({ min: 0, exclusiveMin: true })],
+  concurrency: ['concurrency', num({ integer: true, min: 0, exclusiveMin: true })],
+  ttl: ['ttlMs', num({ integer: true, min: 0, exclusiveMin: true })],
+  hold: ['holdMs', num({ min: 0 })],
+  rate: ['rate', num({ min: 0 })],
+  'acquire-timeout': ['acquireTimeoutMs', num({ min: 0, exclusiveMin: true })],
+  'request-timeout': ['requestTimeoutMs', num({ min: 0, exclusiveMin: true })],
+  'nemesis-interval': ['nemesisIntervalS', num({ min: 0, exclusiveMin: true })],
+  nodes: ['nodes', num({ integer: true, min: 0, exclusiveMin: true })],
+  'lose-data': ['loseData', bool()],
+} as const satisfies Record<keyof RunOptionsFile, readonly [keyof RunOptions, Check<number> | Check<boolean>]>;
+
+const optionsCheck: Check<RunOptions> = (() => {
+  const shape = Object.fromEntries(Object.entries(OPTION_FIELDS).map(([k, [, check]]) => [k, check]));
+  const rec = record(shape, { what: 'a map of run options' });
+  return (v, path) => {
+    const raw = rec(v, path);
+    const out: Record<string, number | boolean> = {};
+    for (const [key, [field]] of Object.entries(OPTION_FIELDS)) {
+      const x = raw[key];
+      if (x !== undefined) out[field] = x as number | boolean;
+    }
+    return out as RunOptions;
+  };
+})();
+
+/** The names each field accepts, from the registries (others add to them). */
+const names = {
+  backend: () => Object.keys(BACKENDS),
+  workload: () => Object.keys(WORKLOADS),
+  scenario: () => Object.keys(SCENARIOS),
+};
+
+const backendCheck: Check<string> = (v, p) => oneOf(names.backend(), { kind: 'backend' })(v, p);
+const workloadCheck: Check<string> = (v, p) => oneOf(names.workload(), { kind: 'workload' })(v, p);
+const scenarioCheck: Check<string> = (v, p) => oneOf(names.scenario(), { kind: 'scenario' })(v, p);
+/** A nemesis is what `lockchaos run --nemesis` takes: none, or fault kinds (with targets). */
+const nemesisCheck: Check<string> = (v, p) => {
+  if (typeof v !== 'string' || v.trim() === '')
+    return fail(p, `a nemesis spec (none, or some of ${nemesisNames().join(', ')})`, v);
+  try {
+    parseNemesisSpec(v);
+  } catch (err) {
+    if (err instanceof UserError) throw new SchemaError(p, err.message, true);
+    throw err;
+  }
+  return v.trim();
+};
+const nemesisNames = () => ['none', ...Object.keys(FAULT_KINDS)];
+const fencingCheck = oneOf(['on', 'off'], {
+  aliases: new Map<unknown, 'on' | 'off'>([
+    [true, 'on'],
+    [false, 'off'],
+  ]),
+});
+const fencingList: Check<boolean[]> = (v, p) =>
+  listOf(fencingCheck, 'on|off', { single: true, nonEmpty: true })(v, p).map((w) => w === 'on');
+const seedCheck = num({ integer: true, min: 0, max: 2 ** 32 - 1 });
+const seedList = listOf(seedCheck, 'seeds (whole numbers from 0 to 4294967295)', { single: true, nonEmpty: true });
+const expectCheck = oneOf(EXPECTATIONS);
+
+const nameList =
+  (item: Check<string>, what: () => string[]): Check<string[]> =>
+  (v, p) =>
+    listOf(item, what().join('|'), { single: true, nonEmpty: true })(v, p);
+
+const matchCheck = record(
+  {
+    backend: nameList(backendCheck, names.backend),
+    workload: nameList(workloadCheck, names.workload),
+    nemesis: nameList(nemesisCheck, nemesisNames),
+    scenario: nameList(scenarioCheck, names.scenario),
+    fencing: fencingList,
+    seed: seedList,
+  },
+  { what: 'a map of cell keys (backend, workload, nemesis, scenario, fencing, seed)' },
+);
+
+const overrideCheck = record(
+  { when: matchCheck, expect: expectCheck },
+  { what: 'a map with when and expect', required: ['when', 'expect'] },
+);
+
+const entryCheck: Check<MatrixEntry> = (v, path) => {
+  const raw = record(
+    {
+      backend: nameList(backendCheck, names.backend),
+      workload: nameList(workloadCheck, names.workload),
+      nemesis: nameList(nemesisCheck, nemesisNames),
+      scenario: nameList(scenarioCheck, names.scenario),
+      fencing: fencingList,
+      seeds: seedList,
+      expect: expectCheck,
+      options: optionsCheck,
+      overrides: listOf(overrideCheck, 'overrides ({when, expect})'),
+    },
+    { what: 'a matrix entry (a map of backend, workload, nemesis or scenario, fencing, seeds, expect ...)' },
+  )(v, path);
+  if (raw.scenario && raw.nemesis) {
+    throw new SchemaError(path, 'give nemesis or scenario, not both (a scenario brings its own faults)');
+  }
+  if (!raw.scenario && !raw.backend) {
+    return fail(child(path, 'backend'), `a list of ${names.backend().join('|')} (or a scenario)`, undefined);
+  }
+  if (!raw.scenario && raw.expect === undefined) {
+    return fail(child(path, 'expect'), EXPECTATIONS.join('|'), undefined);
+  }
+  const overrides = (raw.overrides ?? []).map((o) => ({ when: o.when ?? {}, expect: o.expect ?? 'valid' }));
+  const entry: MatrixEntry = { options: raw.options ?? {}, overrides };
+  for (const key of ['backend', 'workload', 'nemesis', 'scenario', 'fencing', 'seeds', 'expect'] as const) {
+    if (raw[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = raw[key];
+  }
+  return entry;
+};
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+const campaignCheck = record(
+  {
+    name: str({ pattern: NAME, what: 'a name of letters, digits, . _ - (a folder name)' }),
+    description: str(),
+    seeds: seedList,
+    defaults: optionsCheck,
+    matrix: listOf(entryCheck, 'matrix entries', { nonEmpty: true }),
+  },
+  { what: 'a campaign (a map with matrix, and optionally name, description, seeds, defaults)', required: ['matrix'] },
+);
+
+/**
+ * Validates a campaign given as data (parsed YAML, or an object from library code) and
+ * expands it once, so that every cell is known to be runnable. Throws a UserError of one
+ * line, "SOURCE: PATH: problem".
+ */
+export function validateCampaign(raw: unknown, source = 'campaign', fallbackName?: string): CampaignSpec {
+  try {
+    const c = campaignCheck(raw, '');
+    const spec: CampaignSpec = {
+      name: c.name ?? fallbackName ?? 'campaign',
+      source,
+      defaults: c.defaults ?? {},
+      matrix: c.matrix ?? [],
+    };
+    if (c.description !== undefined) spec.description = c.description;
+    if (c.seeds !== undefined) spec.seeds = c.seeds;
+    if (!NAME.test(spec.name)) {
+      throw new SchemaError(
+        'name',
+        `expected a name of letters, digits, . _ - (the file's name '${spec.name}' is not one: give name)`,
+      );
+    }
+    expandCells(spec);
+    return spec;
+  } catch (err) {
+    if (err instanceof SchemaError) throw new UserError(`${source}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Parses and validates campaign YAML; `source` names it in messages. */
+export function parseCampaign(text: string, source = 'campaign.yaml'): CampaignSpec {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  const problem = doc.errors[0] ?? doc.warnings[0];
+  if (problem) {
+    const at = problem.linePos?.[0];
+    const where = at ? `line ${at.line}, column ${at.col}: ` : '';
+    const what = (problem.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new UserError(`${source}: ${where}not valid YAML: ${what}`);
+  }
+  const stem = basename(source, extname(source));
+  return validateCampaign(doc.toJS(), source, NAME.test(stem) ? stem : undefined);
+}
+
+/** Reads, parses and validates a campaign file. */
+export function loadCampaign(path: string): CampaignSpec {
+  let text: string;
+  try {
+    if (statSync(path).isDirectory()) throw new UserError(`${path}: is a folder, not a campaign file`);
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : (err as Error).message.split('\n')[0];
+    throw new UserError(`${path}: cannot read the campaign file (${why})`);
+  }
+  return parseCampaign(text, path);
+}

@@ -1,0 +1,142 @@
+/** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
+import { parseArgs } from 'node:util';
+import { parseShard, type Shard } from '../campaign/matrix.js';
+import { terminalTable } from '../campaign/report.js';
+import { campaign, campaignCells } from '../campaign/run.js';
+import { loadCampaign } from '../campaign/spec.js';
+import { DEFAULTS } from '../runner/config.js';
+import { UserError } from './errors.js';
+
+const HELP = `Usage: lockchaos campaign FILE.yaml [options]
+
+Runs a matrix of tests, backend x workload x (nemesis or scenario) x fencing x seeds, and
+compares each run's verdict with the one the file expects, both ways: a correct
+configuration that raises an alarm is a regression, and so is a known-unsafe one that
+stops failing. Writes <store>/campaigns/<name>/<timestamp>[-shard-i-of-n]/ with every
+run's folder (runs/), summary.html, summary.json and junit.xml (one test case per run).
+
+The file (see examples/nightly.yaml and the README's "Nightly campaigns"):
+
+  name: nightly
+  seeds: [1, 2]
+  defaults: { time-limit: 20, nemesis-interval: 2 }
+  matrix:
+    - backend: [redis, redlock]
+      nemesis: [none, client-pause]
+      fencing: off
+      expect: valid
+      overrides:
+        - when: { nemesis: client-pause }
+          expect: invalid
+
+Options:
+  --shard i/n        run only shard i of n: cell k (in file order) goes to shard (k mod n) + 1
+  --parallel K       runs at once in this process, each with its own cluster (default 1)
+  --time-limit S     override every cell's time limit (seconds)
+  --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
+  --dry-run          list this shard's cells and exit 0 (needs no Docker)
+  --no-build         stop, instead of building the node image, when it is missing
+  --verbose          print each run's own progress lines
+  -h, --help         this help
+
+Exit codes: 0 every cell met its expectation, 1 some did not (a mismatch, or a run that
+failed with an error), 3 error (a bad campaign file or flag, no Docker engine), 130
+interrupted (Ctrl-C: runs in progress heal and tear down; finished cells are written).`;
+
+const OPTIONS = {
+  shard: { type: 'string' },
+  parallel: { type: 'string' },
+  'time-limit': { type: 'string' },
+  store: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'no-build': { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const EXIT_INTERRUPTED = 130;
+
+function positive(flag: string, text: string, integer: boolean): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UserError(`--${flag} takes a ${integer ? 'whole ' : ''}number > 0, got '${text}'`);
+  }
+  return n;
+}
+
+export async function campaignCommand(argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UserError(
+      positionals.length === 0
+        ? 'give the campaign file: lockchaos campaign FILE.yaml (see lockchaos campaign --help)'
+        : `give one campaign file, got ${positionals.length}: ${positionals.join(' ')}`,
+    );
+  }
+  const file = positionals[0] as string;
+  const s = (k: string) => values[k] as string | undefined;
+  const shard: Shard | undefined = s('shard') === undefined ? undefined : parseShard(s('shard') as string);
+  const parallel = s('parallel') === undefined ? 1 : positive('parallel', s('parallel') as string, true);
+  const timeLimitS =
+    s('time-limit') === undefined ? undefined : positive('time-limit', s('time-limit') as string, false);
+  const spec = loadCampaign(file);
+  const options = {
+    shard,
+    parallel,
+    timeLimitS,
+    store: s('store') ?? DEFAULTS.storeDir,
+    buildImage: !values['no-build'],
+  };
+
+  if (values['dry-run']) {
+    const cells = campaignCells(spec, options);
+    const total = campaignCells(spec, { timeLimitS }).length;
+    console.log(
+      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${total} cells`,
+    );
+    const width = Math.max(0, ...cells.map((c) => c.id.length));
+    for (const c of cells) {
+      console.log(
+        `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,
+      );
+    }
+    return 0;
+  }
+
+  // Ctrl-C (or SIGTERM): abort the runs in progress (they heal, tear down and are marked
+  // interrupted), start no more, write what was finished. A second one leaves at once;
+  // the next run's sweep removes what is left.
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
+    console.error(`\n${signal}: stopping the campaign: runs in progress heal and tear down (again to quit at once)`);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await campaign(spec, options, {
+      signal: abort.signal,
+      log: (line) => console.error(line),
+      runLog: values.verbose ? (cell, line) => console.error(`  [${cell.index + 1}] ${line}`) : undefined,
+    });
+    console.log(terminalTable(result));
+    if (result.interrupted) return EXIT_INTERRUPTED;
+    return result.met ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * `lockchaos doctor`: can this machine run lockchaos? One line per check, ok / FAIL / warn,
+ * with what to do about a failure. Exit 0 when every required check passes, 3 otherwise.
+ * The container check starts one labelled container (removed at the end, and by any
+ * later sweep if doctor is killed), with no network.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster/engine.js';
+import { removeResources, runLabels } from '../cluster/labels.js';
+import { sleep } from '../util/clock.js';
+import { EXIT_ERROR, UserError } from './errors.js';
+
+const HELP = `Usage: lockchaos doctor
+
+Checks what lockchaos needs on this machine, one line each:
+  node          Node.js 20.11 or newer
+  docker        a Docker engine answers (and its version)
+  node image    ${NODE_IMAGE} exists (else the command that builds it)
+  iptables      a container of the node image starts with NET_ADMIN, and iptables works
+                in it (a DROP rule with the statistic match, added and removed)
+  sigstop       SIGSTOP and SIGCONT of a process work (the client-pause fault)
+  chromium      a Chromium for the browser tests of reports (a warning only)
+
+Exit codes: 0 every required check passed, 3 otherwise.`;
+
+export type CheckStatus = 'ok' | 'FAIL' | 'warn';
+
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  /** What was found, or what is wrong and how to fix it. */
+  detail: string;
+}
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+function nodeCheck(): DoctorCheck {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > 20 || (major === 20 && minor >= 11);
+  return {
+    name: 'node',
+    status: ok ? 'ok' : 'FAIL',
+    detail: ok
+      ? `Node.js ${process.versions.node}`
+      : `Node.js ${process.versions.node} is too old: install Node.js 20.11 or newer`,
+  };
+}
+
+async function engineCheck(): Promise<DoctorCheck> {
+  try {
+    const v = await docker().version();
+    return { name: 'docker', status: 'ok', detail: `engine ${v.Version} (API ${v.ApiVersion}, ${v.Os}/${v.Arch})` };
+  } catch (err) {
+    return {
+      name: 'docker',
+      status: 'FAIL',
+      detail: `no Docker engine answers (${firstLine(err)}): start one (as root: bash scripts/ensure-docker.sh, or systemctl start docker)`,
+    };
+  }
+}
+
+async function imageCheck(): Promise<DoctorCheck> {
+  if (await imageExists()) return { name: 'node image', status: 'ok', detail: `${NODE_IMAGE} is there` };
+  return {
+    name: 'node image',
+    status: 'FAIL',
+    detail: `${NODE_IMAGE} is missing: build it with '${BUILD_IMAGE_COMMAND}'`,
+  };
+}
+
+/** Runs a command in a container; its exit code and output (stdout and stderr). */
+async function execIn(containerId: string, cmd: string[]): Promise<{ code: number; output: string }> {
+  const exec = await docker().getContainer(containerId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  const buf = Buffer.concat(chunks);
+  const parts: Buffer[] = [];
+  for (let i = 0; i + 8 <= buf.length; ) {
+    const size = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  const info = await exec.inspect();
+  return { code: info.ExitCode ?? -1, output: Buffer.concat(parts).toString('utf8') };
+}
+
+async function iptablesCheck(): Promise<DoctorCheck> {
+  const name = 'iptables';
+  const runId = randomBytes(4).toString('hex');
+  try {
+    const container = await docker().createContainer({
+      Image: NODE_IMAGE,
+      name: `lockchaos-${runId}-doctor`,
+      Cmd: ['sleep', '120'],
+      Labels: runLabels(runId, 'doctor'),
+      HostConfig: { CapAdd: ['NET_ADMIN'], NetworkMode: 'none' },
+    });
+    await container.start();
+    const steps: [string, string[]][] = [
+      ['list the rules', ['iptables', '-L', '-n']],
+      [
+        'add a DROP rule',
+        [
+          'iptables',
+          '-A',
+          'INPUT',
+          '-p',
+          'tcp',
+          '--dport',
+          '9',
+          '-m',
+          'statistic',
+          '--mode',
+          'random',
+          '--probability',
+          '0.2',
+          '-j',
+          'DROP',
+        ],
+      ],
+      [
+        'remove it',
+        [
+          'iptables',
+          '-D',
+          'INPUT',
+          '-p',
+          'tcp',
+          '--dport',
+          '9',
+          '-m',
+          'statistic',
+          '--mode',
+          'random',
+          '--probability',
+          '0.2',
+          '-j',
+          'DROP',
+        ],
+      ],
+    ];
+    for (const [what, cmd] of steps) {
+      const r = await execIn(container.id, cmd);
+      if (r.code !== 0) {
+        return {
+          name,
+          status: 'FAIL',
+          detail: `iptables could not ${what} in a container with NET_ADMIN (exit ${r.code}: ${r.output.trim().split('\n')[0]}): the kernel needs the iptables/nf_tables modules (modprobe ip_tables nf_tables xt_statistic) and the engine must grant NET_ADMIN`,
+        };
+      }
+    }
+    return {
+      name,
+      status: 'ok',
+      detail: 'a container with NET_ADMIN starts; iptables lists, adds and removes a DROP rule (statistic match)',
+    };
+  } catch (err) {
+    return {
+      name,
+      status: 'FAIL',
+      detail: `could not start a container of ${NODE_IMAGE} with NET_ADMIN (${firstLine(err)}): check the engine's log`,
+    };
+  } finally {
+    await removeResources({ runId }).catch(() => {});
+  }
+}
+
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitState(pid: number, want: (s: string | undefined) => boolean): Promise<string | undefined> {
+  let s = processState(pid);
+  for (let i = 0; i < 100 && !want(s); i++) {
+    await sleep(10);
+    s = processState(pid);
+  }
+  return s;
+}
+
+async function sigstopCheck(): Promise<DoctorCheck> {
+  const name = 'sigstop';
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  const pid = child.pid;
+  try {
+    if (pid === undefined) throw new Error('could not start sleep');
+    process.kill(pid, 'SIGSTOP');
+    const stopped = await waitState(pid, (s) => s === 'T' || s === 't');
+    process.kill(pid, 'SIGCONT');
+    const resumed = await waitState(pid, (s) => s === 'S' || s === 'R');
+    if ((stopped === 'T' || stopped === 't') && (resumed === 'S' || resumed === 'R')) {
+      return { name, status: 'ok', detail: 'a process stops on SIGSTOP and runs again on SIGCONT' };
+    }
+    return {
+      name,
+      status: 'FAIL',
+      detail: `a SIGSTOPped process was in state '${stopped}' (want T), then '${resumed}' after SIGCONT: client pauses will not work here (a sandbox that intercepts signals?)`,
+    };
+  } catch (err) {
+    return { name, status: 'FAIL', detail: `cannot signal a child process (${firstLine(err)})` };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+function onPath(names: string[]): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const n of names) {
+    for (const d of dirs) {
+      try {
+        accessSync(join(d, n), constants.X_OK);
+        return join(d, n);
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+function chromiumCheck(): DoctorCheck {
+  const found = onPath(['chromium', 'chromium-browser', 'google-chrome']);
+  return found
+    ? { name: 'chromium', status: 'ok', detail: `${found} (for the browser tests of reports)` }
+    : {
+        name: 'chromium',
+        status: 'warn',
+        detail: 'no chromium on PATH: the browser tests of reports are skipped (Debian: apt-get install chromium)',
+      };
+}
+
+/** Every check, in order; the Docker checks after a failed engine check say so. */
+export async function doctor(): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [nodeCheck()];
+  const engine = await engineCheck();
+  checks.push(engine);
+  if (engine.status === 'ok') {
+    const image = await imageCheck();
+    checks.push(image);
+    checks.push(
+      image.status === 'ok'
+        ? await iptablesCheck()
+        : { name: 'iptables', status: 'FAIL', detail: 'not checked: it needs the node image (see above)' },
+    );
+  } else {
+    checks.push({ name: 'node image', status: 'FAIL', detail: 'not checked: it needs a Docker engine (see above)' });
+    checks.push({ name: 'iptables', status: 'FAIL', detail: 'not checked: it needs a Docker engine (see above)' });
+  }
+  checks.push(await sigstopCheck());
+  checks.push(chromiumCheck());
+  return checks;
+}
+
+export async function doctorCommand(argv: string[]): Promise<number> {
+  let values: { help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos doctor --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const checks = await doctor();
+  const width = Math.max(...checks.map((c) => c.name.length));
+  for (const c of checks) console.log(`${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);
+  const failed = checks.filter((c) => c.status === 'FAIL').length;
+  console.log(failed === 0 ? 'all required checks passed' : `${failed} required check${failed > 1 ? 's' : ''} failed`);
+  return failed === 0 ? 0 : EXIT_ERROR;
+}

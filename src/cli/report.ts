@@ -1,0 +1,54 @@
+/**
+ * `lockchaos report RUN_DIR`: rebuild report.html and junit.xml of a stored run and print
+ * its summary. Works on a run whose runner was killed (test.json and a history prefix):
+ * the checkers then run on what was recorded. Exit code by verdict (0 valid, 1 invalid,
+ * 2 unknown), 3 for bad input, with one line that names it.
+ */
+import { parseArgs } from 'node:util';
+import { exitCodeFor } from '../../checkers/result.js';
+import { buildRunReport } from '../report/html.js';
+import { formatSummary } from '../runner/summary.js';
+import { UserError } from './errors.js';
+
+const HELP = `Usage: lockchaos report RUN_DIR
+
+Rebuilds report.html (timeline, latency plot, the violation highlighted) and junit.xml in
+a stored run folder (store/<test>/<timestamp>/, or store/latest), and prints the run's
+summary. A run whose runner was killed has no results.json: the checkers then run on the
+operations recorded (a last line cut mid-write is left out), and the report says so.
+
+Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error (no such folder, not a run folder,
+an unreadable history).`;
+
+export async function reportCommand(argv: string[]): Promise<number> {
+  let parsed: { values: { help?: boolean }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0]?.replace(/\. To specify a positional.*$/, '');
+    throw new UserError(`${message} (see lockchaos report --help)`);
+  }
+  if (parsed.values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    throw new UserError(
+      parsed.positionals.length === 0
+        ? 'give the run folder to report on, e.g. lockchaos report store/latest'
+        : `give one run folder, got ${parsed.positionals.length}`,
+    );
+  }
+  const dir = parsed.positionals[0] as string;
+  const { run, reportPath, junitPath } = buildRunReport(dir);
+  if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
+  console.log(formatSummary({ dir, valid: run.valid, results: run.results, config: run.config }));
+  console.log(`report: ${reportPath}`);
+  console.log(`junit: ${junitPath}`);
+  return exitCodeFor(run.valid);
+}

@@ -1,0 +1,59 @@
+/**
+ * lockchaos as a library: run one test, check a history, run a campaign. The CLI is a thin
+ * layer over these.
+ *
+ *     import { run, check, campaign } from 'lockchaos';
+ *
+ *     const r = await run({ ...DEFAULTS, name: '', backend: 'redlock', nemesis: 'client-pause', seed: 7 });
+ *     r.valid;                                   // true | false | 'unknown'
+ *     check(r.history, 'mutex').valid;           // linearizability against a model
+ *     const c = await campaign('examples/nightly.yaml', { shard: { index: 1, count: 4 } });
+ *     c.met;                                     // every cell met its expectation
+ */
+
+// Checking histories offline.
+export {
+  type CheckOptions,
+  type Counterexample,
+  checkLinearizable,
+  checkLinearizable as check,
+  type LinearizableResult,
+} from '../checkers/linearizable/index.js';
+export { findModel, guessModel, MODEL_NAMES, MODELS, type Model } from '../checkers/models/index.js';
+export { type CheckResult, exitCodeFor, type Validity, worst } from '../checkers/result.js';
+export { WORKLOADS } from '../workloads/index.js';
+// Registries and errors.
+export { BACKENDS, type Backend } from './backends/index.js';
+// Campaigns.
+export {
+  type Actual,
+  type CampaignFile,
+  type CampaignHooks,
+  type CampaignOptions,
+  type CampaignResult,
+  type CampaignSpec,
+  type CampaignSummary,
+  type Cell,
+  type CellResult,
+  campaign,
+  campaignCells,
+  type Expectation,
+  expandCells,
+  loadCampaign,
+  type MatrixEntryFile,
+  parseCampaign,
+  parseShard,
+  type RunOptionsFile,
+  type Shard,
+  shardCells,
+  validateCampaign,
+} from './campaign/index.js';
+export { UserError } from './cli/errors.js';
+export { loadReplayConfig } from './cli/run.js';
+export type { Op, OpType, Process } from './history/op.js';
+export { type HistoryFormat, parseHistory, readHistoryFile } from './history/read.js';
+export { checkRun } from './runner/check.js';
+export { DEFAULTS, type TestConfig, testName, validateConfig } from './runner/config.js';
+// One run: configuration, the runner, its per-run checkers.
+export { type RunHooks, type RunResult, run } from './runner/run.js';
+export { SCENARIOS, type Scenario } from './scenarios/index.js';

@@ -1,0 +1,144 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { H } from '../../test/unit/history-builder.js';
+import { toJsonl } from '../history/jsonl.js';
+import type { TestConfig } from '../runner/config.js';
+import { CLIENT_JS } from './client.js';
+import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
+import { rerunCommands, shellWord } from './rerun.js';
+
+const config: TestConfig = {
+  name: 'redlock-lock-set-client-pause-unfenced',
+  backend: 'redlock',
+  workload: 'lock-set',
+  nemesis: 'client-pause',
+  fencing: false,
+  timeLimitS: 15,
+  concurrency: 5,
+  ttlMs: 1000,
+  holdMs: 100,
+  rate: 0,
+  acquireTimeoutMs: 5000,
+  requestTimeoutMs: 1000,
+  nemesisIntervalS: 2,
+  seed: 3,
+  storeDir: 'store',
+};
+
+function folder(history: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lockchaos-html-'));
+  writeFileSync(join(dir, 'test.json'), JSON.stringify(config));
+  writeFileSync(join(dir, 'history.jsonl'), history);
+  return dir;
+}
+
+const L = 'lockchaos:lock';
+const S = 'lockchaos:set';
+const violating = () =>
+  new H()
+    .acquire(0, undefined, L)
+    .acquire(1, undefined, L)
+    .invoke(0, 'write', S, ['</script><script>alert(1)</script>'])
+    .ok(0, 'write', S, ['</script><script>alert(1)</script>'])
+    .release(0, L)
+    .release(1, L);
+
+describe('report.html', () => {
+  it('is one self-contained page: nothing loaded, everything inline, data that cannot close its script', async () => {
+    const dir = folder(toJsonl(violating().ops));
+    const path = await writeRunReport(dir);
+    expect(path).toBe(join(dir, 'report.html'));
+    const html = readFileSync(path, 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain("default-src 'none'");
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    // uPlot, inlined.
+    expect(html).toMatch(/https:\/\/github\.com\/leeoniya\/uPlot \(v1\.\d+\.\d+\)/);
+    // The history's '</script>' stays inside the JSON.
+    expect(html.match(/<\/script>/g)?.length).toBe(3);
+    expect(html).toContain('\\u003c/script\\u003e');
+    const data = JSON.parse(
+      /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '',
+    );
+    expect(data.violations[0].checker).toBe('mutual-exclusion');
+    expect(data.colors).toHaveLength(data.fs.length);
+    // A killed run (no results.json) says so; the verdict comes from the checkers run here.
+    expect(html).toContain('id="cut-short"');
+    expect(html).toContain('data-verdict="invalid"');
+    expect(html).toContain(`lockchaos run --replay ${join(dir, 'test.json')}`);
+    expect(html).toContain(
+      'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --fencing off --time-limit 15',
+    );
+    expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
+  });
+
+  it('has a client script that parses', () => {
+    expect(() => new Function(CLIENT_JS)).not.toThrow();
+    expect(CLIENT_JS).not.toContain('</script');
+  });
+
+  it('reports a valid run with nothing to highlight', () => {
+    const dir = folder(
+      toJsonl(
+        new H()
+          .acquire(0, undefined, L)
+          .invoke(0, 'write', S, [1])
+          .ok(0, 'write', S, [1])
+          .release(0, L)
+          .invoke(1, 'read', S)
+          .ok(1, 'read', S, [1]).ops,
+      ),
+    );
+    writeFileSync(
+      join(dir, 'results.json'),
+      JSON.stringify({
+        valid: true,
+        results: [{ checker: 'mutual-exclusion', valid: true, counts: true, summary: '1 holds, none overlapping' }],
+      }),
+    );
+    const { run, reportPath } = buildRunReport(dir);
+    expect(run.valid).toBe(true);
+    const html = readFileSync(reportPath, 'utf8');
+    expect(html).toContain('No violation');
+    expect(html).not.toContain('id="cut-short"');
+    expect(html).toContain('"focus":-1');
+  });
+
+  it('escapes text and gives each kind a colour', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+    expect(scriptJson({ s: '</script>&\u2028' })).toBe('{"s":"\\u003c/script\\u003e\\u0026\\u2028"}');
+    const colors = colorsFor(['acquire', 'read', 'write', 'release', 'cas', 'get']);
+    expect(new Set(colors).size).toBe(6);
+  });
+});
+
+describe('re-run commands', () => {
+  it('gives --replay of test.json and the equivalent flags', () => {
+    const r = rerunCommands('/runs/a b/2026', {
+      ...config,
+      nodes: 5,
+      name: 'mine',
+      storeDir: '/tmp/s',
+      loseData: true,
+    });
+    expect(r.replay).toBe("lockchaos run --replay '/runs/a b/2026/test.json'");
+    expect(r.flags).toBe(
+      'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --fencing off --time-limit 15 --concurrency 5 --ttl 1000 --hold 100 --rate 0 --acquire-timeout 5000 --request-timeout 1000 --nemesis-interval 2 --lose-data --nodes 5 --seed 3 --name mine --store /tmp/s',
+    );
+    expect(r.unmapped).toEqual([]);
+    expect(rerunCommands('/r', { ...config, loseData: false }).flags).not.toContain('--lose-data');
+    const future = { ...config, scenario: 'x', partitionMode: 'ring' } as TestConfig;
+    expect(rerunCommands('/r', future).unmapped).toEqual(['partitionMode']);
+    expect(rerunCommands('/r', config).flags).not.toMatch(/--name|--store|--nodes/);
+  });
+
+  it('quotes shell words only when needed', () => {
+    expect(shellWord('store/x-1.json')).toBe('store/x-1.json');
+    expect(shellWord("it's")).toBe(`'it'\\''s'`);
+    expect(shellWord('')).toBe("''");
+  });
+});

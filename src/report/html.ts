@@ -1,0 +1,339 @@
+/**
+ * report.html: one self-contained page per run (all scripts, styles and data inline; it
+ * loads nothing, and its Content-Security-Policy forbids loading anything). It shows the
+ * verdict and the violation in words, a timeline of every client process with the
+ * violation highlighted and scrolled to, the latency of each operation kind over time with
+ * fault windows shaded (uPlot), the checkers' results, the configuration and seed, and the
+ * commands that run the test again.
+ *
+ * `writeRunReport(dir)` reads a run folder (also one whose runner was killed: then the
+ * checkers run here on the recorded prefix) and writes report.html and junit.xml.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join, resolve } from 'node:path';
+import type { CheckResult, Validity } from '../../checkers/result.js';
+import { version } from '../version.js';
+import { CLIENT_JS } from './client.js';
+import { LIMITS, type PrepareOptions, prepareReport, type ReportData } from './model.js';
+import { rerunCommands } from './rerun.js';
+import { type LoadedRun, loadRun } from './run-folder.js';
+import { writeRunJUnit } from './run-junit.js';
+
+/** Colours per operation kind; other kinds take the extras in turn. */
+export const KIND_COLORS: Record<string, string> = {
+  acquire: '#2563eb',
+  read: '#0891b2',
+  write: '#7c3aed',
+  release: '#059669',
+};
+const EXTRA_COLORS = ['#db2777', '#ca8a04', '#4b5563', '#0d9488', '#9333ea'];
+
+export function colorsFor(fs: readonly string[]): string[] {
+  let extra = 0;
+  return fs.map((f) => KIND_COLORS[f] ?? (EXTRA_COLORS[extra++ % EXTRA_COLORS.length] as string));
+}
+
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** JSON inside <script type="application/json">: nothing in it can close the element. */
+export const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+
+const require = createRequire(import.meta.url);
+let uplotAssets: { js: string; css: string; version: string } | undefined;
+function uplot() {
+  if (!uplotAssets) {
+    const js = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
+    const css = readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
+    const pkg = JSON.parse(readFileSync(require.resolve('uplot/package.json'), 'utf8')) as { version: string };
+    if (/<\/script/i.test(js) || /<\/style/i.test(css))
+      throw new Error('uPlot assets cannot be inlined: they contain a closing tag');
+    uplotAssets = { js, css, version: pkg.version };
+  }
+  return uplotAssets;
+}
+
+const NOT_COUNTED = ' — shown, not counted toward the verdict';
+const word = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
+const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
+
+const CSS = `
+:root { --ink:#0f172a; --muted:#475569; --line:#e2e8f0; --bg:#f1f5f9; --red:#dc2626; --green:#15803d; --amber:#b45309; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; color:var(--ink); background:var(--bg); }
+header { background:#0f172a; color:#f8fafc; padding:14px 24px 12px; }
+header h1 { margin:0; font-size:20px; font-weight:600; display:flex; align-items:center; gap:12px; flex-wrap:wrap; }
+header .sub { color:#cbd5e1; margin-top:4px; font-size:13px; }
+header code { color:#e2e8f0; }
+.badge { display:inline-block; padding:2px 10px; border-radius:999px; font-size:13px; font-weight:700; letter-spacing:.03em; }
+.badge.invalid { background:var(--red); color:#fff; } .badge.valid { background:#16a34a; color:#fff; } .badge.unknown { background:#d97706; color:#fff; }
+main { max-width:1500px; margin:0 auto; padding:16px 24px 40px; }
+section { background:#fff; border:1px solid var(--line); border-radius:8px; padding:14px 18px; margin-bottom:16px; }
+h2 { font-size:16px; margin:0 0 10px; }
+.banner { border-radius:8px; padding:10px 14px; margin-bottom:12px; border:1px solid; }
+.banner.warn { background:#fffbeb; border-color:#f59e0b; color:#78350f; }
+.banner.note { background:#f0f9ff; border-color:#7dd3fc; color:#0c4a6e; }
+.callout { border-left:4px solid var(--red); background:#fef2f2; padding:10px 14px; border-radius:4px; }
+.callout.ok { border-color:#16a34a; background:#f0fdf4; } .callout.undecided { border-color:#d97706; background:#fffbeb; }
+.verdict-line { margin:0 0 8px; color:var(--green); font-weight:600; }
+.callout .who { font-weight:600; color:var(--red); margin-bottom:2px; }
+.callout.ok .who { color:var(--green); } .callout.undecided .who { color:var(--amber); }
+#violations-list { margin:8px 0 0; max-height:220px; overflow:auto; padding:0; list-style:none; border:1px solid var(--line); border-radius:6px; }
+#violations-list li { padding:5px 10px; border-bottom:1px solid var(--line); cursor:pointer; font-size:13px; }
+#violations-list li:hover { background:#f8fafc; } #violations-list li.current { background:#fee2e2; }
+#violations-list .tag { color:var(--muted); font-size:12px; margin-right:6px; }
+.toolbar { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0 8px; }
+button { font:inherit; font-size:13px; padding:3px 10px; border:1px solid #cbd5e1; border-radius:6px; background:#fff; cursor:pointer; color:var(--ink); }
+button:hover { background:#f1f5f9; }
+#view-range { color:var(--muted); font-size:13px; margin-left:8px; font-variant-numeric:tabular-nums; }
+.legend { display:flex; flex-wrap:wrap; gap:14px; font-size:12.5px; color:var(--muted); align-items:center; }
+.legend .sw { display:inline-block; width:22px; height:11px; border-radius:2px; vertical-align:-1px; margin-right:5px; }
+.hint { color:var(--muted); font-size:12.5px; margin-top:6px; }
+#timeline-wrap { border:1px solid var(--line); border-radius:6px; overflow:hidden; }
+#timeline { display:block; width:100%; user-select:none; cursor:crosshair; }
+#timeline text { font:11px system-ui,sans-serif; }
+#timeline .lane-label { fill:#334155; font-weight:500; }
+#timeline .tick, #timeline .axis-unit { fill:#64748b; font-variant-numeric:tabular-nums; }
+#timeline .fault-label { fill:#fff; font-size:10.5px; font-weight:600; }
+#timeline .bar-label { fill:#fff; font-size:10px; pointer-events:none; }
+#timeline .bar-label.dark { fill:#0f172a; paint-order:stroke; stroke:#fff; stroke-width:2.5px; }
+#timeline .hold { fill:#f59e0b; }
+#timeline .cluster { fill:#94a3b8; }
+#timeline .badge-num { fill:#fff; font-size:10.5px; font-weight:700; pointer-events:none; }
+ol.marks { margin:6px 0 0; padding-left:0; list-style:none; counter-reset:mark; display:flex; flex-wrap:wrap; gap:4px 18px; font-size:13px; }
+ol.marks li { counter-increment:mark; }
+ol.marks li::before { content:counter(mark); display:inline-block; width:17px; height:17px; line-height:17px; border-radius:50%; background:#dc2626; color:#fff; font-size:10.5px; font-weight:700; text-align:center; margin-right:6px; }
+#op-details { min-height:1.4em; margin-top:6px; font-size:13px; color:var(--ink); font-variant-numeric:tabular-nums; }
+#tip { position:fixed; z-index:10; background:#0f172a; color:#f8fafc; padding:6px 9px; border-radius:6px; font-size:12px; white-space:pre-wrap; pointer-events:none; max-width:480px; box-shadow:0 4px 12px rgba(0,0,0,.25); }
+section > table, .kv { border-collapse:collapse; width:100%; font-size:13px; }
+section > table th, section > table td, .kv td { text-align:left; padding:6px 8px; border-bottom:1px solid var(--line); vertical-align:top; }
+section > table th { color:var(--muted); font-weight:600; font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
+td.v-invalid { color:var(--red); font-weight:700; } td.v-valid { color:var(--green); font-weight:700; } td.v-unknown { color:var(--amber); font-weight:700; }
+tr.not-counted td { color:var(--muted); } tr.not-counted td.v-invalid { color:#f87171; }
+.cols { display:grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap:16px; }
+@media (max-width: 900px) { .cols { grid-template-columns: 1fr; } }
+pre { background:#0f172a; color:#e2e8f0; padding:8px 12px; border-radius:6px; overflow:auto; font-size:12.5px; margin:4px 0 10px; white-space:pre-wrap; word-break:break-all; }
+code { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; font-size:12.5px; }
+.kv td:first-child { color:var(--muted); width:40%; }
+.files a { margin-right:14px; }
+footer { color:var(--muted); font-size:12px; text-align:center; margin-top:10px; }
+.uplot { font-family:inherit; } .u-legend { font-size:12.5px; }
+`;
+
+function legendHtml(data: ReportData, colors: string[]): string {
+  const kinds = data.fs.map(
+    (f, i) => `<span><span class="sw" style="background:${colors[i]}"></span>${escapeHtml(f)}</span>`,
+  );
+  const c = '#64748b';
+  const outcomes = [
+    `<span><span class="sw" style="background:${c}"></span>ok</span>`,
+    `<span><span class="sw" style="background:${c}33;border:1px dashed ${c}"></span>fail (certainly did not happen)</span>`,
+    `<span><span class="sw" style="background:repeating-linear-gradient(45deg,${c} 0 2px,#fff 2px 4px);border:1px solid ${c}"></span>info (outcome unknown)</span>`,
+    `<span><span class="sw" style="background:repeating-linear-gradient(45deg,${c}99 0 2px,#fff 2px 4px);border:1px dashed ${c}"></span>pending (never completed)</span>`,
+  ];
+  const others = [
+    '<span><span class="sw" style="background:#f59e0b;height:5px;vertical-align:2px"></span>holds the lock (acquire ok → release)</span>',
+    '<span><span class="sw" style="background:rgba(100,116,139,.25)"></span>fault window</span>',
+    '<span><span class="sw" style="background:#fff;border:2px solid #dc2626"></span>the violation</span>',
+    '<span><span class="sw" style="background:#94a3b8"></span>several operations (zoom in)</span>',
+  ];
+  return `<div class="legend">${[...kinds, ...outcomes, ...others].join('')}</div>`;
+}
+
+function checkerRows(results: readonly CheckResult[]): string {
+  return results
+    .map((r) => {
+      const counted = r.counts !== false;
+      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictClass(r.valid)}">${word(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
+    })
+    .join('\n');
+}
+
+function focusHtml(run: LoadedRun, data: ReportData): string {
+  const v = data.focus >= 0 ? data.violations[data.focus] : undefined;
+  if (!v) {
+    if (run.valid === true) {
+      return '<div class="callout ok"><div class="who">No violation</div>Every counted checker passed: the history shows no violation of the checked properties.</div>';
+    }
+    const undecided = run.results.filter((r) => r.valid === 'unknown').map((r) => `${r.checker}: ${r.summary}`);
+    return `<div class="callout undecided"><div class="who">Undecided</div>${escapeHtml(undecided.join('; ') || 'the checkers could not decide')}</div>`;
+  }
+  const items = data.violations
+    .map(
+      (x, i) =>
+        `<li data-violation-index="${i}"><span class="tag">${escapeHtml(x.checker)}${x.counted ? '' : ' (not counted)'}</span>${escapeHtml(x.words)}</li>`,
+    )
+    .join('\n');
+  const counted = data.violations.filter((x) => x.counted).length;
+  const verdict =
+    run.valid === true
+      ? '<p class="verdict-line">Every counted checker passed. Shown below for information: what a checker that does not count toward the verdict found.</p>'
+      : '';
+  const list =
+    data.violations.length > 1
+      ? `<details${data.violations.length <= 12 ? ' open' : ''}><summary>${data.violations.length} violations listed (${counted} counted): click one to show it in the timeline</summary>
+<ul id="violations-list">${items}</ul></details>`
+      : '';
+  return `${verdict}<div class="callout${v.counted ? '' : ' undecided'}"><div class="who" id="focus-checker">${escapeHtml(v.checker)}${v.counted ? '' : NOT_COUNTED}</div><div id="focus-words">${escapeHtml(v.words)}</div><ol id="focus-marks" class="marks"></ol></div>
+${list}`;
+}
+
+function configTable(run: LoadedRun): string {
+  const rows = Object.entries(run.config).map(
+    ([k, v]) =>
+      `<tr><td>${escapeHtml(k)}</td><td><code>${escapeHtml(typeof v === 'string' ? v : JSON.stringify(v))}</code></td></tr>`,
+  );
+  if (run.timings) {
+    rows.push(
+      `<tr><td>run time</td><td>${run.timings.totalS.toFixed(1)} s (cluster start ${run.timings.clusterS.toFixed(1)} s)</td></tr>`,
+    );
+  }
+  return `<table class="kv">${rows.join('')}</table>`;
+}
+
+function filesHtml(dir: string): string {
+  const names = ['test.json', 'history.jsonl', 'results.json', 'junit.xml'];
+  const links = names
+    .filter((n) => n === 'junit.xml' || existsSync(join(dir, n)))
+    .map((n) => `<a href="${escapeHtml(n)}">${n}</a>`);
+  try {
+    for (const log of readdirSync(join(dir, 'nodes'))
+      .filter((n) => n.endsWith('.log'))
+      .sort()) {
+      links.push(`<a href="nodes/${encodeURIComponent(log)}">nodes/${escapeHtml(log)}</a>`);
+    }
+  } catch {
+    // no node logs (the run did not get that far)
+  }
+  return `<div class="files">${links.join('')}</div>`;
+}
+
+export function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Date()): string {
+  const { config } = run;
+  const assets = uplot();
+  const colors = colorsFor(data.fs);
+  const rerun = rerunCommands(run.dir, config);
+  const folder = resolve(run.dir);
+  const started = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)/.exec(basename(folder));
+  const sub = [
+    `seed <b>${config.seed}</b>`,
+    escapeHtml(config.backend),
+    escapeHtml(config.workload),
+    `nemesis ${escapeHtml(config.nemesis)}`,
+    `fencing ${config.fencing ? 'on' : 'off'}`,
+    `${config.timeLimitS} s`,
+    `${data.stats.ops.toLocaleString('en-US')} history entries`,
+    started ? `started ${started[1]} ${started[2]}:${started[3]}:${started[4]} UTC` : '',
+  ].filter(Boolean);
+  const banners: string[] = [];
+  if (run.cutShort) {
+    banners.push(
+      `<div class="banner warn" id="cut-short"><b>Incomplete run.</b> ${escapeHtml(run.cutShort)}. The verdict below is about the operations recorded before the run stopped.</div>`,
+    );
+  }
+  for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
+  const payload = { ...data, colors };
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(`${word(run.valid)} · ${config.name} · seed ${config.seed}`)}</title>
+<style>${assets.css}</style>
+<style>${CSS}</style>
+</head>
+<body data-verdict="${verdictClass(run.valid)}">
+<header>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${word(run.valid)}</span></h1>
+<div class="sub">${sub.join(' · ')}</div>
+<div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
+</header>
+<main>
+${banners.join('\n')}
+<section id="focus">
+<h2>${run.valid === false ? 'What went wrong' : 'Verdict'}</h2>
+${focusHtml(run, data)}
+</section>
+<section id="timeline-section">
+<h2>Timeline</h2>
+${legendHtml(data, colors)}
+<div class="toolbar">
+<button id="btn-violation" type="button"${data.focus < 0 ? ' hidden' : ''}>Show the violation</button>
+<button id="btn-all" type="button">Whole run</button>
+<button id="btn-in" type="button">Zoom in</button>
+<button id="btn-out" type="button">Zoom out</button>
+<button id="btn-left" type="button" aria-label="earlier">◀</button>
+<button id="btn-right" type="button" aria-label="later">▶</button>
+<span id="view-range"></span>
+</div>
+<div id="timeline-wrap"><svg id="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="timeline of operations per client process"></svg></div>
+<div id="op-details"></div>
+<div class="hint">One lane per client process (a client takes a new process number after an operation with an unknown outcome). Each bar runs from an operation's invocation to its completion; the amber line under it is when the process believed it held the lock. Drag across the timeline to zoom in, double-click for the whole run, Ctrl+wheel to zoom, Shift+wheel to pan; click an operation for its details. Op numbers (#) are history.jsonl line numbers minus one.</div>
+</section>
+<section id="latency-section">
+<h2>Latency by operation kind</h2>
+<div id="latency"></div>
+<div class="hint">Each point is one operation at its invocation time (acquire includes waiting for the lock). Shaded: fault windows; red dashed lines: the violation shown above. Drag across the plot to zoom both charts; click a kind in the legend to hide it.</div>
+</section>
+<section id="checkers">
+<h2>Checkers</h2>
+<table><thead><tr><th>checker</th><th>verdict</th><th>counted</th><th>summary</th></tr></thead>
+<tbody>${checkerRows(run.results)}</tbody></table>
+<p class="hint">The run's verdict is the worst of the counted checkers: INVALID beats unknown beats valid.${run.checkedHere ? ' These results were computed by the report, on the recorded history.' : ''}</p>
+</section>
+<section id="config">
+<h2>Configuration and how to run it again</h2>
+<div class="cols">
+<div>${configTable(run)}</div>
+<div>
+<div>Run it again from its configuration:</div>
+<pre id="rerun-replay">${escapeHtml(rerun.replay)}</pre>
+<div>or with the equivalent flags:</div>
+<pre id="rerun-flags">${escapeHtml(rerun.flags)}</pre>${rerun.unmapped.length ? `<div class="hint">test.json also sets ${escapeHtml(rerun.unmapped.join(', '))}, which these flags do not: --replay keeps them.</div>` : ''}
+<div>Rebuild this report and junit.xml:</div>
+<pre>${escapeHtml(`lockchaos report ${folder}`)}</pre>
+<div style="margin-top:10px">Files of this run:</div>
+${filesHtml(run.dir)}
+</div>
+</div>
+</section>
+<footer>lockchaos ${escapeHtml(version)} · report written ${escapeHtml(generatedAt.toISOString())} · latency chart: uPlot ${escapeHtml(assets.version)} (MIT)</footer>
+</main>
+<div id="tip" hidden></div>
+<script type="application/json" id="report-data">${scriptJson(payload)}</script>
+<script>${assets.js}</script>
+<script>${CLIENT_JS}</script>
+</body>
+</html>
+`;
+}
+
+export interface RunReport {
+  run: LoadedRun;
+  reportPath: string;
+  junitPath: string;
+}
+
+/** Reads the run folder, writes report.html and junit.xml; throws UserError on bad input. */
+export function buildRunReport(dir: string, options: PrepareOptions = {}): RunReport {
+  const run = loadRun(dir);
+  const data = prepareReport(run.history, run.results, { ...LIMITS, ...options });
+  const reportPath = join(dir, 'report.html');
+  writeFileSync(reportPath, renderReportHtml(run, data));
+  const junitPath = writeRunJUnit(run, resolve(reportPath));
+  return { run, reportPath, junitPath };
+}
+
+/** Writes report.html (and junit.xml) into the run folder `dir`; returns report.html's path. */
+export async function writeRunReport(dir: string): Promise<string> {
+  return buildRunReport(dir).reportPath;
+}

@@ -1,0 +1,466 @@
+/**
+ * The report's data, prepared from a history and its checker results: what the page's
+ * script draws. Pure (no I/O), JSON-serialisable, and bounded: a large history keeps at
+ * most `maxBars` operation bars and `maxLanes` lanes and `maxLatencyPoints` latency points,
+ * and says in `notes` what it left out.
+ *
+ * Times are milliseconds since the test's origin, rounded to microseconds. Op indices are
+ * the stored history's (history.jsonl line = index + 1).
+ */
+import { faultWindows, type Pair, pairOps } from '../../checkers/history-index.js';
+import { describeHold, type Hold, holds } from '../../checkers/mutual-exclusion.js';
+import type { CheckResult } from '../../checkers/result.js';
+import type { Op } from '../history/op.js';
+
+export type Outcome = 'ok' | 'fail' | 'info' | 'pending';
+export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
+
+/**
+ * One operation: [lane, f (index into `fs`), outcome (index into OUTCOMES), startMs,
+ * endMs (-1: never completed), invoke index, completion index (-1: none), value in brief,
+ * error].
+ */
+export type Bar = [number, number, number, number, number, number, number, string, string];
+
+/** A lock hold: [lane, startMs, endMs (-1: to the end), acquire index, release index (-1), token (-1: none)]. */
+export type HoldBar = [number, number, number, number, number, number];
+
+export interface Lane {
+  process: number;
+  label: string;
+  ops: number;
+}
+
+export interface Fault {
+  f: string;
+  label: string;
+  startMs: number;
+  /** -1: never healed in this history. */
+  endMs: number;
+  /** The row of the fault band, so that overlapping faults do not hide each other. */
+  row: number;
+  /** The lane of the process the fault targeted (a paused client), or -1. */
+  lane: number;
+}
+
+export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'other';
+
+export interface Violation {
+  checker: string;
+  counted: boolean;
+  kind: ViolationKind;
+  words: string;
+  /** Op indices to highlight, with a short label each. */
+  marks: { index: number; label: string }[];
+  /** Overlapping holds: the two holds [lane, startMs, endMs(-1 = end)] and the overlap. */
+  holds?: [number, number, number][];
+  overlap?: [number, number];
+  /** The time range to show, in ms. */
+  view: [number, number];
+}
+
+export interface LatencyData {
+  kinds: string[];
+  /** Invocation time in ms, ascending; one column per kind (null where another kind's point is). */
+  x: number[];
+  y: (number | null)[][];
+  /** Set when points were merged: how. */
+  downsampled?: string;
+}
+
+export interface ReportData {
+  endMs: number;
+  fs: string[];
+  lanes: Lane[];
+  bars: Bar[];
+  holds: HoldBar[];
+  faults: Fault[];
+  latency: LatencyData;
+  violations: Violation[];
+  /** The violation shown on load, or -1. */
+  focus: number;
+  notes: string[];
+  stats: { ops: number; operations: number; shownOperations: number; processes: number };
+}
+
+export interface PrepareOptions {
+  maxBars?: number;
+  maxLanes?: number;
+  maxLatencyPoints?: number;
+}
+
+export const LIMITS = { maxBars: 50_000, maxLanes: 48, maxLatencyPoints: 24_000 };
+
+/** The usual order of the lock-set workload's operation kinds; others follow by name. */
+const KIND_ORDER = ['acquire', 'read', 'write', 'release'];
+
+const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
+
+/** A value in at most ~80 characters: long sets shortened to their ends and length. */
+export function brief(value: unknown): string {
+  if (value === undefined) return '';
+  if (Array.isArray(value)) {
+    if (value.length === 2 && Array.isArray(value[0]) && !Array.isArray(value[1])) {
+      return `[${brief(value[0])}, ${brief(value[1])}]`;
+    }
+    if (value.length > 6 && value.every((v) => typeof v === 'number' || typeof v === 'string')) {
+      const ends = (xs: unknown[]) => xs.map((v) => JSON.stringify(v)).join(',');
+      return `[${ends(value.slice(0, 3))},…,${ends(value.slice(-2))}] (${value.length})`;
+    }
+  }
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+function kindOrder(fs: Iterable<string>): string[] {
+  return [...new Set(fs)].sort((a, b) => {
+    const ia = KIND_ORDER.indexOf(a);
+    const ib = KIND_ORDER.indexOf(b);
+    if (ia !== -1 || ib !== -1) return (ia === -1 ? 99 : ia) - (ib === -1 ? 99 : ib);
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/** A hold as stored in results.json: JSON turns an open end (Infinity) into null. */
+interface StoredHold {
+  process: number;
+  lock: string;
+  start: number;
+  end: number | null;
+  acquireIndex: number;
+  releaseIndex?: number;
+  token?: number;
+}
+
+/** A fault in words from what the nemesis recorded: its kind, whom it hit, how. */
+export function faultLabel(f: string, value: unknown): string {
+  const v = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const list = (x: unknown) => (Array.isArray(x) ? x.map(String).join(', ') : String(x));
+  const parts = [f];
+  if (typeof v.process === 'number') parts.push(`process ${v.process}`);
+  else if (typeof v.client === 'number') parts.push(`client ${v.client}`);
+  if (Array.isArray(v.clients)) parts.push(`clients ${list(v.clients)}`);
+  if (typeof v.shape === 'string') parts.push(v.shape);
+  if (v.nodes !== undefined) parts.push(list(v.nodes));
+  else if (typeof v.node === 'string') parts.push(v.node);
+  if (typeof v.to === 'string') parts.push(`to ${v.to}`);
+  if (typeof v.jumpMs === 'number') parts.push(`clock ${v.jumpMs >= 0 ? '+' : ''}${v.jumpMs} ms`);
+  if (typeof v.delayMs === 'number') parts.push(`+${v.delayMs} ms delay`);
+  if (typeof v.probability === 'number') parts.push(`${Math.round(v.probability * 100)}% loss`);
+  if (typeof v.ms === 'number') parts.push(`${v.ms} ms`);
+  return parts.join(' · ');
+}
+
+/** Violations from the checkers' structured details; counted checkers' first. */
+export function violationsOf(
+  results: readonly CheckResult[],
+  timeOf: (index: number) => number | undefined,
+  laneOf: (process: number) => number,
+  endMs: number,
+  faults: readonly Fault[] = [],
+): Violation[] {
+  const out: Violation[] = [];
+  const around = (times: (number | undefined)[]): [number, number] => {
+    const ts = times.filter((t): t is number => t !== undefined && t >= 0);
+    if (ts.length === 0) return [0, endMs];
+    const lo = Math.min(...ts);
+    const hi = Math.max(...ts);
+    const pad = Math.max((hi - lo) * 0.25, 50);
+    return [Math.max(0, lo - pad), Math.min(Math.max(endMs, hi), hi + pad)];
+  };
+  const ordered = [...results].sort((a, b) => Number(b.counts !== false) - Number(a.counts !== false));
+  for (const r of ordered) {
+    if (r.valid !== false) continue;
+    const counted = r.counts !== false;
+    const d = (r.details ?? {}) as Record<string, unknown>;
+    const before = out.length;
+    if (Array.isArray(d.pairs)) {
+      for (const p of d.pairs as { first: StoredHold; second: StoredHold }[]) {
+        const hold = (h: StoredHold): Hold => ({ ...h, end: h.end ?? Number.POSITIVE_INFINITY }) as Hold;
+        const a = hold(p.first);
+        const b = hold(p.second);
+        const endOf = (h: Hold) => (Number.isFinite(h.end) ? ms(h.end) : -1);
+        const until = (h: Hold) => (Number.isFinite(h.end) ? ms(h.end) : endMs);
+        const overlap: [number, number] = [Math.max(ms(a.start), ms(b.start)), Math.min(until(a), until(b))];
+        const marks = [
+          { index: a.acquireIndex, label: `p${a.process} acquires` },
+          { index: b.acquireIndex, label: `p${b.process} acquires while p${a.process} holds` },
+        ];
+        if (a.releaseIndex !== undefined) marks.push({ index: a.releaseIndex, label: `p${a.process} releases` });
+        if (b.releaseIndex !== undefined) marks.push({ index: b.releaseIndex, label: `p${b.process} releases` });
+        // The faults in effect while the two beliefs overlapped, as the checker names them.
+        const during = faults
+          .filter((f) => f.startMs <= overlap[1] && (f.endMs < 0 ? endMs : f.endMs) >= overlap[0])
+          .map(
+            (f) =>
+              `${f.label} (${(f.startMs / 1e3).toFixed(3)} s–${f.endMs < 0 ? 'end' : `${(f.endMs / 1e3).toFixed(3)} s`})`,
+          );
+        out.push({
+          checker: r.checker,
+          counted,
+          kind: 'overlap',
+          words:
+            `${describeHold(a)}, while ${describeHold(b).replace(/ held /, ' also held ')}` +
+            (during.length ? `; faults in effect: ${during.join(', ')}` : ''),
+          marks,
+          holds: [
+            [laneOf(a.process), ms(a.start), endOf(a)],
+            [laneOf(b.process), ms(b.start), endOf(b)],
+          ],
+          overlap,
+          view: around([ms(a.start), ms(b.start), until(a), until(b)]),
+        });
+      }
+    }
+    if (Array.isArray(d.lostElements)) {
+      for (const l of d.lostElements as {
+        element: number;
+        writeIndex: number;
+        overwriteIndex?: number;
+        words: string;
+      }[]) {
+        const marks = [{ index: l.writeIndex, label: `writes ${l.element} (acknowledged)` }];
+        if (l.overwriteIndex !== undefined) {
+          marks.push({ index: l.overwriteIndex, label: `overwrites the set without ${l.element}` });
+        }
+        out.push({
+          checker: r.checker,
+          counted,
+          kind: 'lost',
+          words: `lost ${l.words}`,
+          marks,
+          view: around(marks.map((m) => timeOf(m.index))),
+        });
+      }
+    }
+    const tokenPairs = (list: unknown, kind: 'stale' | 'regression') => {
+      if (!Array.isArray(list)) return;
+      for (const s of list as {
+        earlierIndex: number;
+        laterIndex: number;
+        earlierToken: number;
+        laterToken: number;
+      }[]) {
+        const marks =
+          kind === 'stale'
+            ? [
+                { index: s.earlierIndex, label: `store accepts token ${s.earlierToken}` },
+                { index: s.laterIndex, label: `then accepts older token ${s.laterToken}` },
+              ]
+            : [
+                { index: s.earlierIndex, label: `granted token ${s.earlierToken}` },
+                { index: s.laterIndex, label: `later granted token ${s.laterToken}` },
+              ];
+        const words =
+          kind === 'stale'
+            ? `the store accepted token ${s.laterToken} (op #${s.laterIndex}) after it had accepted token ${s.earlierToken} (op #${s.earlierIndex})`
+            : `a grant with token ${s.laterToken} (op #${s.laterIndex}) came after a grant with token ${s.earlierToken} (op #${s.earlierIndex})`;
+        out.push({
+          checker: r.checker,
+          counted,
+          kind,
+          words,
+          marks,
+          view: around(marks.map((m) => timeOf(m.index))),
+        });
+      }
+    };
+    tokenPairs(d.staleAccepted, 'stale');
+    tokenPairs(d.grantRegressions, 'regression');
+    if (out.length === before) {
+      out.push({ checker: r.checker, counted, kind: 'other', words: r.summary, marks: [], view: [0, endMs] });
+    }
+  }
+  return out;
+}
+
+export function prepareReport(
+  history: readonly Op[],
+  results: readonly CheckResult[],
+  options: PrepareOptions = {},
+): ReportData {
+  const limits = { ...LIMITS, ...options };
+  const notes: string[] = [];
+  const endNs = history.reduce((m, op) => Math.max(m, op.time), 0);
+  const endMs = ms(endNs);
+  const pairs: Pair[] = pairOps(history);
+  const timeByIndex = new Map<number, number>();
+  for (const op of history) timeByIndex.set(op.index, ms(op.time));
+
+  // Lanes: one per client process, by number; past the cap, the processes in violations
+  // and then the busiest.
+  const opsPerProcess = new Map<number, number>();
+  for (const p of pairs)
+    opsPerProcess.set(p.invoke.process as number, (opsPerProcess.get(p.invoke.process as number) ?? 0) + 1);
+  const processOfIndex = new Map<number, number>();
+  for (const op of history) if (op.process !== 'nemesis') processOfIndex.set(op.index, op.process);
+  let processes = [...opsPerProcess.keys()].sort((a, b) => a - b);
+  const allProcesses = processes.length;
+  if (processes.length > limits.maxLanes) {
+    const wanted = new Set<number>();
+    const provisional = violationsOf(
+      results,
+      (i) => timeByIndex.get(i),
+      () => -1,
+      endMs,
+    );
+    for (const v of provisional.slice(0, 20)) {
+      for (const m of v.marks) {
+        const p = processOfIndex.get(m.index);
+        if (p !== undefined) wanted.add(p);
+      }
+    }
+    const busiest = [...processes].sort((a, b) => (opsPerProcess.get(b) ?? 0) - (opsPerProcess.get(a) ?? 0));
+    for (const p of busiest) {
+      if (wanted.size >= limits.maxLanes) break;
+      wanted.add(p);
+    }
+    processes = [...wanted].slice(0, limits.maxLanes).sort((a, b) => a - b);
+    notes.push(
+      `${allProcesses} client processes: the timeline shows ${processes.length} lanes (those in the violations shown, then the busiest); the latency plot has every process.`,
+    );
+  }
+  const laneIndex = new Map(processes.map((p, i) => [p, i]));
+  const laneOf = (p: number) => laneIndex.get(p) ?? -1;
+  const lanes: Lane[] = processes.map((p) => ({ process: p, label: `process ${p}`, ops: opsPerProcess.get(p) ?? 0 }));
+
+  const rowEnds: number[] = [];
+  const faults: Fault[] = faultWindows(history).map((w) => {
+    const target = (w.value as { process?: unknown } | undefined)?.process;
+    const startMs = ms(w.start);
+    const endMs = w.end !== undefined ? ms(w.end) : -1;
+    // The first row free at this start (windows come in start order).
+    let row = rowEnds.findIndex((end) => end <= startMs);
+    if (row === -1) row = rowEnds.length;
+    rowEnds[row] = endMs < 0 ? Number.POSITIVE_INFINITY : endMs;
+    return {
+      f: w.f,
+      label: faultLabel(w.f, w.value),
+      startMs,
+      endMs,
+      row,
+      lane: typeof target === 'number' ? laneOf(target) : -1,
+    };
+  });
+  const violations = violationsOf(results, (i) => timeByIndex.get(i), laneOf, endMs, faults);
+  const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
+
+  // Operation bars, bounded: past maxBars, every op that a violation names, ended info or
+  // never ended is kept, and every k-th other one.
+  const fs = kindOrder(pairs.map((p) => p.invoke.f));
+  const fIndex = new Map(fs.map((f, i) => [f, i]));
+  const visible = pairs.filter((p) => laneIndex.has(p.invoke.process as number));
+  const outcomeOf = (p: Pair): Outcome => (p.completion?.type as Outcome | undefined) ?? 'pending';
+  let chosen = visible;
+  if (visible.length > limits.maxBars) {
+    const isPriority = (p: Pair) =>
+      marked.has(p.invoke.index) ||
+      (p.completion !== undefined && marked.has(p.completion.index)) ||
+      outcomeOf(p) === 'info' ||
+      outcomeOf(p) === 'pending';
+    const priority = visible.filter(isPriority).slice(0, Math.floor(limits.maxBars / 2));
+    const keep = new Set(priority);
+    const rest = visible.filter((p) => !keep.has(p));
+    const stride = Math.ceil(rest.length / Math.max(1, limits.maxBars - keep.size));
+    for (let i = 0; i < rest.length; i += stride) keep.add(rest[i] as Pair);
+    chosen = visible.filter((p) => keep.has(p));
+    notes.push(
+      `${visible.length.toLocaleString('en-US')} operations: the timeline draws ${chosen.length.toLocaleString('en-US')} of them: every one a violation names, every info and unfinished one, and every ${stride}${stride === 2 ? 'nd' : stride === 3 ? 'rd' : 'th'} other one. history.jsonl has them all.`,
+    );
+  }
+  const bars: Bar[] = chosen.map((p) => {
+    const c = p.completion;
+    const value = c?.value !== undefined ? c.value : p.invoke.value;
+    return [
+      laneOf(p.invoke.process as number),
+      fIndex.get(p.invoke.f) ?? 0,
+      OUTCOMES.indexOf(outcomeOf(p)),
+      ms(p.invoke.time),
+      c ? ms(c.time) : -1,
+      p.invoke.index,
+      c ? c.index : -1,
+      brief(value),
+      c?.error ?? '',
+    ];
+  });
+
+  const holdBars: HoldBar[] = [];
+  for (const h of holds(history)) {
+    const lane = laneOf(h.process);
+    if (lane < 0) continue;
+    holdBars.push([
+      lane,
+      ms(h.start),
+      Number.isFinite(h.end) ? ms(h.end) : -1,
+      h.acquireIndex,
+      h.releaseIndex ?? -1,
+      h.token ?? -1,
+    ]);
+  }
+
+  const latency = latencyData(pairs, fs, limits.maxLatencyPoints, endMs);
+  if (latency.downsampled) notes.push(latency.downsampled);
+
+  return {
+    endMs,
+    fs,
+    lanes,
+    bars,
+    holds: holdBars,
+    faults,
+    latency,
+    violations,
+    focus: violations.findIndex((v) => v.marks.length > 0 || v.kind === 'other'),
+    notes,
+    stats: { ops: history.length, operations: pairs.length, shownOperations: bars.length, processes: allProcesses },
+  };
+}
+
+/**
+ * Latency (completion − invocation) of every completed client operation at its invocation
+ * time, one series per kind. Past `maxPoints`, each kind keeps its slowest operation per
+ * time bucket: the spikes are what a reader looks for.
+ */
+export function latencyData(
+  pairs: readonly Pair[],
+  fs: readonly string[],
+  maxPoints: number,
+  endMs: number,
+): LatencyData {
+  const kinds = kindOrder(fs);
+  const perKind: [number, number][][] = kinds.map(() => []);
+  const kindIndex = new Map(kinds.map((k, i) => [k, i]));
+  for (const p of pairs) {
+    if (!p.completion) continue;
+    const k = kindIndex.get(p.invoke.f);
+    if (k === undefined) continue;
+    const lat = Math.max((p.completion.time - p.invoke.time) / 1e6, 0.001);
+    (perKind[k] as [number, number][]).push([ms(p.invoke.time), Math.round(lat * 1000) / 1000]);
+  }
+  const total = perKind.reduce((n, xs) => n + xs.length, 0);
+  let downsampled: string | undefined;
+  let series = perKind;
+  if (total > maxPoints && kinds.length > 0) {
+    const buckets = Math.max(1, Math.floor(maxPoints / kinds.length));
+    const width = Math.max(endMs, 1) / buckets;
+    series = perKind.map((points) => {
+      const slowest = new Map<number, [number, number]>();
+      for (const pt of points) {
+        const b = Math.min(buckets - 1, Math.floor(pt[0] / width));
+        const cur = slowest.get(b);
+        if (!cur || pt[1] > cur[1]) slowest.set(b, pt);
+      }
+      return [...slowest.values()];
+    });
+    const bucketMs = width >= 10 ? Math.round(width) : Math.round(width * 100) / 100;
+    downsampled = `${total.toLocaleString('en-US')} latency points: the plot shows the slowest operation of each kind per ${bucketMs} ms.`;
+  }
+  const rows: [number, number, number][] = [];
+  series.forEach((points, k) => {
+    for (const [x, y] of points) rows.push([x, k, y]);
+  });
+  rows.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const x = rows.map((r) => r[0]);
+  const y = kinds.map((_, k) => rows.map((r) => (r[1] === k ? r[2] : null)));
+  return downsampled ? { kinds, x, y, downsampled } : { kinds, x, y };
+}

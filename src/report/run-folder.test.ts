@@ -1,0 +1,157 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { H } from '../../test/unit/history-builder.js';
+import { UserError } from '../cli/errors.js';
+import { HistoryError } from '../history/errors.js';
+import { toJsonl } from '../history/jsonl.js';
+import { loadRun, parseHistoryPrefix } from './run-folder.js';
+
+const config = {
+  name: 'redlock-lock-set-client-pause-unfenced',
+  backend: 'redlock',
+  workload: 'lock-set',
+  nemesis: 'client-pause',
+  fencing: false,
+  timeLimitS: 15,
+  concurrency: 2,
+  ttlMs: 1000,
+  holdMs: 100,
+  rate: 0,
+  acquireTimeoutMs: 5000,
+  requestTimeoutMs: 1000,
+  nemesisIntervalS: 2,
+  seed: 3,
+  storeDir: 'store',
+};
+
+function runFolder(history: string, results?: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
+  writeFileSync(join(dir, 'test.json'), JSON.stringify(config));
+  writeFileSync(join(dir, 'history.jsonl'), history);
+  if (results !== undefined) writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
+  return dir;
+}
+
+const overlapping = () =>
+  new H()
+    .acquire(0, undefined, 'lockchaos:lock')
+    .acquire(1, undefined, 'lockchaos:lock')
+    .invoke(0, 'write', 'lockchaos:set', [1])
+    .ok(0, 'write', 'lockchaos:set', [1]);
+
+describe('reading a history prefix', () => {
+  it('leaves out a last line cut mid-write, and names it', () => {
+    const text = toJsonl(overlapping().ops);
+    const cut = `${text}{"index":6,"type":"inv`;
+    const r = parseHistoryPrefix(cut, 'h.jsonl');
+    expect(r.history).toHaveLength(6);
+    expect(r.droppedLine).toBe(7);
+    expect(parseHistoryPrefix(text, 'h.jsonl').droppedLine).toBeUndefined();
+  });
+
+  it('keeps a complete last line without its newline', () => {
+    const text = toJsonl(overlapping().ops).trimEnd();
+    const r = parseHistoryPrefix(text, 'h.jsonl');
+    expect(r.history).toHaveLength(6);
+    expect(r.droppedLine).toBeUndefined();
+  });
+
+  it('rejects an unreadable line that is not the last', () => {
+    const lines = toJsonl(overlapping().ops).split('\n');
+    lines[3] = '{"index":3,"ty';
+    expect(() => parseHistoryPrefix(lines.join('\n'), 'h.jsonl')).toThrow(HistoryError);
+    expect(() => parseHistoryPrefix(lines.join('\n'), 'h.jsonl')).toThrow(/h\.jsonl line 4/);
+  });
+
+  it('puts an arrival-order prefix in time order, keeping the stored indices', () => {
+    const ops = overlapping().ops;
+    const swapped = [ops[0], ops[2], ops[1], ...ops.slice(3)].map((op, i) => ({ ...op, index: i }));
+    const r = parseHistoryPrefix(toJsonl(swapped as typeof ops), 'h.jsonl');
+    expect(r.history.map((op) => op.time)).toEqual(ops.map((op) => op.time));
+    expect(r.history.map((op) => op.index).slice(0, 3)).toEqual([0, 2, 1]);
+  });
+});
+
+describe('loading a run folder', () => {
+  it('names a missing folder, a file, and a folder that is not a run', () => {
+    expect(() => loadRun('/nonexistent/lockchaos-run')).toThrow('no such folder: /nonexistent/lockchaos-run');
+    const dir = runFolder('');
+    expect(() => loadRun(join(dir, 'test.json'))).toThrow(/is a file, not a run folder/);
+    const parent = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+    mkdirSync(join(parent, '2026-11-29T08-53-02.652Z'));
+    writeFileSync(join(parent, '2026-11-29T08-53-02.652Z', 'test.json'), '{}');
+    expect(() => loadRun(parent)).toThrow(
+      /is not a run folder: it has no test.json; it holds 1 run, e\.g\. .*2026-11-29T08-53-02\.652Z/,
+    );
+    expect(() => loadRun(parent)).toThrow(UserError);
+  });
+
+  it('names a broken test.json and a missing history', () => {
+    const dir = runFolder('');
+    writeFileSync(join(dir, 'test.json'), '{"seed": 3');
+    expect(() => loadRun(dir)).toThrow(/test\.json is not valid JSON/);
+    const noHistory = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
+    writeFileSync(join(noHistory, 'test.json'), JSON.stringify(config));
+    expect(() => loadRun(noHistory)).toThrow(/has test\.json but no history\.jsonl/);
+  });
+
+  it('uses results.json when there is one', () => {
+    const results = {
+      valid: true,
+      timings: { totalS: 20, clusterS: 1 },
+      results: [{ checker: 'mutual-exclusion', valid: true, counts: true, summary: 'stored' }],
+    };
+    const run = loadRun(runFolder(toJsonl(new H().acquire(0).release(0).ops), results));
+    expect(run.checkedHere).toBe(false);
+    expect(run.cutShort).toBeUndefined();
+    expect(run.results[0]?.summary).toBe('stored');
+    expect(run.timings).toEqual({ totalS: 20, clusterS: 1 });
+  });
+
+  it('checks a killed run itself and says it was cut short', () => {
+    const text = `${toJsonl(overlapping().ops)}{"index":6,"ty`;
+    const run = loadRun(runFolder(text));
+    expect(run.checkedHere).toBe(true);
+    expect(run.droppedLine).toBe(7);
+    expect(run.cutShort).toMatch(
+      /no results\.json.*checked here on the 6 operations recorded; history\.jsonl line 7, the last, was cut mid-write/,
+    );
+    expect(run.results.map((r) => [r.checker, r.valid])).toEqual([
+      ['mutual-exclusion', false],
+      ['lost-updates', 'unknown'],
+      ['fencing', true],
+    ]);
+    expect(run.valid).toBe(false);
+  });
+
+  it('answers unknown for lost updates without the final read, and checks them with it', () => {
+    // p0 adds 1; p1 reads [1] during the run; p0 adds 2 (acknowledged): the run stops there.
+    const during = new H()
+      .invoke(0, 'write', 'lockchaos:set', [1])
+      .ok(0, 'write', 'lockchaos:set', [1])
+      .invoke(1, 'read', 'lockchaos:set')
+      .ok(1, 'read', 'lockchaos:set', [1])
+      .invoke(1, 'write', 'lockchaos:set', [1, 2])
+      .ok(1, 'write', 'lockchaos:set', [1, 2]);
+    const prefix = loadRun(runFolder(toJsonl(during.ops)));
+    expect(prefix.results.find((r) => r.checker === 'lost-updates')).toMatchObject({
+      valid: 'unknown',
+      summary: expect.stringMatching(/^no final read: the run stopped before it/),
+    });
+    expect(prefix.valid).toBe('unknown');
+    // With the runner's final read (a process of its own, after every write), a loss counts.
+    const complete = during.invoke(5, 'read', 'lockchaos:set').ok(5, 'read', 'lockchaos:set', [1]);
+    const run = loadRun(runFolder(toJsonl(complete.ops)));
+    expect(run.results.find((r) => r.checker === 'lost-updates')?.valid).toBe(false);
+  });
+
+  it('checks again when results.json is unreadable', () => {
+    const dir = runFolder(toJsonl(new H().acquire(0).release(0).ops));
+    writeFileSync(join(dir, 'results.json'), '{"valid": tr');
+    const run = loadRun(dir);
+    expect(run.checkedHere).toBe(true);
+    expect(run.cutShort).toMatch(/results\.json is unreadable/);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * Reading a stored run folder for reports: test.json, history.jsonl and results.json.
+ *
+ * A run whose runner was killed leaves test.json and a history prefix: in arrival order
+ * (the runner re-sorts only at the end), possibly with a last line cut mid-write, and no
+ * results.json. Such a run is still worth a report: the cut line is left out (said so),
+ * the prefix is put in time order (keeping each op's stored index, so that "op #N" still
+ * names line N+1 of history.jsonl), and the checkers run here on what was recorded.
+ *
+ * Every problem with the input is a UserError with one line that names it.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pairOps } from '../../checkers/history-index.js';
+import type { CheckResult, Validity } from '../../checkers/result.js';
+import { worst } from '../../checkers/result.js';
+import { UserError } from '../cli/errors.js';
+import { parseJsonl } from '../history/jsonl.js';
+import type { Op } from '../history/op.js';
+import { checkRun } from '../runner/check.js';
+import type { TestConfig } from '../runner/config.js';
+
+/** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
+export const DEFAULT_STORE_KEY = 'lockchaos:set';
+
+export interface LoadedRun {
+  /** The folder as given. */
+  dir: string;
+  config: TestConfig;
+  /** In time order; indices as stored in history.jsonl. */
+  history: Op[];
+  results: CheckResult[];
+  valid: Validity;
+  timings?: { totalS: number; clusterS: number };
+  /** Why the run is incomplete, in words (undefined: it finished). */
+  cutShort?: string;
+  /** The checkers ran here (results.json missing or unreadable), not in the runner. */
+  checkedHere: boolean;
+  /** 1-based line number of a truncated last line that was left out. */
+  droppedLine?: number;
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UserError(
+      `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+}
+
+/** The run folders directly inside `dir` (a test's folder holds one per timestamp). */
+function runsInside(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => existsSync(join(dir, name, 'test.json')))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * history.jsonl's text to ops. A last line that is not a complete JSON object and has no
+ * newline after it was cut mid-write: it is left out and its line number returned. Any
+ * other unreadable line is an error (HistoryError, a UserError), since the history after it
+ * is intact and silently skipping it could hide the operation that matters.
+ */
+export function parseHistoryPrefix(text: string, source: string): { history: Op[]; droppedLine?: number } {
+  let droppedLine: number | undefined;
+  let body = text;
+  if (text !== '' && !text.endsWith('\n')) {
+    const cut = text.lastIndexOf('\n');
+    const last = text.slice(cut + 1);
+    let complete = false;
+    try {
+      const parsed: unknown = JSON.parse(last);
+      complete = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+    } catch {
+      complete = false;
+    }
+    if (!complete && last.trim() !== '') {
+      droppedLine = text.slice(0, cut + 1).split('\n').length;
+      body = text.slice(0, cut + 1);
+    }
+  }
+  const ops = parseJsonl(body, source);
+  // The runner appends in arrival order and sorts at the end; a prefix may be unsorted.
+  // Stable sort by time, keeping stored indices.
+  const sorted = ops
+    .map((op, position) => ({ op, position }))
+    .sort((a, b) => a.op.time - b.op.time || a.position - b.position)
+    .map((x) => x.op);
+  return droppedLine === undefined ? { history: sorted } : { history: sorted, droppedLine };
+}
+
+function storeKeyOf(history: readonly Op[]): string {
+  return history.find((op) => op.f === 'write' && op.key !== undefined)?.key ?? DEFAULT_STORE_KEY;
+}
+
+/**
+ * Whether the history ends with the runner's final read of the store: an ok read by a
+ * process that issues nothing else, after which no write begins. A run killed before it
+ * has only the clients' reads during the run, which say nothing about what was kept.
+ */
+export function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
+  const pairs = pairOps(history).filter((p) => p.invoke.key === storeKey);
+  const last = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
+  if (!last) return false;
+  const alone = pairs.every((p) => p === last || p.invoke.process !== last.invoke.process);
+  const writeAfter = pairs.some((p) => p.invoke.f === 'write' && p.invoke.time > last.invoke.time);
+  return alone && !writeAfter;
+}
+
+/**
+ * The checkers on a recorded prefix. Lost updates needs the final read: without it, the
+ * last read during the run would be taken for it, and every add acknowledged after that
+ * read would look lost. So without a final read it answers unknown.
+ */
+export function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
+  const storeKey = storeKeyOf(history);
+  const results = checkRun(history, config, { storeKey });
+  if (hasFinalRead(history, storeKey)) return results;
+  return results.map((r) => {
+    if (r.checker !== 'lost-updates' || r.valid === 'unknown') return r;
+    const acknowledged = (r.details as { acknowledged?: number } | undefined)?.acknowledged ?? 0;
+    return {
+      checker: r.checker,
+      counts: r.counts ?? true,
+      valid: 'unknown',
+      summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
+      details: { acknowledged, finalRead: false },
+    };
+  });
+}
+
+export function loadRun(dir: string): LoadedRun {
+  if (!existsSync(dir)) throw new UserError(`no such folder: ${dir}`);
+  if (!statSync(dir).isDirectory())
+    throw new UserError(`${dir} is a file, not a run folder: give the folder that holds test.json and history.jsonl`);
+  const testPath = join(dir, 'test.json');
+  if (!existsSync(testPath)) {
+    const runs = runsInside(dir);
+    const hint = runs.length
+      ? `; it holds ${runs.length} run${runs.length > 1 ? 's' : ''}, e.g. ${join(dir, runs.at(-1) as string)}`
+      : ' (lockchaos run writes store/<test>/<timestamp>/)';
+    throw new UserError(`${dir} is not a run folder: it has no test.json${hint}`);
+  }
+  let config: TestConfig;
+  try {
+    config = JSON.parse(readText(testPath, 'the test configuration')) as TestConfig;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${testPath} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (config === null || typeof config !== 'object' || typeof config.seed !== 'number') {
+    throw new UserError(`${testPath} is not a lockchaos test configuration (no seed)`);
+  }
+  const historyPath = join(dir, 'history.jsonl');
+  if (!existsSync(historyPath))
+    throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
+  const { history, droppedLine } = parseHistoryPrefix(readText(historyPath, 'the history'), historyPath);
+
+  const resultsPath = join(dir, 'results.json');
+  let stored: { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings'] } | undefined;
+  let unreadable: string | undefined;
+  if (existsSync(resultsPath)) {
+    try {
+      const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof stored;
+      if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
+      stored = parsed;
+    } catch (err) {
+      unreadable = (err as Error).message;
+    }
+  }
+  const base = { dir, config, history };
+  const extra = droppedLine === undefined ? {} : { droppedLine };
+  if (stored) {
+    const cutShort =
+      droppedLine !== undefined
+        ? `history.jsonl line ${droppedLine}, the last, was cut mid-write and is left out`
+        : undefined;
+    return {
+      ...base,
+      ...extra,
+      results: stored.results,
+      valid: stored.valid ?? worst(stored.results.filter((r) => r.counts !== false).map((r) => r.valid)),
+      ...(stored.timings ? { timings: stored.timings } : {}),
+      ...(cutShort ? { cutShort } : {}),
+      checkedHere: false,
+    };
+  }
+  const results = checkPrefix(history, config);
+  const valid = worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
+  const why =
+    unreadable !== undefined
+      ? `results.json is unreadable (${unreadable})`
+      : 'the run has no results.json: its runner was killed or failed before checking';
+  const parts = [
+    `${why}; checked here on the ${history.length} operations recorded`,
+    droppedLine !== undefined ? `history.jsonl line ${droppedLine}, the last, was cut mid-write and is left out` : '',
+  ].filter(Boolean);
+  return { ...base, ...extra, results, valid, cutShort: parts.join('; '), checkedHere: true };
+}

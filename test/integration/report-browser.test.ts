@@ -1,0 +1,205 @@
+/**
+ * report.html in a real browser (Debian's chromium through playwright-core), on a real
+ * failing run; and `lockchaos report` on a run cut short mid-line. Under CI=true a missing
+ * chromium (like a missing engine) is a failure, never a skip.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/util/paths.js';
+import { lockchaos, requireEngine } from './support.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** What ENVIRONMENT.md says Chromium needs as root here (plus a new empty user data dir). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const skip = await requireEngine();
+const noBrowser = existsSync(CHROMIUM) ? undefined : `no ${CHROMIUM} (apt-get install chromium)`;
+if (noBrowser && process.env.CI) throw new Error(`CI=true and ${noBrowser}`);
+
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-report-store-'));
+const artifacts = join(packageRoot, 'test-artifacts');
+
+interface Opened {
+  page: Page;
+  /** Console errors, page errors, and requests for anything but the file itself. */
+  problems: string[];
+}
+
+let context: BrowserContext | undefined;
+async function open(reportPath: string): Promise<Opened> {
+  if (!context) {
+    // playwright passes the user data dir as --user-data-dir itself: a new empty one.
+    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lockchaos-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 1000 },
+    });
+  }
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    if (!/^(file|data):/.test(r.url())) problems.push(`request: ${r.url()}`);
+  });
+  await page.goto(pathToFileURL(reportPath).href);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  return { page, problems };
+}
+
+afterAll(async () => {
+  await context?.close();
+});
+
+describe.skipIf(skip)('the run report, on a real failing run', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    const r = await lockchaos([
+      'run',
+      '--backend',
+      'redlock',
+      '--workload',
+      'lock-set',
+      '--nemesis',
+      'client-pause',
+      '--fencing',
+      'off',
+      '--time-limit',
+      '15',
+      '--nemesis-interval',
+      '2',
+      '--seed',
+      '3',
+      '--store',
+      store,
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    dir = realpathSync(join(store, 'latest'));
+  }, 300_000);
+
+  it('writes report.html and junit.xml into the run folder', () => {
+    expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testcase name="mutual-exclusion" classname="redlock-lock-set-client-pause-unfenced"/);
+    expect(junit).toContain(`(report: ${join(dir, 'report.html')})`);
+    expect(junit).toMatch(/<testcase name="fencing"[^>]*>\s*<system-out>not counted toward the verdict/);
+  });
+
+  it.skipIf(noBrowser)(
+    'renders the timeline and the highlighted violation, scrolled into view, with no errors',
+    async () => {
+      const { page, problems } = await open(join(dir, 'report.html'));
+      expect(await page.textContent('#verdict')).toBe('INVALID');
+      // The timeline: a lane per client process, operations drawn as bars, lock holds.
+      expect(await page.locator('#timeline .lane-label').count()).toBeGreaterThanOrEqual(5);
+      expect(await page.locator('#timeline .op').count()).toBeGreaterThan(0);
+      expect(await page.locator('#timeline .hold').count()).toBeGreaterThan(0);
+      // The violation: the two overlapping holders, their ops outlined and numbered.
+      const violation = page.locator('#violation');
+      expect(await violation.getAttribute('data-violation')).toBe('mutual-exclusion');
+      expect(await violation.getAttribute('data-kind')).toBe('overlap');
+      expect(await page.locator('#violation .violating-hold').count()).toBe(2);
+      expect(await page.locator('#violation .mark').count()).toBeGreaterThanOrEqual(2);
+      expect(await page.locator('#focus-marks li').count()).toBeGreaterThanOrEqual(2);
+      const box = await violation.evaluate((g) => {
+        const r = g.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, width: r.width, height: window.innerHeight };
+      });
+      expect(box.width).toBeGreaterThan(0);
+      expect(box.top).toBeGreaterThanOrEqual(0);
+      expect(box.bottom).toBeLessThanOrEqual(box.height);
+      // The latency plot (uPlot) and the checkers table.
+      expect(await page.locator('#latency .uplot canvas').count()).toBeGreaterThan(0);
+      expect(await page.locator('#checkers tbody tr').count()).toBe(3);
+      expect(await page.textContent('#rerun-replay')).toBe(`lockchaos run --replay ${join(dir, 'test.json')}`);
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, 'report.png'), fullPage: true });
+
+      // Choosing a lost update from the list shows it instead.
+      const lost = page.locator('#violations-list li', { hasText: 'lost element' }).first();
+      if ((await lost.count()) > 0) {
+        await page.locator('#focus details').evaluate((d) => d.setAttribute('open', ''));
+        await lost.click();
+        expect(await page.locator('#violation').getAttribute('data-violation')).toBe('lost-updates');
+        expect(await page.locator('#violation .mark').count()).toBe(2);
+      }
+      // The whole run still draws (merging what is too close to tell apart), fault windows shaded.
+      await page.click('#btn-all');
+      expect(await page.locator('#timeline .op, #timeline .cluster').count()).toBeGreaterThan(0);
+      expect(await page.locator('#timeline .fault').count()).toBeGreaterThan(0);
+      expect(await page.textContent('#view-range')).toMatch(/^0\.000 s – /);
+      await page.close();
+      expect(problems).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('rebuilds the report of a run cut mid-line, checking the recorded prefix', async () => {
+    const cut = join(mkdtempSync(join(tmpdir(), 'lockchaos-cut-')), 'run');
+    cpSync(dir, cut, { recursive: true });
+    for (const f of ['results.json', 'report.html', 'junit.xml']) rmSync(join(cut, f), { force: true });
+    const text = readFileSync(join(cut, 'history.jsonl'), 'utf8');
+    const end = text.indexOf('\n', Math.floor(text.length / 2));
+    writeFileSync(join(cut, 'history.jsonl'), text.slice(0, end - 10));
+
+    const r = await lockchaos(['report', cut]);
+    // The first overlap of seed 3 comes in the first seconds: the prefix is invalid already.
+    expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID/);
+    expect(r.stdout).toMatch(/verdict: INVALID/);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/incomplete run: the run has no results\.json.*was cut mid-write and is left out/);
+    const html = readFileSync(join(cut, 'report.html'), 'utf8');
+    expect(html).toContain('id="cut-short"');
+    expect(readFileSync(join(cut, 'junit.xml'), 'utf8')).toContain('run incomplete');
+
+    if (!noBrowser) {
+      const { page, problems } = await open(join(cut, 'report.html'));
+      expect(await page.locator('#cut-short').isVisible()).toBe(true);
+      expect(await page.locator('#violation').count()).toBe(1);
+      await page.close();
+      expect(problems).toEqual([]);
+    }
+  }, 120_000);
+});
+
+describe('lockchaos report on bad input', () => {
+  it('names a missing folder, a folder that is not a run, and a broken history line, exit 3', async () => {
+    const missing = await lockchaos(['report', join(store, 'nope')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr.trim()).toBe(`lockchaos report: no such folder: ${join(store, 'nope')}`);
+
+    const empty = mkdtempSync(join(tmpdir(), 'lockchaos-notrun-'));
+    const notRun = await lockchaos(['report', empty]);
+    expect(notRun.code).toBe(3);
+    expect(notRun.stderr.trim().split('\n')).toHaveLength(1);
+    expect(notRun.stderr).toMatch(/is not a run folder: it has no test\.json/);
+
+    const broken = mkdtempSync(join(tmpdir(), 'lockchaos-broken-'));
+    writeFileSync(join(broken, 'test.json'), JSON.stringify({ name: 't', workload: 'mutex', fencing: false, seed: 1 }));
+    writeFileSync(
+      join(broken, 'history.jsonl'),
+      '{"index":0,"type":"invoke","f":"acquire","process":0,"time":1}\n{"index":1,"ty\n{"index":2,"type":"ok","f":"acquire","process":0,"time":2}\n',
+    );
+    const bad = await lockchaos(['report', broken]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/history\.jsonl line 2: expected one operation as a JSON object/);
+  }, 60_000);
+});
