@@ -11,6 +11,9 @@
  */
 
 /** What progress needs of an op (an Op, indexed or not). */
+/** Holds per lock the live overlap count compares against. */
+const RECENT_HOLDS = 64;
+
 export interface ProgressOp {
   type: string;
   f: string;
@@ -125,9 +128,10 @@ export class RunProgress {
       if (a.process !== process && a.start < start && a.end !== undefined && start < a.end) this.overlaps++;
     }
     list.push({ process, start });
-    // Forget holds that ended long before: late arrivals are seconds late, not minutes.
-    const horizon = start - 60e9;
-    if (list.length > 256) this.holds.set(lock, list.filter((h) => h.end === undefined || h.end > horizon));
+    // A live count, not the verdict: compare with the most recent holds only, so the cost
+    // per operation stays small. It may miss an overlap with a very late arrival, never
+    // invent one.
+    if (list.length > RECENT_HOLDS) list.splice(0, list.length - RECENT_HOLDS);
   }
 
   private holdEnds(lock: string, process: number | string, end: number) {

@@ -11,17 +11,19 @@ import { workloadByName } from '../../workloads/index.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 /**
- * Operations go to the runner in batches, one IPC message per turn of the event loop:
- * a message per operation costs more than the request it records.
+ * Operations go to the runner in batches, one IPC message every few milliseconds: a
+ * message per operation costs more than the request it records.
  */
 let batch: UnindexedOp[] = [];
+/** At most this late to the runner (the nemesis follows who holds the lock from these). */
+const FLUSH_MS = 2;
 function flushOps() {
   if (batch.length === 0) return;
   process.send?.({ type: 'ops', ops: batch } satisfies FromWorker);
   batch = [];
 }
 function recordOp(op: UnindexedOp) {
-  if (batch.length === 0) setImmediate(flushOps);
+  if (batch.length === 0) setTimeout(flushOps, FLUSH_MS);
   batch.push(op);
 }
 
