@@ -61,13 +61,23 @@ async function mustExec(node: NodeHandle, command: string[]) {
   return r.output;
 }
 
-export class NodePause implements Nemesis {
-  readonly kind = 'pause-node';
-  private paused: NodeHandle[] = [];
+/**
+ * A fault that takes whole nodes out (frozen or dead) and brings them back: the two
+ * differ only in how. While out, a node is marked unavailable for the other kinds.
+ */
+abstract class NodeOutage implements Nemesis {
+  abstract readonly kind: string;
+  private out: NodeHandle[] = [];
   constructor(
-    private readonly ctx: NodeFaultContext,
+    protected readonly ctx: NodeFaultContext,
     private readonly target: string,
   ) {}
+
+  protected abstract takeDown(node: NodeHandle): Promise<void>;
+  protected abstract bringBack(node: NodeHandle): Promise<void>;
+  protected describe(): Record<string, unknown> {
+    return {};
+  }
 
   async start(rng: Rng): Promise<FaultStart | null> {
     const durationMs = faultDurationMs(this.ctx, rng);
@@ -75,15 +85,15 @@ export class NodePause implements Nemesis {
     if (nodes.length === 0) return null;
     for (const n of nodes) {
       this.ctx.unavailable.add(n.name);
-      await n.pause();
-      this.paused.push(n);
+      await this.takeDown(n);
+      this.out.push(n);
     }
-    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs }, durationMs };
+    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...this.describe() }, durationMs };
   }
   async stop() {
-    const nodes = this.paused;
-    this.paused = [];
-    await Promise.all(nodes.map((n) => n.resume()));
+    const nodes = this.out;
+    this.out = [];
+    await Promise.all(nodes.map((n) => this.bringBack(n)));
     for (const n of nodes) this.ctx.unavailable.delete(n.name);
     return { nodes: nodes.map((n) => n.name) };
   }
@@ -92,36 +102,24 @@ export class NodePause implements Nemesis {
   }
 }
 
-export class NodeKill implements Nemesis {
-  readonly kind = 'kill-node';
-  private killed: NodeHandle[] = [];
-  constructor(
-    private readonly ctx: NodeFaultContext,
-    private readonly target: string,
-  ) {}
+/** pause-node: the cgroup freezer stops every process of the node (docker pause). */
+export class NodePause extends NodeOutage {
+  readonly kind = 'pause-node';
+  protected takeDown = (n: NodeHandle) => n.pause();
+  protected bringBack = (n: NodeHandle) => n.resume();
+}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
-    if (nodes.length === 0) return null;
-    for (const n of nodes) {
-      this.ctx.unavailable.add(n.name);
-      // The node's start command wipes its data dir at the next start when asked (redis-node.ts).
-      if (this.ctx.loseData) await n.exec(['touch', '/data/.lose-data']).catch(() => undefined);
-      await n.signal('SIGKILL');
-      this.killed.push(n);
-    }
-    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, loseData: this.ctx.loseData }, durationMs };
+/** kill-node: SIGKILL to the server (PID 1), then a restart of the container. */
+export class NodeKill extends NodeOutage {
+  readonly kind = 'kill-node';
+  protected async takeDown(n: NodeHandle) {
+    // The node's start command wipes its data dir at the next start when asked (redis-node.ts).
+    if (this.ctx.loseData) await n.exec(['touch', '/data/.lose-data']).catch(() => undefined);
+    await n.signal('SIGKILL');
   }
-  async stop() {
-    const nodes = this.killed;
-    this.killed = [];
-    await Promise.all(nodes.map((n) => n.restart()));
-    for (const n of nodes) this.ctx.unavailable.delete(n.name);
-    return { nodes: nodes.map((n) => n.name) };
-  }
-  async healAll() {
-    await this.stop();
+  protected bringBack = (n: NodeHandle) => n.restart();
+  protected override describe() {
+    return { loseData: this.ctx.loseData };
   }
 }
 
