@@ -1,11 +1,15 @@
 /** The backends lockchaos knows by name. */
 import type { Backend } from './backend.js';
+import { etcdBackend } from './etcd.js';
 import { redisBackend } from './redis.js';
 import { redlockBackend } from './redlock.js';
+import { zookeeperBackend } from './zookeeper.js';
 
 export const BACKENDS: Record<string, Backend> = {
   redis: redisBackend,
   redlock: redlockBackend,
+  etcd: etcdBackend,
+  zookeeper: zookeeperBackend,
 };
 
 export function backendByName(name: string): Backend | undefined {

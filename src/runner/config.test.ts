@@ -25,7 +25,9 @@ describe('run configuration', () => {
   it.each([
     [['--backend', 'foo'], /unknown backend 'foo': choose one of redis, redlock/],
     [['--workload', 'x'], /unknown workload 'x': choose one of lock-set, mutex/],
-    [['--nemesis', 'x'], /unknown nemesis 'x': choose one of none, client-pause/],
+    [['--nemesis', 'x'], /unknown nemesis 'x' in --nemesis 'x': choose none or some of client-pause, pause-node/],
+    [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition/],
+    [['--nemesis', 'partition:halves'], /needs at least 2 nodes; redis has 1: use partition:clients/],
     [['--backend', 'redlock', '--fencing', 'on'], /Redlock has no fencing token/],
     [['--fencing', 'maybe'], /--fencing takes on or off/],
     [['--ttl', 'abc'], /--ttl takes a number/],

@@ -99,7 +99,8 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
 
   it.each([
     [['--backend', 'nope'], /unknown backend 'nope': choose one of redis, redlock/],
-    [['--nemesis', 'chaos'], /unknown nemesis 'chaos': choose one of none, client-pause/],
+    [['--nemesis', 'chaos'], /unknown nemesis 'chaos' in --nemesis 'chaos': choose none or some of client-pause/],
+    [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition in --nemesis 'partition:nonsense'/],
     [['--backend', 'redlock', '--fencing', 'on'], /Redlock has no fencing token/],
   ])('refuses %j with one line and exit 3', async (args, message) => {
     const r = await lockchaos(['run', ...args, '--store', store]);

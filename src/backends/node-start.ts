@@ -1,0 +1,26 @@
+/**
+ * How a server starts in a node container when it keeps data: a bash prologue, then `exec`
+ * of the server, so the server is PID 1 and a signal to the container reaches it. The
+ * kill-node fault with data loss leaves /data/.lose-data behind; the next start wipes
+ * /data first (the same convention as the Redis nodes).
+ */
+
+/** Quotes one argument for bash. */
+export const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+
+export const DATA_DIR = '/data';
+
+/**
+ * argv for the container: wipe /data if asked, run `prepare` (bash; `$DATA_WIPED` is 1 when
+ * this start wiped the data), then exec `server`.
+ */
+export function startWithData(server: string[], prepare: string[] = []): string[] {
+  const script = [
+    `mkdir -p ${DATA_DIR}`,
+    'DATA_WIPED=0',
+    `if [ -f ${DATA_DIR}/.lose-data ]; then rm -rf ${DATA_DIR}/* ${DATA_DIR}/.lose-data; DATA_WIPED=1; echo 'lockchaos: data wiped'; fi`,
+    ...prepare,
+    `exec ${server.map(shellQuote).join(' ')}`,
+  ];
+  return ['bash', '-c', script.join('\n')];
+}
