@@ -6,7 +6,7 @@
  *
  *     const r = await run({ ...DEFAULTS, name: '', backend: 'redlock', nemesis: 'client-pause', seed: 7 });
  *     r.valid;                                   // true | false | 'unknown'
- *     check(r.history, 'mutex').valid;           // linearizability against a model
+ *     check(r.history, 'mutex', { only: ['acquire', 'release'] }).valid; // against a model
  *     const c = await campaign('examples/nightly.yaml', { shard: { index: 1, count: 4 } });
  *     c.met;                                     // every cell met its expectation
  */
@@ -22,8 +22,20 @@ export {
 export { findModel, guessModel, MODEL_NAMES, MODELS, type Model } from '../checkers/models/index.js';
 export { type CheckResult, exitCodeFor, type Validity, worst } from '../checkers/result.js';
 export { WORKLOADS } from '../workloads/index.js';
+// Building blocks for a backend of your own (README, "Adding a lock backend").
+export {
+  type AcquireOptions,
+  BACKOFF,
+  backoffMs,
+  type ClientOptions,
+  DefiniteFailure,
+  type Grant,
+  type LockClient,
+  type NodeAddress,
+} from './backends/backend.js';
 // Registries and errors.
 export { BACKENDS, type Backend } from './backends/index.js';
+export { REDIS_PORT, redisClient, redisNodeSpec, waitForRedis } from './backends/redis-node.js';
 // Campaigns.
 export {
   type Actual,
@@ -50,6 +62,7 @@ export {
 } from './campaign/index.js';
 export { UserError } from './cli/errors.js';
 export { loadReplayConfig } from './cli/run.js';
+export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
 export type { Op, OpType, Process } from './history/op.js';
 export { type HistoryFormat, parseHistory, readHistoryFile } from './history/read.js';
 export { checkRun } from './runner/check.js';

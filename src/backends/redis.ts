@@ -4,8 +4,7 @@
  * the SET, so tokens grow with grants (but are lost if the node restarts empty).
  */
 import type { Redis } from 'ioredis';
-import { monotonicNow } from '../util/clock.js';
-import { sleep } from '../util/clock.js';
+import { monotonicNow, sleep } from '../util/clock.js';
 import {
   type AcquireOptions,
   type Backend,

@@ -2,14 +2,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BACKENDS } from '../backends/index.js';
 import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
+import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
-import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
+import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { randomSeed } from '../util/rng.js';
 import { UserError } from './errors.js';
 
@@ -21,16 +21,20 @@ history. Writes store/<test>/<timestamp>/ (test.json, history.jsonl, results.jso
 nodes/*.log) and store/latest.
 
 Options:
-  --backend NAME          lock service: ${Object.keys(BACKENDS).join(', ')} (default ${DEFAULTS.backend})
+  --backend NAME|PATH     lock service: ${Object.keys(BACKENDS).join(', ')} (default ${DEFAULTS.backend}),
+                          or a module that exports a Backend (./my-lock.mjs; README "Adding a lock backend")
   --workload NAME         what clients do: ${Object.keys(WORKLOADS).join(', ')} (default ${DEFAULTS.workload})
                             lock-set: under the lock, read a set, hold, write it plus one element
                             mutex: acquire, hold, release
   --nemesis SPEC          faults: none, or kinds separated by commas, each with an optional
                           :target (default ${DEFAULTS.nemesis}); each kind runs on its own seeded schedule:
 ${Object.entries(FAULT_KINDS)
-  .map(([kind, k]) => `                            ${kind.padEnd(13)}${k.what}\n                            ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`)
+  .map(
+    ([kind, k]) =>
+      `                            ${kind.padEnd(13)}${k.what}\n                            ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`,
+  )
   .join('\n')}
-  --lose-data             kill-node restarts Redis nodes empty (default: they keep their AOF)
+  --lose-data             kill-node restarts nodes empty (default: Redis keeps its AOF, etcd/ZooKeeper their data)
   --scenario NAME         a preset failure story (lockchaos scenarios): its backend, workload,
                           nemesis and timings; --fencing and any flag given still apply
   --fencing on|off        the store rejects stale fencing tokens (default off; redlock has none)
@@ -110,7 +114,9 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   const scenarioName = s('scenario');
   const scenario = scenarioName === undefined ? undefined : scenarioByName(scenarioName);
   if (scenarioName !== undefined && !scenario) {
-    throw new UserError(`unknown scenario '${scenarioName}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`);
+    throw new UserError(
+      `unknown scenario '${scenarioName}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`,
+    );
   }
   const base = { ...DEFAULTS, ...scenario?.config };
   const backend = s('backend') ?? base.backend;
@@ -186,12 +192,15 @@ export function loadReplayConfig(path: string, store?: string): TestConfig {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`--replay: '${path}' has no test.json: give a run folder or its test.json`);
+    if (code === 'ENOENT')
+      throw new UserError(`--replay: '${path}' has no test.json: give a run folder or its test.json`);
     const why = (err as Error).message.split('\n')[0];
     throw new UserError(code ? `--replay: cannot read '${file}' (${why})` : `--replay: '${file}' is not JSON (${why})`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new UserError(`--replay: '${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`);
+    throw new UserError(
+      `--replay: '${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`,
+    );
   }
   const stored = data as Record<string, unknown>;
   for (const [key, type] of Object.entries(STORED_FIELDS)) {

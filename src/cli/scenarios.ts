@@ -12,7 +12,10 @@ Run one with: lockchaos run --scenario NAME [--fencing on|off] [--seed N]`;
 export async function scenariosCommand(argv: string[]): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos scenarios --help)`);
   }

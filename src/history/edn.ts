@@ -63,9 +63,12 @@ function isDelimiter(c: number): boolean {
   return (
     c <= 32 || // space, tab, newline, other control characters
     c === 44 || // ,
-    c === 40 || c === 41 || // ( )
-    c === 91 || c === 93 || // [ ]
-    c === 123 || c === 125 || // { }
+    c === 40 ||
+    c === 41 || // ( )
+    c === 91 ||
+    c === 93 || // [ ]
+    c === 123 ||
+    c === 125 || // { }
     c === 34 || // "
     c === 59 // ;
   );
@@ -180,7 +183,10 @@ class EdnReader {
     this.i++;
     const items: EdnValue[] = [];
     for (;;) {
-      if (this.atEnd()) this.fail(`end of input inside the ${closer === ']' ? 'vector' : 'list'} opened at line ${openLine}: expected '${closer}'`);
+      if (this.atEnd())
+        this.fail(
+          `end of input inside the ${closer === ']' ? 'vector' : 'list'} opened at line ${openLine}: expected '${closer}'`,
+        );
       const v = this.read(closer);
       if (v === END) return items;
       if (v !== DISCARD) items.push(v);
@@ -221,7 +227,8 @@ class EdnReader {
     let out = '';
     let start = this.i;
     for (;;) {
-      if (this.i >= s.length) this.fail(`end of input inside the string begun at line ${openLine}: expected a closing '"'`);
+      if (this.i >= s.length)
+        this.fail(`end of input inside the string begun at line ${openLine}: expected a closing '"'`);
       const c = s.charCodeAt(this.i);
       if (c === 34) {
         out += s.slice(start, this.i);
@@ -234,26 +241,44 @@ class EdnReader {
         const e = s[this.i + 1];
         this.i += 2;
         switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case "'": out += "'"; break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case "'":
+            out += "'";
+            break;
           case 'u': {
             const hex = s.slice(this.i, this.i + 4);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail(`bad \\u escape in a string: expected 4 hex digits, got '${hex}'`);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex))
+              this.fail(`bad \\u escape in a string: expected 4 hex digits, got '${hex}'`);
             out += String.fromCharCode(Number.parseInt(hex, 16));
             this.i += 4;
             break;
           }
-          case undefined:
-            this.fail(`end of input inside the string begun at line ${openLine}: expected a closing '"'`);
-          // falls through (fail never returns)
           default:
-            this.fail(`unknown escape '\\${e}' in a string`);
+            this.fail(
+              e === undefined
+                ? `end of input inside the string begun at line ${openLine}: expected a closing '"'`
+                : `unknown escape '\\${e}' in a string`,
+            );
         }
         start = this.i;
         continue;
@@ -270,7 +295,14 @@ class EdnReader {
     this.i++; // a character literal has at least one character, even a delimiter: \( \space
     while (this.i < s.length && !isDelimiter(s.charCodeAt(this.i))) this.i++;
     const token = s.slice(start, this.i);
-    const named: Record<string, string> = { newline: '\n', space: ' ', tab: '\t', return: '\r', backspace: '\b', formfeed: '\f' };
+    const named: Record<string, string> = {
+      newline: '\n',
+      space: ' ',
+      tab: '\t',
+      return: '\r',
+      backspace: '\b',
+      formfeed: '\f',
+    };
     if (token.length === 1) return token;
     if (token in named) return named[token];
     if (/^u[0-9a-fA-F]{4}$/.test(token)) return String.fromCharCode(Number.parseInt(token.slice(1), 16));
@@ -353,7 +385,15 @@ export function parseEdn(text: string, source = 'edn'): EdnValue[] {
   const reader = new EdnReader(text, source);
   const forms: EdnValue[] = [];
   for (;;) {
-    const v = reader.readTop();
+    let v: EdnValue | typeof END;
+    try {
+      v = reader.readTop();
+    } catch (err) {
+      // Collections are read recursively; thousands of levels of nesting is not a history.
+      if (err instanceof RangeError)
+        throw new HistoryError(`${source} line ${reader.nextLine()}: collections nested too deeply to read`);
+      throw err;
+    }
     if (v === END) return forms;
     forms.push(v);
   }
@@ -377,7 +417,12 @@ export function ednToJs(v: EdnValue): unknown {
   if (v instanceof Tagged) return ednToJs(v.value);
   const obj: Record<string, unknown> = {};
   for (const [k, val] of v.entries) {
-    const name = typeof k === 'string' || typeof k === 'number' ? String(k) : k instanceof Keyword || k instanceof EdnSymbol ? k.name : printEdn(ednToJs(k));
+    const name =
+      typeof k === 'string' || typeof k === 'number'
+        ? String(k)
+        : k instanceof Keyword || k instanceof EdnSymbol
+          ? k.name
+          : printEdn(ednToJs(k));
     obj[name] = ednToJs(val);
   }
   return obj;
@@ -396,7 +441,9 @@ export function parseEdnHistory(text: string, source = 'history.edn'): Op[] {
   for (const item of items) {
     const map = item instanceof Tagged && item.value instanceof EdnMap ? item.value : item;
     if (!(map instanceof EdnMap)) {
-      throw new HistoryError(`${source}: expected operation maps like {:type :invoke, :f :read, :process 0}, got ${describeForm(map)}`);
+      throw new HistoryError(
+        `${source}: expected operation maps like {:type :invoke, :f :read, :process 0}, got ${describeForm(map)}`,
+      );
     }
     ops.push(opFromMap(map, `${source} line ${map.line}`, ops.length));
   }

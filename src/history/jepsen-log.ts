@@ -47,14 +47,18 @@ export function parseJepsenLog(text: string, source = 'jepsen.log'): Op[] {
     if (!OP_START.test(message)) {
       // jepsen.util also logs things that are not ops; only a line shaped like an op must parse.
       if (marked && /^\S+\t/.test(message)) {
-        throw new HistoryError(`${where}: expected an op line 'process<TAB>:type<TAB>:f<TAB>value', but '${short(message.split('\t')[0])}' is not a process (an integer or :nemesis)`);
+        throw new HistoryError(
+          `${where}: expected an op line 'process<TAB>:type<TAB>:f<TAB>value', but '${short(message.split('\t')[0])}' is not a process (an integer or :nemesis)`,
+        );
       }
       continue;
     }
     ops.push(parseOpLine(message, where, ops.length));
   }
   if (ops.length === 0 && text.trim() !== '') {
-    throw new HistoryError(`${source}: no operation lines found: expected lines like '0<TAB>:invoke<TAB>:read<TAB>nil', possibly behind a log prefix`);
+    throw new HistoryError(
+      `${source}: no operation lines found: expected lines like '0<TAB>:invoke<TAB>:read<TAB>nil', possibly behind a log prefix`,
+    );
   }
   return ops;
 }
@@ -62,7 +66,9 @@ export function parseJepsenLog(text: string, source = 'jepsen.log'): Op[] {
 function parseOpLine(message: string, where: string, position: number): Op {
   const fields = message.split('\t');
   if (fields.length < 3) {
-    throw new HistoryError(`${where}: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only ${fields.length} field${fields.length === 1 ? '' : 's'}`);
+    throw new HistoryError(
+      `${where}: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only ${fields.length} field${fields.length === 1 ? '' : 's'}`,
+    );
   }
   const [processText, typeText, fText] = fields;
   if (!TYPES.has(typeText)) {
@@ -74,7 +80,10 @@ function parseOpLine(message: string, where: string, position: number): Op {
     try {
       value = ednToJs(parseEdnValue(valueText, where));
     } catch (err) {
-      const why = err instanceof HistoryError ? err.message.replace(`${where}: `, '').replace(`${where} line 1: `, '') : String(err);
+      const why =
+        err instanceof HistoryError
+          ? err.message.replace(`${where}: `, '').replace(`${where} line 1: `, '')
+          : String(err);
       throw new HistoryError(`${where}: cannot read the value '${short(valueText)}' as EDN: ${why}`);
     }
   }

@@ -30,7 +30,9 @@ export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
       throw new HistoryError(`${where}: expected one operation as a JSON object: ${(err as Error).message}`);
     }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      throw new HistoryError(`${where}: expected one operation as a JSON object, got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`);
+      throw new HistoryError(
+        `${where}: expected one operation as a JSON object, got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`,
+      );
     }
     ops.push(toOp(raw as Record<string, unknown>, where, ops.length));
   }

@@ -71,7 +71,14 @@ export function pairOperations(history: readonly Op[]): Pairing {
             `op ${op.index}: process ${p} invokes ${op.f} after its op ${crash.index} (${crash.f}) ended as info; a process whose operation ended as info must not issue again (the client should take a new process number)`,
           );
         }
-        const paired: PairedOp = { process: p, f: op.f, invoke: op, outcome: 'pending', call: pos, ret: Number.POSITIVE_INFINITY };
+        const paired: PairedOp = {
+          process: p,
+          f: op.f,
+          invoke: op,
+          outcome: 'pending',
+          call: pos,
+          ret: Number.POSITIVE_INFINITY,
+        };
         if (op.key !== undefined) paired.key = op.key;
         outstanding.set(p, paired);
         ops.push(paired);
@@ -110,7 +117,9 @@ export function pairOperations(history: readonly Op[]): Pairing {
         break;
       }
       default:
-        throw new HistoryError(`op ${(op as Op).index}: unknown type '${String((op as Op).type)}': expected one of ${OP_TYPES.join(', ')}`);
+        throw new HistoryError(
+          `op ${(op as Op).index}: unknown type '${String((op as Op).type)}': expected one of ${OP_TYPES.join(', ')}`,
+        );
     }
   }
   return { ops: failed === 0 ? ops : ops.filter((o) => o.ret !== -1), failed, nemesis, strayInfo };

@@ -27,7 +27,9 @@ export function guessFormat(name: string, text: string): HistoryFormat {
   if (/^[[(#]/.test(head) || /^\{\s*:/.test(head)) return 'edn';
   if (/\t:(invoke|ok|fail|info)\t/.test(text)) return 'jepsen-log';
   if (head === '') return 'jsonl';
-  throw new HistoryError(`${basename(name)}: cannot tell the history's format from its name or content: give --format ${HISTORY_FORMATS.join('|')}`);
+  throw new HistoryError(
+    `${basename(name)}: cannot tell the history's format from its name or content: give --format ${HISTORY_FORMATS.join('|')}`,
+  );
 }
 
 export function parseHistory(text: string, format: HistoryFormat, source: string): Op[] {
@@ -47,7 +49,14 @@ export function readHistoryFile(path: string, format?: HistoryFormat): { history
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'ERR_STRING_TOO_LONG'
+            ? 'the file is too large to read at once (split it, e.g. by key)'
+            : (err as Error).message;
     throw new HistoryError(`${path}: cannot read the history: ${why}`);
   }
   const chosen = format ?? guessFormat(path, text);

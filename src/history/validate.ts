@@ -73,6 +73,6 @@ function indexOf(i: unknown, where: string, position: number): number {
 }
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

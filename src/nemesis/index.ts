@@ -6,11 +6,11 @@ import { UserError } from '../cli/errors.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { ClientPause, type PausableClients } from './client-pause.js';
 import type { Nemesis } from './nemesis.js';
-import { ClockJump, NodeKill, NodePause, type NodeFaultContext, PacketLoss, Partition } from './node-faults.js';
+import { ClockJump, type NodeFaultContext, NodeKill, NodePause, PacketLoss, Partition } from './node-faults.js';
 import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
 import { type FaultSpec, parseNemesisSpec } from './spec.js';
 
-export { parseNemesisSpec, type FaultSpec } from './spec.js';
+export { type FaultSpec, parseNemesisSpec } from './spec.js';
 
 /** Whether clients must reach the servers through per-client proxies. */
 export const needsProxies = (specs: FaultSpec[]) =>
@@ -74,4 +74,4 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
   });
 }
 
-export type { NodeHandle, Nemesis };
+export type { Nemesis, NodeHandle };

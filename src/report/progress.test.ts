@@ -46,7 +46,7 @@ describe('run progress', () => {
     expect(p.line()).toContain('faults: none');
   });
 
-  it('judges overlaps on the ops\' times, not on the order they arrive in', () => {
+  it("judges overlaps on the ops' times, not on the order they arrive in", () => {
     const { stream } = sink();
     const p = new RunProgress({ timeLimitS: 15, stream, manual: true });
     const op = (type: string, f: string, process: number, time: number) => p.onOp({ type, f, process, time, key: 'L' });

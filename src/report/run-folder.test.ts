@@ -120,8 +120,10 @@ describe('loading a run folder', () => {
     );
     expect(run.results.map((r) => [r.checker, r.valid])).toEqual([
       ['mutual-exclusion', false],
+      ['linearizable(mutex)', false],
       ['lost-updates', 'unknown'],
       ['fencing', true],
+      ['linearizable(register)', true],
     ]);
     expect(run.valid).toBe(false);
   });

@@ -3,19 +3,52 @@
  * two clients believing they hold the lock at once is expected (a paused holder outlives
  * its lease), so the verdict rests on the data: nothing acknowledged lost, no stale token
  * accepted. Without fencing, the beliefs themselves must not overlap.
+ *
+ * The linearizability checks ask whether each object behaved like the object it claims to
+ * be: the store like a register (a fenced one with fencing), which must always hold; the
+ * lock like a mutex with owners, which a lease lock is not (a lease expires under a holder
+ * that never released it, e.g. one that gave up after a timeout): shown, not counted;
+ * mutual-exclusion judges the holders' beliefs.
  */
 import { checkFencing } from '../../checkers/fencing.js';
+import { checkLinearizable } from '../../checkers/linearizable/index.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import type { TestConfig } from './config.js';
 
+/** Per linearizability check: past this the answer is `unknown`, never a hang. */
+const LINEARIZABLE_TIME_LIMIT_MS = 60_000;
+
+/** A checker that throws (a history it cannot read) answers `unknown` with the reason. */
+function guarded(checker: string, counts: boolean, check: () => CheckResult): CheckResult {
+  try {
+    return { ...check(), counts };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { checker, valid: 'unknown', counts, summary: `could not check: ${why}` };
+  }
+}
+
 export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: string }): CheckResult[] {
   const results: CheckResult[] = [checkMutualExclusion(history, { counts: !config.fencing })];
+  const lockOps = history.filter((op) => op.process === 'nemesis' || op.key !== opts.storeKey);
+  results.push(
+    guarded('linearizable(mutex)', false, () =>
+      checkLinearizable(lockOps, 'mutex', { only: ['acquire', 'release'], timeLimitMs: LINEARIZABLE_TIME_LIMIT_MS }),
+    ),
+  );
   if (config.workload === 'lock-set') {
     results.push(checkLostUpdates(history, opts.storeKey));
     results.push(checkFencing(history, { storeKey: opts.storeKey, fenced: config.fencing }));
+    const storeOps = history.filter((op) => op.process === 'nemesis' || op.key === opts.storeKey);
+    const model = config.fencing ? 'fenced-register' : 'register';
+    results.push(
+      guarded(`linearizable(${model})`, true, () =>
+        checkLinearizable(storeOps, model, { only: ['read', 'write'], timeLimitMs: LINEARIZABLE_TIME_LIMIT_MS }),
+      ),
+    );
   }
   return results;
 }

@@ -2,10 +2,11 @@
  * A test's configuration: everything needed to run it again (seed included), written to
  * test.json. Validation turns bad values into one-line UserErrors that name the fix.
  */
+import { basename } from 'node:path';
+import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
-import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
@@ -53,8 +54,12 @@ export const DEFAULTS: Omit<TestConfig, 'name' | 'seed'> = {
   storeDir: 'store',
 };
 
+/** backend-workload-nemesis-fenced; a module backend by its file name, safe as a folder name. */
 export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' | 'fencing'>) =>
-  `${c.backend}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`;
+  `${basename(c.backend).replace(/\.(m?js|cjs)$/, '')}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
+    /[^\w.,:+-]/g,
+    '_',
+  );
 
 function positive(name: string, value: number, { integer = false, zero = false } = {}) {
   const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
@@ -68,8 +73,11 @@ function positive(name: string, value: number, { integer = false, zero = false }
 /** Throws a UserError naming the first problem; returns the config otherwise. */
 export function validateConfig(c: TestConfig): TestConfig {
   const backend = backendByName(c.backend);
-  if (!backend)
-    throw new UserError(`unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}`);
+  if (!backend) {
+    throw new UserError(
+      `unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`,
+    );
+  }
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }

@@ -6,7 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { backendByName } from '../backends/index.js';
+import type { CheckResult, Validity } from '../../checkers/result.js';
+import { worst } from '../../checkers/result.js';
+import { workloadByName } from '../../workloads/index.js';
+import type { WorkloadOptions } from '../../workloads/workload.js';
+import { backendByName, loadBackend } from '../backends/index.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -19,13 +23,9 @@ import { RunProgress } from '../report/progress.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
-import { workloadByName } from '../../workloads/index.js';
-import type { WorkloadOptions } from '../../workloads/workload.js';
-import type { CheckResult, Validity } from '../../checkers/result.js';
-import { worst } from '../../checkers/result.js';
 import { checkRun } from './check.js';
-import { RunFaults } from './faults.js';
 import { type TestConfig, testName, validateConfig } from './config.js';
+import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
@@ -54,6 +54,7 @@ export interface RunHooks {
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
 export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunResult> {
+  await loadBackend(input.backend); // a user's module backend, by path
   const config = validateConfig({ ...input, name: input.name || testName(input) });
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
@@ -106,7 +107,10 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       concurrency: config.concurrency,
       fencing: config.fencing,
     };
-    progress = hooks.log && hooks.progress !== false ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing }) : undefined;
+    progress =
+      hooks.log && hooks.progress !== false
+        ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing })
+        : undefined;
     const record = (op: Parameters<HistoryWriter['append']>[0]) =>
       progress ? progress.onOp(writer.append(op)) : writer.append(op);
     pool = new WorkerPool(

@@ -11,7 +11,9 @@ function expectationLine(config: { scenario?: string; fencing: boolean }, valid:
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
   const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
   const mode = config.fencing ? 'fenced' : 'unfenced';
-  return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${expected === actual ? 'as expected' : 'NOT as expected'}`];
+  return [
+    `scenario ${scenario.name} (${mode}) expects ${expected}: ${expected === actual ? 'as expected' : 'NOT as expected'}`,
+  ];
 }
 
 export function formatSummary(r: {

@@ -5,9 +5,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
-import { packageRoot } from '../util/paths.js';
-import type { PausableClients } from '../nemesis/client-pause.js';
 import type { UnindexedOp } from '../history/recorder.js';
+import type { PausableClients } from '../nemesis/client-pause.js';
+import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */

@@ -10,8 +10,8 @@
  * fencing "on". Unfenced mode applies every access.
  */
 import type { Redis } from 'ioredis';
-import type { NodeSpec } from '../cluster/cluster.js';
 import { classifyRedisError, redisClient, redisNodeSpec } from '../backends/redis-node.js';
+import type { NodeSpec } from '../cluster/cluster.js';
 
 export const STORE_NODE = 'store';
 

@@ -1,7 +1,8 @@
 /** Messages between the runner and its client worker processes (Node IPC, JSON). */
+
+import type { WorkloadOptions } from '../../workloads/workload.js';
 import type { NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { WorkloadOptions } from '../../workloads/workload.js';
 
 export interface WorkerConfig {
   client: number;

@@ -3,11 +3,12 @@
  * (SIGSTOP) like a GC pause would. It runs one workload loop and streams every operation,
  * stamped on the system-wide monotonic clock, to the runner.
  */
-import { backendByName } from '../backends/index.js';
+
+import { workloadByName } from '../../workloads/index.js';
+import { loadBackend } from '../backends/index.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { DataStore } from '../store/datastore.js';
 import { Rng } from '../util/rng.js';
-import { workloadByName } from '../../workloads/index.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 /**
@@ -58,7 +59,7 @@ async function pausePoint(where: string): Promise<void> {
 }
 
 async function run(config: WorkerConfig) {
-  const backend = backendByName(config.backend);
+  const backend = await loadBackend(config.backend);
   const workload = workloadByName(config.workload);
   if (!backend || !workload) throw new Error(`unknown backend or workload: ${config.backend}/${config.workload}`);
   const rng = new Rng(config.seed).fork(`client-${config.client}`);

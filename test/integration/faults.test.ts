@@ -11,14 +11,14 @@ import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/c
 import { removeResources } from '../../src/cluster/labels.js';
 import {
   ClockJump,
-  NodeKill,
   type NodeFaultContext,
+  NodeKill,
   PacketLoss,
   Partition,
   SHIFT_TTLS,
 } from '../../src/nemesis/node-faults.js';
-import { ClientPartition, Latency, type ProxyRoute } from '../../src/nemesis/proxy-faults.js';
 import { TcpProxy } from '../../src/nemesis/proxy.js';
+import { ClientPartition, Latency, type ProxyRoute } from '../../src/nemesis/proxy-faults.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
 

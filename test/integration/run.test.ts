@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,7 +79,14 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(r.code).toBe(0);
     const dir = realpathSync(join(store, 'latest'));
     expect(dir).toContain('redis-mutex-none-unfenced');
-    expect(readdirSync(dir).sort()).toEqual(['history.jsonl', 'nodes', 'results.json', 'test.json']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'history.jsonl',
+      'junit.xml',
+      'nodes',
+      'report.html',
+      'results.json',
+      'test.json',
+    ]);
     expect(readdirSync(join(dir, 'nodes')).sort()).toEqual(['redis-1.log', 'store.log']);
     expect(readFileSync(join(dir, 'nodes', 'redis-1.log'), 'utf8')).toMatch(/Ready to accept connections/);
     const config = JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8'));
@@ -95,6 +102,34 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(results.valid).toBe(true);
     expect(existsSync(join(store, 'redis-mutex-none-unfenced'))).toBe(true);
     expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it("runs a backend from a user's module, and catches its non-linearizable tokens", async () => {
+    const r = await lockchaos([
+      'run',
+      '--backend',
+      './examples/backends/counter-token-redis.mjs',
+      '--fencing',
+      'on',
+      '--time-limit',
+      '5',
+      '--seed',
+      '2',
+      '--store',
+      store,
+    ]);
+    expect(r.stdout).toMatch(/fencing\s+INVALID\s+\d+ stale tokens accepted, [1-9]\d* token regressions/);
+    expect(r.code).toBe(1);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('refuses a module that is not a backend, in one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-mod-'));
+    writeFileSync(join(dir, 'half.mjs'), 'export const backend = { name: "half", nodeSpecs: () => [] };\n');
+    const r = await lockchaos(['run', '--backend', join(dir, 'half.mjs'), '--store', store]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/does not implement the backend interface: missing client\(nodes, opts\)/);
   });
 
   it.each([

@@ -1,0 +1,307 @@
+/**
+ * How fast the linearizability checker is, and how much memory it takes, on histories like
+ * a real test's: concurrent clients against a real linearizable object (a register, a
+ * mutex), some of them crashing (info), generated from a seeded PRNG; and on a few of them
+ * falsified in the middle (a stale read, a second holder), which must come out invalid.
+ *
+ *     npm run bench:checker                 the table
+ *     node dist/bench/checker.js --quick    without the 100k-operation cases
+ *
+ * Each case runs in a fresh child process, so that peak RSS is the case's own.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { checkLinearizable } from '../checkers/linearizable/index.js';
+import type { Op } from '../src/history/op.js';
+
+export interface SimulationOptions {
+  clients: number;
+  /** Operations (invocations) to generate. */
+  operations: number;
+  /** Share of operations that end as info (half of them took effect, half did not). */
+  infoRate: number;
+  seed: number;
+}
+
+/** mulberry32: small, seeded, good enough for schedules. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Client {
+  process: number;
+  /** 0 idle, 1 invoked, 2 took effect (awaiting its completion). */
+  phase: 0 | 1 | 2;
+  f: string;
+  value: unknown;
+  result: unknown;
+  failed: boolean;
+  /** This operation will crash (end as info). */
+  crash: boolean;
+  holds: boolean;
+}
+
+/**
+ * Clients run against one object: each step, a random client moves its operation along
+ * (invoke, take effect, complete), so operations overlap as in a real run, and every
+ * operation takes effect at one instant between its invocation and its completion. A
+ * crashing operation ends as info, having taken effect or not, and its client continues
+ * as a new process.
+ */
+function simulate(
+  options: SimulationOptions,
+  next: (c: Client, random: () => number) => void,
+  apply: (c: Client) => void,
+): Op[] {
+  const random = prng(options.seed);
+  const history: Op[] = [];
+  const clients: Client[] = Array.from({ length: options.clients }, (_, p) => ({
+    process: p,
+    phase: 0,
+    f: '',
+    value: undefined,
+    result: undefined,
+    failed: false,
+    crash: false,
+    holds: false,
+  }));
+  let fresh = options.clients;
+  let invoked = 0;
+  let time = 0;
+  const emit = (c: Client, type: Op['type'], value: unknown) => {
+    time += 1000;
+    const op: Op = { index: history.length, type, f: c.f, process: c.process, time };
+    if (value !== undefined) op.value = value;
+    history.push(op);
+  };
+  let open = 0;
+  while (invoked < options.operations || open > 0) {
+    const c = clients[Math.floor(random() * clients.length)];
+    if (c.phase === 0) {
+      if (invoked >= options.operations) continue;
+      next(c, random);
+      c.crash = random() < options.infoRate;
+      c.failed = false;
+      emit(c, 'invoke', c.value);
+      c.phase = 1;
+      invoked++;
+      open++;
+    } else if (c.phase === 1) {
+      // A crashing release is taken to have reached the server: otherwise the lock would be
+      // held forever by a process that never issues again, and the rest would be failures.
+      if (c.crash && c.f !== 'release' && random() < 0.5) {
+        emit(c, 'info', c.value); // crashed before taking effect
+        c.process = fresh++;
+        c.phase = 0;
+        open--;
+        continue;
+      }
+      apply(c);
+      c.phase = 2;
+    } else {
+      if (c.crash) {
+        emit(c, 'info', c.value);
+        c.process = fresh++;
+      } else {
+        emit(c, c.failed ? 'fail' : 'ok', c.failed ? c.value : c.result);
+      }
+      c.phase = 0;
+      open--;
+    }
+  }
+  return history;
+}
+
+/** Reads and writes (of unique values) on one register. */
+export function simulateRegister(options: SimulationOptions): Op[] {
+  let value: unknown = null;
+  let written = 0;
+  return simulate(
+    options,
+    (c, random) => {
+      if (random() < 0.5) {
+        c.f = 'write';
+        c.value = ++written;
+      } else {
+        c.f = 'read';
+        c.value = undefined;
+      }
+    },
+    (c) => {
+      if (c.f === 'write') {
+        value = c.value;
+        c.result = c.value;
+      } else {
+        c.result = value;
+      }
+    },
+  );
+}
+
+/**
+ * A try-lock: clients acquire (failing when held) and, holding it, release. A crashing
+ * acquire never takes effect (its client timed out before the grant; otherwise the lock
+ * would stay held forever by a process that never issues again); a crashing release does.
+ */
+export function simulateMutex(options: SimulationOptions): Op[] {
+  let owner: number | null = null;
+  return simulate(
+    options,
+    (c) => {
+      c.f = c.holds ? 'release' : 'acquire';
+      c.value = undefined;
+    },
+    (c) => {
+      if (c.f === 'acquire') {
+        if (owner !== null || c.crash) {
+          c.failed = !c.crash;
+          return;
+        }
+        owner = c.process;
+        c.holds = true;
+      } else {
+        owner = null;
+        c.holds = false;
+      }
+    },
+  );
+}
+
+interface Case {
+  model: 'register' | 'mutex';
+  clients: number;
+  operations: number;
+  infoRate: number;
+  seed: number;
+  /** Falsify one completion in the middle: a read of an older value, a failed acquire made ok. */
+  corrupt?: boolean;
+}
+
+/** The history made non-linearizable at its middle, the way real bugs look. */
+function corrupt(history: Op[], model: Case['model']): void {
+  const middle = Math.floor(history.length / 2);
+  if (model === 'mutex') {
+    const victim = history.slice(middle).find((op) => op.type === 'fail' && op.f === 'acquire');
+    if (victim) victim.type = 'ok';
+    return;
+  }
+  // a read that returns the value of a write fifty writes back: a stale read
+  const writes = history.slice(0, middle).filter((op) => op.type === 'ok' && op.f === 'write');
+  const victim = history.slice(middle).find((op) => op.type === 'ok' && op.f === 'read');
+  if (victim && writes.length >= 50) victim.value = writes[writes.length - 50].value;
+}
+
+interface Measured {
+  valid: unknown;
+  events: number;
+  ms: number;
+  peakHeapMiB: number;
+  peakRssMiB: number;
+  cacheEntries: number;
+  summary: string;
+}
+
+function runCase(c: Case): Measured {
+  const options = { clients: c.clients, operations: c.operations, infoRate: c.infoRate, seed: c.seed };
+  const history = c.model === 'register' ? simulateRegister(options) : simulateMutex(options);
+  if (c.corrupt) corrupt(history, c.model);
+  const result = checkLinearizable(history, c.model, { timeLimitMs: 120_000 });
+  return {
+    valid: result.valid,
+    events: history.length,
+    ms: result.stats.ms,
+    peakHeapMiB: result.stats.peakHeapBytes / 2 ** 20,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    cacheEntries: result.stats.cacheEntries,
+    summary: result.summary,
+  };
+}
+
+function cases(quick: boolean): Case[] {
+  const out: Case[] = [];
+  for (const model of ['register', 'mutex'] as const) {
+    for (const operations of quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) {
+      for (const clients of [5, 10, 50]) out.push({ model, clients, operations, infoRate: 0.05, seed: 42 });
+    }
+  }
+  // Not linearizable: how fast the checker says so, and explains it.
+  for (const model of ['register', 'mutex'] as const) {
+    for (const clients of [10, 50]) {
+      out.push({ model, clients, operations: quick ? 10_000 : 100_000, infoRate: 0.05, seed: 42, corrupt: true });
+    }
+  }
+  return out;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '))
+    .join('\n');
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const caseArg = args.indexOf('--case');
+  if (caseArg >= 0) {
+    process.stdout.write(JSON.stringify(runCase(JSON.parse(args[caseArg + 1]) as Case)));
+    return;
+  }
+  const self = fileURLToPath(import.meta.url);
+  const rows = [
+    [
+      'model',
+      'history',
+      'clients',
+      'operations',
+      'events',
+      'info',
+      'verdict',
+      'time ms',
+      'peak heap MiB',
+      'peak RSS MiB',
+      'memo entries',
+    ],
+  ];
+  const notes: string[] = [];
+  console.log(`checker benchmark, node ${process.version}, each case in its own process\n`);
+  for (const c of cases(args.includes('--quick'))) {
+    const child = spawnSync(process.execPath, [self, '--case', JSON.stringify(c)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
+    if (child.status !== 0) {
+      console.error(`case ${JSON.stringify(c)} failed:\n${child.stderr}`);
+      process.exitCode = 1;
+      continue;
+    }
+    const m = JSON.parse(child.stdout) as Measured;
+    rows.push([
+      c.model,
+      c.corrupt ? 'falsified' : 'simulated',
+      String(c.clients),
+      c.operations.toLocaleString('en-US'),
+      m.events.toLocaleString('en-US'),
+      `${Math.round(c.infoRate * 100)}%`,
+      String(m.valid),
+      m.ms.toFixed(0),
+      m.peakHeapMiB.toFixed(0),
+      m.peakRssMiB.toFixed(0),
+      m.cacheEntries.toLocaleString('en-US'),
+    ]);
+    if (m.valid !== !c.corrupt)
+      console.error(`unexpected: ${c.model} ${c.clients} clients ${c.operations} ops: ${m.summary}`);
+    else if (c.corrupt) notes.push(`${c.model}, ${c.clients} clients: ${m.summary}`);
+  }
+  console.log(table(rows));
+  if (notes.length > 0) console.log(`\nThe falsified histories:\n${notes.map((n) => `  ${n}`).join('\n')}`);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) main();

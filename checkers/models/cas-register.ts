@@ -1,0 +1,81 @@
+/**
+ * Knossos's compare-and-set register: `write` V, `read` answers V, `cas` [old, new] sets new
+ * iff the register holds old (a cas that did not match completes as fail and is removed).
+ */
+import {
+  impossibleObservation,
+  type Model,
+  type OpInput,
+  type PartOp,
+  reduceByObservation,
+  reject,
+  sameValue,
+  showValue,
+  valueKey,
+} from './model.js';
+
+const roles = {
+  produces: (op: PartOp) =>
+    op.input.f === 'write'
+      ? valueKey(op.input.value)
+      : op.input.f === 'cas'
+        ? valueKey(casPair(op.input)[1])
+        : undefined,
+  observes: (op: PartOp) =>
+    op.input.f === 'cas'
+      ? valueKey(casPair(op.input)[0])
+      : op.input.f === 'read' && op.output.known
+        ? valueKey(op.output.value)
+        : undefined,
+  blind: (op: PartOp) => op.input.f === 'write',
+  subject: 'the register',
+  shownValue: (op: PartOp) => showValue(op.input.f === 'cas' ? casPair(op.input)[0] : op.output.value),
+};
+
+export const casRegister: Model<unknown> = {
+  name: 'cas-register',
+  description: 'a compare-and-set register: write V, read answers V, cas [old new] sets new iff it holds old',
+  fs: ['read', 'write', 'cas'],
+  init: (initial) => initial ?? null,
+  validate(input) {
+    if (input.f === 'read' || input.f === 'write') return undefined;
+    if (input.f === 'cas') {
+      return Array.isArray(input.value) && input.value.length === 2
+        ? undefined
+        : `cas needs the value [old, new], got ${showValue(input.value)}`;
+    }
+    return `model cas-register has no operation '${input.f}' (it knows read, write, cas)`;
+  },
+  step(state, input, output) {
+    switch (input.f) {
+      case 'write':
+        return input.value ?? null;
+      case 'cas': {
+        const [from, to] = input.value as [unknown, unknown];
+        return sameValue(from, state)
+          ? (to ?? null)
+          : reject(
+              `cas from ${showValue(from)} to ${showValue(to)} succeeded, but the register holds ${showValue(state)}`,
+            );
+      }
+      default:
+        if (!output.known || sameValue(output.value, state)) return state;
+        return reject(`read ${showValue(output.value)}, but the register holds ${showValue(state)}`);
+    }
+  },
+  blind: (input) => input.f === 'write',
+  pure: (input) => input.f === 'read',
+  key: valueKey,
+  describe: (state) => `the register holds ${showValue(state)}`,
+  describeOp(input, output) {
+    if (input.f === 'write') return `write ${showValue(input.value)}`;
+    if (input.f === 'cas') return `cas ${showValue(casPair(input)[0])} → ${showValue(casPair(input)[1])}`;
+    return output.known ? `read → ${showValue(output.value)}` : 'read (no answer)';
+  },
+  reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial), roles),
+  impossible: (ops, initial) => impossibleObservation(ops, valueKey(initial), roles),
+};
+
+function casPair(input: OpInput): [unknown, unknown] {
+  return input.value as [unknown, unknown];
+}

@@ -1,0 +1,294 @@
+/**
+ * What a linearizability model is: a sequential specification the checker searches against.
+ * A model is one file exporting a `Model`, plus a line in the registry (index.ts).
+ *
+ * The checker hands each operation to the model as an input (the invocation: f, process,
+ * value) and an output (the completion: `known` with its value for ok, not known for info or
+ * never-completed). `step` answers the next state, or a Rejection saying why the operation
+ * cannot take effect in that state. States are compared by `key`: two states are the same
+ * iff their keys are equal, which is what the search memoises on.
+ */
+
+export interface OpInput {
+  f: string;
+  process: number;
+  key?: string;
+  /** The invocation's value. */
+  value: unknown;
+  /** The invocation's index in the history, for messages. */
+  index: number;
+}
+
+export interface OpOutput {
+  /** True when the operation completed ok; false for info and never-completed operations. */
+  known: boolean;
+  /** The ok completion's value (a read's result); undefined when not known. */
+  value: unknown;
+}
+
+/** Why an operation cannot take effect in a state, in words. */
+export class Rejection {
+  constructor(readonly reason: string) {}
+}
+
+export function reject(reason: string): Rejection {
+  return new Rejection(reason);
+}
+
+/** One operation of a part as models see it when reducing indefinite operations. */
+export interface PartOp {
+  input: OpInput;
+  output: OpOutput;
+  /** History position of the invocation. */
+  call: number;
+  /** History position of the ok completion; Infinity when indefinite. */
+  ret: number;
+}
+
+/**
+ * What an operation can be reduced to, exactly for the model.
+ *
+ * For an indefinite (info or never-completed) operation: 'keep' it optional; 'drop' it
+ * (taking effect can never help explain the history); or a history position by which it
+ * must have taken effect (it alone explains something observed there), making it required
+ * with that return.
+ *
+ * For an ok operation: 'keep', or 'flush': it is a blind write whose effect nothing ever
+ * observes, so in any linearization it is immediately followed by another blind write (or
+ * by nothing), and it may as well be placed right before whichever blind write comes next.
+ * The search then linearizes all such pending writes together before any blind write,
+ * instead of trying every subset of them.
+ */
+export type Reduction = 'keep' | 'drop' | 'flush' | number;
+
+export interface Model<S = unknown> {
+  readonly name: string;
+  /** One line for --help and reports. */
+  readonly description: string;
+  /** The operations (f values) it knows, for validation and for guessing the model. */
+  readonly fs: readonly string[];
+  /** The initial state; `initial` comes from --initial (a JSON value) when given. */
+  init(initial?: unknown): S;
+  /** Whether the operation is well-formed for this model; a reason if not. Called once per op. */
+  validate(input: OpInput, output: OpOutput): string | undefined;
+  step(state: S, input: OpInput, output: OpOutput): S | Rejection;
+  /** Equal states have equal keys, and only equal states do. */
+  key(state: S): string | number;
+  describe(state: S): string;
+  /** The operation in a few words: "write 3", "read → nil", "acquire". */
+  describeOp(input: OpInput, output: OpOutput): string;
+  /**
+   * Optional: the part (key) an operation belongs to and its input/output within that part,
+   * for models whose operations carry their key inside the value. Default: op.key.
+   */
+  partition?(input: OpInput, output: OpOutput): { key: string | undefined; input: OpInput; output: OpOutput };
+  /**
+   * Optional: whether the operation never changes the state (a read). The search then
+   * linearizes it as soon as it can take effect, without trying alternatives: if any
+   * linearization exists, one exists with the read moved to the earliest point it fits.
+   */
+  pure?(input: OpInput): boolean;
+  /**
+   * Optional: whether the operation always takes effect and sets the state whatever it was
+   * (a register write). Needed for 'flush' reductions.
+   */
+  blind?(input: OpInput): boolean;
+  /** Optional, must be exact: see Reduction. Without it every indefinite op stays optional. */
+  reduce?(ops: readonly PartOp[], initial: S): Reduction[];
+  /**
+   * Optional, must be exact: an ok operation that no linearization can include, found
+   * without searching (its index in `ops` and why), so that obvious violations are reported
+   * at once however hard the rest of the history is to search.
+   */
+  impossible?(ops: readonly PartOp[], initial: S): { op: number; reason: string } | undefined;
+}
+
+/** A model of whatever state type: the checker treats states as opaque values. */
+// biome-ignore lint/suspicious/noExplicitAny: a Model<S> takes S as input, so no one S fits every model.
+export type AnyModel = Model<any>;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for models over JSON-like values
+
+/**
+ * A key such that two values have equal keys iff they are structurally equal (arrays by
+ * element, objects by their sorted keys); nil, null and undefined are all nil.
+ */
+export function valueKey(v: unknown): string | number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return `s${v}`;
+  if (v === null || v === undefined) return 'n';
+  return `j${canonicalJson(v)}`;
+}
+
+function canonicalJson(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (typeof v === 'object') {
+    const keys = Object.keys(v as object).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? String(v);
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return valueKey(a) === valueKey(b);
+}
+
+/** A value in a few characters: nil, 3, "a", [1 2]. */
+export function showValue(v: unknown): string {
+  if (v === null || v === undefined) return 'nil';
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/**
+ * The reduction for register-like models, where every state-changing operation *produces* a
+ * value (makes it current) and reads *observe* one. Exact because:
+ * - a pure operation (an indefinite read) changes nothing, so taking effect never matters;
+ * - if no operation observes the value an indefinite op produces, taking effect can only make
+ *   observations fail (or, for fenced writes, tokens stale), so dropping it loses nothing;
+ * - if an indefinite op is the only producer of a value that an ok operation observes (and
+ *   the initial state is not that value), it must take effect before that observation's
+ *   return: so it is required with that return as its own;
+ * - an ok blind write whose value nothing observes is followed, in any linearization, by a
+ *   blind write or by nothing (anything else between would observe its value): 'flush'.
+ */
+export function reduceByObservation(
+  ops: readonly PartOp[],
+  initialValueKey: string | number,
+  roles: {
+    /** The value key the op makes current, if any. */
+    produces(op: PartOp): string | number | undefined;
+    /** The value key the op needs current to take effect, if any. */
+    observes(op: PartOp): string | number | undefined;
+    /** Whether the op is a blind write (see Model.blind); without it no op is flushed. */
+    blind?(op: PartOp): boolean;
+  },
+): Reduction[] {
+  const producers = new Map<string | number, number>();
+  const observers = new Map<string | number, number>(); // any op, ok or not
+  const firstOkObservation = new Map<string | number, number>(); // earliest ok observer's return
+  const produced: (string | number | undefined)[] = [];
+  for (const op of ops) {
+    const p = roles.produces(op);
+    produced.push(p);
+    if (p !== undefined) producers.set(p, (producers.get(p) ?? 0) + 1);
+    const o = roles.observes(op);
+    if (o === undefined) continue;
+    observers.set(o, (observers.get(o) ?? 0) + 1);
+    if (op.output.known) firstOkObservation.set(o, Math.min(firstOkObservation.get(o) ?? Infinity, op.ret));
+  }
+  return ops.map((op, i): Reduction => {
+    const p = produced[i];
+    if (op.output.known) return p !== undefined && !observers.has(p) && roles.blind?.(op) ? 'flush' : 'keep';
+    if (p === undefined) return roles.observes(op) === undefined ? 'drop' : 'keep';
+    if (!observers.has(p)) return 'drop';
+    const deadline = firstOkObservation.get(p);
+    if (producers.get(p) === 1 && p !== initialValueKey && deadline !== undefined && deadline > op.call)
+      return deadline;
+    return 'keep';
+  });
+}
+
+/**
+ * For register-like models: an ok observation no producer can explain, found without any
+ * search, so the classic violations (a read of a value nothing wrote; a read of a value
+ * certainly overwritten before the read began) cost nothing however busy the history.
+ *
+ * An observer `r` of value v is impossible when every producer P of v (and the initial
+ * state, if it is v) is ruled out: P was invoked after r completed, or some ok producer W
+ * was invoked after P completed and completed before r was invoked (so W's effect falls
+ * strictly between P's and r's). W may itself produce v; then it is a producer and is ruled
+ * out in turn, by a later W, which also falls after P. Returns the impossible observer that
+ * completes first, if any.
+ */
+export function impossibleObservation(
+  ops: readonly PartOp[],
+  initialValueKey: string | number,
+  roles: {
+    produces(op: PartOp): string | number | undefined;
+    observes(op: PartOp): string | number | undefined;
+    /** What holds the value, for messages: "the register". */
+    subject: string;
+    /** The observed value, shown: "5". */
+    shownValue(op: PartOp): string;
+  },
+): { op: number; reason: string } | undefined {
+  const producers = new Map<string | number, number[]>();
+  const overwriters: number[] = []; // ok producers, by call
+  ops.forEach((op, i) => {
+    const p = roles.produces(op);
+    if (p === undefined) return;
+    let list = producers.get(p);
+    if (!list) {
+      list = [];
+      producers.set(p, list);
+    }
+    list.push(i);
+    if (op.output.known) overwriters.push(i);
+  });
+  overwriters.sort((a, b) => ops[a].call - ops[b].call);
+  // suffix minimum of completions, and who completes then
+  const minRet = new Float64Array(overwriters.length + 1).fill(Number.POSITIVE_INFINITY);
+  const minWho = new Int32Array(overwriters.length + 1).fill(-1);
+  for (let i = overwriters.length - 1; i >= 0; i--) {
+    const r = ops[overwriters[i]].ret;
+    if (r < minRet[i + 1]) {
+      minRet[i] = r;
+      minWho[i] = overwriters[i];
+    } else {
+      minRet[i] = minRet[i + 1];
+      minWho[i] = minWho[i + 1];
+    }
+  }
+  /** The ok producer invoked after `after` that completes first, if it completes before `before`. */
+  const overwrittenBetween = (after: number, before: number): number => {
+    let lo = 0;
+    let hi = overwriters.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ops[overwriters[mid]].call > after) hi = mid;
+      else lo = mid + 1;
+    }
+    return minRet[lo] < before ? minWho[lo] : -1;
+  };
+  let worst: { op: number; reason: string } | undefined;
+  ops.forEach((op, i) => {
+    if (!op.output.known) return;
+    const v = roles.observes(op);
+    if (v === undefined) return;
+    if (worst && ops[worst.op].ret <= op.ret) return;
+    const candidates = producers.get(v) ?? [];
+    const reasons: string[] = [];
+    if (v === initialValueKey) {
+      const w = overwrittenBetween(Number.NEGATIVE_INFINITY, op.call);
+      if (w < 0) return;
+      reasons.push(
+        `it was the initial value, but op ${ops[w].input.index} overwrote it before op ${op.input.index} was invoked`,
+      );
+    }
+    for (const p of candidates) {
+      if (p === i) continue;
+      const producer = ops[p];
+      if (producer.call > op.ret) {
+        reasons.push(`op ${producer.input.index} writes it, but only after op ${op.input.index} completed`);
+        continue;
+      }
+      const w = Number.isFinite(producer.ret) ? overwrittenBetween(producer.ret, op.call) : -1;
+      if (w < 0) return; // this producer can explain the observation
+      reasons.push(
+        `op ${producer.input.index} wrote it, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
+      );
+    }
+    const what = roles.shownValue(op);
+    const why =
+      reasons.length === 0
+        ? `no operation writes ${what}`
+        : reasons.slice(0, 3).join('; ') +
+          (reasons.length > 3 ? `; and ${reasons.length - 3} more writes of it likewise` : '');
+    worst = { op: i, reason: `it needs ${roles.subject} to hold ${what}, and no order can make it so: ${why}` };
+  });
+  return worst;
+}

@@ -1,0 +1,27 @@
+/**
+ * Knossos's mutex: acquire iff free, release iff held, by any process. For lock services
+ * whose release does not check the holder.
+ */
+import { type Model, reject } from './model.js';
+
+/** Whether the lock is held. */
+export type AnonMutexState = boolean;
+
+export const mutexAnon: Model<AnonMutexState> = {
+  name: 'mutex-anon',
+  description: "Knossos's mutex: acquire iff free, release iff held (by any process)",
+  fs: ['acquire', 'release'],
+  init: () => false,
+  validate(input) {
+    if (input.f !== 'acquire' && input.f !== 'release')
+      return `model mutex-anon has no operation '${input.f}' (it knows acquire, release)`;
+    return undefined;
+  },
+  step(held, input) {
+    if (input.f === 'acquire') return held ? reject(`acquire by process ${input.process}, but the lock is held`) : true;
+    return held ? false : reject(`release by process ${input.process}, but the lock is free`);
+  },
+  key: (held) => (held ? 1 : 0),
+  describe: (held) => (held ? 'the lock is held' : 'the lock is free'),
+  describeOp: (input) => input.f,
+};

@@ -1,0 +1,43 @@
+/**
+ * A lock with an owner: acquire takes it when free, and only the process that holds it can
+ * release it. The owner is the operation's process: lockchaos gives a client a new process
+ * number after an `info`, so "process" is "who believes it holds the lock".
+ */
+import { type Model, type OpInput, type PartOp, type Reduction, reject } from './model.js';
+
+/** The owning process, or null when free. */
+export type MutexState = number | null;
+
+export const mutex: Model<MutexState> = {
+  name: 'mutex',
+  description:
+    'a lock with an owner: acquire iff free (then held by the process), release iff held by the same process',
+  fs: ['acquire', 'release'],
+  init: () => null,
+  validate(input) {
+    if (input.f !== 'acquire' && input.f !== 'release')
+      return `model mutex has no operation '${input.f}' (it knows acquire, release)`;
+    return undefined;
+  },
+  step(state, input) {
+    const p = input.process;
+    if (input.f === 'acquire') {
+      return state === null ? p : reject(`acquire by process ${p}, but the lock is held by process ${state}`);
+    }
+    if (state === p) return null;
+    return reject(
+      state === null
+        ? `release by process ${p}, but the lock is free`
+        : `release by process ${p}, but the lock is held by process ${state}`,
+    );
+  },
+  key: (state) => (state === null ? 'free' : state),
+  describe: (state) => (state === null ? 'the lock is free' : `the lock is held by process ${state}`),
+  describeOp: (input: OpInput) => input.f,
+  reduce(ops: readonly PartOp[]): Reduction[] {
+    // An indefinite acquire that takes effect leaves the lock held by a process that never
+    // issues again (the history rules forbid it), so nothing can release it: it can only
+    // forbid later acquires and releases. Dropping it is exact.
+    return ops.map((op) => (op.output.known ? 'keep' : op.input.f === 'acquire' ? 'drop' : 'keep'));
+  },
+};

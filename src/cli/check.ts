@@ -1,0 +1,262 @@
+/**
+ * `lockchaos check FILE...`: check stored histories for linearizability, offline, with no
+ * Docker. Each file is read (ours, Jepsen EDN, or a Jepsen log), checked against a model, and
+ * reported: one line per file, plus the counterexample in words when a single file is not
+ * linearizable, plus totals for several files. Exit 0 valid, 1 invalid, 2 unknown, 3 error
+ * (an error in any file wins, then invalid, then unknown).
+ */
+import { parseArgs } from 'node:util';
+import { checkLinearizable, type LinearizableResult } from '../../checkers/linearizable/index.js';
+import { findModel, guessModel, MODEL_NAMES, MODELS } from '../../checkers/models/index.js';
+import type { Model } from '../../checkers/models/model.js';
+import { exitCodeFor } from '../../checkers/result.js';
+import { HISTORY_FORMATS, type HistoryFormat, readHistoryFile } from '../history/read.js';
+import { EXIT_ERROR, UserError } from './errors.js';
+
+const DEFAULT_TIME_LIMIT_S = 300;
+const DEFAULT_MEMORY_LIMIT_MB = 1024;
+const MiB = 2 ** 20;
+
+function help(): string {
+  const width = Math.max(...MODEL_NAMES.map((n) => n.length));
+  return [
+    'Usage: lockchaos check FILE... [options]',
+    '',
+    'Checks each history file for linearizability against a model, offline (no Docker).',
+    '',
+    'Options:',
+    '  --model M          the model to check against (default: guessed from the operations, see below):',
+    ...MODEL_NAMES.map((n) => `                       ${n.padEnd(width)}  ${MODELS[n].description}`),
+    `  --format F         the file format: ${HISTORY_FORMATS.join(', ')} (default: from the extension`,
+    '                     .jsonl/.json, .edn, .log, else from the content)',
+    "                       jsonl       lockchaos's history.jsonl, one operation as JSON per line",
+    '                       edn         a Jepsen EDN history: a vector, list or bare stream of op maps',
+    "                       jepsen-log  Jepsen's text lines 'process<TAB>:type<TAB>:f<TAB>value', log prefixes allowed",
+    '  --initial VALUE    the initial value of a register or store, as JSON (not JSON: taken as a string);',
+    '                     default nil',
+    `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file)`,
+    `  --memory-limit MB  give up past MB MiB of heap and search memory, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB})`,
+    '  --only F,F...      check only the client operations with these f values, ignoring the others',
+    '                     (a lockchaos run history holds lock and store operations: --only acquire,release)',
+    '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
+    '  -h, --help         print this help',
+    '',
+    'Model guessing, from the operations f: acquire/release -> mutex; get/put/append -> kv; cas -> cas-register;',
+    'writes whose values are all [value, token] -> fenced-register; otherwise register.',
+    '',
+    "Semantics are Jepsen's: fail operations are removed; info operations and ones that never completed may",
+    'take effect at any time after their invocation, or never; nemesis operations are ignored. A process',
+    'that issues again after info, or an ok with no invocation, is an error in the history. Real-time order',
+    "is the file's order. Operations are split by key (op.key; for kv also Jepsen's [k v] values) and each",
+    'key is checked alone.',
+    '',
+    'Exit codes: 0 valid, 1 invalid, 2 unknown (a budget ran out), 3 error (unreadable file, bad option).',
+    'With several files: 3 if any file has an error, else 1 if any is invalid, else 2 if any is unknown.',
+  ].join('\n');
+}
+
+interface Options {
+  files: string[];
+  model: Model<unknown> | undefined;
+  format: HistoryFormat | undefined;
+  initial: unknown;
+  timeLimitMs: number;
+  memoryLimitBytes: number;
+  only: string[] | undefined;
+  json: boolean;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    // node:util's messages are long and multi-line; keep their first sentence.
+    const message = (err as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '');
+    throw new UserError(`${message} (see lockchaos check --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0)
+    throw new UserError('give one or more history files to check (see lockchaos check --help)');
+  let model: Model<unknown> | undefined;
+  if (values.model !== undefined) {
+    model = findModel(values.model);
+    if (!model) throw new UserError(`unknown model '${values.model}': choose one of ${MODEL_NAMES.join(', ')}`);
+  }
+  let format: HistoryFormat | undefined;
+  if (values.format !== undefined) {
+    if (!(HISTORY_FORMATS as readonly string[]).includes(values.format)) {
+      throw new UserError(`unknown format '${values.format}': choose one of ${HISTORY_FORMATS.join(', ')}`);
+    }
+    format = values.format as HistoryFormat;
+  }
+  let initial: unknown;
+  if (values.initial !== undefined) {
+    try {
+      initial = JSON.parse(values.initial);
+    } catch {
+      initial = values.initial;
+    }
+  }
+  return {
+    files: positionals,
+    model,
+    format,
+    initial,
+    timeLimitMs: positiveNumber(values['time-limit'], '--time-limit', 'seconds', DEFAULT_TIME_LIMIT_S) * 1000,
+    memoryLimitBytes: positiveNumber(values['memory-limit'], '--memory-limit', 'MiB', DEFAULT_MEMORY_LIMIT_MB) * MiB,
+    only:
+      values.only === undefined
+        ? undefined
+        : values.only
+            .split(',')
+            .map((f) => f.trim().replace(/^:/, ''))
+            .filter((f) => f !== ''),
+    json: values.json === true,
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      model: { type: 'string', short: 'm' },
+      format: { type: 'string' },
+      initial: { type: 'string' },
+      'time-limit': { type: 'string' },
+      'memory-limit': { type: 'string' },
+      only: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function positiveNumber(text: string | undefined, flag: string, unit: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new UserError(`${flag} must be a positive number of ${unit}, got '${text}'`);
+  return n;
+}
+
+type FileOutcome =
+  | { file: string; result: LinearizableResult; guessed?: string; format: HistoryFormat }
+  | { file: string; error: string };
+
+function checkFile(file: string, options: Options): FileOutcome {
+  try {
+    const { history, format } = readHistoryFile(file, options.format);
+    let model = options.model;
+    let guessed: string | undefined;
+    if (!model) {
+      const only = options.only;
+      const guess = guessModel(only ? history.filter((op) => only.includes(op.f)) : history);
+      model = guess.model;
+      guessed = guess.why;
+    }
+    const result = checkLinearizable(history, model, {
+      initial: options.initial,
+      timeLimitMs: options.timeLimitMs,
+      memoryLimitBytes: options.memoryLimitBytes,
+      only: options.only,
+    });
+    return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
+  } catch (err) {
+    if (err instanceof UserError) {
+      return { file, error: err.message.startsWith(file) ? err.message : `${file}: ${err.message}` };
+    }
+    throw err;
+  }
+}
+
+const VERDICT = { true: 'valid', false: 'invalid', unknown: 'unknown' } as const;
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / MiB)} MiB`;
+}
+
+function line(outcome: FileOutcome): string {
+  if ('error' in outcome) return `error    ${outcome.error}`;
+  const { file, result, guessed } = outcome;
+  const s = result.stats;
+  const facts = [
+    `${result.model}${guessed ? ` (guessed: ${guessed})` : ''}`,
+    `${s.operations} operations${s.ignored > 0 ? ` (${s.ignored} others ignored)` : ''}`,
+    `${s.parts} ${s.parts === 1 ? 'part' : 'parts'}`,
+    `${s.ms} ms`,
+    `peak heap ${mib(s.peakHeapBytes)}`,
+  ];
+  return `${VERDICT[String(result.valid) as keyof typeof VERDICT].padEnd(8)} ${file}: ${result.summary} [${facts.join(', ')}]`;
+}
+
+function jsonLine(outcome: FileOutcome): string {
+  if ('error' in outcome)
+    return JSON.stringify({ file: outcome.file, verdict: 'error', valid: null, error: outcome.error });
+  const { file, result, guessed, format } = outcome;
+  return JSON.stringify({
+    file,
+    verdict: VERDICT[String(result.valid) as keyof typeof VERDICT],
+    valid: result.valid,
+    ms: result.stats.ms,
+    format,
+    model: result.model,
+    ...(guessed ? { modelGuessedFrom: guessed } : {}),
+    checker: result.checker,
+    summary: result.summary,
+    details: result.details,
+  });
+}
+
+export async function checkCommand(argv: string[]): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = parseOptions(argv);
+  } catch (err) {
+    if (err instanceof UserError) {
+      console.error(`lockchaos check: ${err.message}`);
+      return EXIT_ERROR;
+    }
+    throw err;
+  }
+  if (options === 'help') {
+    console.log(help());
+    return 0;
+  }
+  const started = performance.now();
+  const outcomes: FileOutcome[] = [];
+  for (const file of options.files) {
+    const outcome = checkFile(file, options);
+    outcomes.push(outcome);
+    if (options.json) {
+      console.log(jsonLine(outcome));
+    } else if ('error' in outcome) {
+      console.error(`lockchaos check: ${outcome.error}`);
+    } else {
+      console.log(line(outcome));
+      if (options.files.length === 1 && outcome.result.counterexample) {
+        console.log(
+          outcome.result.counterexample.describe
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n'),
+        );
+      }
+    }
+  }
+  const errors = outcomes.filter((o) => 'error' in o).length;
+  const verdicts = outcomes.flatMap((o) => ('result' in o ? [o.result.valid] : []));
+  const count = (v: boolean | 'unknown') => verdicts.filter((x) => x === v).length;
+  if (!options.json && options.files.length > 1) {
+    const peak = Math.max(0, ...outcomes.flatMap((o) => ('result' in o ? [o.result.stats.peakHeapBytes] : [])));
+    console.log(
+      `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${errors} error${errors === 1 ? '' : 's'} (${Math.round(performance.now() - started)} ms, peak heap ${mib(peak)})`,
+    );
+  }
+  if (errors > 0) return EXIT_ERROR;
+  if (count(false) > 0) return exitCodeFor(false);
+  if (count('unknown') > 0) return exitCodeFor('unknown');
+  return 0;
+}

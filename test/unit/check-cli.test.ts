@@ -1,0 +1,227 @@
+/**
+ * `lockchaos check` as a user runs it: files in, verdict lines and exit codes out.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { checkCommand } from '../../src/cli/check.js';
+import { toEdn } from '../../src/history/edn.js';
+import { toJsonl } from '../../src/history/jsonl.js';
+import type { Op, OpType, Process } from '../../src/history/op.js';
+import { simulateHistory } from './linearizable-support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lockchaos-check-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function h(...rows: [Process, OpType, string, unknown?][]): Op[] {
+  return rows.map(([process, type, f, value], index) => ({
+    index,
+    type,
+    f,
+    process,
+    time: index,
+    ...(value === undefined ? {} : { value }),
+  }));
+}
+
+const validMutex = h(
+  [0, 'invoke', 'acquire'],
+  [0, 'ok', 'acquire'],
+  [0, 'invoke', 'release'],
+  [0, 'ok', 'release'],
+  [1, 'invoke', 'acquire'],
+  [1, 'ok', 'acquire'],
+);
+const invalidMutex = h([0, 'invoke', 'acquire'], [0, 'ok', 'acquire'], [1, 'invoke', 'acquire'], [1, 'ok', 'acquire']);
+
+let out: string[];
+let err: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+});
+afterEach(() => vi.restoreAllMocks());
+
+const lines = (chunks: string[]) => chunks.join('\n').split('\n');
+
+describe('lockchaos check', () => {
+  it('valid: exit 0, one line with the verdict, model, time and memory', async () => {
+    const path = file('valid.jsonl', toJsonl(validMutex));
+    expect(await checkCommand([path])).toBe(0);
+    expect(lines(out)).toHaveLength(1);
+    expect(out[0]).toMatch(
+      new RegExp(
+        `^valid +${path}: linearizable: 3 operations in 1 part \\([\\d.]+ ms\\) \\[mutex \\(guessed: operations acquire/release\\), 3 operations, 1 part, [\\d.]+ ms, peak heap \\d+ MiB\\]$`,
+      ),
+    );
+    expect(err).toEqual([]);
+  });
+
+  it('invalid: exit 1 and the counterexample in words', async () => {
+    const path = file('invalid.edn', toEdn(invalidMutex));
+    expect(await checkCommand([path, '--model', 'mutex'])).toBe(1);
+    const text = out.join('\n');
+    expect(text).toMatch(
+      /^invalid +.*not linearizable: op 2 \(process 1: acquire\) cannot take effect: acquire by process 1, but the lock is held by process 0/,
+    );
+    expect(text).toContain('  Every order that gets as far as op 2 ends in this configuration:');
+    expect(text).toContain('     the lock is held by process 0;');
+  });
+
+  it('unknown: exit 2 when the time limit runs out', async () => {
+    const path = file('hard.jsonl', toJsonl(simulateHistory('register', 3, 50, 20_000, false)));
+    expect(await checkCommand([path, '--time-limit', '0.001'])).toBe(2);
+    expect(out[0]).toMatch(
+      /^unknown +.*unknown: time limit of 0\.0 s reached in the history \(\d+ of \d+ operations linearized\)/,
+    );
+  });
+
+  it('--json: one object per file with file, verdict, ms and details', async () => {
+    const a = file('a.jsonl', toJsonl(validMutex));
+    const b = file('b.jsonl', toJsonl(invalidMutex));
+    expect(await checkCommand([a, b, '--json'])).toBe(1);
+    expect(out).toHaveLength(2);
+    const [first, second] = out.map((l) => JSON.parse(l));
+    expect(first).toMatchObject({ file: a, verdict: 'valid', valid: true, model: 'mutex', format: 'jsonl' });
+    expect(typeof first.ms).toBe('number');
+    expect(second).toMatchObject({
+      file: b,
+      verdict: 'invalid',
+      valid: false,
+      details: { counterexample: { op: { index: 2 } } },
+    });
+  });
+
+  it('several files: one line each plus totals; an error in any file wins', async () => {
+    const a = file('a2.jsonl', toJsonl(validMutex));
+    const b = file('b2.jsonl', toJsonl(invalidMutex));
+    const c = file('c2.jsonl', `${toJsonl(validMutex)}{"type":"inv`);
+    expect(await checkCommand([a, b, c])).toBe(3);
+    expect(out).toHaveLength(3);
+    expect(out[0]).toMatch(/^valid /);
+    expect(out[1]).toMatch(/^invalid /);
+    expect(out[2]).toMatch(/^3 files: 1 valid, 1 invalid, 0 unknown, 1 error \(\d+ ms, peak heap \d+ MiB\)$/);
+    expect(err).toEqual([
+      `lockchaos check: ${c} line 7 (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
+    ]);
+  });
+
+  it('malformed histories: exit 3 and one line each', async () => {
+    const cases: [string, string, string][] = [
+      ['unknown-type.jsonl', '{"type":"done","f":"read","process":0}\n', "line 1: unknown type 'done'"],
+      ['orphan.jsonl', toJsonl(h([0, 'ok', 'read', 1])), 'op 0: ok read on process 0 has no outstanding invocation'],
+      [
+        'twice.jsonl',
+        toJsonl(h([0, 'invoke', 'read'], [0, 'invoke', 'read'])),
+        'op 1: process 0 invokes read while its op 0 (read) is still outstanding',
+      ],
+      [
+        'after-info.jsonl',
+        toJsonl(h([0, 'invoke', 'read'], [0, 'info', 'read'], [0, 'invoke', 'read'])),
+        'op 2: process 0 invokes read after its op 1 (read) ended as info',
+      ],
+      [
+        'truncated.edn',
+        '[{:type :invoke, :f :read, :process 0}\n {:type :ok',
+        "line 2: end of input inside the map opened at line 2: expected '}'",
+      ],
+      ['bad.log', '0\t:invoke\t:read\tnil\n0\t:ok\t:read\t[1', "line 2: cannot read the value '[1' as EDN"],
+      ['wrong-model.jsonl', toJsonl(validMutex), "op 0: model register has no operation 'acquire'"],
+    ];
+    for (const [name, text, message] of cases) {
+      err = [];
+      const args = name === 'wrong-model.jsonl' ? ['--model', 'register'] : [];
+      expect(await checkCommand([file(name, text), ...args])).toBe(3);
+      expect(err).toHaveLength(1);
+      expect(err[0]).not.toContain('\n');
+      expect(err[0]).toContain(message);
+    }
+    expect(out).toEqual([]);
+  });
+
+  it('bad options: exit 3 and one line', async () => {
+    const cases: [string[], string][] = [
+      [[], 'lockchaos check: give one or more history files to check (see lockchaos check --help)'],
+      [
+        ['x', '--model', 'queue'],
+        "lockchaos check: unknown model 'queue': choose one of mutex, mutex-anon, register, cas-register, fenced-register, kv",
+      ],
+      [['x', '--format', 'csv'], "lockchaos check: unknown format 'csv': choose one of jsonl, edn, jepsen-log"],
+      [['x', '--time-limit', 'soon'], "lockchaos check: --time-limit must be a positive number of seconds, got 'soon'"],
+      [['x', '--memory-limit=-5'], "lockchaos check: --memory-limit must be a positive number of MiB, got '-5'"],
+      [['x', '--frobnicate'], "lockchaos check: Unknown option '--frobnicate' (see lockchaos check --help)"],
+      [
+        [join(dir, 'missing.jsonl')],
+        `lockchaos check: ${join(dir, 'missing.jsonl')}: cannot read the history: no such file`,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      err = [];
+      expect(await checkCommand(args)).toBe(3);
+      expect(err).toEqual([message]);
+    }
+  });
+
+  it('--initial, --format and a Jepsen log', async () => {
+    const log = file(
+      'history.txt',
+      'INFO  jepsen.util - 0\t:invoke\t:read\tnil\nINFO  jepsen.util - 0\t:ok\t:read\t5\n',
+    );
+    expect(await checkCommand([log, '--format', 'jepsen-log'])).toBe(1);
+    expect(await checkCommand([log, '--format', 'jepsen-log', '--initial', '5'])).toBe(0);
+    const strings = file('s.jsonl', toJsonl(h([0, 'invoke', 'read'], [0, 'ok', 'read', 'abc'])));
+    expect(await checkCommand([strings, '--initial', 'abc'])).toBe(0);
+  });
+
+  it('--only picks the operations of one model out of a run history', async () => {
+    const run = file(
+      'run.jsonl',
+      toJsonl(
+        h(
+          [0, 'invoke', 'acquire'],
+          [0, 'ok', 'acquire'],
+          [0, 'invoke', 'read'],
+          [0, 'ok', 'read', null],
+          [0, 'invoke', 'release'],
+          [0, 'ok', 'release'],
+        ),
+      ),
+    );
+    expect(await checkCommand([run])).toBe(3);
+    expect(err[0]).toContain(
+      "op 2: model mutex has no operation 'read' (it knows acquire, release); to check only the model's operations, give --only acquire,release",
+    );
+    expect(await checkCommand([run, '--only', 'acquire,release'])).toBe(0);
+    expect(out[0]).toContain('[mutex (guessed: operations acquire/release), 2 operations (1 others ignored)');
+    expect(await checkCommand([run, '--only', 'read,write'])).toBe(0);
+    expect(out[1]).toContain('[register (guessed: operations read/write), 1 operations (2 others ignored)');
+  });
+
+  it('--help documents every option and the exit codes', async () => {
+    expect(await checkCommand(['--help'])).toBe(0);
+    const help = out.join('\n');
+    for (const option of [
+      '--model',
+      '--format',
+      '--initial',
+      '--time-limit',
+      '--memory-limit',
+      '--only',
+      '--json',
+      '--help',
+    ])
+      expect(help).toContain(option);
+    for (const model of ['mutex', 'mutex-anon', 'register', 'cas-register', 'fenced-register', 'kv'])
+      expect(help).toContain(model);
+    expect(help).toContain('Exit codes: 0 valid, 1 invalid, 2 unknown');
+  });
+});
