@@ -84,9 +84,9 @@ const list: Scenario[] = [
       // A long hold gives the other group time to win the expired bridge while one holds;
       // a modest rate keeps one client from taking the lock again at once.
       ttlMs: 3000,
-      holdMs: 1000,
-      rate: 4,
-      nemesisIntervalS: 3,
+      holdMs: 2500,
+      rate: 2,
+      nemesisIntervalS: 2,
     },
   },
   {
