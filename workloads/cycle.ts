@@ -27,9 +27,21 @@ export async function recordRelease(ctx: ClientContext, grant: Grant): Promise<v
   );
 }
 
-/** Between cycles: staggered so that all clients together make about opts.rate cycles/s. */
-export async function think(ctx: ClientContext): Promise<void> {
-  if (ctx.opts.rate <= 0) return;
-  const meanMs = (1000 * ctx.opts.concurrency) / ctx.opts.rate;
-  await sleep(ctx.rng.uniform(0, 2 * meanMs), ctx.stop);
+/** After a cycle that could not take the lock: a dead node answers at once, every time. */
+export const RETRY_AFTER_FAILURE_MS = { min: 10, max: 100 };
+
+/**
+ * Between cycles: staggered so that all clients together make about opts.rate cycles/s.
+ * After a cycle whose acquire did not succeed, wait a little: a request that fails at
+ * once (a node down, a connection refused) would otherwise make the loop spin without
+ * ever yielding to the event loop, starving its own timers and the history's delivery.
+ */
+export async function think(ctx: ClientContext, acquired: boolean): Promise<void> {
+  if (!acquired) await sleep(ctx.rng.uniform(RETRY_AFTER_FAILURE_MS.min, RETRY_AFTER_FAILURE_MS.max), ctx.stop);
+  if (ctx.opts.rate > 0) {
+    const meanMs = (1000 * ctx.opts.concurrency) / ctx.opts.rate;
+    await sleep(ctx.rng.uniform(0, 2 * meanMs), ctx.stop);
+  }
+  // Always give timers and I/O a turn, even when every request answered from a buffer.
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }

@@ -11,6 +11,7 @@
  */
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
+import type { Grant } from '../src/backends/backend.js';
 import type { ClientContext, Workload } from './workload.js';
 
 /** Element n of client w: unique across clients without coordination. */
@@ -24,32 +25,34 @@ export const lockSetWorkload: Workload = {
     const { opts, recorder, store } = ctx;
     for (let n = 0; !ctx.stop.aborted; ) {
       const grant = await recordAcquire(ctx);
-      if (grant) {
-        const token = opts.fencing ? grant.token : undefined;
-        let current: number[] | null = null;
-        const read = await recorder.perform('read', opts.storeKey, undefined, async () => {
-          const r = await store.read(opts.storeKey, token);
-          if (!r.ok) return { type: 'fail', error: 'rejected: stale token' };
-          current = (r.value as number[] | null) ?? [];
-          return { type: 'ok', value: r.value };
-        });
-        if (read.type === 'info') continue; // fresh process: the old one's grant is abandoned
-        if (current !== null) {
-          await sleep(opts.holdMs);
-          const next = [...(current as number[]), element(ctx, n++)];
-          const value = opts.fencing ? [next, token] : next;
-          const write = await recorder.perform('write', opts.storeKey, value, async () =>
-            (await store.write(opts.storeKey, next, token))
-              ? { type: 'ok' }
-              : { type: 'fail', error: 'rejected: stale token' },
-          );
-          if (write.type === 'info') continue;
-        }
-        await recordRelease(ctx, grant);
-      }
-      await think(ctx);
+      if (grant && (await holdAndAdd(ctx, grant, element(ctx, n++)))) await recordRelease(ctx, grant);
+      await think(ctx, grant !== null);
     }
   },
 };
 
-export { element as lockSetElement };
+/**
+ * Under the lock: read, hold, write the set plus `added`. False when an operation ended
+ * as `info`: the client then has a fresh process number, and the old one's grant is
+ * abandoned (it expires with its lease), not released.
+ */
+async function holdAndAdd(ctx: ClientContext, grant: Grant, added: number): Promise<boolean> {
+  const { opts, recorder, store } = ctx;
+  const token = opts.fencing ? grant.token : undefined;
+  let current: number[] | null = null;
+  const read = await recorder.perform('read', opts.storeKey, undefined, async () => {
+    const r = await store.read(opts.storeKey, token);
+    if (!r.ok) return { type: 'fail', error: 'rejected: stale token' };
+    current = (r.value as number[] | null) ?? [];
+    return { type: 'ok', value: r.value };
+  });
+  if (read.type === 'info') return false;
+  if (current === null) return true; // rejected: nothing to write, release
+  await sleep(opts.holdMs);
+  const next = [...(current as number[]), added];
+  const value = opts.fencing ? [next, token] : next;
+  const write = await recorder.perform('write', opts.storeKey, value, async () =>
+    (await store.write(opts.storeKey, next, token)) ? { type: 'ok' } : { type: 'fail', error: 'rejected: stale token' },
+  );
+  return write.type !== 'info';
+}

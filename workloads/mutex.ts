@@ -14,7 +14,7 @@ export const mutexWorkload: Workload = {
         await sleep(ctx.opts.holdMs);
         await recordRelease(ctx, grant);
       }
-      await think(ctx);
+      await think(ctx, grant !== null);
     }
   },
 };

@@ -102,8 +102,8 @@ const list: Scenario[] = [
       nemesis: 'kill-node:one',
       loseData: true,
       // The hold outlasts a kill and restart, so the node forgets a lock that is held.
-      ttlMs: 10_000,
-      holdMs: 2000,
+      ttlMs: 15_000,
+      holdMs: 5000,
       nemesisIntervalS: 2,
     },
   },

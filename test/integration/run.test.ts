@@ -104,6 +104,42 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it('keeps clients working while their only node is dead, and after it comes back', async () => {
+    // A request to a dead node fails at once; a client loop that never yields would spin
+    // and starve its own history (this once froze every client of a kill-node run).
+    const r = await lockchaos([
+      'run',
+      '--backend',
+      'redis',
+      '--nemesis',
+      'kill-node',
+      '--nemesis-interval',
+      '1.5',
+      '--time-limit',
+      '10',
+      '--seed',
+      '4',
+      '--store',
+      store,
+    ]);
+    expect(r.code).not.toBe(3);
+    const dir = realpathSync(join(store, 'latest'));
+    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const kills = history.filter((op) => op.f === 'start-kill-node' && op.type === 'ok');
+    const restarts = history.filter((op) => op.f === 'stop-kill-node' && op.type === 'ok');
+    expect(kills.length).toBeGreaterThan(0);
+    const during = history.filter(
+      (op) => op.process !== 'nemesis' && op.type === 'fail' && op.time > kills[0].time && op.time < restarts[0].time,
+    );
+    const after = history.filter((op) => op.f === 'acquire' && op.type === 'ok' && op.time > restarts[0].time);
+    expect(during.length).toBeGreaterThan(0); // failures recorded while it was down
+    expect(after.length).toBeGreaterThan(0); // and grants again once it was back
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
   it("runs a backend from a user's module, and catches its non-linearizable tokens", async () => {
     const r = await lockchaos([
       'run',
