@@ -17,6 +17,8 @@ export interface PausableClients {
   process(client: number): number;
   /** The number of clients. */
   count(): number;
+  /** What the client's current grant carried (the acquire's ok value), while it holds. */
+  grant(client: number): unknown;
   /** Has the client stop itself at a pause point; false if it did not get there in time. */
   armPause(client: number, where: string, timeoutMs: number): Promise<boolean>;
 }

@@ -69,7 +69,12 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
       case 'latency':
         return new Latency(w.routes, s.target, w.node.ttlMs, w.node.intervalS);
       case 'clock':
-        return new ClockJump(w.node, s.target, w.shiftTtls);
+        return new ClockJump(w.node, s.target, w.shiftTtls, () => {
+          const quorum = Math.floor(w.node.nodes.length / 2) + 1;
+          return w.clients
+            .holders()
+            .some((c) => (w.clients.grant(c) as { votes?: number } | undefined)?.votes === quorum);
+        });
     }
   });
 }

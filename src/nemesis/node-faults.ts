@@ -263,6 +263,8 @@ export class ClockJump implements Nemesis {
     private readonly ctx: NodeFaultContext,
     private readonly target: string,
     private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
+    /** Whether a client holds a grant of a bare majority of votes (Redlock, during a split). */
+    private readonly bareMajorityHeld: () => boolean = () => false,
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
@@ -278,9 +280,14 @@ export class ClockJump implements Nemesis {
     }
     return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects }, durationMs };
   }
-  /** clock:bridge jumps the node a client split shares (waits a little for a split). */
+  /**
+   * clock:bridge jumps the node a client split shares, at the moment it matters: while a
+   * client holds a lock with a bare majority of votes, which the bridge's key completes
+   * (Kleppmann's story: A, B, C held; C's clock jumps; C, D, E granted to another).
+   */
   private async bridgeNode(): Promise<NodeHandle[]> {
-    for (let waited = 0; !this.ctx.split && waited < 2000; waited += 20) await sleep(20);
+    for (let waited = 0; !(this.ctx.split && this.bareMajorityHeld()) && waited < 4000; waited += 10) await sleep(10);
+    if (!this.ctx.split) return [];
     const bridge = this.ctx.nodes.find((n) => n.name === this.ctx.split?.bridge);
     return bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
   }

@@ -17,6 +17,8 @@ interface Worker {
   child: ChildProcess;
   process: number;
   holding: boolean;
+  /** The value of the acquire that made it a holder. */
+  grant?: unknown;
   ready: boolean;
   finished: Promise<void>;
   /** Resolves a pending armPause() when the worker stops itself. */
@@ -61,8 +63,10 @@ export class WorkerPool implements PausableClients {
     if (m.type === 'ops') {
       for (const op of m.ops) {
         worker.process = op.process as number;
-        if (op.f === 'acquire' && op.type === 'ok') worker.holding = true;
-        else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
+        if (op.f === 'acquire' && op.type === 'ok') {
+          worker.holding = true;
+          worker.grant = op.value;
+        } else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
         this.record(op);
       }
     } else if (m.type === 'ready') {
@@ -76,6 +80,10 @@ export class WorkerPool implements PausableClients {
     }
   }
 
+  grant(client: number): unknown {
+    const w = this.workers[client];
+    return w?.holding ? w.grant : undefined;
+  }
   count(): number {
     return this.workers.length;
   }

@@ -13,6 +13,7 @@ describe('client-pause nemesis', () => {
     pid: () => child.pid,
     process: () => 0,
     count: () => 1,
+    grant: () => undefined,
     armPause: async () => false,
   });
   const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
