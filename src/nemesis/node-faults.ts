@@ -269,8 +269,9 @@ export class ClockJump implements Nemesis {
 
   async start(rng: Rng): Promise<FaultStart | null> {
     const durationMs = faultDurationMs(this.ctx, rng);
-    // A jump a good part of a TTL long: enough to expire a held lock early.
-    const jumpMs = Math.round(this.ctx.ttlMs * rng.uniform(0.5, 1.5));
+    // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
+    // it is longer than the TTL: the point there is to expire the majority's shared key.
+    const jumpMs = Math.round(this.ctx.ttlMs * rng.uniform(this.target === 'bridge' ? 1.0 : 0.5, 1.5));
     const nodes = this.target === 'bridge' ? await this.bridgeNode() : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};
