@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { execInContainer } from '../cluster/cluster.js';
 import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
@@ -72,25 +73,10 @@ async function imageCheck(): Promise<DoctorCheck> {
   };
 }
 
-/** Runs a command in a container; its exit code and output (stdout and stderr). */
+/** Runs a command in a container: the cluster's exec, with the doctor's field names. */
 async function execIn(containerId: string, cmd: string[]): Promise<{ code: number; output: string }> {
-  const exec = await docker().getContainer(containerId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  const buf = Buffer.concat(chunks);
-  const parts: Buffer[] = [];
-  for (let i = 0; i + 8 <= buf.length; ) {
-    const size = buf.readUInt32BE(i + 4);
-    parts.push(buf.subarray(i + 8, i + 8 + size));
-    i += 8 + size;
-  }
-  const info = await exec.inspect();
-  return { code: info.ExitCode ?? -1, output: Buffer.concat(parts).toString('utf8') };
+  const r = await execInContainer(containerId, cmd);
+  return { code: r.exitCode, output: r.output };
 }
 
 async function iptablesCheck(): Promise<DoctorCheck> {
@@ -105,48 +91,26 @@ async function iptablesCheck(): Promise<DoctorCheck> {
       HostConfig: { CapAdd: ['NET_ADMIN'], NetworkMode: 'none' },
     });
     await container.start();
+    // The same rule the loss fault adds (nemesis/node-faults.ts), on a port nothing uses.
+    const rule = [
+      'INPUT',
+      '-p',
+      'tcp',
+      '--dport',
+      '9',
+      '-m',
+      'statistic',
+      '--mode',
+      'random',
+      '--probability',
+      '0.2',
+      '-j',
+      'DROP',
+    ];
     const steps: [string, string[]][] = [
       ['list the rules', ['iptables', '-L', '-n']],
-      [
-        'add a DROP rule',
-        [
-          'iptables',
-          '-A',
-          'INPUT',
-          '-p',
-          'tcp',
-          '--dport',
-          '9',
-          '-m',
-          'statistic',
-          '--mode',
-          'random',
-          '--probability',
-          '0.2',
-          '-j',
-          'DROP',
-        ],
-      ],
-      [
-        'remove it',
-        [
-          'iptables',
-          '-D',
-          'INPUT',
-          '-p',
-          'tcp',
-          '--dport',
-          '9',
-          '-m',
-          'statistic',
-          '--mode',
-          'random',
-          '--probability',
-          '0.2',
-          '-j',
-          'DROP',
-        ],
-      ],
+      ['add a DROP rule', ['iptables', '-A', ...rule]],
+      ['remove it', ['iptables', '-D', ...rule]],
     ];
     for (const [what, cmd] of steps) {
       const r = await execIn(container.id, cmd);

@@ -6,7 +6,7 @@
  */
 import { GenericContainer, type StartedTestContainer } from 'testcontainers';
 import { docker, NODE_IMAGE } from './engine.js';
-import { LABEL_RUN, runLabels } from './labels.js';
+import { runLabels } from './labels.js';
 
 export interface NodeSpec {
   /** Short name, unique in the run: "redis-1", "store". */
@@ -77,6 +77,20 @@ function demuxLogs(buf: Buffer): string {
   return Buffer.concat(parts).toString('utf8');
 }
 
+/** Runs a command in a container: its exit code and its output (stdout and stderr). */
+export async function execInContainer(containerId: string, command: string[]): Promise<ExecResult> {
+  const exec = await docker().getContainer(containerId).exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  const info = await exec.inspect();
+  return { exitCode: info.ExitCode ?? -1, output: demuxLogs(Buffer.concat(chunks)) };
+}
+
 class ContainerNode implements NodeHandle {
   constructor(
     readonly spec: NodeSpec,
@@ -101,17 +115,8 @@ class ContainerNode implements NodeHandle {
     return docker().getContainer(this.containerId);
   }
 
-  async exec(command: string[]): Promise<ExecResult> {
-    const exec = await this.container.exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const chunks: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-    const info = await exec.inspect();
-    return { exitCode: info.ExitCode ?? -1, output: demuxLogs(Buffer.concat(chunks)) };
+  exec(command: string[]): Promise<ExecResult> {
+    return execInContainer(this.containerId, command);
   }
 
   async pause() {
@@ -190,5 +195,3 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
     },
   };
 }
-
-export { LABEL_RUN };
