@@ -9,9 +9,10 @@
  *                  element is always the last one of the set
  * A stale token is answered "rejected": recorded as `fail`, since nothing was applied.
  */
+
+import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
-import type { Grant } from '../src/backends/backend.js';
 import type { ClientContext, Workload } from './workload.js';
 
 /** Element n of client w: unique across clients without coordination. */
@@ -22,7 +23,6 @@ export const lockSetWorkload: Workload = {
   description: 'under the lock: read a set from the store, hold, write it back with one new element',
   finalRead: true,
   async client(ctx) {
-    const { opts, recorder, store } = ctx;
     for (let n = 0; !ctx.stop.aborted; ) {
       const grant = await recordAcquire(ctx);
       if (grant && (await holdAndAdd(ctx, grant, element(ctx, n++)))) await recordRelease(ctx, grant);

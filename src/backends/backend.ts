@@ -45,6 +45,11 @@ export interface ClientOptions {
    * nemesis may pause the client process in the middle of the algorithm.
    */
   pausePoint?: (where: string) => Promise<void>;
+  /**
+   * The client's own clock in ns, for algorithms that time themselves (Redlock's elapsed
+   * check). The client-clock fault steps it; monotonic time when absent.
+   */
+  clock?: () => bigint;
 }
 
 export interface LockClient {

@@ -82,14 +82,18 @@ class RedlockClient implements LockClient {
   }
 
   async acquire(lock: string, { ttlMs, timeoutMs }: AcquireOptions): Promise<Grant | null> {
+    // Elapsed time is measured on the client's own clock, as a Redlock client does: a
+    // step of that clock (the client-clock fault) fools the check.
+    const now = this.opts.clock ?? monotonicNow;
     const started = monotonicNow();
     for (let attempt = 0; ; attempt++) {
       const owner = newOwner(this.opts.clientId);
-      const asked = monotonicNow();
+      const asked = now();
       const votes = (await this.lockAll(lock, owner, ttlMs)).filter((v) => v === 'yes').length;
-      // Between the votes and the elapsed-time check: a pause here must make the check fail.
-      await this.opts.pausePoint?.('redlock:after-votes');
-      const elapsedMs = Number(monotonicNow() - asked) / 1e6;
+      // Between winning the votes and the elapsed-time check: a pause here must make the
+      // check fail (a pause after losing them would show nothing).
+      if (votes >= this.quorum) await this.opts.pausePoint?.('redlock:after-votes');
+      const elapsedMs = Number(now() - asked) / 1e6;
       const validityMs = ttlMs - elapsedMs - driftMs(ttlMs);
       if (votes >= this.quorum && validityMs > 0) return { lock, owner, validityMs, votes };
       // Not held: give back what we got (best effort; what is left expires with its TTL).

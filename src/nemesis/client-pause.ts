@@ -19,25 +19,28 @@ export interface PausableClients {
   count(): number;
   /** What the client's current grant carried (the acquire's ok value), while it holds. */
   grant(client: number): unknown;
-  /** Has the client stop itself at a pause point; false if it did not get there in time. */
-  armPause(client: number, where: string, timeoutMs: number): Promise<boolean>;
+  /**
+   * Has the client stop itself at a pause point, and step its own clock by clockStepMs
+   * when resumed; false if it did not get there in time.
+   */
+  armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
 }
 
-/** Where client-pause:in-acquire stops a client: inside Redlock's acquire (backends/redlock.ts). */
+/** Where client-pause:in-acquire stops a client: in Redlock's acquire, having won a majority (backends/redlock.ts). */
 export const IN_ACQUIRE_POINT = 'redlock:after-votes';
 
 /** Pause lengths as multiples of the TTL. */
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 
 export class ClientPause implements Nemesis {
-  readonly kind = 'client-pause';
+  readonly kind: string = 'client-pause';
   private readonly paused = new Set<number>();
   private current: { client: number; pid: number } | undefined;
 
   constructor(
-    private readonly clients: PausableClients,
-    private readonly opts: NemesisOptions,
-    private readonly waitForHolderMs = 2000,
+    protected readonly clients: PausableClients,
+    protected readonly opts: NemesisOptions,
+    protected readonly waitForHolderMs = 2000,
     /** 'holder': pause a client that holds the lock; 'in-acquire': one inside Redlock's acquire. */
     private readonly target: 'holder' | 'in-acquire' = 'holder',
   ) {}
@@ -67,17 +70,28 @@ export class ClientPause implements Nemesis {
    * TTL: the check must then refuse the lock (the pause is counted in `elapsed`).
    */
   private async startInAcquire(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0));
-    const client = rng.int(0, this.clients.count() - 1);
+    return this.stopInAcquire(rng, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0)), 0);
+  }
+
+  /**
+   * Stops a client at IN_ACQUIRE_POINT for durationMs; its clock then steps by clockStepMs.
+   * It prefers a client holding the lock now: Redlock has no queue, so the client that
+   * just released is the likeliest to win the next votes, and a pause only counts there.
+   */
+  protected async stopInAcquire(rng: Rng, durationMs: number, clockStepMs: number): Promise<FaultStart | null> {
+    const pickAt = rng.next();
+    const holders = this.clients.holders();
+    const client =
+      holders.length > 0
+        ? (holders[Math.floor(pickAt * holders.length)] as number)
+        : Math.floor(pickAt * this.clients.count());
     const pid = this.clients.pid(client);
     if (pid === undefined) return null;
-    if (!(await this.clients.armPause(client, IN_ACQUIRE_POINT, this.waitForHolderMs * 2))) return null;
+    if (!(await this.clients.armPause(client, IN_ACQUIRE_POINT, this.waitForHolderMs * 2, clockStepMs))) return null;
     this.paused.add(pid);
     this.current = { client, pid };
-    return {
-      value: { client, process: this.clients.process(client), pid, at: IN_ACQUIRE_POINT, ms: durationMs },
-      durationMs,
-    };
+    const value = { client, process: this.clients.process(client), pid, at: IN_ACQUIRE_POINT, ms: durationMs };
+    return { value: clockStepMs === 0 ? value : { ...value, clockStepMs }, durationMs };
   }
 
   async stop(): Promise<unknown> {
@@ -100,5 +114,33 @@ export class ClientPause implements Nemesis {
   async healAll(): Promise<void> {
     for (const pid of [...this.paused]) this.resume(pid);
     this.current = undefined;
+  }
+}
+
+/**
+ * client-clock: the client's own clock steps while it is stopped between Redlock's votes
+ * and its elapsed-time check, as NTP stepping a wall clock during a GC pause would.
+ * backward: the step takes back most of the pause (0.8-1x of it), so the check passes and
+ * the client believes in a lock whose keys expired while it was stopped. forward: a short
+ * stop and a step past the TTL, so the check refuses a lock that was good (liveness only).
+ */
+export class ClientClockStep extends ClientPause {
+  override readonly kind = 'client-clock';
+  constructor(
+    clients: PausableClients,
+    opts: NemesisOptions,
+    private readonly direction: 'backward' | 'forward',
+    waitForClientMs = 2000,
+  ) {
+    super(clients, opts, waitForClientMs, 'in-acquire');
+  }
+
+  override async start(rng: Rng): Promise<FaultStart | null> {
+    const ttl = this.opts.ttlMs;
+    if (this.direction === 'forward') {
+      return this.stopInAcquire(rng, Math.round(ttl * rng.uniform(0.05, 0.1)), Math.round(ttl * rng.uniform(1.0, 1.5)));
+    }
+    const durationMs = Math.round(ttl * rng.uniform(1.2, 2.0));
+    return this.stopInAcquire(rng, durationMs, -Math.round(durationMs * rng.uniform(0.8, 1.0)));
   }
 }

@@ -4,7 +4,7 @@
  */
 import { UserError } from '../cli/errors.js';
 import type { NodeHandle } from '../cluster/cluster.js';
-import { ClientPause, type PausableClients } from './client-pause.js';
+import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
 import type { Nemesis } from './nemesis.js';
 import { ClockJump, type NodeFaultContext, NodeKill, NodePause, PacketLoss, Partition } from './node-faults.js';
 import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
@@ -26,6 +26,11 @@ export function checkSpecForBackend(spec: string, backend: string, nodeCount: nu
     if (s.kind === 'client-pause' && s.target === 'in-acquire' && backend !== 'redlock') {
       throw new UserError(`--nemesis client-pause:in-acquire pauses inside Redlock's acquire: use --backend redlock`);
     }
+    if (s.kind === 'client-clock' && backend !== 'redlock') {
+      throw new UserError(
+        `--nemesis client-clock steps the clock of Redlock's elapsed-time check: use --backend redlock (${backend} does not time its grants on the client)`,
+      );
+    }
     if (s.kind === 'partition' && s.target === 'clients-majorities' && nodeCount < 3) {
       throw new UserError(`--nemesis partition:clients-majorities needs at least 3 nodes; ${backend} has ${nodeCount}`);
     }
@@ -43,7 +48,7 @@ export interface NemesisWiring {
   clients: PausableClients;
   routes: ProxyRoute[];
   concurrency: number;
-  shiftTtls: ConstructorParameters<typeof ClockJump>[2];
+  shiftTtls: ConstructorParameters<typeof ClockJump>[3];
 }
 
 export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
@@ -68,13 +73,21 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
         return new PacketLoss(w.node, s.target);
       case 'latency':
         return new Latency(w.routes, s.target, w.node.ttlMs, w.node.intervalS);
+      case 'client-clock':
+        return new ClientClockStep(
+          w.clients,
+          { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs },
+          s.target as 'backward' | 'forward',
+        );
       case 'clock':
-        return new ClockJump(w.node, s.target, w.shiftTtls, () => {
+        return new ClockJump(w.node, s.target, s.direction ?? 'forward', w.shiftTtls, () => {
           const quorum = Math.floor(w.node.nodes.length / 2) + 1;
           return w.clients
             .holders()
             .some((c) => (w.clients.grant(c) as { votes?: number } | undefined)?.votes === quorum);
         });
+      default:
+        throw new Error(`no nemesis for fault kind ${JSON.stringify(s.kind satisfies never)}`);
     }
   });
 }

@@ -254,14 +254,16 @@ end
 return {expired, shifted}`;
 
 /**
- * clock: forward jumps on Redis nodes (Redlock's clock assumption). A jump is instant, so
- * there is nothing to undo at stop: the clock simply keeps its new time.
+ * clock: jumps on Redis nodes (Redlock's clock assumption). Forward expires keys early;
+ * backward keeps them longer than their holders were promised (liveness, not safety). A
+ * jump is instant, so there is nothing to undo at stop: the clock keeps its new time.
  */
 export class ClockJump implements Nemesis {
   readonly kind = 'clock';
   constructor(
     private readonly ctx: NodeFaultContext,
     private readonly target: string,
+    private readonly direction: 'forward' | 'backward',
     private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
     /** Whether a client holds a grant of a bare majority of votes (Redlock, during a split). */
     private readonly bareMajorityHeld: () => boolean = () => false,
@@ -271,7 +273,8 @@ export class ClockJump implements Nemesis {
     const durationMs = faultDurationMs(this.ctx, rng);
     // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
     // it is longer than the TTL: the point there is to expire the majority's shared key.
-    const jumpMs = Math.round(this.ctx.ttlMs * rng.uniform(this.target === 'bridge' ? 1.0 : 0.5, 1.5));
+    const sign = this.direction === 'backward' ? -1 : 1;
+    const jumpMs = sign * Math.round(this.ctx.ttlMs * rng.uniform(this.target === 'bridge' ? 1.0 : 0.5, 1.5));
     const nodes = this.target === 'bridge' ? await this.bridgeNode() : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};

@@ -21,7 +21,7 @@ export const PARTITIONS = [
 export const FAULT_KINDS = {
   'client-pause': {
     targets: ['holder', 'in-acquire'],
-    what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after the votes",
+    what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes",
   },
   'pause-node': { targets: NODE_TARGETS, what: "freeze a node's processes (cgroup freezer), then thaw" },
   'kill-node': { targets: NODE_TARGETS, what: 'SIGKILL the server, then restart it (--lose-data: restart empty)' },
@@ -36,15 +36,22 @@ export const FAULT_KINDS = {
   },
   clock: {
     targets: ['minority', 'one', 'majority', 'all', 'bridge'],
-    what: "jump a Redis node's clock forward: shift every key's TTL; bridge: the node a clients-majorities split shares",
+    directions: ['forward', 'backward'],
+    what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them); bridge: the node a clients-majorities split shares",
   },
-} as const satisfies Record<string, { targets: readonly string[]; what: string }>;
+  'client-clock': {
+    targets: ['backward', 'forward'],
+    what: "step a Redlock client's own clock, the one its elapsed-time check reads, while it is stopped between winning the votes and that check: backward by about the pause, so the pause goes uncounted; forward, so a good lock is refused",
+  },
+} as const satisfies Record<string, { targets: readonly string[]; directions?: readonly string[]; what: string }>;
 
 export type FaultKind = keyof typeof FAULT_KINDS;
 
 export interface FaultSpec {
   kind: FaultKind;
   target: string;
+  /** Which way a clock jumps (clock only; forward unless `clock:<target>:backward`). */
+  direction?: 'forward' | 'backward';
 }
 
 export function parseNemesisSpec(spec: string): FaultSpec[] {
@@ -53,21 +60,28 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
   const kinds = Object.keys(FAULT_KINDS) as FaultKind[];
   const seen = new Set<string>();
   return text.split(',').map((part) => {
-    const [rawKind = '', target, ...extra] = part.trim().split(':');
+    const [rawKind = '', target, direction, ...extra] = part.trim().split(':');
     const kind = rawKind.trim() as FaultKind;
     if (!Object.hasOwn(FAULT_KINDS, kind)) {
       throw new UserError(
         `unknown nemesis '${rawKind}' in --nemesis '${spec}': choose none or some of ${kinds.join(', ')}`,
       );
     }
-    const allowed: readonly string[] = FAULT_KINDS[kind].targets;
-    if (extra.length > 0 || (target !== undefined && !allowed.includes(target))) {
+    const info: { targets: readonly string[]; directions?: readonly string[] } = FAULT_KINDS[kind];
+    const allowed = info.targets;
+    const directions = info.directions ?? [];
+    const badDirection = direction !== undefined && !directions.includes(direction);
+    if (extra.length > 0 || badDirection || (target !== undefined && !allowed.includes(target))) {
+      const forms = allowed.map((t) => `${kind}:${t}`);
+      if (directions.length > 0) forms.push(`${kind}:<target>:${directions.join('|')}`);
       throw new UserError(
-        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}': use ${allowed.map((t) => `${kind}:${t}`).join(', ')}`,
+        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}': use ${forms.join(', ')}`,
       );
     }
     if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);
     seen.add(kind);
-    return { kind, target: target ?? (allowed[0] as string) };
+    const parsed: FaultSpec = { kind, target: target ?? (allowed[0] as string) };
+    if (directions.length > 0) parsed.direction = (direction ?? directions[0]) as FaultSpec['direction'];
+    return parsed;
   });
 }

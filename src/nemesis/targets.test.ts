@@ -18,7 +18,11 @@ function components(all: string[], grudge: Map<string, Set<string>>): string[][]
     while (stack.length) {
       const x = stack.pop() as string;
       comp.push(x);
-      for (const y of all) if (!seen.has(y) && hears(x, y)) seen.add(y), stack.push(y);
+      for (const y of all) {
+        if (seen.has(y) || !hears(x, y)) continue;
+        seen.add(y);
+        stack.push(y);
+      }
     }
     out.push(comp.sort());
   }

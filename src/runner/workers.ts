@@ -120,10 +120,11 @@ export class WorkerPool implements PausableClients {
     return this.workers[client]?.process ?? client;
   }
   /**
-   * Asks a worker to stop itself at a pause point; true once it has, false if it did not
-   * get there within timeoutMs (then the point is disarmed again).
+   * Asks a worker to stop itself at a pause point, and when resumed to step its own clock
+   * by clockStepMs; true once it has stopped, false if it did not get there within
+   * timeoutMs (then the point is disarmed again).
    */
-  async armPause(client: number, where: string, timeoutMs: number): Promise<boolean> {
+  async armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean> {
     const worker = this.workers[client];
     if (!worker) return false;
     const paused = new Promise<boolean>((resolve) => {
@@ -133,7 +134,7 @@ export class WorkerPool implements PausableClients {
         resolve(true);
       };
     });
-    this.send(worker, { type: 'arm-pause', where });
+    this.send(worker, { type: 'arm-pause', where, clockStepMs });
     const ok = await paused;
     worker.selfPaused = undefined;
     if (!ok) this.send(worker, { type: 'disarm-pause' });

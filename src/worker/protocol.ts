@@ -21,8 +21,11 @@ export type ToWorker =
   /** Everyone is connected: start the workload, stamping times from this origin (ns on CLOCK_MONOTONIC, a decimal bigint). */
   | { type: 'go'; origin: string }
   | { type: 'stop' }
-  /** Stop yourself (SIGSTOP) the next time the client reaches this pause point. */
-  | { type: 'arm-pause'; where: string }
+  /**
+   * Stop yourself (SIGSTOP) the next time the client reaches this pause point; when
+   * resumed, step the client's own clock by clockStepMs (the client-clock fault).
+   */
+  | { type: 'arm-pause'; where: string; clockStepMs?: number }
   | { type: 'disarm-pause' };
 
 export type FromWorker =

@@ -8,6 +8,7 @@ import { workloadByName } from '../../workloads/index.js';
 import { loadBackend } from '../backends/index.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { DataStore } from '../store/datastore.js';
+import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
@@ -36,8 +37,15 @@ function send(message: FromWorker) {
 
 const stop = new AbortController();
 
-/** The pause point the nemesis armed, if any (client-pause:in-acquire). */
-let armed: string | undefined;
+/** The pause point the nemesis armed, if any (client-pause:in-acquire, client-clock). */
+let armed: { where: string; clockStepMs: number } | undefined;
+
+/**
+ * The client's own clock, as the lock algorithm reads it (ClientOptions.clock): monotonic
+ * time plus the steps the client-clock fault made, as NTP stepping a wall clock would.
+ */
+let clockOffsetNs = 0n;
+const clientClock = () => monotonicNow() + clockOffsetNs;
 
 /** Resolves with the test's origin when the runner says go (all clients connected). */
 let startWorkload: (origin: bigint) => void = () => {};
@@ -47,12 +55,15 @@ const go = new Promise<bigint>((resolve) => {
 
 /** At an armed point: tell the runner, then stop this process; SIGCONT resumes here. */
 async function pausePoint(where: string): Promise<void> {
-  if (armed !== where) return;
+  if (armed?.where !== where) return;
+  const { clockStepMs } = armed;
   armed = undefined;
   await new Promise<void>((resolve) => {
     flushOps();
     process.send?.({ type: 'self-paused', where } satisfies FromWorker, () => {
       process.kill(process.pid, 'SIGSTOP');
+      // Resumed (SIGCONT): the clock stepped while we were stopped.
+      clockOffsetNs += BigInt(Math.round(clockStepMs * NS_PER_MS));
       resolve();
     });
   });
@@ -68,6 +79,7 @@ async function run(config: WorkerConfig) {
     rng: rng.fork('backoff'),
     clientId: `c${config.client}`,
     pausePoint,
+    clock: clientClock,
   });
   const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
   send({ type: 'ready' });
@@ -95,7 +107,7 @@ process.on('message', (message: ToWorker) => {
     stop.abort();
     startWorkload(0n); // stopped before it began: the workload loop ends at once
   }
-  if (message.type === 'arm-pause') armed = message.where;
+  if (message.type === 'arm-pause') armed = { where: message.where, clockStepMs: message.clockStepMs ?? 0 };
   if (message.type === 'disarm-pause') armed = undefined;
   if (message.type === 'start') {
     run(message.config).then(

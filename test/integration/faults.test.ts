@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
+import type { FaultStart } from '../../src/nemesis/nemesis.js';
 import {
   ClockJump,
   type NodeFaultContext,
@@ -64,7 +65,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     expect(await reaches(node('r1'), node('r3'))).toBe(true);
     const p = new Partition(ctx, 'isolate-one');
     const started = await p.start(new Rng(1));
-    const drops = (started?.value as { drops: Record<string, string[]> }).drops;
+    const drops = ((started as FaultStart).value as { drops: Record<string, string[]> }).drops;
     const lonely = Object.entries(drops).find(([, d]) => d.length === 2)?.[0] as string;
     const other = ['r1', 'r2', 'r3'].find((x) => x !== lonely) as string;
     const third = ['r1', 'r2', 'r3'].find((x) => x !== lonely && x !== other) as string;
@@ -79,7 +80,7 @@ describe.skipIf(skip)('faults on real containers', () => {
   it('loss: a statistic DROP rule tagged with the run, removed on heal', async () => {
     const loss = new PacketLoss(ctx, 'one');
     const started = await loss.start(new Rng(2));
-    const [name] = (started?.value as { nodes: string[] }).nodes;
+    const [name] = ((started as FaultStart).value as { nodes: string[] }).nodes;
     const rules = (await node(name as string).exec(['iptables', '-S', 'INPUT'])).output;
     expect(rules).toMatch(/-m statistic --mode random --probability 0\.2\d* .*lockchaos-test.* -j DROP/);
     await loss.healAll();
@@ -121,15 +122,29 @@ describe.skipIf(skip)('faults on real containers', () => {
     const c = await redisClient(r1.ip, 1000);
     await c.set('long', 'x', 'PX', 60_000);
     await c.set('short', 'x', 'PX', 100);
-    const shift = async (n: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
-    const jump = new ClockJump({ ...ctx, nodes: [r1] }, 'one', shift);
+    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+    const jump = new ClockJump({ ...ctx, nodes: [r1] }, 'one', 'forward', shift);
     const started = await jump.start(new Rng(5));
-    const { jumpMs } = started?.value as { jumpMs: number };
+    const { jumpMs } = (started as FaultStart).value as { jumpMs: number };
     expect(jumpMs).toBeGreaterThanOrEqual(500);
     expect(await c.exists('short')).toBe(0);
     const pttl = await c.pttl('long');
     expect(pttl).toBeLessThanOrEqual(60_000 - jumpMs);
     expect(pttl).toBeGreaterThan(60_000 - jumpMs - 1000);
+    c.disconnect();
+  });
+
+  it('clock backward: a jump lengthens every TTL by the jump', async () => {
+    const r2 = node('r2');
+    const c = await redisClient(r2.ip, 1000);
+    await c.set('held', 'x', 'PX', 1000);
+    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+    const jump = new ClockJump({ ...ctx, nodes: [r2] }, 'one', 'backward', shift);
+    const started = await jump.start(new Rng(6));
+    const { jumpMs, effects } = (started as FaultStart).value as { jumpMs: number; effects: Record<string, unknown> };
+    expect(jumpMs).toBeLessThanOrEqual(-500);
+    expect(effects.r2).toEqual({ expired: 0, shifted: 1 });
+    expect(await c.pttl('held')).toBeGreaterThan(1000 - jumpMs - 200);
     c.disconnect();
   });
 
@@ -147,7 +162,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     expect(await timed()).toBeLessThan(200);
     const latency = new Latency(routes, 'nodes', 300, 1);
     const started = await latency.start(new Rng(6));
-    const { delayMs } = started?.value as { delayMs: number };
+    const { delayMs } = (started as FaultStart).value as { delayMs: number };
     expect(await timed()).toBeGreaterThanOrEqual(2 * delayMs - 20); // both ways
     await latency.stop();
     expect(await timed()).toBeLessThan(200);

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { leftovers, lockchaos, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
@@ -63,8 +63,7 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   });
 
   it('writes a complete run folder and exits 0 without faults', async () => {
-    const r = await lockchaos([
-      'run',
+    const r = await runAndRead(store, [
       '--backend',
       'redis',
       '--workload',
@@ -73,11 +72,9 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
       '4',
       '--seed',
       '11',
-      '--store',
-      store,
     ]);
     expect(r.code).toBe(0);
-    const dir = realpathSync(join(store, 'latest'));
+    const { dir, history } = r;
     expect(dir).toContain('redis-mutex-none-unfenced');
     expect(readdirSync(dir).sort()).toEqual([
       'history.jsonl',
@@ -91,24 +88,19 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(readFileSync(join(dir, 'nodes', 'redis-1.log'), 'utf8')).toMatch(/Ready to accept connections/);
     const config = JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8'));
     expect(config).toMatchObject({ backend: 'redis', workload: 'mutex', seed: 11, ttlMs: 1000 });
-    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
     expect(history.length).toBeGreaterThan(10);
     expect(history.map((op) => op.index)).toEqual(history.map((_, i) => i));
     for (let i = 1; i < history.length; i++) expect(history[i].time).toBeGreaterThanOrEqual(history[i - 1].time);
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
     expect(results.valid).toBe(true);
     expect(existsSync(join(store, 'redis-mutex-none-unfenced'))).toBe(true);
-    expect(await leftovers(r.pid)).toEqual([]);
+    expect(r.left).toEqual([]);
   });
 
   it('keeps clients working while their only node is dead, and after it comes back', async () => {
     // A request to a dead node fails at once; a client loop that never yields would spin
     // and starve its own history (this once froze every client of a kill-node run).
-    const r = await lockchaos([
-      'run',
+    const r = await runAndRead(store, [
       '--backend',
       'redis',
       '--nemesis',
@@ -119,15 +111,9 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
       '10',
       '--seed',
       '4',
-      '--store',
-      store,
     ]);
     expect(r.code).not.toBe(3);
-    const dir = realpathSync(join(store, 'latest'));
-    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const { history } = r;
     const kills = history.filter((op) => op.f === 'start-kill-node' && op.type === 'ok');
     const restarts = history.filter((op) => op.f === 'stop-kill-node' && op.type === 'ok');
     expect(kills.length).toBeGreaterThan(0);
@@ -137,7 +123,7 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     const after = history.filter((op) => op.f === 'acquire' && op.type === 'ok' && op.time > restarts[0].time);
     expect(during.length).toBeGreaterThan(0); // failures recorded while it was down
     expect(after.length).toBeGreaterThan(0); // and grants again once it was back
-    expect(await leftovers(r.pid)).toEqual([]);
+    expect(r.left).toEqual([]);
   });
 
   it("runs a backend from a user's module, and catches its non-linearizable tokens", async () => {

@@ -4,6 +4,7 @@
  * the reason.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/engine.js';
 import { LABEL_OWNER, LABEL_RUN } from '../../src/cluster/labels.js';
@@ -59,4 +60,24 @@ export function lockchaos(args: string[], opts: { onSpawn?: (pid: number) => voi
     if (child.pid) opts.onSpawn?.(child.pid);
     child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
   });
+}
+
+export interface RunRead extends CliResult {
+  /** The run folder the run wrote (store/latest). */
+  dir: string;
+  /** Its history.jsonl, parsed. */
+  history: Array<Record<string, unknown> & { index: number; type: string; f: string; process: unknown; time: number }>;
+  /** The runner's containers and networks still present after it exited. */
+  left: string[];
+}
+
+/** Runs `lockchaos run ... --store store`, then reads the run folder and what it left behind. */
+export async function runAndRead(store: string, args: string[]): Promise<RunRead> {
+  const r = await lockchaos(['run', ...args, '--store', store]);
+  const dir = realpathSync(join(store, 'latest'));
+  const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  return { ...r, dir, history, left: await leftovers(r.pid) };
 }
