@@ -6,7 +6,8 @@
  * smaller token.
  */
 import type { Op } from '../src/history/op.js';
-import { type Pair, pairOps, secs } from './history-index.js';
+import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import { secs } from './history-index.js';
 import type { CheckResult } from './result.js';
 
 interface Tokened {
@@ -36,7 +37,7 @@ export function regressions(ops: Tokened[], strict: boolean): { earlier: Tokened
   return found;
 }
 
-function tokened(pairs: Pair[], f: string, token: (op: Op) => unknown): Tokened[] {
+function tokened(pairs: LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== f || completion?.type !== 'ok') continue;
@@ -55,7 +56,7 @@ const indices = (r: { earlier: Tokened; later: Tokened }) => ({
 
 export function checkFencing(history: readonly Op[], opts: { storeKey: string; fenced: boolean }): CheckResult {
   const base = { checker: 'fencing', counts: opts.fenced };
-  const pairs = pairOps(history);
+  const pairs = pairLeniently(history);
   const grants = tokened(pairs, 'acquire', (op) => (op.value as { token?: unknown } | undefined)?.token);
   if (grants.length === 0) {
     return { ...base, counts: false, valid: true, summary: 'no grant carried a fencing token' };

@@ -1,35 +1,8 @@
 /**
- * Small views of a history shared by the data checkers: client operations paired with
- * their completions, in real-time order, and the nemesis's fault windows.
+ * Small views of a history shared by the data checkers: the nemesis's fault windows, and
+ * times as text. (Client operations are paired in src/history/pairs.ts, pairLeniently.)
  */
 import type { Op } from '../src/history/op.js';
-
-/** A client operation: its invocation and its completion (undefined: never completed). */
-export interface Pair {
-  invoke: Op;
-  completion?: Op;
-}
-
-/** Pairs every client invocation with the next completion of the same process. */
-export function pairOps(history: readonly Op[]): Pair[] {
-  const open = new Map<number | string, Pair>();
-  const pairs: Pair[] = [];
-  for (const op of history) {
-    if (op.process === 'nemesis') continue;
-    if (op.type === 'invoke') {
-      const pair: Pair = { invoke: op };
-      open.set(op.process, pair);
-      pairs.push(pair);
-    } else {
-      const pair = open.get(op.process);
-      if (pair) {
-        pair.completion = op;
-        open.delete(op.process);
-      }
-    }
-  }
-  return pairs;
-}
 
 /** A fault's start and end as the nemesis recorded them (end undefined: never healed). */
 export interface FaultWindow {

@@ -5,7 +5,8 @@
  * element: who wrote it, and the first acknowledged write after it that left it out.
  */
 import type { Op } from '../src/history/op.js';
-import { pairOps, secs } from './history-index.js';
+import { pairLeniently } from '../src/history/pairs.js';
+import { secs } from './history-index.js';
 import type { CheckResult } from './result.js';
 
 /** A lock-set write's set: the value itself (unfenced) or the first of [set, token]. */
@@ -16,7 +17,7 @@ export function writtenSet(value: unknown): number[] {
 
 export function checkLostUpdates(history: readonly Op[], storeKey: string): CheckResult {
   const base = { checker: 'lost-updates', counts: true };
-  const pairs = pairOps(history).filter((p) => p.invoke.key === storeKey);
+  const pairs = pairLeniently(history).filter((p) => p.invoke.key === storeKey);
   const writes = pairs.filter((p) => p.invoke.f === 'write' && p.completion?.type === 'ok');
   const finalRead = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
   if (!finalRead?.completion) {

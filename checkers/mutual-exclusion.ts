@@ -11,7 +11,8 @@
  * the run then reports it but does not count it; the data checkers decide.
  */
 import type { Op } from '../src/history/op.js';
-import { faultWindows, pairOps, secs } from './history-index.js';
+import { pairLeniently } from '../src/history/pairs.js';
+import { faultWindows, secs } from './history-index.js';
 import type { CheckResult } from './result.js';
 
 export interface Hold {
@@ -28,7 +29,7 @@ export interface Hold {
 export function holds(history: readonly Op[]): Hold[] {
   const result: Hold[] = [];
   const open = new Map<number, Hold>();
-  for (const { invoke, completion } of pairOps(history)) {
+  for (const { invoke, completion } of pairLeniently(history)) {
     const p = invoke.process as number;
     const held = open.get(p);
     if (held && invoke.f === 'release' && invoke.key === held.lock) {

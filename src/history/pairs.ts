@@ -13,6 +13,10 @@
  *
  * Real-time order is the history's order (as in Jepsen): `call` and `ret` are positions in
  * the history array, not the `time` fields.
+ *
+ * pairLeniently is the same pairing for the data checkers and the report, which must read
+ * whatever a run left (a cut file, a stray completion): it never throws, keeps failed
+ * operations (outcome `fail`), and skips a completion that has no invocation to end.
  */
 import { HistoryError } from './errors.js';
 import { OP_TYPES, type Op } from './op.js';
@@ -24,7 +28,7 @@ export interface PairedOp {
   f: string;
   key?: string;
   invoke: Op;
-  /** The ok or info completion; none when the operation never completed. */
+  /** The ok or info completion (also fail, leniently); none when it never completed. */
   completion?: Op;
   outcome: Outcome;
   /** Position of the invocation in the history array. */
@@ -42,9 +46,25 @@ export interface Pairing {
   strayInfo: number;
 }
 
+/** A leniently paired operation: a failed one is kept, with outcome `fail`. */
+export type LenientOp = Omit<PairedOp, 'outcome'> & { outcome: Outcome | 'fail' };
+
+/** Every client invocation with its completion, if any (see the top of this file). */
+export function pairLeniently(history: readonly Op[]): LenientOp[] {
+  return pair(history, true).ops;
+}
+
 export function pairOperations(history: readonly Op[]): Pairing {
-  const ops: PairedOp[] = [];
-  const outstanding = new Map<number, PairedOp>();
+  return pair(history, false) as Pairing;
+}
+
+function pair(history: readonly Op[], lenient: boolean): Omit<Pairing, 'ops'> & { ops: LenientOp[] } {
+  /** Throws in strict mode; leniently, the caller goes on as the comment at its call says. */
+  const problem = (message: string) => {
+    if (!lenient) throw new HistoryError(message);
+  };
+  const ops: LenientOp[] = [];
+  const outstanding = new Map<number, LenientOp>();
   /** Processes whose operation ended as info: the op, to name it if the process issues again. */
   const crashed = new Map<number, Op>();
   let failed = 0;
@@ -60,18 +80,19 @@ export function pairOperations(history: readonly Op[]): Pairing {
     switch (op.type) {
       case 'invoke': {
         const open = outstanding.get(p);
+        // Leniently, the open one stays without a completion (never completed).
         if (open) {
-          throw new HistoryError(
+          problem(
             `op ${op.index}: process ${p} invokes ${op.f} while its op ${open.invoke.index} (${open.f}) is still outstanding; a process has at most one operation in flight`,
           );
         }
         const crash = crashed.get(p);
         if (crash) {
-          throw new HistoryError(
+          problem(
             `op ${op.index}: process ${p} invokes ${op.f} after its op ${crash.index} (${crash.f}) ended as info; a process whose operation ended as info must not issue again (the client should take a new process number)`,
           );
         }
-        const paired: PairedOp = {
+        const paired: LenientOp = {
           process: p,
           f: op.f,
           invoke: op,
@@ -93,10 +114,13 @@ export function pairOperations(history: readonly Op[]): Pairing {
             strayInfo++;
             break;
           }
-          throw new HistoryError(`op ${op.index}: ${op.type} ${op.f} on process ${p} has no outstanding invocation`);
+          // Leniently: skipped.
+          problem(`op ${op.index}: ${op.type} ${op.f} on process ${p} has no outstanding invocation`);
+          break;
         }
+        // Leniently: the completion ends the process's open invocation all the same.
         if (open.f !== op.f) {
-          throw new HistoryError(
+          problem(
             `op ${op.index}: ${op.type} ${op.f} on process ${p} does not match its invocation, op ${open.invoke.index} (${open.f})`,
           );
         }
@@ -111,16 +135,18 @@ export function pairOperations(history: readonly Op[]): Pairing {
           crashed.set(p, op);
         } else {
           failed++;
-          open.outcome = 'pending'; // marked for removal below
-          open.ret = -1;
+          open.outcome = 'fail';
+          open.ret = pos;
         }
         break;
       }
       default:
-        throw new HistoryError(
+        // Leniently: skipped.
+        problem(
           `op ${(op as Op).index}: unknown type '${String((op as Op).type)}': expected one of ${OP_TYPES.join(', ')}`,
         );
     }
   }
-  return { ops: failed === 0 ? ops : ops.filter((o) => o.ret !== -1), failed, nemesis, strayInfo };
+  // Strictly, a failed operation certainly did not happen: it is not an operation at all.
+  return { ops: lenient || failed === 0 ? ops : ops.filter((o) => o.outcome !== 'fail'), failed, nemesis, strayInfo };
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkFencing } from '../../checkers/fencing.js';
-import { pairOps } from '../../checkers/history-index.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
+import { pairLeniently } from '../history/pairs.js';
 import { brief, latencyData, OUTCOMES, prepareReport } from './model.js';
 
 const S = 'S';
@@ -188,7 +188,7 @@ describe('fault windows', () => {
 describe('latency data', () => {
   it('aligns one column per kind on ascending invocation times', () => {
     const h = new H().acquire(0).invoke(0, 'read', S).ok(0, 'read', S, []).release(0);
-    const l = latencyData(pairOps(h.ops), ['acquire', 'read', 'release'], 100, 10);
+    const l = latencyData(pairLeniently(h.ops), ['acquire', 'read', 'release'], 100, 10);
     expect(l.kinds).toEqual(['acquire', 'read', 'release']);
     expect(l.x).toEqual([1, 3, 5]);
     expect(l.y).toEqual([

@@ -7,10 +7,11 @@
  * Times are milliseconds since the test's origin, rounded to microseconds. Op indices are
  * the stored history's (history.jsonl line = index + 1).
  */
-import { faultWindows, type Pair, pairOps } from '../../checkers/history-index.js';
+import { faultWindows } from '../../checkers/history-index.js';
 import { describeHold, type Hold, holds } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
+import { type LenientOp, pairLeniently } from '../history/pairs.js';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'pending';
 export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
@@ -283,7 +284,7 @@ export function prepareReport(
   const notes: string[] = [];
   const endNs = history.reduce((m, op) => Math.max(m, op.time), 0);
   const endMs = ms(endNs);
-  const pairs: Pair[] = pairOps(history);
+  const pairs: LenientOp[] = pairLeniently(history);
   const timeByIndex = new Map<number, number>();
   for (const op of history) timeByIndex.set(op.index, ms(op.time));
 
@@ -350,10 +351,10 @@ export function prepareReport(
   const fs = kindOrder(pairs.map((p) => p.invoke.f));
   const fIndex = new Map(fs.map((f, i) => [f, i]));
   const visible = pairs.filter((p) => laneIndex.has(p.invoke.process as number));
-  const outcomeOf = (p: Pair): Outcome => (p.completion?.type as Outcome | undefined) ?? 'pending';
+  const outcomeOf = (p: LenientOp): Outcome => p.outcome;
   let chosen = visible;
   if (visible.length > limits.maxBars) {
-    const isPriority = (p: Pair) =>
+    const isPriority = (p: LenientOp) =>
       marked.has(p.invoke.index) ||
       (p.completion !== undefined && marked.has(p.completion.index)) ||
       outcomeOf(p) === 'info' ||
@@ -362,7 +363,7 @@ export function prepareReport(
     const keep = new Set(priority);
     const rest = visible.filter((p) => !keep.has(p));
     const stride = Math.ceil(rest.length / Math.max(1, limits.maxBars - keep.size));
-    for (let i = 0; i < rest.length; i += stride) keep.add(rest[i] as Pair);
+    for (let i = 0; i < rest.length; i += stride) keep.add(rest[i] as LenientOp);
     chosen = visible.filter((p) => keep.has(p));
     notes.push(
       `${visible.length.toLocaleString('en-US')} operations: the timeline draws ${chosen.length.toLocaleString('en-US')} of them: every one a violation names, every info and unfinished one, and every ${stride}${stride === 2 ? 'nd' : stride === 3 ? 'rd' : 'th'} other one. history.jsonl has them all.`,
@@ -422,7 +423,7 @@ export function prepareReport(
  * time bucket: the spikes are what a reader looks for.
  */
 export function latencyData(
-  pairs: readonly Pair[],
+  pairs: readonly LenientOp[],
   fs: readonly string[],
   maxPoints: number,
   endMs: number,

@@ -11,12 +11,12 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pairOps } from '../../checkers/history-index.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { UserError } from '../cli/errors.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
+import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
 import type { TestConfig } from '../runner/config.js';
 
@@ -105,7 +105,7 @@ function storeKeyOf(history: readonly Op[]): string {
  * has only the clients' reads during the run, which say nothing about what was kept.
  */
 export function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
-  const pairs = pairOps(history).filter((p) => p.invoke.key === storeKey);
+  const pairs = pairLeniently(history).filter((p) => p.invoke.key === storeKey);
   const last = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
   if (!last) return false;
   const alone = pairs.every((p) => p === last || p.invoke.process !== last.invoke.process);

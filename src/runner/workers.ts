@@ -16,8 +16,7 @@ const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
 interface Worker {
   child: ChildProcess;
   process: number;
-  holding: boolean;
-  /** The value of the acquire that made it a holder. */
+  /** While it holds the lock: the value of the acquire that made it a holder (always an object). */
   grant?: unknown;
   ready: boolean;
   finished: Promise<void>;
@@ -44,7 +43,6 @@ export class WorkerPool implements PausableClients {
       const worker: Worker = {
         child,
         process: config.client,
-        holding: false,
         ready: false,
         finished: new Promise((resolve) => child.once('exit', () => resolve())),
       };
@@ -63,10 +61,8 @@ export class WorkerPool implements PausableClients {
     if (m.type === 'ops') {
       for (const op of m.ops) {
         worker.process = op.process as number;
-        if (op.f === 'acquire' && op.type === 'ok') {
-          worker.holding = true;
-          worker.grant = op.value;
-        } else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.holding = false;
+        if (op.f === 'acquire' && op.type === 'ok') worker.grant = op.value ?? {};
+        else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.grant = undefined;
         this.record(op);
       }
     } else if (m.type === 'ready') {
@@ -81,8 +77,7 @@ export class WorkerPool implements PausableClients {
   }
 
   grant(client: number): unknown {
-    const w = this.workers[client];
-    return w?.holding ? w.grant : undefined;
+    return this.workers[client]?.grant;
   }
   count(): number {
     return this.workers.length;
@@ -111,7 +106,7 @@ export class WorkerPool implements PausableClients {
   }
 
   holders(): number[] {
-    return this.workers.flatMap((w, i) => (w.holding && w.child.exitCode === null ? [i] : []));
+    return this.workers.flatMap((w, i) => (w.grant !== undefined && w.child.exitCode === null ? [i] : []));
   }
   pid(client: number): number | undefined {
     return this.workers[client]?.child.pid;
