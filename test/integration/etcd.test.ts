@@ -24,7 +24,7 @@ describe('etcd lease TTL', () => {
 });
 
 describe.skipIf(skip)('etcd lock on a real 3-member cluster', () => {
-  lockServiceSuite(etcdBackend, { serverComm: 'etcd', ttlMs: 1000 });
+  lockServiceSuite(etcdBackend, { serverComm: 'etcd', probe: 'GET /health HTTP/1.0\r\n\r\n', ttlMs: 1000 });
 });
 
 describe.skipIf(skip)('an etcd member that lost its data', () => {

@@ -3,15 +3,20 @@
  * shared by the etcd and ZooKeeper suites: start, take and give back the lock, refuse a
  * second holder, grow its tokens, name its leader, and take the lock away from a client
  * that stopped (a real process, SIGSTOPped) once its lease ends, giving it to the next
- * client with a larger token.
+ * client with a larger token. And the node faults, through the nemesis itself: a killed
+ * member is gone until restarted, an isolated one cannot reach its peers until healed,
+ * and the majority grants the lock meanwhile.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Backend, Grant, LockClient, NodeAddress } from '../../src/backends/backend.js';
-import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
+import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
+import type { FaultStart } from '../../src/nemesis/nemesis.js';
+import { type NodeFaultContext, NodeKill, NodePause, Partition } from '../../src/nemesis/node-faults.js';
 import { sleep } from '../../src/util/clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
@@ -19,6 +24,8 @@ import { Rng } from '../../src/util/rng.js';
 export interface LockServiceExpectations {
   /** The server's process name, PID 1 of every node. */
   serverComm: string;
+  /** Bytes the server answers on its client port (to tell a running server from a frozen one). */
+  probe: string;
   ttlMs: number;
 }
 
@@ -75,6 +82,31 @@ class ClientProcess {
   signal(signal: NodeJS.Signals) {
     this.child.kill(signal);
   }
+}
+
+/** Does a TCP connection from inside `from` to `to`'s client port open within 2 s? */
+async function reaches(from: NodeHandle, to: NodeHandle): Promise<boolean> {
+  const r = await from.exec(['timeout', '2', 'bash', '-c', `exec 3<>/dev/tcp/${to.ip}/${to.port}`]);
+  return r.exitCode === 0;
+}
+
+/**
+ * Does the server answer `probe` on its client port within a second? (A frozen server's
+ * kernel still accepts the connection: only an answer shows the server is running.)
+ */
+function answers(node: NodeHandle, probe: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: node.ip, port: node.port });
+    const timer = setTimeout(() => done(false), 1000);
+    function done(ok: boolean) {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    }
+    socket.once('connect', () => socket.write(probe));
+    socket.once('data', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }
 
 export function lockServiceSuite(backend: Backend, expected: LockServiceExpectations) {
@@ -164,11 +196,22 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1] as number);
   });
 
-  it('names its leader, one of the nodes, and a new one when the leader is frozen', async () => {
+  const faultContext = (): NodeFaultContext => ({
+    runId,
+    nodes: cluster.nodes,
+    intervalS: 2,
+    ttlMs,
+    loseData: false,
+    unavailable: new Set(),
+  });
+
+  it('names its leader, one of the nodes, and a new one when pause-node:leader freezes it', async () => {
     const leader = await backend.leader?.(cluster.nodes);
     expect(cluster.nodes.map((n) => n.name)).toContain(leader);
-    const frozen = cluster.node(leader as string);
-    await frozen.pause();
+    const pause = new NodePause({ ...faultContext(), leader: async () => backend.leader?.(cluster.nodes) }, 'leader');
+    const started = (await pause.start(new Rng(2))) as FaultStart;
+    expect((started.value as { nodes: string[] }).nodes).toEqual([leader]);
+    expect(await answers(cluster.node(leader as string), expected.probe)).toBe(false); // frozen: no answer
     try {
       let next: string | undefined;
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
@@ -178,13 +221,70 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
       expect(next).toBeDefined();
       expect(next).not.toBe(leader);
     } finally {
-      await frozen.resume();
+      await pause.stop();
     }
     // And the lock works again once the old leader is back.
     const a = await client('a');
     const grant = (await a.acquire(lock(), { ttlMs, timeoutMs: 10_000 })) as Grant;
     expect(grant).not.toBeNull();
     await a.release(grant);
+  });
+
+  /**
+   * Some client gets the lock within 30 s. A request the client sent to a cut-off member
+   * fails (no hidden retries: that is what the history must see), so ask again.
+   */
+  const grantsMeanwhile = async () => {
+    const c = await client('during-fault');
+    const errors: string[] = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
+      try {
+        const grant = await c.acquire(lock(), { ttlMs, timeoutMs: 5000 });
+        if (grant) return void (await c.release(grant));
+      } catch (err) {
+        errors.push(String(err));
+      }
+    }
+    expect.fail(`no grant within 30 s; errors: ${errors.slice(-3).join('; ')}`);
+  };
+
+  it('kill-node: a killed member is gone until restarted, and the majority grants meanwhile', async () => {
+    const kill = new NodeKill(faultContext(), 'one');
+    const started = (await kill.start(new Rng(3))) as FaultStart;
+    const [name] = (started.value as { nodes: string[] }).nodes;
+    const killed = cluster.node(name as string);
+    try {
+      expect(await answers(killed, expected.probe)).toBe(false);
+      await grantsMeanwhile();
+      expect(await answers(killed, expected.probe)).toBe(false);
+    } finally {
+      await kill.stop();
+    }
+    for (const deadline = Date.now() + 20_000; !(await answers(killed, expected.probe)) && Date.now() < deadline; )
+      await sleep(200);
+    expect(await answers(killed, expected.probe)).toBe(true);
+    await grantsMeanwhile();
+  });
+
+  it('partition: an isolated member cannot reach its peers until healed, and the majority grants meanwhile', async () => {
+    const [a, b, c] = cluster.nodes as [NodeHandle, NodeHandle, NodeHandle];
+    expect(await reaches(a, b)).toBe(true);
+    const partition = new Partition(faultContext(), 'isolate-one');
+    const started = (await partition.start(new Rng(1))) as FaultStart;
+    const drops = (started.value as { drops: Record<string, string[]> }).drops;
+    const lonely = cluster.node(Object.entries(drops).find(([, d]) => d.length === 2)?.[0] as string);
+    const [other, third] = [a, b, c].filter((n) => n !== lonely) as [NodeHandle, NodeHandle];
+    try {
+      expect(await reaches(lonely, other)).toBe(false);
+      expect(await reaches(other, lonely)).toBe(false);
+      expect(await reaches(other, third)).toBe(true);
+      await grantsMeanwhile();
+    } finally {
+      await partition.stop();
+    }
+    expect(await reaches(other, lonely)).toBe(true);
+    expect((await lonely.exec(['iptables', '-S', 'INPUT'])).output).not.toContain(runId);
+    await grantsMeanwhile(); // and after, once the member has caught up
   });
 
   it('takes the lock from a client paused past its lease, and gives it on with a larger token', async () => {

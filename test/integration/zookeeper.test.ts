@@ -14,7 +14,7 @@ const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-zookeeper-'));
 
 describe.skipIf(skip)('ZooKeeper lock on a real 3-server ensemble', () => {
-  lockServiceSuite(zookeeperBackend, { serverComm: 'java', ttlMs: 1000 });
+  lockServiceSuite(zookeeperBackend, { serverComm: 'java', probe: 'srvr', ttlMs: 1000 });
 });
 
 describe.skipIf(skip)('lockchaos run --backend zookeeper, end to end', () => {
