@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
+import { buildHistory, historyArb } from '../../test/unit/linearizable-support.js';
 import { HistoryError } from './errors.js';
 import { pairLeniently, pairOperations } from './pairs.js';
 
@@ -60,5 +62,18 @@ describe('pairing operations', () => {
     expect(() => pairOperations(history.ops)).toThrow(HistoryError);
     expect(() => pairOperations(history.ops)).toThrow(/^op \d+: /);
     expect(summary(pairLeniently(history.ops))).toEqual(lenient);
+  });
+
+  it('agrees with the strict pairing on every well-formed history, but for the failed operations', () => {
+    fc.assert(
+      fc.property(historyArb, ({ actions, processes, drain }) => {
+        const history = buildHistory('register', actions, processes, drain);
+        const strict = pairOperations(history).ops;
+        const lenient = pairLeniently(history);
+        expect(lenient.filter((o) => o.outcome !== 'fail')).toEqual(strict);
+        expect(lenient.filter((o) => o.outcome === 'fail')).toHaveLength(pairOperations(history).failed);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
