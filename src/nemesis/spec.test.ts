@@ -27,6 +27,7 @@ describe('--nemesis spec', () => {
     ['clock:one:sideways', /bad target 'one:sideways' for clock .*clock:<target>:forward\|backward/],
     ['client-clock:one', /bad target 'one' for client-clock .*use client-clock:backward, client-clock:forward/],
     ['pause-node:one:backward', /bad target 'one:backward' for pause-node/],
+    ['clock:bridge:backward', /clock:bridge jumps forward only .*: use clock:bridge$/],
   ])('refuses %s in one line', (spec, message) => {
     expect(() => parseNemesisSpec(spec)).toThrow(UserError);
     expect(() => parseNemesisSpec(spec)).toThrow(message);

@@ -82,6 +82,11 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     seen.add(kind);
     const parsed: FaultSpec = { kind, target: target ?? (allowed[0] as string) };
     if (directions.length > 0) parsed.direction = (direction ?? directions[0]) as FaultSpec['direction'];
+    if (parsed.target === 'bridge' && parsed.direction === 'backward') {
+      throw new UserError(
+        `--nemesis '${spec}': clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge`,
+      );
+    }
     return parsed;
   });
 }
