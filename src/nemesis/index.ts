@@ -72,7 +72,7 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
       case 'loss':
         return new PacketLoss(w.node, s.target);
       case 'latency':
-        return new Latency(w.routes, s.target, w.node.ttlMs, w.node.intervalS);
+        return new Latency(w.routes, s.target, w.node.ttlMs, w.node.intervalS, () => w.clients.holders());
       case 'client-clock':
         return new ClientClockStep(
           w.clients,

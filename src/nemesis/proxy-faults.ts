@@ -18,8 +18,10 @@ export interface ProxyRoute {
 
 /**
  * latency:nodes delays every client's traffic to the lock nodes; latency:store delays one
- * random client's traffic to the data store (its writes land late, after its lease);
- * latency:all delays one random client everywhere.
+ * client's traffic to the data store (its writes land late, after its lease);
+ * latency:all delays one client everywhere. The one client is a holder of the lock when
+ * there is one: a lock without a queue goes mostly to the client that just released it,
+ * and delaying a client that never holds shows nothing.
  */
 export class Latency implements Nemesis {
   readonly kind = 'latency';
@@ -29,6 +31,8 @@ export class Latency implements Nemesis {
     private readonly target: string,
     private readonly ttlMs: number,
     private readonly intervalS: number,
+    /** Clients that hold the lock now. */
+    private readonly holders: () => number[] = () => [],
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
@@ -36,7 +40,9 @@ export class Latency implements Nemesis {
     // Around the TTL each way: a delay that long outlives leases.
     const delayMs = Math.round(this.ttlMs * rng.uniform(0.5, 1.5));
     const clients = [...new Set(this.routes.map((r) => r.client))];
-    const client = rng.pick(clients);
+    const holding = this.holders().filter((c) => clients.includes(c));
+    const among = holding.length > 0 ? holding : clients;
+    const client = among[Math.floor(rng.next() * among.length)] as number;
     this.delayed = this.routes.filter((r) =>
       this.target === 'nodes'
         ? r.node !== 'store'
