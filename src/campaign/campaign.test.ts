@@ -484,6 +484,10 @@ describe('campaign reports', () => {
       seed: 1,
     });
     expect(json.totals).toEqual({ cells: 3, met: 1, mismatched: 1, errors: 0, interrupted: 1 });
+    expect(json.configurations).toEqual([
+      { configuration: 'redis/lock-set/none/fenced', expect: 'valid', met: 1, ran: 2, seeds: 2 },
+      { configuration: 'redis/lock-set/none/unfenced', expect: 'valid', met: 0, ran: 0, seeds: 1 },
+    ]);
   });
 
   it('prints a table and names the mismatches', () => {
@@ -492,6 +496,16 @@ describe('campaign reports', () => {
     expect(table).toMatch(/^2\s+redis\/lock-set\/none\/fenced\/seed-2\s+valid\s+INVALID\s+13\.0 s\s+MISMATCH$/m);
     expect(table).toContain(
       'campaign nightly shard 1/7: 3 cells of 20, 1 met their expectation, 1 did not, 1 interrupted or not run',
+    );
+    expect(table).toContain(
+      [
+        'by configuration, over its seeds:',
+        '  redis/lock-set/none/fenced    expect valid    met 1 of 2',
+        '  redis/lock-set/none/unfenced  expect valid    met 0 of 0 (1 not run)',
+      ].join('\n'),
+    );
+    expect(summaryHtml(summary)).toContain(
+      '<td>redis/lock-set/none/fenced</td><td>valid</td><td class="num">1 of 2</td>',
     );
   });
 });

@@ -52,6 +52,34 @@ export function counts(s: Pick<CampaignSummary, 'cells'>) {
   };
 }
 
+/** One configuration over its seeds: how many of its runs met the expectation. */
+export interface ConfigurationTally {
+  /** The cell id without its seed: "redlock/lock-set/client-pause/unfenced". */
+  configuration: string;
+  expect: string;
+  met: number;
+  /** Runs that gave a verdict (not interrupted, not run). */
+  ran: number;
+  seeds: number;
+}
+
+/**
+ * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
+ * number a reader of a nightly campaign wants for each one.
+ */
+export function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
+  const tallies = new Map<string, ConfigurationTally>();
+  for (const r of s.cells) {
+    const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
+    const t = tallies.get(configuration) ?? { configuration, expect: r.cell.expect, met: 0, ran: 0, seeds: 0 };
+    t.seeds++;
+    if (r.actual !== 'not-run' && r.actual !== 'aborted') t.ran++;
+    if (r.met) t.met++;
+    tallies.set(configuration, t);
+  }
+  return [...tallies.values()];
+}
+
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
 /** summary.json: paths relative to the campaign folder, so the folder can move. */
@@ -68,6 +96,7 @@ export function summaryJson(s: CampaignSummary): string {
     interrupted: s.interrupted,
     met: s.met,
     totals: counts(s),
+    configurations: byConfiguration(s),
     cells: s.cells.map((r) => ({
       index: r.cell.index,
       entry: r.cell.entry,
@@ -143,6 +172,17 @@ export function terminalTable(s: CampaignSummary): string {
   const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
   const t = counts(s);
   const out = [line(head), ...rows.map(line)];
+  const tallies = byConfiguration(s);
+  if (tallies.some((c) => c.seeds > 1)) {
+    const width = Math.max(...tallies.map((c) => c.configuration.length));
+    out.push('', 'by configuration, over its seeds:');
+    for (const c of tallies) {
+      const notRun = c.seeds - c.ran;
+      out.push(
+        `  ${pad(c.configuration, width)}  expect ${pad(c.expect, 7)}  met ${c.met} of ${c.ran}${notRun ? ` (${notRun} not run)` : ''}`,
+      );
+    }
+  }
   const misses = s.cells.filter((r) => !r.met && r.actual !== 'not-run' && r.actual !== 'aborted');
   if (misses.length) {
     out.push('', 'mismatches:');
@@ -197,7 +237,8 @@ export function summaryHtml(s: CampaignSummary): string {
 <title>lockchaos campaign ${esc(s.name)}${esc(shardText(s.shard))}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; margin: 0 0 .2em; }
+h1 { font-size: 1.4em; margin: 0 0 .2em; } h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
+table.tally { width: auto; margin-bottom: 1em; }
 .meta { color: #555; margin: 0 0 1em; }
 .verdict { font-weight: 600; padding: .3em .6em; border-radius: 4px; display: inline-block; }
 .verdict.ok { background: #e3f4e3; color: #185c18; } .verdict.bad { background: #fbe3e3; color: #8a1414; }
@@ -212,6 +253,7 @@ td.num { text-align: right; white-space: nowrap; } td.msg { max-width: 40em; fon
 <p class="meta">${s.description ? `${esc(s.description)}<br>` : ''}from ${esc(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${esc(s.startedAt)} · finished ${esc(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${esc(verdict)}</span>
  ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}</p>
+${tallyTable(byConfiguration(s))}
 <table>
 <thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th></th><th>time</th><th>what happened</th><th>run</th></tr></thead>
 <tbody>
@@ -220,4 +262,22 @@ ${rows}
 <p class="meta">Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
 </body></html>
 `;
+}
+
+/** The per-configuration tally, when some configuration ran more than one seed. */
+function tallyTable(tallies: ConfigurationTally[]): string {
+  if (!tallies.some((c) => c.seeds > 1)) return '';
+  const rows = tallies
+    .map(
+      (c) =>
+        `<tr class="${c.met === c.ran ? 'met' : 'miss'}"><td>${esc(c.configuration)}</td><td>${esc(c.expect)}</td><td class="num">${c.met} of ${c.ran}</td><td class="num">${c.seeds - c.ran || ''}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>By configuration, over its seeds</h2>
+<table class="tally">
+<thead><tr><th>configuration</th><th>expected</th><th>met</th><th>not run</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+<h2>Every run</h2>`;
 }
