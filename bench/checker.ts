@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { checkLinearizable } from '../checkers/linearizable/index.js';
 import type { Op } from '../src/history/op.js';
 
-export interface SimulationOptions {
+interface SimulationOptions {
   clients: number;
   /** Operations (invocations) to generate. */
   operations: number;
@@ -23,8 +23,8 @@ export interface SimulationOptions {
   seed: number;
 }
 
-/** mulberry32: small, seeded, good enough for schedules. */
-function prng(seed: number): () => number {
+/** mulberry32: small, seeded, good enough for schedules (the unit tests' simulations use it too). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -120,7 +120,7 @@ function simulate(
 }
 
 /** Reads and writes (of unique values) on one register. */
-export function simulateRegister(options: SimulationOptions): Op[] {
+function simulateRegister(options: SimulationOptions): Op[] {
   let value: unknown = null;
   let written = 0;
   return simulate(
@@ -150,7 +150,7 @@ export function simulateRegister(options: SimulationOptions): Op[] {
  * acquire never takes effect (its client timed out before the grant; otherwise the lock
  * would stay held forever by a process that never issues again); a crashing release does.
  */
-export function simulateMutex(options: SimulationOptions): Op[] {
+function simulateMutex(options: SimulationOptions): Op[] {
   let owner: number | null = null;
   return simulate(
     options,

@@ -5,6 +5,9 @@
  */
 export type Validity = true | false | 'unknown';
 
+/** A verdict in one word, as the summary, the report and JUnit print it. */
+export const verdictWord = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
+
 export interface CheckResult {
   /** The checker's name as shown in summaries: "mutual-exclusion", "linearizable(mutex)" ... */
   checker: string;

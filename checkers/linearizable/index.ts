@@ -198,22 +198,15 @@ export function checkLinearizable(
     const searchOps: SearchOp[] = [];
     part.ops.forEach((op, tag) => {
       const r = reductions[tag];
-      if (op.output.known) {
-        searchOps.push({ input: op.input, output: op.output, call: op.call, ret: op.ret, tag, flush: r === 'flush' });
-        return;
-      }
-      if (r === 'drop') {
+      const known = op.output.known;
+      if (!known && r === 'drop') {
         dropped++;
         return;
       }
-      if (typeof r === 'number') part.deadlines.set(tag, r);
-      searchOps.push({
-        input: op.input,
-        output: op.output,
-        call: op.call,
-        ret: typeof r === 'number' ? r : op.ret,
-        tag,
-      });
+      const deadline = !known && typeof r === 'number' ? r : undefined;
+      if (deadline !== undefined) part.deadlines.set(tag, deadline);
+      const ret = deadline ?? op.ret;
+      searchOps.push({ input: op.input, output: op.output, call: op.call, ret, tag, flush: known && r === 'flush' });
     });
     part.search = new PartSearch(m, initial, searchOps);
     part.progress.total = part.search.requiredTotal;
@@ -289,7 +282,7 @@ export function checkLinearizable(
   } else if (verdict === false && failedPart) {
     const counterexample = impossible ? explainImpossible(m, impossible) : explain(m, failedPart, history);
     result.counterexample = counterexample;
-    result.summary = `not linearizable: ${counterexample.op.text}${counterexample.key === null ? '' : ` on key ${JSON.stringify(counterexample.key)}`} cannot take effect: ${counterexample.reason}`;
+    result.summary = `not linearizable: ${counterexample.op.text}${onKey(counterexample.key)} cannot take effect: ${counterexample.reason}`;
   } else {
     const open = active.map((p) => ({ ...p.progress }));
     result.unknown = { budget: stopped ?? 'time', parts: open };
@@ -386,6 +379,11 @@ class MemoryBudget {
   }
 }
 
+/** " on key "k"" after an operation's text; nothing for the part of operations without a key. */
+function onKey(key: string | null): string {
+  return key === null ? '' : ` on key ${JSON.stringify(key)}`;
+}
+
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
@@ -453,7 +451,7 @@ function explain(m: Model<unknown>, part: Part, history: readonly Op[]): Counter
         : `, completed at op ${failing.completionIndex}`;
   const more = configurations.length >= MAX_SHOWN_CONFIGURATIONS ? ' (at least; the first are shown)' : '';
   const lines = [
-    `${failing.text}${key === null ? '' : ` on key ${JSON.stringify(key)}`}, invoked at op ${failing.index}${completed}, cannot be linearized.`,
+    `${failing.text}${onKey(key)}, invoked at op ${failing.index}${completed}, cannot be linearized.`,
     `Up to just before op ${prefixEnd} the history is linearizable; up to op ${prefixEnd} no order of its operations is: that is the shortest prefix that cannot be linearized (at most ${search.maxLinearized} of the part's ${search.requiredTotal} required operations could be ordered).`,
   ];
   if (configurations.length > 0) {
@@ -490,7 +488,7 @@ function explainImpossible(m: Model<unknown>, found: { part: Part; op: number; r
   const prefixEnd = part.paired[op].completion?.index ?? failing.index;
   const key = part.key;
   const lines = [
-    `${failing.text}${key === null ? '' : ` on key ${JSON.stringify(key)}`}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
+    `${failing.text}${onKey(key)}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
     `${reason}.`,
     `So no order of the operations explains the history up to op ${prefixEnd} (found without searching; an earlier violation may exist).`,
   ];

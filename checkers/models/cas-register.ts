@@ -3,10 +3,13 @@
  * iff the register holds old (a cas that did not match completes as fail and is removed).
  */
 import {
+  describeRead,
   impossibleObservation,
   type Model,
   type OpInput,
+  observedByRead,
   type PartOp,
+  readRejection,
   reduceByObservation,
   reject,
   sameValue,
@@ -21,12 +24,7 @@ const roles = {
       : op.input.f === 'cas'
         ? valueKey(casPair(op.input)[1])
         : undefined,
-  observes: (op: PartOp) =>
-    op.input.f === 'cas'
-      ? valueKey(casPair(op.input)[0])
-      : op.input.f === 'read' && op.output.known
-        ? valueKey(op.output.value)
-        : undefined,
+  observes: (op: PartOp) => (op.input.f === 'cas' ? valueKey(casPair(op.input)[0]) : observedByRead(op)),
   blind: (op: PartOp) => op.input.f === 'write',
   subject: 'the register',
   shownValue: (op: PartOp) => showValue(op.input.f === 'cas' ? casPair(op.input)[0] : op.output.value),
@@ -59,8 +57,7 @@ export const casRegister: Model<unknown> = {
             );
       }
       default:
-        if (!output.known || sameValue(output.value, state)) return state;
-        return reject(`read ${showValue(output.value)}, but the register holds ${showValue(state)}`);
+        return readRejection(output, state, 'the register') ?? state;
     }
   },
   blind: (input) => input.f === 'write',
@@ -70,7 +67,7 @@ export const casRegister: Model<unknown> = {
   describeOp(input, output) {
     if (input.f === 'write') return `write ${showValue(input.value)}`;
     if (input.f === 'cas') return `cas ${showValue(casPair(input)[0])} → ${showValue(casPair(input)[1])}`;
-    return output.known ? `read → ${showValue(output.value)}` : 'read (no answer)';
+    return describeRead(output);
   },
   reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial), roles),
   impossible: (ops, initial) => impossibleObservation(ops, valueKey(initial), roles),

@@ -10,13 +10,15 @@
  *   no effect (the store would have rejected it; the client never heard).
  */
 import {
+  describeRead,
   impossibleObservation,
   type Model,
   type OpInput,
+  observedByRead,
   type PartOp,
+  readRejection,
   reduceByObservation,
   reject,
-  sameValue,
   showValue,
   valueKey,
 } from './model.js';
@@ -29,7 +31,7 @@ export interface FencedState {
 
 const roles = {
   produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(write(op.input)[0]) : undefined),
-  observes: (op: PartOp) => (op.input.f === 'read' && op.output.known ? valueKey(op.output.value) : undefined),
+  observes: observedByRead,
   subject: 'the store',
   shownValue: (op: PartOp) => showValue(op.output.value),
 };
@@ -49,10 +51,7 @@ export const fencedRegister: Model<FencedState> = {
     return `model fenced-register has no operation '${input.f}' (it knows read, write)`;
   },
   step(state, input, output) {
-    if (input.f === 'read') {
-      if (!output.known || sameValue(output.value, state.value)) return state;
-      return reject(`read ${showValue(output.value)}, but the store holds ${showValue(state.value)}`);
-    }
+    if (input.f === 'read') return readRejection(output, state.value, 'the store') ?? state;
     const [value, token] = write(input);
     const stale = state.token !== null && token < state.token;
     if (!stale) return { value: value ?? null, token };
@@ -68,7 +67,7 @@ export const fencedRegister: Model<FencedState> = {
       ? `the store holds ${showValue(state.value)} (no token accepted yet)`
       : `the store holds ${showValue(state.value)}, largest token ${state.token}`,
   describeOp(input, output) {
-    if (input.f === 'read') return output.known ? `read → ${showValue(output.value)}` : 'read (no answer)';
+    if (input.f === 'read') return describeRead(output);
     const [value, token] = write(input);
     return `write ${showValue(value)} with token ${token}`;
   },

@@ -10,8 +10,7 @@ import { mutex } from './mutex.js';
 import { mutexAnon } from './mutex-anon.js';
 import { register } from './register.js';
 
-export type { AnyModel, Model, OpInput, OpOutput, PartOp, Reduction } from './model.js';
-export { Rejection, reject } from './model.js';
+export type { Model } from './model.js';
 
 export const MODELS: Readonly<Record<string, AnyModel>> = {
   mutex,

@@ -63,8 +63,7 @@ export const kv: Model<KvState> = {
         return (state ?? '') + (text(input.value) as string);
       default: {
         if (!output.known) return state;
-        const got =
-          output.value === undefined || output.value === null ? null : (text(output.value) ?? showValue(output.value));
+        const got = getValue(output.value);
         return got === state ? state : reject(`get → ${showValue(got)}, but the key holds ${showValue(state)}`);
       }
     }

@@ -143,6 +143,30 @@ export function showValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
+/** A read of a register-like value: why it cannot take effect while `held` is current, if it cannot. */
+export function readRejection(output: OpOutput, held: unknown, subject: string): Rejection | undefined {
+  if (!output.known || sameValue(output.value, held)) return undefined;
+  return reject(`read ${showValue(output.value)}, but ${subject} holds ${showValue(held)}`);
+}
+
+/** A read in a few words: "read → 5", "read (no answer)". */
+export function describeRead(output: OpOutput): string {
+  return output.known ? `read → ${showValue(output.value)}` : 'read (no answer)';
+}
+
+/** The roles of a register-like model's operations, for reduceByObservation and impossibleObservation. */
+export interface ValueRoles {
+  /** The value key the op makes current, if any. */
+  produces(op: PartOp): string | number | undefined;
+  /** The value key the op needs current to take effect, if any. */
+  observes(op: PartOp): string | number | undefined;
+}
+
+/** What an ok `read` observes: the value its completion returned. */
+export function observedByRead(op: PartOp): string | number | undefined {
+  return op.input.f === 'read' && op.output.known ? valueKey(op.output.value) : undefined;
+}
+
 /**
  * The reduction for register-like models, where every state-changing operation *produces* a
  * value (makes it current) and reads *observe* one. Exact because:
@@ -158,11 +182,7 @@ export function showValue(v: unknown): string {
 export function reduceByObservation(
   ops: readonly PartOp[],
   initialValueKey: string | number,
-  roles: {
-    /** The value key the op makes current, if any. */
-    produces(op: PartOp): string | number | undefined;
-    /** The value key the op needs current to take effect, if any. */
-    observes(op: PartOp): string | number | undefined;
+  roles: ValueRoles & {
     /** Whether the op is a blind write (see Model.blind); without it no op is flushed. */
     blind?(op: PartOp): boolean;
   },
@@ -207,9 +227,7 @@ export function reduceByObservation(
 export function impossibleObservation(
   ops: readonly PartOp[],
   initialValueKey: string | number,
-  roles: {
-    produces(op: PartOp): string | number | undefined;
-    observes(op: PartOp): string | number | undefined;
+  roles: ValueRoles & {
     /** What holds the value, for messages: "the register". */
     subject: string;
     /** The observed value, shown: "5". */

@@ -4,19 +4,20 @@
  * structure, so a register may hold a JSON array or object. Initially nil, or --initial.
  */
 import {
+  describeRead,
   impossibleObservation,
   type Model,
+  observedByRead,
   type PartOp,
+  readRejection,
   reduceByObservation,
-  reject,
-  sameValue,
   showValue,
   valueKey,
 } from './model.js';
 
 const roles = {
   produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(written(op.input.value, op.output)) : undefined),
-  observes: (op: PartOp) => (op.input.f === 'read' && op.output.known ? valueKey(op.output.value) : undefined),
+  observes: observedByRead,
   blind: (op: PartOp) => op.input.f === 'write',
   subject: 'the register',
   shownValue: (op: PartOp) => showValue(op.output.value),
@@ -34,19 +35,14 @@ export const register: Model<unknown> = {
   },
   step(state, input, output) {
     if (input.f === 'write') return written(input.value, output);
-    if (!output.known || sameValue(output.value, state)) return state;
-    return reject(`read ${showValue(output.value)}, but the register holds ${showValue(state)}`);
+    return readRejection(output, state, 'the register') ?? state;
   },
   blind: (input) => input.f === 'write',
   pure: (input) => input.f === 'read',
   key: valueKey,
   describe: (state) => `the register holds ${showValue(state)}`,
   describeOp: (input, output) =>
-    input.f === 'write'
-      ? `write ${showValue(written(input.value, output))}`
-      : output.known
-        ? `read → ${showValue(output.value)}`
-        : 'read (no answer)',
+    input.f === 'write' ? `write ${showValue(written(input.value, output))}` : describeRead(output),
   reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial), roles),
   impossible: (ops, initial) => impossibleObservation(ops, valueKey(initial), roles),
 };

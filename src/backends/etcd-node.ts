@@ -4,8 +4,7 @@
  * over its HTTP gateway: is it ready, and does it believe it leads.
  */
 import type { NodeHandle, NodeSpec, PeerNames } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
-import { DATA_DIR, startWithData } from './node-start.js';
+import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
 export const ETCD_CLIENT_PORT = 2379;
 export const ETCD_PEER_PORT = 2380;
@@ -102,21 +101,12 @@ async function gatewayPost<T>(ip: string, path: string, timeoutMs: number): Prom
  * Ready when the member answers /health as healthy, which needs a leader, so a quorum of
  * the members: startCluster starts them in parallel, so each waits for the others here.
  */
-export async function waitForEtcd(ip: string, deadlineMs = 60_000): Promise<void> {
-  const start = Date.now();
-  let last: unknown;
-  while (Date.now() - start < deadlineMs) {
-    try {
-      const res = await fetch(`http://${ip}:${ETCD_CLIENT_PORT}/health`, { signal: AbortSignal.timeout(1000) });
-      const body = (await res.json()) as { health?: string };
-      if (res.ok && body.health === 'true') return;
-      last = `health: ${JSON.stringify(body)}`;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(50);
-  }
-  throw new Error(`etcd at ${ip} not ready after ${deadlineMs} ms: ${String(last)}`);
+export function waitForEtcd(ip: string, deadlineMs = 60_000): Promise<void> {
+  return waitUntilReady(`etcd at ${ip}`, deadlineMs, 50, async () => {
+    const res = await fetch(`http://${ip}:${ETCD_CLIENT_PORT}/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { health?: string };
+    return (res.ok && body.health === 'true') || `health: ${JSON.stringify(body)}`;
+  });
 }
 
 interface EtcdStatus {

@@ -2,8 +2,9 @@
  * How a server starts in a node container when it keeps data: a bash prologue, then `exec`
  * of the server, so the server is PID 1 and a signal to the container reaches it. The
  * kill-node fault with data loss leaves /data/.lose-data behind; the next start wipes
- * /data first (the same convention as the Redis nodes).
+ * /data first. And how the runner waits for such a server to serve.
  */
+import { sleep } from '../util/clock.js';
 
 /** Quotes one argument for bash. */
 export const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
@@ -23,4 +24,29 @@ export function startWithData(server: string[], prepare: string[] = []): string[
     `exec ${server.map(shellQuote).join(' ')}`,
   ];
   return ['bash', '-c', script.join('\n')];
+}
+
+/**
+ * Polls `probe` every intervalMs until it answers true; after deadlineMs throws with the
+ * last reason it gave (a string, or what it threw).
+ */
+export async function waitUntilReady(
+  what: string,
+  deadlineMs: number,
+  intervalMs: number,
+  probe: () => Promise<true | string | undefined>,
+): Promise<void> {
+  const start = Date.now();
+  let last: unknown;
+  while (Date.now() - start < deadlineMs) {
+    try {
+      const answer = await probe();
+      if (answer === true) return;
+      if (answer !== undefined) last = answer;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`${what} not ready after ${deadlineMs} ms: ${String(last)}`);
 }

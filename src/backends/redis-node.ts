@@ -6,8 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import type { NodeSpec } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
 import { DefiniteFailure } from './backend.js';
+import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
 export const REDIS_PORT = 6379;
 
@@ -29,7 +29,7 @@ export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
     '--save',
     '',
     '--dir',
-    '/data',
+    DATA_DIR,
     '--appendonly',
     role === 'node' ? 'yes' : 'no',
     '--appendfsync',
@@ -41,11 +41,7 @@ export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
     name,
     role,
     port: REDIS_PORT,
-    command: [
-      'bash',
-      '-c',
-      `mkdir -p /data; if [ -f /data/.lose-data ]; then rm -rf /data/* /data/.lose-data; echo 'lockchaos: data wiped'; fi; exec ${server.map((a) => (a === '' ? "''" : a)).join(' ')}`,
-    ],
+    command: startWithData(server),
     ready: (node) => waitForRedis(node.ip),
   };
 }
@@ -87,21 +83,13 @@ export function classifyRedisError(err: unknown): Error {
   return err instanceof Error ? err : new Error(message);
 }
 
-export async function waitForRedis(ip: string, deadlineMs = 20_000): Promise<void> {
-  const start = Date.now();
-  let last: unknown;
-  while (Date.now() - start < deadlineMs) {
+export function waitForRedis(ip: string, deadlineMs = 20_000): Promise<void> {
+  return waitUntilReady(`redis at ${ip}`, deadlineMs, 20, async () => {
+    const client = await redisClient(ip, 500);
     try {
-      const client = await redisClient(ip, 500);
-      try {
-        if ((await client.ping()) === 'PONG') return;
-      } finally {
-        client.disconnect();
-      }
-    } catch (err) {
-      last = err;
+      return (await client.ping()) === 'PONG' || undefined;
+    } finally {
+      client.disconnect();
     }
-    await sleep(20);
-  }
-  throw new Error(`redis at ${ip} not ready after ${deadlineMs} ms: ${String(last)}`);
+  });
 }

@@ -5,8 +5,7 @@
  */
 import { createConnection } from 'node:net';
 import type { NodeHandle, NodeSpec } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
-import { DATA_DIR, startWithData } from './node-start.js';
+import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
 export const ZK_CLIENT_PORT = 2181;
 export const ZK_NODES = 3;
@@ -95,20 +94,10 @@ export async function zkMode(ip: string, timeoutMs = 1000): Promise<string | und
  * "This ZooKeeper instance is not currently serving requests"). The servers start in
  * parallel, so each waits here for the others.
  */
-export async function waitForZooKeeper(ip: string, deadlineMs = 60_000): Promise<void> {
-  const start = Date.now();
-  let last: unknown;
-  while (Date.now() - start < deadlineMs) {
-    try {
-      const mode = await zkMode(ip);
-      if (mode) return;
-      last = 'not serving yet';
-    } catch (err) {
-      last = err;
-    }
-    await sleep(50);
-  }
-  throw new Error(`zookeeper at ${ip} not ready after ${deadlineMs} ms: ${String(last)}`);
+export function waitForZooKeeper(ip: string, deadlineMs = 60_000): Promise<void> {
+  return waitUntilReady(`zookeeper at ${ip}`, deadlineMs, 50, async () =>
+    (await zkMode(ip)) ? true : 'not serving yet',
+  );
 }
 
 /** The node whose server says "Mode: leader"; servers that do not answer are skipped. */

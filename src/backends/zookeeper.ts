@@ -64,8 +64,7 @@ class ZooKeeperLockClient implements LockClient {
    * its session is closed, so its znode goes as a crashed client's would.
    */
   private async sessionFor(ttlMs: number): Promise<ZkSession> {
-    for (const h of this.held.values()) h.session.close();
-    this.held.clear();
+    this.closeUnreleased();
     const current = this.session;
     if (current && !current.ended && this.sessionTtlMs === ttlMs) return current;
     current?.close();
@@ -176,9 +175,14 @@ class ZooKeeperLockClient implements LockClient {
     }
   }
 
-  async close() {
+  /** Closes the sessions of grants not yet released: their znodes go. */
+  private closeUnreleased() {
     for (const h of this.held.values()) h.session.close();
     this.held.clear();
+  }
+
+  async close() {
+    this.closeUnreleased();
     this.session?.close();
     this.session = undefined;
   }

@@ -3,6 +3,8 @@
  * self-contained page), junit.xml (one test case per run) and the terminal table.
  */
 import { relative } from 'node:path';
+import { verdictWord } from '../../checkers/result.js';
+import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
@@ -67,7 +69,7 @@ export interface ConfigurationTally {
  * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
  * number a reader of a nightly campaign wants for each one.
  */
-export function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
+function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
   const tallies = new Map<string, ConfigurationTally>();
   for (const r of s.cells) {
     const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
@@ -135,8 +137,7 @@ export function campaignJUnit(s: CampaignSummary): string {
       c.skipped = r.message;
     } else if (!r.met) {
       const checkers = (r.checkers ?? []).map(
-        (k) =>
-          `  ${k.checker}: ${k.valid === true ? 'valid' : k.valid === false ? 'INVALID' : 'unknown'}: ${k.summary}${k.counts ? '' : ' (not counted)'}`,
+        (k) => `  ${k.checker}: ${verdictWord(k.valid)}: ${k.summary}${k.counts ? '' : ' (not counted)'}`,
       );
       c.failure = {
         message: `${r.message}${r.report ? ` (report: ${r.report})` : ''}`,
@@ -200,9 +201,6 @@ export function terminalTable(s: CampaignSummary): string {
   return out.join('\n');
 }
 
-const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
 /** A self-contained page: no script, no external style, links relative to the campaign folder. */
 export function summaryHtml(s: CampaignSummary): string {
   const t = counts(s);
@@ -216,15 +214,15 @@ export function summaryHtml(s: CampaignSummary): string {
       const c = r.cell;
       const status = r.met ? 'met' : r.actual === 'not-run' || r.actual === 'aborted' ? 'skip' : 'miss';
       const links = [
-        r.report ? `<a href="${esc(href(r.report))}">report</a>` : '',
-        r.dir ? `<a href="${esc(href(r.dir))}/">folder</a>` : '',
+        r.report ? `<a href="${escapeHtml(href(r.report))}">report</a>` : '',
+        r.dir ? `<a href="${escapeHtml(href(r.dir))}/">folder</a>` : '',
       ]
         .filter(Boolean)
         .join(' · ');
       return `<tr class="${status}">
-<td>${c.index + 1}</td><td>${esc(c.backend)}</td><td>${esc(c.workload)}</td><td>${esc(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
-<td>${esc(c.expect)}</td><td class="v-${esc(r.actual)}">${esc(word(r.actual))}</td><td>${r.met ? '✓' : status === 'skip' ? '–' : '✗'}</td>
-<td class="num">${esc(seconds(r.durationS))}</td><td class="msg">${esc(r.message)}</td><td>${links}</td></tr>`;
+<td>${c.index + 1}</td><td>${escapeHtml(c.backend)}</td><td>${escapeHtml(c.workload)}</td><td>${escapeHtml(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
+<td>${escapeHtml(c.expect)}</td><td class="v-${escapeHtml(r.actual)}">${escapeHtml(word(r.actual))}</td><td>${r.met ? '✓' : status === 'skip' ? '–' : '✗'}</td>
+<td class="num">${escapeHtml(seconds(r.durationS))}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict = s.interrupted
@@ -234,7 +232,7 @@ export function summaryHtml(s: CampaignSummary): string {
       : `${t.cells - t.met} of ${t.cells} cells did not meet their expectation`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<title>lockchaos campaign ${esc(s.name)}${esc(shardText(s.shard))}</title>
+<title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.4em; margin: 0 0 .2em; } h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
@@ -249,9 +247,9 @@ tr.miss { background: #fdf0f0; } tr.skip { color: #888; }
 td.num { text-align: right; white-space: nowrap; } td.msg { max-width: 40em; font-size: .92em; }
 .v-invalid, .v-error { color: #a01010; font-weight: 600; } .v-valid { color: #186018; } .v-unknown { color: #8a6d00; }
 </style></head><body>
-<h1>Campaign ${esc(s.name)}${esc(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${esc(s.description)}<br>` : ''}from ${esc(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${esc(s.startedAt)} · finished ${esc(s.finishedAt)}</p>
-<p><span class="verdict ${s.met ? 'ok' : 'bad'}">${esc(verdict)}</span>
+<h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
+<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
+<p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
  ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}</p>
 ${tallyTable(byConfiguration(s))}
 <table>
@@ -270,7 +268,7 @@ function tallyTable(tallies: ConfigurationTally[]): string {
   const rows = tallies
     .map(
       (c) =>
-        `<tr class="${c.met === c.ran ? 'met' : 'miss'}"><td>${esc(c.configuration)}</td><td>${esc(c.expect)}</td><td class="num">${c.met} of ${c.ran}</td><td class="num">${c.seeds - c.ran || ''}</td></tr>`,
+        `<tr class="${c.met === c.ran ? 'met' : 'miss'}"><td>${escapeHtml(c.configuration)}</td><td>${escapeHtml(c.expect)}</td><td class="num">${c.met} of ${c.ran}</td><td class="num">${c.seeds - c.ran || ''}</td></tr>`,
     )
     .join('\n');
   return `<h2>By configuration, over its seeds</h2>

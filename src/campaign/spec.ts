@@ -57,22 +57,21 @@ export interface RunOptionsFile {
 type OneOrMany<T> = T | T[];
 type FencingWord = 'on' | 'off' | boolean;
 
-/** Which cells an override applies to: every key given must match (a list: any of). */
-export interface CellMatchFile {
+/** The axes a matrix entry crosses and an override matches on, as the file spells them. */
+interface CellAxesFile {
   backend?: OneOrMany<string>;
   workload?: OneOrMany<string>;
   nemesis?: OneOrMany<string>;
   scenario?: OneOrMany<string>;
   fencing?: OneOrMany<FencingWord>;
+}
+
+/** Which cells an override applies to: every key given must match (a list: any of). */
+export interface CellMatchFile extends CellAxesFile {
   seed?: OneOrMany<number>;
 }
 
-export interface MatrixEntryFile {
-  backend?: OneOrMany<string>;
-  workload?: OneOrMany<string>;
-  nemesis?: OneOrMany<string>;
-  scenario?: OneOrMany<string>;
-  fencing?: OneOrMany<FencingWord>;
+export interface MatrixEntryFile extends CellAxesFile {
   seeds?: OneOrMany<number>;
   expect?: Expectation;
   options?: RunOptionsFile;
@@ -105,21 +104,20 @@ export type RunOptions = Partial<
   >
 >;
 
-export interface CellMatch {
+/** The axes, validated. */
+interface CellAxes {
   backend?: string[];
   workload?: string[];
   nemesis?: string[];
   scenario?: string[];
   fencing?: boolean[];
+}
+
+export interface CellMatch extends CellAxes {
   seed?: number[];
 }
 
-export interface MatrixEntry {
-  backend?: string[];
-  workload?: string[];
-  nemesis?: string[];
-  scenario?: string[];
-  fencing?: boolean[];
+export interface MatrixEntry extends CellAxes {
   seeds?: number[];
   expect?: Expectation;
   options: RunOptions;
@@ -204,15 +202,17 @@ const nameList =
   (v, p) =>
     listOf(item, what().join('|'), { single: true, nonEmpty: true })(v, p);
 
+/** The checks of the axes an entry crosses and an override matches on. */
+const axisChecks = {
+  backend: nameList(backendCheck, names.backend),
+  workload: nameList(workloadCheck, names.workload),
+  nemesis: nameList(nemesisCheck, nemesisNames),
+  scenario: nameList(scenarioCheck, names.scenario),
+  fencing: fencingList,
+};
+
 const matchCheck = record(
-  {
-    backend: nameList(backendCheck, names.backend),
-    workload: nameList(workloadCheck, names.workload),
-    nemesis: nameList(nemesisCheck, nemesisNames),
-    scenario: nameList(scenarioCheck, names.scenario),
-    fencing: fencingList,
-    seed: seedList,
-  },
+  { ...axisChecks, seed: seedList },
   { what: 'a map of cell keys (backend, workload, nemesis, scenario, fencing, seed)' },
 );
 
@@ -224,11 +224,7 @@ const overrideCheck = record(
 const entryCheck: Check<MatrixEntry> = (v, path) => {
   const raw = record(
     {
-      backend: nameList(backendCheck, names.backend),
-      workload: nameList(workloadCheck, names.workload),
-      nemesis: nameList(nemesisCheck, nemesisNames),
-      scenario: nameList(scenarioCheck, names.scenario),
-      fencing: fencingList,
+      ...axisChecks,
       seeds: seedList,
       expect: expectCheck,
       options: optionsCheck,

@@ -1,6 +1,6 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 import { parseArgs } from 'node:util';
-import { parseShard, type Shard } from '../campaign/matrix.js';
+import { expandCells, parseShard, type Shard } from '../campaign/matrix.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
@@ -54,7 +54,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const EXIT_INTERRUPTED = 130;
+const EXIT_INTERRUPTED = 130;
 
 function positive(flag: string, text: string, integer: boolean): number {
   const n = Number(text);
@@ -100,7 +100,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
 
   if (values['dry-run']) {
     const cells = campaignCells(spec, options);
-    const total = campaignCells(spec, { timeLimitS }).length;
+    const total = expandCells(spec).length;
     console.log(
       `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${total} cells`,
     );

@@ -33,7 +33,7 @@ export interface PairedOp {
   outcome: Outcome;
   /** Position of the invocation in the history array. */
   call: number;
-  /** Position of the ok completion; Infinity for info and pending operations. */
+  /** Position of the ok completion (leniently, of the fail too); Infinity for info and pending operations. */
   ret: number;
 }
 

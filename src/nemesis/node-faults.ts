@@ -75,7 +75,8 @@ abstract class NodeOutage implements Nemesis {
 
   protected abstract takeDown(node: NodeHandle): Promise<void>;
   protected abstract bringBack(node: NodeHandle): Promise<void>;
-  protected describe(): Record<string, unknown> {
+  /** What the start's value adds for these nodes. */
+  protected describe(_nodes: NodeHandle[]): Record<string, unknown> {
     return {};
   }
 
@@ -85,10 +86,12 @@ abstract class NodeOutage implements Nemesis {
     if (nodes.length === 0) return null;
     for (const n of nodes) {
       this.ctx.unavailable.add(n.name);
-      await this.takeDown(n);
+      // Out from the first attempt: stop() and healAll() bring back (and mark available)
+      // a node whose take-down failed half way, too.
       this.out.push(n);
+      await this.takeDown(n);
     }
-    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...this.describe() }, durationMs };
+    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...this.describe(nodes) }, durationMs };
   }
   async stop() {
     const nodes = this.out;
@@ -112,14 +115,31 @@ export class NodePause extends NodeOutage {
 /** kill-node: SIGKILL to the server (PID 1), then a restart of the container. */
 export class NodeKill extends NodeOutage {
   readonly kind = 'kill-node';
+  /** Nodes of the current start whose data-loss marker could not be left: they keep their data. */
+  private keptData: string[] = [];
+  override start(rng: Rng): Promise<FaultStart | null> {
+    this.keptData = [];
+    return super.start(rng);
+  }
   protected async takeDown(n: NodeHandle) {
-    // The node's start command wipes its data dir at the next start when asked (redis-node.ts).
-    if (this.ctx.loseData) await n.exec(['touch', '/data/.lose-data']).catch(() => undefined);
+    // The node's start command wipes its data dir at the next start when asked (node-start.ts).
+    if (this.ctx.loseData) {
+      const marked = await n.exec(['touch', '/data/.lose-data']).then(
+        (r) => r.exitCode === 0,
+        () => false,
+      );
+      if (!marked) this.keptData.push(n.name);
+    }
     await n.signal('SIGKILL');
   }
   protected bringBack = (n: NodeHandle) => n.restart();
-  protected override describe() {
-    return { loseData: this.ctx.loseData };
+  /**
+   * loseData as asked when every marker was left; otherwise the nodes that restart with
+   * their data are named, and loseData is false if none will restart empty.
+   */
+  protected override describe(nodes: NodeHandle[]) {
+    if (this.keptData.length === 0) return { loseData: this.ctx.loseData };
+    return { loseData: this.keptData.length < nodes.length, keptData: this.keptData };
   }
 }
 
@@ -275,25 +295,30 @@ export class ClockJump implements Nemesis {
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
     const jumpMs = sign * Math.round(this.ctx.ttlMs * rng.uniform(this.target === 'bridge' ? 1.0 : 0.5, 1.5));
-    const nodes = this.target === 'bridge' ? await this.bridgeNode() : await chooseNodes(this.ctx, this.target, rng);
+    const bridge = this.target === 'bridge' ? await this.bridgeNode() : undefined;
+    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};
     for (const n of nodes) {
       const [expired, shifted] = await this.shift(n, jumpMs);
       effects[n.name] = { expired, shifted };
     }
-    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects }, durationMs };
+    // On the bridge, whether it jumped at its moment or after waiting for it in vain.
+    const moment = bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {};
+    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects, ...moment }, durationMs };
   }
   /**
    * clock:bridge jumps the node a client split shares, at the moment it matters: while a
    * client holds a lock with a bare majority of votes, which the bridge's key completes
    * (Kleppmann's story: A, B, C held; C's clock jumps; C, D, E granted to another).
    */
-  private async bridgeNode(): Promise<NodeHandle[]> {
-    for (let waited = 0; !(this.ctx.split && this.bareMajorityHeld()) && waited < 4000; waited += 10) await sleep(10);
-    if (!this.ctx.split) return [];
+  private async bridgeNode(): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean }> {
+    const now = () => this.ctx.split !== undefined && this.bareMajorityHeld();
+    for (let waited = 0; !now() && waited < 4000; waited += 10) await sleep(10);
+    const bareMajorityHeld = now();
     const bridge = this.ctx.nodes.find((n) => n.name === this.ctx.split?.bridge);
-    return bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
+    const nodes = bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
+    return { nodes, bareMajorityHeld };
   }
   async stop() {
     return null;

@@ -42,7 +42,7 @@ export class Latency implements Nemesis {
     const clients = [...new Set(this.routes.map((r) => r.client))];
     const holding = this.holders().filter((c) => clients.includes(c));
     const among = holding.length > 0 ? holding : clients;
-    const client = among[Math.floor(rng.next() * among.length)] as number;
+    const client = rng.pick(among);
     this.delayed = this.routes.filter((r) =>
       this.target === 'nodes'
         ? r.node !== 'store'

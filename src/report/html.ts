@@ -12,16 +12,16 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
-import type { CheckResult, Validity } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
-import { LIMITS, type PrepareOptions, prepareReport, type ReportData } from './model.js';
+import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
 import { rerunCommands } from './rerun.js';
 import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
 
 /** Colours per operation kind; other kinds take the extras in turn. */
-export const KIND_COLORS: Record<string, string> = {
+const KIND_COLORS: Record<string, string> = {
   acquire: '#2563eb',
   read: '#0891b2',
   write: '#7c3aed',
@@ -61,7 +61,6 @@ function uplot() {
 }
 
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
-const word = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
 const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
 
 const CSS = `
@@ -151,7 +150,7 @@ function checkerRows(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
       const counted = r.counts !== false;
-      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictClass(r.valid)}">${word(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
+      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictClass(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
     })
     .join('\n');
 }
@@ -215,7 +214,7 @@ function filesHtml(dir: string): string {
   return `<div class="files">${links.join('')}</div>`;
 }
 
-export function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Date()): string {
+function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Date()): string {
   const { config } = run;
   const assets = uplot();
   const colors = colorsFor(data.fs);
@@ -247,13 +246,13 @@ export function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt =
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(`${word(run.valid)} · ${config.name} · seed ${config.seed}`)}</title>
+<title>${escapeHtml(`${verdictWord(run.valid)} · ${config.name} · seed ${config.seed}`)}</title>
 <style>${assets.css}</style>
 <style>${CSS}</style>
 </head>
 <body data-verdict="${verdictClass(run.valid)}">
 <header>
-<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${word(run.valid)}</span></h1>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span></h1>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>
@@ -326,7 +325,7 @@ export interface RunReport {
 /** Reads the run folder, writes report.html and junit.xml; throws UserError on bad input. */
 export function buildRunReport(dir: string, options: PrepareOptions = {}): RunReport {
   const run = loadRun(dir);
-  const data = prepareReport(run.history, run.results, { ...LIMITS, ...options });
+  const data = prepareReport(run.history, run.results, options);
   const reportPath = join(dir, 'report.html');
   writeFileSync(reportPath, renderReportHtml(run, data));
   const junitPath = writeRunJUnit(run, resolve(reportPath));

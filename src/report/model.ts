@@ -153,7 +153,7 @@ export function faultLabel(f: string, value: unknown): string {
 }
 
 /** Violations from the checkers' structured details; counted checkers' first. */
-export function violationsOf(
+function violationsOf(
   results: readonly CheckResult[],
   timeOf: (index: number) => number | undefined,
   laneOf: (process: number) => number,
@@ -351,14 +351,13 @@ export function prepareReport(
   const fs = kindOrder(pairs.map((p) => p.invoke.f));
   const fIndex = new Map(fs.map((f, i) => [f, i]));
   const visible = pairs.filter((p) => laneIndex.has(p.invoke.process as number));
-  const outcomeOf = (p: LenientOp): Outcome => p.outcome;
   let chosen = visible;
   if (visible.length > limits.maxBars) {
     const isPriority = (p: LenientOp) =>
       marked.has(p.invoke.index) ||
       (p.completion !== undefined && marked.has(p.completion.index)) ||
-      outcomeOf(p) === 'info' ||
-      outcomeOf(p) === 'pending';
+      p.outcome === 'info' ||
+      p.outcome === 'pending';
     const priority = visible.filter(isPriority).slice(0, Math.floor(limits.maxBars / 2));
     const keep = new Set(priority);
     const rest = visible.filter((p) => !keep.has(p));
@@ -375,7 +374,7 @@ export function prepareReport(
     return [
       laneOf(p.invoke.process as number),
       fIndex.get(p.invoke.f) ?? 0,
-      OUTCOMES.indexOf(outcomeOf(p)),
+      OUTCOMES.indexOf(p.outcome),
       ms(p.invoke.time),
       c ? ms(c.time) : -1,
       p.invoke.index,

@@ -10,10 +10,10 @@
  * (with one closing line), or at stop(). The final summary is the runner's, not ours.
  */
 
-/** What progress needs of an op (an Op, indexed or not). */
 /** Holds per lock the live overlap count compares against. */
 const RECENT_HOLDS = 64;
 
+/** What progress needs of an op (an Op, indexed or not). */
 export interface ProgressOp {
   type: string;
   f: string;

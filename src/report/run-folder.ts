@@ -21,7 +21,7 @@ import { checkRun } from '../runner/check.js';
 import type { TestConfig } from '../runner/config.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
-export const DEFAULT_STORE_KEY = 'lockchaos:set';
+const DEFAULT_STORE_KEY = 'lockchaos:set';
 
 export interface LoadedRun {
   /** The folder as given. */
@@ -104,7 +104,7 @@ function storeKeyOf(history: readonly Op[]): string {
  * process that issues nothing else, after which no write begins. A run killed before it
  * has only the clients' reads during the run, which say nothing about what was kept.
  */
-export function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
+function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
   const pairs = pairLeniently(history).filter((p) => p.invoke.key === storeKey);
   const last = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
   if (!last) return false;
@@ -118,7 +118,7 @@ export function hasFinalRead(history: readonly Op[], storeKey: string): boolean 
  * last read during the run would be taken for it, and every add acknowledged after that
  * read would look lost. So without a final read it answers unknown.
  */
-export function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
+function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
   const storeKey = storeKeyOf(history);
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
@@ -134,6 +134,12 @@ export function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
     };
   });
 }
+
+/** The run's verdict: the worst of its counted checkers. */
+const verdictOf = (results: readonly CheckResult[]) =>
+  worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
+
+const cutLine = (line: number) => `history.jsonl line ${line}, the last, was cut mid-write and is left out`;
 
 export function loadRun(dir: string): LoadedRun {
   if (!existsSync(dir)) throw new UserError(`no such folder: ${dir}`);
@@ -177,29 +183,26 @@ export function loadRun(dir: string): LoadedRun {
   const base = { dir, config, history };
   const extra = droppedLine === undefined ? {} : { droppedLine };
   if (stored) {
-    const cutShort =
-      droppedLine !== undefined
-        ? `history.jsonl line ${droppedLine}, the last, was cut mid-write and is left out`
-        : undefined;
+    const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;
     return {
       ...base,
       ...extra,
       results: stored.results,
-      valid: stored.valid ?? worst(stored.results.filter((r) => r.counts !== false).map((r) => r.valid)),
+      valid: stored.valid ?? verdictOf(stored.results),
       ...(stored.timings ? { timings: stored.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
       checkedHere: false,
     };
   }
   const results = checkPrefix(history, config);
-  const valid = worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
+  const valid = verdictOf(results);
   const why =
     unreadable !== undefined
       ? `results.json is unreadable (${unreadable})`
       : 'the run has no results.json: its runner was killed or failed before checking';
   const parts = [
     `${why}; checked here on the ${history.length} operations recorded`,
-    droppedLine !== undefined ? `history.jsonl line ${droppedLine}, the last, was cut mid-write and is left out` : '',
+    droppedLine !== undefined ? cutLine(droppedLine) : '',
   ].filter(Boolean);
   return { ...base, ...extra, results, valid, cutShort: parts.join('; '), checkedHere: true };
 }

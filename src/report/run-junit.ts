@@ -7,12 +7,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { CheckResult } from '../../checkers/result.js';
+import { type CheckResult, verdictWord } from '../../checkers/result.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 import type { LoadedRun } from './run-folder.js';
 
-const word = (v: CheckResult['valid']) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
-
+/** A verdict in one word, INVALID in capitals. */
 /** The first violation in words: the checker's `first` detail, else its summary. */
 function violationWords(r: CheckResult): string {
   const first = r.details?.first;
@@ -27,7 +26,7 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
   const cases: JUnitCase[] = run.results.map((r) => {
     const counted = r.counts !== false;
     const c: JUnitCase = { name: r.checker, className: config.name, timeS: 0 };
-    const out = [`${word(r.valid)}: ${r.summary}`];
+    const out = [`${verdictWord(r.valid)}: ${r.summary}`];
     if (!counted) out.unshift('not counted toward the verdict (shown for information)');
     if (counted && r.valid === false) {
       c.failure = {
@@ -48,7 +47,7 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
     fencing: config.fencing ? 'on' : 'off',
     'time-limit-s': String(config.timeLimitS),
     ...(run.timings ? { 'run-time-s': run.timings.totalS.toFixed(1) } : {}),
-    verdict: word(run.valid),
+    verdict: verdictWord(run.valid),
     'run-folder': resolve(run.dir),
     report: reportPath,
   };

@@ -1,8 +1,6 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
-import type { CheckResult, Validity } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { scenarioByName } from '../scenarios/index.js';
-
-const word = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
 function expectationLine(config: { scenario?: string; fencing: boolean }, valid: Validity): string[] {
@@ -25,13 +23,13 @@ export function formatSummary(r: {
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';
-    return `  ${c.checker.padEnd(width)}  ${word(c.valid).padEnd(7)}  ${c.summary}${note}`;
+    return `  ${c.checker.padEnd(width)}  ${verdictWord(c.valid).padEnd(7)}  ${c.summary}${note}`;
   });
   return [
     'checkers:',
     ...lines,
     '',
-    `verdict: ${word(r.valid)}  (seed ${r.config.seed})`,
+    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})`,
     ...expectationLine(r.config, r.valid),
     `run folder: ${r.dir}`,
   ].join('\n');

@@ -3,19 +3,15 @@
  * TTL in whole seconds, and whole runs through the CLI.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { etcdBackend, leaseTtlSeconds } from '../../src/backends/etcd.js';
 import { startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
 import { Rng } from '../../src/util/rng.js';
-import { lockServiceSuite } from './lock-service.js';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { endToEndSuite, lockServiceSuite } from './lock-service.js';
+import { requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-etcd-'));
 
 describe('etcd lease TTL', () => {
   it('rounds the TTL up to whole seconds, at least one', () => {
@@ -56,39 +52,6 @@ describe.skipIf(skip)('an etcd member that lost its data', () => {
   });
 });
 
-describe.skipIf(skip)('lockchaos run --backend etcd, end to end', () => {
-  const run = (args: string[]) =>
-    lockchaos(['run', '--backend', 'etcd', '--workload', 'lock-set', '--store', store, ...args]);
-
-  it.each([['on'], ['off']])('is valid without faults, fencing %s', async (fencing) => {
-    const r = await run(['--nemesis', 'none', '--fencing', fencing, '--time-limit', '8', '--seed', '1']);
-    expect(r.stdout).toMatch(/lost-updates\s+valid/);
-    expect(r.stdout).toMatch(/mutual-exclusion\s+valid/);
-    expect(r.code).toBe(0);
-    expect(await leftovers(r.pid)).toEqual([]);
-  });
-
-  // A 2 s lease and pauses of 1.6-4 s: most pauses outlive the lease. (With etcd's default
-  // election timeout its shortest lease would be 2 s anyway; the cluster is tuned for 1 s.)
-  it('keeps the data safe with fencing under client pauses, while showing the overlapping beliefs', async () => {
-    const r = await run([
-      '--nemesis',
-      'client-pause',
-      '--fencing',
-      'on',
-      '--time-limit',
-      '20',
-      '--ttl',
-      '2000',
-      '--nemesis-interval',
-      '2',
-      '--seed',
-      '1',
-    ]);
-    expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID.*\(shown, not counted\)/);
-    expect(r.stdout).toMatch(/lost-updates\s+valid/);
-    expect(r.stdout).toMatch(/fencing\s+valid\s+\d+ grants with growing tokens/);
-    expect(r.code).toBe(0);
-    expect(await leftovers(r.pid)).toEqual([]);
-  });
-});
+// A 2 s lease and pauses of 1.6-4 s: most pauses outlive the lease. (With etcd's default
+// election timeout its shortest lease would be 2 s anyway; the cluster is tuned for 1 s.)
+describe.skipIf(skip)('lockchaos run --backend etcd, end to end', () => endToEndSuite('etcd', 2000));

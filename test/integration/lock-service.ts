@@ -9,7 +9,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Backend, Grant, LockClient, NodeAddress } from '../../src/backends/backend.js';
@@ -20,6 +22,7 @@ import { type NodeFaultContext, NodeKill, NodePause, Partition } from '../../src
 import { sleep } from '../../src/util/clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
+import { expectFencingHoldsUnderPauses, runAndRead } from './support.js';
 
 export interface LockServiceExpectations {
   /** The server's process name, PID 1 of every node. */
@@ -317,5 +320,29 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     const answer = await paused.ask<{ released?: boolean; error?: string }>({ op: 'release' });
     expect(answer.released).not.toBe(true);
     await paused.ask({ op: 'close' });
+  });
+}
+
+/**
+ * Whole runs through the CLI on a backend with fencing tokens: valid without faults both
+ * ways, and the data safe with fencing under client pauses. ttlMs: a lease most pauses
+ * (0.8-2x of it) outlive.
+ */
+export function endToEndSuite(backend: string, ttlMs: number) {
+  const store = mkdtempSync(join(tmpdir(), `lockchaos-${backend}-`));
+
+  it.each([['on'], ['off']])('is valid without faults, fencing %s', async (fencing) => {
+    const r = await runAndRead(store, [
+      ...['--backend', backend, '--workload', 'lock-set', '--nemesis', 'none', '--fencing', fencing],
+      ...['--time-limit', '8', '--seed', '1'],
+    ]);
+    expect(r.stdout).toMatch(/lost-updates\s+valid/);
+    expect(r.stdout).toMatch(/mutual-exclusion\s+valid/);
+    expect(r.code).toBe(0);
+    expect(r.left).toEqual([]);
+  });
+
+  it('keeps the data safe with fencing under client pauses, while showing the overlapping beliefs', async () => {
+    await expectFencingHoldsUnderPauses(store, ['--backend', backend, '--ttl', String(ttlMs), '--seed', '1']);
   });
 }

@@ -3,14 +3,14 @@
  * failing run; and `lockchaos report` on a run cut short mid-line. Under CI=true a missing
  * chromium (like a missing engine) is a failure, never a skip.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { lockchaos, requireEngine } from './support.js';
+import { lockchaos, requireEngine, runAndRead } from './support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** What ENVIRONMENT.md says Chromium needs as root here (plus a new empty user data dir). */
@@ -71,27 +71,12 @@ describe.skipIf(skip)('the run report, on a real failing run', () => {
   let dir = '';
 
   beforeAll(async () => {
-    const r = await lockchaos([
-      'run',
-      '--backend',
-      'redlock',
-      '--workload',
-      'lock-set',
-      '--nemesis',
-      'client-pause',
-      '--fencing',
-      'off',
-      '--time-limit',
-      '15',
-      '--nemesis-interval',
-      '2',
-      '--seed',
-      '3',
-      '--store',
-      store,
+    const r = await runAndRead(store, [
+      ...['--backend', 'redlock', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'off'],
+      ...['--time-limit', '15', '--nemesis-interval', '2', '--seed', '3'],
     ]);
     expect(r.code, r.stderr).toBe(1);
-    dir = realpathSync(join(store, 'latest'));
+    dir = r.dir;
   }, 300_000);
 
   it('writes report.html and junit.xml into the run folder', () => {

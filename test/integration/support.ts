@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/engine.js';
 import { LABEL_OWNER, LABEL_RUN } from '../../src/cluster/labels.js';
 import { packageRoot } from '../../src/util/paths.js';
@@ -80,4 +81,22 @@ export async function runAndRead(store: string, args: string[]): Promise<RunRead
     .split('\n')
     .map((l) => JSON.parse(l));
   return { ...r, dir, history, left: await leftovers(r.pid) };
+}
+
+/**
+ * What fencing must show on any backend with tokens, under client pauses: beliefs overlap
+ * (shown, not counted), yet no acknowledged write is lost and no stale token is accepted.
+ */
+export async function expectFencingHoldsUnderPauses(store: string, args: string[]): Promise<void> {
+  const r = await runAndRead(store, [
+    ...['--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'on'],
+    ...['--time-limit', '20', '--nemesis-interval', '2', ...args],
+  ]);
+  expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID.*\(shown, not counted\)/);
+  expect(r.stdout).toMatch(/lost-updates\s+valid/);
+  expect(r.stdout).toMatch(
+    /fencing\s+valid\s+\d+ grants with growing tokens; \d+ accepted writes, no stale token accepted/,
+  );
+  expect(r.code).toBe(0);
+  expect(r.left).toEqual([]);
 }

@@ -8,6 +8,7 @@
  * placed somewhere after its invocation or left out.
  */
 import fc from 'fast-check';
+import { prng } from '../../bench/checker.js';
 import { MODELS } from '../../checkers/models/index.js';
 import { type AnyModel, type Model, type OpInput, type OpOutput, Rejection } from '../../checkers/models/model.js';
 import type { Op } from '../../src/history/op.js';
@@ -134,7 +135,7 @@ export function verifyWitness(
 // ---------------------------------------------------------------------------------------------
 // Random small histories
 
-export interface Action {
+interface Action {
   slot: number;
   roll: number;
   a: number;
@@ -142,7 +143,7 @@ export interface Action {
   c: number;
 }
 
-export const actionArb: fc.Arbitrary<Action> = fc.record({
+const actionArb: fc.Arbitrary<Action> = fc.record({
   slot: fc.nat(3),
   roll: fc.nat(99),
   a: fc.nat(11),
@@ -165,7 +166,7 @@ interface Spec {
 const nils = [null, 0, 1, 2];
 const strings = [null, 'a', 'b', 'ab', 'ba', 'aa'];
 
-export const SPECS: Record<string, Spec> = {
+const SPECS: Record<string, Spec> = {
   register: {
     invoke: (a, b, c) => {
       const key = (b + c) % 5 === 0 ? 'y' : undefined;
@@ -284,17 +285,6 @@ export function modelNamed(name: string): AnyModel {
 // ---------------------------------------------------------------------------------------------
 // Longer histories from a simulated real object (so that about half are linearizable)
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Performed = { result: unknown } | 'fail';
 
 /** What the real object does with an operation: its result, or fail (no effect). */
@@ -361,7 +351,7 @@ const PERFORM: Record<string, (world: Map<string, unknown>, inv: Invocation, p: 
  * falsified (a result changed, or a fail turned ok), which usually breaks linearizability.
  */
 export function simulateHistory(model: string, seed: number, processes: number, steps: number, corrupt: boolean): Op[] {
-  const random = rng(seed);
+  const random = prng(seed);
   const pick = (n: number) => Math.floor(random() * n);
   const spec = SPECS[model];
   const perform = PERFORM[model];
