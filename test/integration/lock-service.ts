@@ -135,6 +135,15 @@ async function grantAskingAgain(
   return expect.fail(`no grant within 30 s; last answers: ${errors.slice(-3).join('; ')}`);
 }
 
+/**
+ * Give the lock back, if the member asked answers. A release sent to a member that is cut
+ * off or catching up fails like any request; the lease then ends by itself, which is all
+ * the tests that call this need.
+ */
+async function releaseQuietly(client: LockClient, grant: Grant): Promise<void> {
+  await client.release(grant).catch(() => {});
+}
+
 export function lockServiceSuite(backend: Backend, expected: LockServiceExpectations) {
   const runId = `test${randomBytes(3).toString('hex')}`;
   const { ttlMs } = expected;
@@ -251,9 +260,8 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     }
     // And the lock works again once the old leader is back.
     const a = await client('a');
-    const grant = (await a.acquire(lock(), { ttlMs, timeoutMs: 10_000 })) as Grant;
-    expect(grant).not.toBeNull();
-    await a.release(grant);
+    const name = lock();
+    await releaseQuietly(a, await grantAskingAgain((opts) => a.acquire(name, opts), 10_000, ttlMs));
   });
 
   /**
@@ -263,7 +271,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
   const grantsMeanwhile = async () => {
     const c = await client('during-fault');
     const name = lock();
-    await c.release(await grantAskingAgain((opts) => c.acquire(name, opts), 5000, ttlMs));
+    await releaseQuietly(c, await grantAskingAgain((opts) => c.acquire(name, opts), 5000, ttlMs));
   };
 
   it('kill-node: a killed member is gone until restarted, and the majority grants meanwhile', async () => {
@@ -327,7 +335,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
       expect(next.token).toBeGreaterThan(stale.token as number);
       // Not before the lease could have lapsed: a TTL less the renewal period (TTL/3).
       expect(waited).toBeGreaterThanOrEqual((2 * ttlMs) / 3 - 100);
-      await b.release(next);
+      await releaseQuietly(b, next);
     } finally {
       paused.signal('SIGCONT');
     }
