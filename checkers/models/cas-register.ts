@@ -53,7 +53,8 @@ export const casRegister: Model<unknown> = {
         return sameValue(from, state)
           ? (to ?? null)
           : reject(
-              `cas from ${showValue(from)} to ${showValue(to)} succeeded, but the register holds ${showValue(state)}`,
+              () =>
+                `cas from ${showValue(from)} to ${showValue(to)} succeeded, but the register holds ${showValue(state)}`,
             );
       }
       default:

@@ -57,7 +57,8 @@ export const fencedRegister: Model<FencedState> = {
     if (!stale) return { value: value ?? null, token };
     if (!output.known) return state; // the store rejected it; nobody heard
     return reject(
-      `write of ${showValue(value)} with token ${token} was accepted, but token ${state.token} had already been accepted`,
+      () =>
+        `write of ${showValue(value)} with token ${token} was accepted, but token ${state.token} had already been accepted`,
     );
   },
   pure: (input) => input.f === 'read',

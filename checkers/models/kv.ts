@@ -64,7 +64,7 @@ export const kv: Model<KvState> = {
       default: {
         if (!output.known) return state;
         const got = getValue(output.value);
-        return got === state ? state : reject(`get → ${showValue(got)}, but the key holds ${showValue(state)}`);
+        return got === state ? state : reject(() => `get → ${showValue(got)}, but the key holds ${showValue(state)}`);
       }
     }
   },

@@ -26,13 +26,23 @@ export interface OpOutput {
   value: unknown;
 }
 
-/** Why an operation cannot take effect in a state, in words. */
+/**
+ * Why an operation cannot take effect in a state, in words. The search meets rejections on
+ * its hot path and reads the reason only for the counterexample it reports, so the words are
+ * built when first read.
+ */
 export class Rejection {
-  constructor(readonly reason: string) {}
+  private words: string | undefined;
+  constructor(private readonly explain: () => string) {}
+  get reason(): string {
+    this.words ??= this.explain();
+    return this.words;
+  }
 }
 
-export function reject(reason: string): Rejection {
-  return new Rejection(reason);
+/** A rejection; `explain` builds its reason, only if it is ever read. */
+export function reject(explain: () => string): Rejection {
+  return new Rejection(explain);
 }
 
 /** One operation of a part as models see it when reducing indefinite operations. */
@@ -146,7 +156,7 @@ export function showValue(v: unknown): string {
 /** A read of a register-like value: why it cannot take effect while `held` is current, if it cannot. */
 export function readRejection(output: OpOutput, held: unknown, subject: string): Rejection | undefined {
   if (!output.known || sameValue(output.value, held)) return undefined;
-  return reject(`read ${showValue(output.value)}, but ${subject} holds ${showValue(held)}`);
+  return reject(() => `read ${showValue(output.value)}, but ${subject} holds ${showValue(held)}`);
 }
 
 /** A read in a few words: "read → 5", "read (no answer)". */

@@ -18,8 +18,9 @@ export const mutexAnon: Model<AnonMutexState> = {
     return undefined;
   },
   step(held, input) {
-    if (input.f === 'acquire') return held ? reject(`acquire by process ${input.process}, but the lock is held`) : true;
-    return held ? false : reject(`release by process ${input.process}, but the lock is free`);
+    if (input.f === 'acquire')
+      return held ? reject(() => `acquire by process ${input.process}, but the lock is held`) : true;
+    return held ? false : reject(() => `release by process ${input.process}, but the lock is free`);
   },
   key: (held) => (held ? 1 : 0),
   describe: (held) => (held ? 'the lock is held' : 'the lock is free'),

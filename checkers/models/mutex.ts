@@ -22,10 +22,10 @@ export const mutex: Model<MutexState> = {
   step(state, input) {
     const p = input.process;
     if (input.f === 'acquire') {
-      return state === null ? p : reject(`acquire by process ${p}, but the lock is held by process ${state}`);
+      return state === null ? p : reject(() => `acquire by process ${p}, but the lock is held by process ${state}`);
     }
     if (state === p) return null;
-    return reject(
+    return reject(() =>
       state === null
         ? `release by process ${p}, but the lock is free`
         : `release by process ${p}, but the lock is held by process ${state}`,

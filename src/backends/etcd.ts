@@ -14,6 +14,7 @@
 import { noop } from 'cockatiel';
 import { ClientClosedError, Etcd3, EtcdLeaseInvalidError } from 'etcd3';
 import { monotonicNow, NS_PER_MS, sleep } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import {
   type AcquireOptions,
   type Backend,
@@ -38,7 +39,7 @@ export const leaseTtlSeconds = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs / 
  * connection, "request timed out", "leader changed") may have been applied: left indefinite.
  */
 export function classifyEtcdError(err: unknown): Error {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   if (err instanceof ClientClosedError || err instanceof EtcdLeaseInvalidError) return new DefiniteFailure(message);
   if (/No connection established/i.test(message)) return new DefiniteFailure(message);
   return err instanceof Error ? err : new Error(message);
@@ -77,7 +78,7 @@ class EtcdLockClient implements LockClient {
       lease = await KeptLease.grant(this.etcd.leaseClient, leaseTtlSeconds(ttlMs), this.opts.requestTimeoutMs);
     } catch (err) {
       // A lease alone takes no lock: whatever became of the grant, the lock was not taken.
-      throw new DefiniteFailure(`lease grant: ${err instanceof Error ? err.message : String(err)}`);
+      throw new DefiniteFailure(`lease grant: ${errorMessage(err)}`);
     }
     for (let attempt = 0; ; attempt++) {
       const asked = monotonicNow();

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from '../cli/errors.js';
+import { errorMessage } from '../util/errors.js';
 import type { Backend } from './backend.js';
 import { etcdBackend } from './etcd.js';
 import { redisBackend } from './redis.js';
@@ -54,7 +55,7 @@ export async function loadBackend(name: string): Promise<Backend | undefined> {
   try {
     module = (await import(pathToFileURL(resolve(name)).href)) as Record<string, unknown>;
   } catch (err) {
-    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const why = errorMessage(err).split('\n')[0];
     throw new UserError(`cannot load backend module ${name}: ${why}`);
   }
   const candidate = module.backend ?? module.default;

@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import type { NodeSpec } from '../cluster/cluster.js';
+import { errorMessage } from '../util/errors.js';
 import { DefiniteFailure } from './backend.js';
 import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
@@ -77,7 +78,7 @@ export async function redisClient(ip: string, requestTimeoutMs: number, port = R
 
 /** Turns ioredis's "never sent" errors into DefiniteFailure; leaves the rest indefinite. */
 export function classifyRedisError(err: unknown): Error {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   // ioredis raises these before it writes the command to the socket.
   if (/enableOfflineQueue|Stream isn't writeable/.test(message)) return new DefiniteFailure(message);
   return err instanceof Error ? err : new Error(message);

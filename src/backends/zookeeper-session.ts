@@ -16,6 +16,7 @@
  * native addon.
  */
 import { createRequire } from 'node:module';
+import { errorMessage } from '../util/errors.js';
 import { DefiniteFailure } from './backend.js';
 
 /** The part of the native client's callback API that the lock recipe uses. */
@@ -126,7 +127,7 @@ export class ZkSession {
       await connected;
     } catch (err) {
       session.close();
-      throw new ZkNotSent(err instanceof Error ? err.message : String(err));
+      throw new ZkNotSent(errorMessage(err));
     }
     return session;
   }
@@ -170,22 +171,29 @@ export class ZkSession {
         done = true;
         reject(new ZkIndefinite(`${name}: no answer within ${this.requestTimeoutMs} ms`));
       }, this.requestTimeoutMs);
-      const rc = send(this.zk, (code, error, ...rest) => {
-        if (done) return;
+      const notSent = (why: string) => {
         done = true;
         clearTimeout(timer);
-        if (noAnswer(code)) {
-          reject(new ZkIndefinite(`${name}: ${error || code}`));
-        } else {
-          resolve({ rc: code, result: rest });
-        }
-      });
-      if (rc !== ZOK) {
-        // Refused by the client before sending (bad state, bad arguments).
-        done = true;
-        clearTimeout(timer);
-        reject(new ZkNotSent(`${name}: client refused the request (${rc})`));
+        reject(new ZkNotSent(`${name}: ${why}`));
+      };
+      let rc: number;
+      try {
+        rc = send(this.zk, (code, error, ...rest) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          if (noAnswer(code)) {
+            reject(new ZkIndefinite(`${name}: ${error || code}`));
+          } else {
+            resolve({ rc: code, result: rest });
+          }
+        });
+      } catch (err) {
+        // The native binding threw before sending (a closed handle, a bad argument).
+        return notSent(`client threw before sending (${errorMessage(err)})`);
       }
+      // Refused by the client before sending (bad state, bad arguments).
+      if (rc !== ZOK) notSent(`client refused the request (${rc})`);
     });
   }
 

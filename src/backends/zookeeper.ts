@@ -15,6 +15,7 @@
  * znode, so tokens grow with grants.
  */
 import { monotonicNow, NS_PER_MS, sleep } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import {
   type AcquireOptions,
   type Backend,
@@ -34,8 +35,6 @@ const sequenceOf = (name: string) => Number(name.slice(name.lastIndexOf('-') + 1
 
 /** ZooKeeper paths cannot hold every character a lock name may; keep it readable. */
 export const lockDir = (lock: string) => `/locks/${lock.replace(/[^\w:.-]/g, '_')}`;
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** An outcome the client could not learn; it dropped the session. Recorded as `info`. */
 class Abandoned extends Error {}
@@ -93,7 +92,7 @@ class ZooKeeperLockClient implements LockClient {
       this.folders.add(dir);
     } catch (e) {
       // Persistent parents only: whatever became of them, no lock was taken.
-      throw new DefiniteFailure(`acquire: ${message(e)}`);
+      throw new DefiniteFailure(`acquire: ${errorMessage(e)}`);
     }
     let path: string;
     try {
@@ -101,7 +100,7 @@ class ZooKeeperLockClient implements LockClient {
       path = await session.create(`${dir}/${owner}-lock-`, owner, flags);
     } catch (e) {
       if (e instanceof DefiniteFailure) throw e;
-      throw this.abandon(session, `acquire: ${message(e)}`);
+      throw this.abandon(session, `acquire: ${errorMessage(e)}`);
     }
     const name = path.slice(dir.length + 1);
 
@@ -126,7 +125,7 @@ class ZooKeeperLockClient implements LockClient {
         if (e instanceof Abandoned) throw e;
         // Only a lost connection, in a session still alive, is worth another look.
         if (!(e instanceof ZkIndefinite) || session.ended) {
-          throw this.abandon(session, `acquire: ${message(e)}${session.ended ? ` (${session.ended})` : ''}`);
+          throw this.abandon(session, `acquire: ${errorMessage(e)}${session.ended ? ` (${session.ended})` : ''}`);
         }
         const waitMs = backoffMs(attempt, this.opts.rng);
         if (elapsedMs() + waitMs > timeoutMs) break;
@@ -138,7 +137,7 @@ class ZooKeeperLockClient implements LockClient {
       await session.delete(path);
     } catch (e) {
       // Our znode may still be queued, and may even hold the lock by now.
-      throw this.abandon(session, `acquire timed out, and leaving the queue failed: ${message(e)}`);
+      throw this.abandon(session, `acquire timed out, and leaving the queue failed: ${errorMessage(e)}`);
     }
     return null;
   }
@@ -171,7 +170,7 @@ class ZooKeeperLockClient implements LockClient {
     } catch (e) {
       // Done with this lock either way: drop the session, so the znode cannot hold forever.
       held.session.close();
-      throw e instanceof DefiniteFailure ? e : new Error(`release: ${message(e)}`);
+      throw e instanceof DefiniteFailure ? e : new Error(`release: ${errorMessage(e)}`);
     }
   }
 

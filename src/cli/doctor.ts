@@ -13,6 +13,7 @@ import { execInContainer } from '../cluster/cluster.js';
 import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import { EXIT_ERROR, UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos doctor
@@ -37,7 +38,7 @@ export interface DoctorCheck {
   detail: string;
 }
 
-const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+const firstLine = (err: unknown) => errorMessage(err).split('\n')[0] ?? '';
 
 function nodeCheck(): DoctorCheck {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);

@@ -6,10 +6,11 @@ import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
-import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { DEFAULTS, parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
+import { errorMessage } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
 import { UserError } from './errors.js';
 
@@ -156,25 +157,6 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
 
 const REPLAY_FLAGS = ['replay', 'store', 'no-build'];
 
-/** test.json fields and their types: what a stored configuration must have. */
-const STORED_FIELDS: Record<string, 'string' | 'number' | 'boolean'> = {
-  name: 'string',
-  backend: 'string',
-  workload: 'string',
-  nemesis: 'string',
-  fencing: 'boolean',
-  timeLimitS: 'number',
-  concurrency: 'number',
-  ttlMs: 'number',
-  holdMs: 'number',
-  rate: 'number',
-  acquireTimeoutMs: 'number',
-  requestTimeoutMs: 'number',
-  nemesisIntervalS: 'number',
-  seed: 'number',
-  storeDir: 'string',
-};
-
 /**
  * The configuration of a stored run, for --replay: PATH is a run folder or its test.json.
  * Everything is kept (seed included, so the fault schedule is drawn the same), except the
@@ -187,30 +169,23 @@ export function loadReplayConfig(path: string, store?: string): TestConfig {
   } catch {
     throw new UserError(`--replay: no such run folder or file '${path}'`);
   }
-  let data: unknown;
+  let text: string;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
       throw new UserError(`--replay: '${path}' has no test.json: give a run folder or its test.json`);
-    const why = (err as Error).message.split('\n')[0];
-    throw new UserError(code ? `--replay: cannot read '${file}' (${why})` : `--replay: '${file}' is not JSON (${why})`);
+    throw new UserError(`--replay: cannot read '${file}' (${code ?? errorMessage(err)})`);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new UserError(
-      `--replay: '${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`,
-    );
+  let stored: TestConfig;
+  try {
+    stored = parseStoredConfig(text, file);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
+    throw err;
   }
-  const stored = data as Record<string, unknown>;
-  for (const [key, type] of Object.entries(STORED_FIELDS)) {
-    const got = stored[key];
-    if (typeof got !== type) {
-      const what = got === undefined ? 'missing' : `${JSON.stringify(got)} is not a ${type}`;
-      throw new UserError(`--replay: '${file}' is not a test configuration: ${key}: ${what}`);
-    }
-  }
-  const config = { ...stored, ...(store !== undefined ? { storeDir: store } : {}) } as unknown as TestConfig;
+  const config = { ...stored, ...(store !== undefined ? { storeDir: store } : {}) };
   try {
     return validateConfig(config);
   } catch (err) {

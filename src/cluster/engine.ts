@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { UserError } from '../cli/errors.js';
+import { errorMessage } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 
 // testcontainers' reaper (Ryuk) is an image that cannot be pulled here; lockchaos removes
@@ -32,7 +33,7 @@ export async function ensureEngine(): Promise<void> {
   try {
     await docker().ping();
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     throw new UserError(
       `no Docker engine answers (${why.split('\n')[0]}): start one (as root: bash scripts/ensure-docker.sh, or systemctl start docker)`,
     );

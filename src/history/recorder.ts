@@ -8,6 +8,7 @@
 import { DefiniteFailure } from '../backends/backend.js';
 import type { Origin } from '../util/clock.js';
 import { sinceOrigin } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import type { Op, OpType } from './op.js';
 
 /** What a request returns to the recorder: the completion's type and payload. */
@@ -54,7 +55,7 @@ export class Recorder {
       this.emit(outcome.type, f, key, result, outcome.type === 'fail' ? outcome.error : undefined, process);
       return outcome;
     } catch (err) {
-      const error = err instanceof Error ? err.message : String(err);
+      const error = errorMessage(err);
       if (err instanceof DefiniteFailure) {
         this.emit('fail', f, key, value, error, process);
         return { type: 'fail', error };

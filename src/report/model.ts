@@ -293,12 +293,12 @@ export function prepareReport(
   const opsPerProcess = new Map<number, number>();
   for (const p of pairs)
     opsPerProcess.set(p.invoke.process as number, (opsPerProcess.get(p.invoke.process as number) ?? 0) + 1);
-  const processOfIndex = new Map<number, number>();
-  for (const op of history) if (op.process !== 'nemesis') processOfIndex.set(op.index, op.process);
   let processes = [...opsPerProcess.keys()].sort((a, b) => a - b);
   const allProcesses = processes.length;
   if (processes.length > limits.maxLanes) {
     const wanted = new Set<number>();
+    const processOfIndex = new Map<number, number>();
+    for (const op of history) if (op.process !== 'nemesis') processOfIndex.set(op.index, op.process);
     const provisional = violationsOf(
       results,
       (i) => timeByIndex.get(i),
@@ -419,15 +419,15 @@ export function prepareReport(
 /**
  * Latency (completion − invocation) of every completed client operation at its invocation
  * time, one series per kind. Past `maxPoints`, each kind keeps its slowest operation per
- * time bucket: the spikes are what a reader looks for.
+ * time bucket: the spikes are what a reader looks for. `kinds`: the operation kinds in
+ * report order (as kindOrder gives them), one series each.
  */
 export function latencyData(
   pairs: readonly LenientOp[],
-  fs: readonly string[],
+  kinds: readonly string[],
   maxPoints: number,
   endMs: number,
 ): LatencyData {
-  const kinds = kindOrder(fs);
   const perKind: [number, number][][] = kinds.map(() => []);
   const kindIndex = new Map(kinds.map((k, i) => [k, i]));
   for (const p of pairs) {
@@ -462,5 +462,5 @@ export function latencyData(
   rows.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const x = rows.map((r) => r[0]);
   const y = kinds.map((_, k) => rows.map((r) => (r[1] === k ? r[2] : null)));
-  return downsampled ? { kinds, x, y, downsampled } : { kinds, x, y };
+  return downsampled ? { kinds: [...kinds], x, y, downsampled } : { kinds: [...kinds], x, y };
 }

@@ -91,7 +91,7 @@ describe('loading a run folder', () => {
   it('names a broken test.json and a missing history', () => {
     const dir = runFolder('');
     writeFileSync(join(dir, 'test.json'), '{"seed": 3');
-    expect(() => loadRun(dir)).toThrow(/test\.json is not valid JSON/);
+    expect(() => loadRun(dir)).toThrow(/test\.json' is not JSON/);
     const noHistory = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
     writeFileSync(join(noHistory, 'test.json'), JSON.stringify(config));
     expect(() => loadRun(noHistory)).toThrow(/has test\.json but no history\.jsonl/);

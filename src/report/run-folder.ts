@@ -18,7 +18,7 @@ import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
-import type { TestConfig } from '../runner/config.js';
+import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
 const DEFAULT_STORE_KEY = 'lockchaos:set';
@@ -153,16 +153,7 @@ export function loadRun(dir: string): LoadedRun {
       : ' (lockchaos run writes store/<test>/<timestamp>/)';
     throw new UserError(`${dir} is not a run folder: it has no test.json${hint}`);
   }
-  let config: TestConfig;
-  try {
-    config = JSON.parse(readText(testPath, 'the test configuration')) as TestConfig;
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${testPath} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (config === null || typeof config !== 'object' || typeof config.seed !== 'number') {
-    throw new UserError(`${testPath} is not a lockchaos test configuration (no seed)`);
-  }
+  const config = parseStoredConfig(readText(testPath, 'the test configuration'), testPath);
   const historyPath = join(dir, 'history.jsonl');
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);

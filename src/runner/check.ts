@@ -16,6 +16,7 @@ import { checkLostUpdates } from '../../checkers/lost-updates.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
+import { errorMessage } from '../util/errors.js';
 import type { TestConfig } from './config.js';
 
 /** Per linearizability check: past this the answer is `unknown`, never a hang. */
@@ -26,7 +27,7 @@ function guarded(checker: string, counts: boolean, check: () => CheckResult): Ch
   try {
     return { ...check(), counts };
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     return { checker, valid: 'unknown', counts, summary: `could not check: ${why}` };
   }
 }

@@ -7,6 +7,7 @@ import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
@@ -97,4 +98,48 @@ export function validateConfig(c: TestConfig): TestConfig {
     throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
   }
   return c;
+}
+
+/** test.json fields and their types: what a stored configuration must have. */
+const STORED_FIELDS: Record<string, 'string' | 'number' | 'boolean'> = {
+  name: 'string',
+  backend: 'string',
+  workload: 'string',
+  nemesis: 'string',
+  fencing: 'boolean',
+  timeLimitS: 'number',
+  concurrency: 'number',
+  ttlMs: 'number',
+  holdMs: 'number',
+  rate: 'number',
+  acquireTimeoutMs: 'number',
+  requestTimeoutMs: 'number',
+  nemesisIntervalS: 'number',
+  seed: 'number',
+  storeDir: 'string',
+};
+
+/**
+ * A stored test.json, read back (by --replay and by reports): JSON, an object, and every
+ * field a run records, of its type. Bad content is one UserError line naming the file.
+ */
+export function parseStoredConfig(text: string, file: string): TestConfig {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`'${file}' is not JSON (${errorMessage(err).split('\n')[0]})`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new UserError(`'${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`);
+  }
+  const stored = data as Record<string, unknown>;
+  for (const [key, type] of Object.entries(STORED_FIELDS)) {
+    const got = stored[key];
+    if (typeof got !== type) {
+      const what = got === undefined ? 'missing' : `${JSON.stringify(got)} is not a ${type}`;
+      throw new UserError(`'${file}' is not a test configuration: ${key}: ${what}`);
+    }
+  }
+  return stored as unknown as TestConfig;
 }

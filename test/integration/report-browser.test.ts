@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/runner/config.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { lockchaos, requireEngine, runAndRead } from './support.js';
 
@@ -177,7 +178,7 @@ describe('lockchaos report on bad input', () => {
     expect(notRun.stderr).toMatch(/is not a run folder: it has no test\.json/);
 
     const broken = mkdtempSync(join(tmpdir(), 'lockchaos-broken-'));
-    writeFileSync(join(broken, 'test.json'), JSON.stringify({ name: 't', workload: 'mutex', fencing: false, seed: 1 }));
+    writeFileSync(join(broken, 'test.json'), JSON.stringify({ ...DEFAULTS, name: 't', workload: 'mutex', seed: 1 }));
     writeFileSync(
       join(broken, 'history.jsonl'),
       '{"index":0,"type":"invoke","f":"acquire","process":0,"time":1}\n{"index":1,"ty\n{"index":2,"type":"ok","f":"acquire","process":0,"time":2}\n',
