@@ -117,7 +117,7 @@ function answers(node: NodeHandle, probe: string): Promise<boolean> {
  * cut off, or still catching up after a fault, fails: the client reports it and does not
  * retry (that is what the history must see), so the test asks again.
  */
-async function grantAskingAgain(
+export async function grantAskingAgain(
   acquire: (opts: { ttlMs: number; timeoutMs: number }) => Promise<Grant | null | undefined>,
   timeoutMs: number,
   ttlMs: number,
