@@ -20,6 +20,7 @@ export {
   type LinearizableResult,
 } from '../checkers/linearizable/index.js';
 export { findModel, guessModel, MODEL_NAMES, MODELS, type Model } from '../checkers/models/index.js';
+export { checkPerf, type PerfDetails } from '../checkers/perf.js';
 export { type CheckResult, exitCodeFor, type Validity, worst } from '../checkers/result.js';
 export { WORKLOADS } from '../workloads/index.js';
 // Building blocks for a backend of your own (README, "Adding a lock backend").

@@ -74,6 +74,11 @@ describe('report.html', () => {
       'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --fencing off --time-limit 15',
     );
     expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
+    // The perf checker's table: two acquires, both ok, no fault in the history.
+    expect(html).toContain(
+      '<tr data-perf="acquire:all"><td>acquire</td><td>all (no fault in effect)</td><td>2</td><td>100%</td><td>0</td><td>0</td><td>1</td>',
+    );
+    expect(html).not.toContain('data-perf="acquire:during"');
   });
 
   it('has a client script that parses', () => {
@@ -106,6 +111,8 @@ describe('report.html', () => {
     expect(html).toContain('No violation');
     expect(html).not.toContain('id="cut-short"');
     expect(html).toContain('"focus":-1');
+    // Stored before the perf checker existed: no perf table.
+    expect(html).not.toContain('id="perf"');
   });
 
   it('escapes text and gives each kind a colour', () => {

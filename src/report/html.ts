@@ -3,8 +3,8 @@
  * loads nothing, and its Content-Security-Policy forbids loading anything). It shows the
  * verdict and the violation in words, a timeline of every client process with the
  * violation highlighted and scrolled to, the latency of each operation kind over time with
- * fault windows shaded (uPlot), the checkers' results, the configuration and seed, and the
- * commands that run the test again.
+ * fault windows shaded (uPlot) and the perf figures in and out of faults, the checkers'
+ * results, the configuration and seed, and the commands that run the test again.
  *
  * `writeRunReport(dir)` reads a run folder (also one whose runner was killed: then the
  * checkers run here on the recorded prefix) and writes report.html and junit.xml.
@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
+import type { KindStats, PerfDetails, PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
@@ -144,6 +145,35 @@ function legendHtml(data: ReportData, colors: string[]): string {
     '<span><span class="sw" style="background:#94a3b8"></span>several operations (zoom in)</span>',
   ];
   return `<div class="legend">${[...kinds, ...outcomes, ...others].join('')}</div>`;
+}
+
+/**
+ * The perf checker's figures as a table: per operation kind, all operations, those invoked
+ * outside fault windows and those invoked during them. Empty for runs stored before perf.
+ */
+function perfTable(results: readonly CheckResult[]): string {
+  const details = results.find((r) => r.checker === 'perf')?.details as PerfDetails | undefined;
+  if (!details?.kinds || Object.keys(details.kinds).length === 0) return '';
+  const phases: [keyof KindStats, string][] =
+    details.faultS > 0
+      ? [
+          ['all', 'all'],
+          ['outside', 'outside faults'],
+          ['during', `during faults (${details.faultS} of ${details.spanS} s)`],
+        ]
+      : [['all', 'all (no fault in effect)']];
+  const cell = (x: number | null | undefined, unit = '') => (x === null || x === undefined ? '–' : `${x}${unit}`);
+  const rows = Object.entries(details.kinds).flatMap(([f, k]) =>
+    phases.map(([phase, label], i) => {
+      const s: PhaseStats = k[phase];
+      const l = s.latencyMs;
+      const availability = s.availability === null ? null : Math.round(s.availability * 1000) / 10;
+      return `<tr data-perf="${escapeHtml(f)}:${phase}"><td>${i === 0 ? escapeHtml(f) : ''}</td><td>${escapeHtml(label)}</td><td>${s.attempts}</td><td>${cell(availability, '%')}</td><td>${s.fail}</td><td>${s.info}</td><td>${cell(l?.p50)}</td><td>${cell(l?.p95)}</td><td>${cell(l?.p99)}</td><td>${cell(l?.max)}</td><td>${cell(s.perSecond)}</td></tr>`;
+    }),
+  );
+  return `<table id="perf"><thead><tr><th>kind</th><th>invoked</th><th>attempts</th><th>ok</th><th>fail</th><th>info</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>ok/s</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>
+<div class="hint">From the perf checker (not counted): outcomes of every client operation, and the latency of the ok ones, split by whether a fault was in effect when it was invoked. An operation that never completed counts as info.</div>`;
 }
 
 function checkerRows(results: readonly CheckResult[]): string {
@@ -282,6 +312,7 @@ ${legendHtml(data, colors)}
 <h2>Latency by operation kind</h2>
 <div id="latency"></div>
 <div class="hint">Each point is one operation at its invocation time (acquire includes waiting for the lock). Shaded: fault windows; red dashed lines: the violation shown above. Drag across the plot to zoom both charts; click a kind in the legend to hide it.</div>
+${perfTable(run.results)}
 </section>
 <section id="checkers">
 <h2>Checkers</h2>

@@ -8,12 +8,14 @@
  * be: the store like a register (a fenced one with fencing), which must always hold; the
  * lock like a mutex with owners, which a lease lock is not (a lease expires under a holder
  * that never released it, e.g. one that gave up after a timeout): shown, not counted;
- * mutual-exclusion judges the holders' beliefs.
+ * mutual-exclusion judges the holders' beliefs. perf (availability and latency, in and
+ * out of fault windows) is shown for every run and never counted.
  */
 import { checkFencing } from '../../checkers/fencing.js';
 import { checkLinearizable } from '../../checkers/linearizable/index.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
+import { checkPerf } from '../../checkers/perf.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import { errorMessage } from '../util/errors.js';
@@ -51,5 +53,7 @@ export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: st
       ),
     );
   }
+  // How the service served its clients in and out of faults: shown, never a verdict.
+  results.push(guarded('perf', false, () => checkPerf(history)));
   return results;
 }

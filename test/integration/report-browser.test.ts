@@ -113,7 +113,10 @@ describe.skipIf(skip)('the run report, on a real failing run', () => {
       expect(box.bottom).toBeLessThanOrEqual(box.height);
       // The latency plot (uPlot) and the checkers table.
       expect(await page.locator('#latency .uplot canvas').count()).toBeGreaterThan(0);
-      expect(await page.locator('#checkers tbody tr').count()).toBe(5); // 3 data checkers + 2 linearizability
+      expect(await page.locator('#checkers tbody tr').count()).toBe(6); // 3 data checkers, 2 linearizability, perf
+      // perf: the grants in and out of the client pauses.
+      expect(await page.textContent('#perf tr[data-perf="acquire:during"]')).toMatch(/^during faults \(/);
+      expect(await page.locator('#perf tr[data-perf="acquire:outside"]').count()).toBe(1);
       expect(await page.textContent('#rerun-replay')).toBe(`lockchaos run --replay ${join(dir, 'test.json')}`);
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, 'report.png'), fullPage: true });

@@ -54,6 +54,11 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     for (let i = 1; i < history.length; i++) expect(history[i].time).toBeGreaterThanOrEqual(history[i - 1].time);
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
     expect(results.valid).toBe(true);
+    // perf, shown and not counted: every acquire of a fault-free run granted.
+    const perf = results.results.find((c: { checker: string }) => c.checker === 'perf');
+    expect(perf).toMatchObject({ valid: true, counts: false, details: { faultS: 0 } });
+    expect(perf.details.kinds.acquire.all.availability).toBe(1);
+    expect(perf.summary).toMatch(/^acquire: \d+ attempts, 100% ok, .*; no fault in effect$/);
     expect(existsSync(join(store, 'redis-mutex-none-unfenced'))).toBe(true);
     expect(r.left).toEqual([]);
   });
@@ -84,6 +89,10 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     const after = history.filter((op) => op.f === 'acquire' && op.type === 'ok' && op.time > restarts[0].time);
     expect(during.length).toBeGreaterThan(0); // failures recorded while it was down
     expect(after.length).toBeGreaterThan(0); // and grants again once it was back
+    // perf sees it too: acquires fared worse while the node was down than while it was up.
+    const results = JSON.parse(readFileSync(join(r.dir, 'results.json'), 'utf8'));
+    const acquire = results.results.find((c: { checker: string }) => c.checker === 'perf').details.kinds.acquire;
+    expect(acquire.during.availability).toBeLessThan(acquire.outside.availability);
     expect(r.left).toEqual([]);
   });
 
