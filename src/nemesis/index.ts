@@ -6,7 +6,15 @@ import { UserError } from '../cli/errors.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
 import type { Nemesis } from './nemesis.js';
-import { ClockJump, type NodeFaultContext, NodeKill, NodePause, PacketLoss, Partition } from './node-faults.js';
+import {
+  ClockJump,
+  ClockStrobe,
+  type NodeFaultContext,
+  NodeKill,
+  NodePause,
+  PacketLoss,
+  Partition,
+} from './node-faults.js';
 import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
 import { type FaultSpec, parseNemesisSpec } from './spec.js';
 
@@ -80,6 +88,7 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
           s.target as 'backward' | 'forward',
         );
       case 'clock':
+        if (s.direction === 'strobe') return new ClockStrobe(w.node, s.target, w.shiftTtls);
         return new ClockJump(w.node, s.target, s.direction ?? 'forward', w.shiftTtls, () => {
           const quorum = Math.floor(w.node.nodes.length / 2) + 1;
           return w.clients

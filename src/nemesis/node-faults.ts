@@ -326,4 +326,88 @@ export class ClockJump implements Nemesis {
   async healAll() {}
 }
 
+/**
+ * clock:<target>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
+ * flips between now and `offsetMs` ahead, every `periodMs`. Redis keeps absolute expiry
+ * times, so each flip ahead expires early what it overtakes, and each flip back lengthens
+ * every TTL again: a key set while ahead outlives its TTL by the offset. The flips are the
+ * same TTL shifts as ClockJump's. The strobe always ends with the clock back where it was.
+ */
+/** What a strobe did, recorded as its stop's value; leftAhead: nodes it could not bring back. */
+interface StrobeEnd {
+  flips: number;
+  expired: number;
+  missed: number;
+  leftAhead?: string[];
+}
+
+export class ClockStrobe implements Nemesis {
+  readonly kind = 'clock';
+  private running: { stopping: boolean; done: Promise<StrobeEnd> } | undefined;
+
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+    private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
+  ) {}
+
+  async start(rng: Rng): Promise<FaultStart | null> {
+    const durationMs = faultDurationMs(this.ctx, rng);
+    const offsetMs = Math.round(this.ctx.ttlMs * rng.uniform(0.5, 1.5));
+    const periodMs = Math.round(rng.uniform(50, 250));
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    const running: { stopping: boolean; done: Promise<StrobeEnd> } = {
+      stopping: false,
+      done: Promise.resolve({ flips: 0, expired: 0, missed: 0 }),
+    };
+    running.done = this.strobe(nodes, offsetMs, periodMs, running);
+    this.running = running;
+    return { value: { nodes: nodes.map((n) => n.name), offsetMs, periodMs }, durationMs };
+  }
+
+  private async strobe(nodes: NodeHandle[], offsetMs: number, periodMs: number, running: { stopping: boolean }) {
+    let flips = 0;
+    let expired = 0;
+    // A node another fault took down misses a flip. One that missed going ahead is not
+    // brought back; one that missed coming back is brought back on a later flip.
+    let missed = 0;
+    const ahead = new Set<NodeHandle>();
+    const flip = async (forward: boolean) => {
+      for (const n of nodes) {
+        if (ahead.has(n) === forward) continue;
+        try {
+          expired += (await this.shift(n, forward ? offsetMs : -offsetMs))[0];
+          if (forward) ahead.add(n);
+          else ahead.delete(n);
+        } catch {
+          missed++;
+        }
+      }
+      flips++;
+    };
+    while (!running.stopping) {
+      await flip(true);
+      await sleep(periodMs);
+      await flip(false);
+      if (!running.stopping) await sleep(periodMs);
+    }
+    if (ahead.size > 0) await flip(false); // one last try
+    const leftAhead = [...ahead].map((n) => n.name);
+    return { flips, expired, missed, ...(leftAhead.length > 0 ? { leftAhead } : {}) };
+  }
+
+  async stop() {
+    const running = this.running;
+    if (!running) return null;
+    running.stopping = true;
+    this.running = undefined;
+    return await running.done;
+  }
+
+  async healAll() {
+    await this.stop();
+  }
+}
+
 export { SHIFT_TTLS };

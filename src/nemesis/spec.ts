@@ -36,8 +36,8 @@ export const FAULT_KINDS = {
   },
   clock: {
     targets: ['minority', 'one', 'majority', 'all', 'bridge'],
-    directions: ['forward', 'backward'],
-    what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them); bridge: the node a clients-majorities split shares",
+    directions: ['forward', 'backward', 'strobe'],
+    what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
   },
   'client-clock': {
     targets: ['backward', 'forward'],
@@ -50,8 +50,8 @@ export type FaultKind = keyof typeof FAULT_KINDS;
 export interface FaultSpec {
   kind: FaultKind;
   target: string;
-  /** Which way a clock jumps (clock only; forward unless `clock:<target>:backward`). */
-  direction?: 'forward' | 'backward';
+  /** Which way a clock jumps, or whether it strobes (clock only; forward unless given). */
+  direction?: 'forward' | 'backward' | 'strobe';
 }
 
 export function parseNemesisSpec(spec: string): FaultSpec[] {
@@ -82,7 +82,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     seen.add(kind);
     const parsed: FaultSpec = { kind, target: target ?? (allowed[0] as string) };
     if (directions.length > 0) parsed.direction = (direction ?? directions[0]) as FaultSpec['direction'];
-    if (parsed.target === 'bridge' && parsed.direction === 'backward') {
+    if (parsed.target === 'bridge' && parsed.direction !== 'forward') {
       throw new UserError(
         `--nemesis '${spec}': clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge`,
       );

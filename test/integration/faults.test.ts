@@ -12,6 +12,7 @@ import { removeResources } from '../../src/cluster/labels.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
 import {
   ClockJump,
+  ClockStrobe,
   type NodeFaultContext,
   NodeKill,
   PacketLoss,
@@ -20,6 +21,7 @@ import {
 } from '../../src/nemesis/node-faults.js';
 import { TcpProxy } from '../../src/nemesis/proxy.js';
 import { ClientPartition, Latency, type ProxyRoute } from '../../src/nemesis/proxy-faults.js';
+import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
 
@@ -145,6 +147,39 @@ describe.skipIf(skip)('faults on real containers', () => {
     expect(jumpMs).toBeLessThanOrEqual(-500);
     expect(effects.r2).toEqual({ expired: 0, shifted: 1 });
     expect(await c.pttl('held')).toBeGreaterThan(1000 - jumpMs - 200);
+    c.disconnect();
+  });
+
+  it('clock strobe: flips ahead and back, expiring early what a flip overtakes, and ends where it began', async () => {
+    const r3 = node('r3');
+    const c = await redisClient(r3.ip, 1000);
+    await c.set('long', 'x', 'PX', 60_000);
+    await c.set('doomed', 'x', 'PX', 300);
+    const shifts: number[] = [];
+    const shift = async (_node: NodeHandle, ms: number) => {
+      shifts.push(ms);
+      return (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+    };
+    const strobe = new ClockStrobe({ ...ctx, nodes: [r3] }, 'one', shift);
+    const t0 = Date.now();
+    const started = (await strobe.start(new Rng(7))) as FaultStart;
+    const { offsetMs, periodMs } = started.value as { offsetMs: number; periodMs: number };
+    expect(offsetMs).toBeGreaterThanOrEqual(500);
+    expect(periodMs).toBeGreaterThanOrEqual(50);
+    await sleep(4 * periodMs + 100);
+    // A flip ahead overtook the 300 ms key at once.
+    expect(await c.exists('doomed')).toBe(0);
+    const stopped = (await strobe.stop()) as { flips: number; expired: number; missed: number };
+    expect(stopped.flips).toBeGreaterThanOrEqual(4);
+    expect(stopped.flips % 2).toBe(0); // every flip ahead came back
+    expect(stopped.expired).toBeGreaterThanOrEqual(1);
+    expect(stopped.missed).toBe(0);
+    expect(shifts.reduce((a, b) => a + b, 0)).toBe(0);
+    // Back where it began: the long key lost only the time that really passed.
+    const pttl = await c.pttl('long');
+    expect(pttl).toBeLessThanOrEqual(60_000 - (Date.now() - t0) + 50);
+    expect(pttl).toBeGreaterThan(60_000 - (Date.now() - t0) - 500);
+    expect(await strobe.stop()).toBeNull();
     c.disconnect();
   });
 
