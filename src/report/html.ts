@@ -163,12 +163,15 @@ function perfTable(results: readonly CheckResult[]): string {
         ]
       : [['all', 'all (no fault in effect)']];
   const cell = (x: number | null | undefined, unit = '') => (x === null || x === undefined ? '–' : `${x}${unit}`);
+  // Milliseconds to a useful precision: 4206, 12.3, 0.34.
+  const ms = (x: number | undefined) =>
+    x === undefined ? '–' : x >= 100 ? `${Math.round(x)}` : x >= 1 ? x.toFixed(1) : x.toFixed(2);
   const rows = Object.entries(details.kinds).flatMap(([f, k]) =>
     phases.map(([phase, label], i) => {
       const s: PhaseStats = k[phase];
       const l = s.latencyMs;
       const availability = s.availability === null ? null : Math.round(s.availability * 1000) / 10;
-      return `<tr data-perf="${escapeHtml(f)}:${phase}"><td>${i === 0 ? escapeHtml(f) : ''}</td><td>${escapeHtml(label)}</td><td>${s.attempts}</td><td>${cell(availability, '%')}</td><td>${s.fail}</td><td>${s.info}</td><td>${cell(l?.p50)}</td><td>${cell(l?.p95)}</td><td>${cell(l?.p99)}</td><td>${cell(l?.max)}</td><td>${cell(s.perSecond)}</td></tr>`;
+      return `<tr data-perf="${escapeHtml(f)}:${phase}"><td>${i === 0 ? escapeHtml(f) : ''}</td><td>${escapeHtml(label)}</td><td>${s.attempts}</td><td>${cell(availability, '%')}</td><td>${s.fail}</td><td>${s.info}</td><td>${ms(l?.p50)}</td><td>${ms(l?.p95)}</td><td>${ms(l?.p99)}</td><td>${ms(l?.max)}</td><td>${cell(s.perSecond)}</td></tr>`;
     }),
   );
   return `<table id="perf"><thead><tr><th>kind</th><th>invoked</th><th>attempts</th><th>ok</th><th>fail</th><th>info</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>ok/s</th></tr></thead>

@@ -107,6 +107,21 @@ const list: Scenario[] = [
     },
   },
   {
+    name: 'clock-strobe',
+    description:
+      "the Redis node's clock strobes, a lease ahead and back every 50-250 ms: a flip ahead expires the holder's key early, and another client takes the lock",
+    source: `${KLEPPMANN}, on timing assumptions; Jepsen's clock strobe nemesis`,
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: {
+      backend: 'redis',
+      workload: 'lock-set',
+      nemesis: 'clock:one:strobe',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 3,
+    },
+  },
+  {
     name: 'redis-restart-amnesia',
     description:
       'the Redis master is killed and restarts empty while the lock is held: the lock and the token counter are forgotten; a second client acquires, and tokens start again from 1',
