@@ -84,15 +84,23 @@ function union(intervals: [number, number][]): [number, number][] {
   return merged;
 }
 
-function stats(latenciesNs: number[], counts: { attempts: number; fail: number; info: number }, phaseNs: number) {
-  const ok = latenciesNs.length;
-  const sorted = latenciesNs.map((ns) => ns / 1e6).sort((a, b) => a - b);
-  const result: PhaseStats = {
-    attempts: counts.attempts,
+/** One phase's operations of one kind, as counted: ok latencies and the other outcomes. */
+interface Tally {
+  latenciesNs: number[];
+  attempts: number;
+  fail: number;
+  info: number;
+}
+
+function stats(tally: Tally, phaseNs: number): PhaseStats {
+  const ok = tally.latenciesNs.length;
+  const sorted = tally.latenciesNs.map((ns) => ns / 1e6).sort((a, b) => a - b);
+  return {
+    attempts: tally.attempts,
     ok,
-    fail: counts.fail,
-    info: counts.info,
-    availability: counts.attempts > 0 ? round(ok / counts.attempts, 4) : null,
+    fail: tally.fail,
+    info: tally.info,
+    availability: tally.attempts > 0 ? round(ok / tally.attempts, 4) : null,
     latencyMs:
       ok > 0
         ? {
@@ -104,7 +112,6 @@ function stats(latenciesNs: number[], counts: { attempts: number; fail: number; 
         : null,
     perSecond: phaseNs > 0 ? round(ok / (phaseNs / 1e9), 2) : null,
   };
-  return result;
 }
 
 export function checkPerf(history: readonly Op[]): CheckResult & { details: PerfDetails } {
@@ -138,7 +145,6 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
   const inFault = (t: number) => windows.some((w) => t >= w.start && t < (w.end ?? Number.POSITIVE_INFINITY));
 
   // Per kind and phase: ok latencies and the other outcomes.
-  type Tally = { latenciesNs: number[]; attempts: number; fail: number; info: number };
   const tallies = new Map<string, Record<Phase, Tally>>();
   const empty = (): Tally => ({ latenciesNs: [], attempts: 0, fail: 0, info: 0 });
   for (const op of ops) {
@@ -163,9 +169,9 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
       info: outside.info + during.info,
     };
     kinds[f] = {
-      all: stats(all.latenciesNs, all, phaseNs.all),
-      outside: stats(outside.latenciesNs, outside, phaseNs.outside),
-      during: stats(during.latenciesNs, during, phaseNs.during),
+      all: stats(all, phaseNs.all),
+      outside: stats(outside, phaseNs.outside),
+      during: stats(during, phaseNs.during),
     };
   }
   const details: PerfDetails = { spanS: round(spanNs / 1e9, 3), faultS: round(faultNs / 1e9, 3), kinds };
@@ -173,7 +179,8 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
 }
 
 const percent = (x: number | null) => (x === null ? '-' : `${round(x * 100, 1)}%`);
-const millis = (x: number) => (x >= 10 ? `${Math.round(x)}` : `${round(x, 1)}`);
+/** Milliseconds to a useful precision: 4206, 12.3, 0.34. */
+export const formatMs = (x: number) => `${round(x, x >= 100 ? 0 : x >= 1 ? 1 : 2)}`;
 
 /**
  * One line about the lock (acquire) or else the first kind: availability and latency, and
@@ -183,12 +190,12 @@ function summarize(d: PerfDetails): string {
   const f = 'acquire' in d.kinds ? 'acquire' : (Object.keys(d.kinds).sort()[0] as string);
   const k = d.kinds[f] as KindStats;
   const latency = k.all.latencyMs
-    ? `ok latency p50 ${millis(k.all.latencyMs.p50)} ms, p99 ${millis(k.all.latencyMs.p99)} ms`
+    ? `ok latency p50 ${formatMs(k.all.latencyMs.p50)} ms, p99 ${formatMs(k.all.latencyMs.p99)} ms`
     : 'none ok';
   const rate = k.all.perSecond === null ? '' : `, ${k.all.perSecond}/s`;
   const head = `${f}: ${k.all.attempts} attempts, ${percent(k.all.availability)} ok${rate}, ${latency}`;
   if (d.faultS === 0) return `${head}; no fault in effect`;
   const phase = (name: string, s: PhaseStats) =>
-    `${name} ${percent(s.availability)} ok${s.latencyMs ? `, p99 ${millis(s.latencyMs.p99)} ms` : ''}`;
+    `${name} ${percent(s.availability)} ok${s.latencyMs ? `, p99 ${formatMs(s.latencyMs.p99)} ms` : ''}`;
   return `${head}; ${phase('outside faults', k.outside)}; ${phase(`during faults (${d.faultS} of ${d.spanS} s)`, k.during)}`;
 }

@@ -326,13 +326,6 @@ export class ClockJump implements Nemesis {
   async healAll() {}
 }
 
-/**
- * clock:<target>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
- * flips between now and `offsetMs` ahead, every `periodMs`. Redis keeps absolute expiry
- * times, so each flip ahead expires early what it overtakes, and each flip back lengthens
- * every TTL again: a key set while ahead outlives its TTL by the offset. The flips are the
- * same TTL shifts as ClockJump's. The strobe always ends with the clock back where it was.
- */
 /** What a strobe did, recorded as its stop's value; leftAhead: nodes it could not bring back. */
 interface StrobeEnd {
   flips: number;
@@ -341,9 +334,16 @@ interface StrobeEnd {
   leftAhead?: string[];
 }
 
+/**
+ * clock:<target>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
+ * flips between now and `offsetMs` ahead, every `periodMs`. Redis keeps absolute expiry
+ * times, so each flip ahead expires early what it overtakes, and each flip back lengthens
+ * every TTL again: a key set while ahead outlives its TTL by the offset. The flips are the
+ * same TTL shifts as ClockJump's. The strobe always ends with the clock back where it was.
+ */
 export class ClockStrobe implements Nemesis {
   readonly kind = 'clock';
-  private running: { stopping: boolean; done: Promise<StrobeEnd> } | undefined;
+  private running: { state: { stopping: boolean }; done: Promise<StrobeEnd> } | undefined;
 
   constructor(
     private readonly ctx: NodeFaultContext,
@@ -357,16 +357,17 @@ export class ClockStrobe implements Nemesis {
     const periodMs = Math.round(rng.uniform(50, 250));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
-    const running: { stopping: boolean; done: Promise<StrobeEnd> } = {
-      stopping: false,
-      done: Promise.resolve({ flips: 0, expired: 0, missed: 0 }),
-    };
-    running.done = this.strobe(nodes, offsetMs, periodMs, running);
-    this.running = running;
+    const state = { stopping: false };
+    this.running = { state, done: this.strobe(nodes, offsetMs, periodMs, state) };
     return { value: { nodes: nodes.map((n) => n.name), offsetMs, periodMs }, durationMs };
   }
 
-  private async strobe(nodes: NodeHandle[], offsetMs: number, periodMs: number, running: { stopping: boolean }) {
+  private async strobe(
+    nodes: NodeHandle[],
+    offsetMs: number,
+    periodMs: number,
+    state: { stopping: boolean },
+  ): Promise<StrobeEnd> {
     let flips = 0;
     let expired = 0;
     // A node another fault took down misses a flip. One that missed going ahead is not
@@ -386,11 +387,11 @@ export class ClockStrobe implements Nemesis {
       }
       flips++;
     };
-    while (!running.stopping) {
+    while (!state.stopping) {
       await flip(true);
       await sleep(periodMs);
       await flip(false);
-      if (!running.stopping) await sleep(periodMs);
+      if (!state.stopping) await sleep(periodMs);
     }
     if (ahead.size > 0) await flip(false); // one last try
     const leftAhead = [...ahead].map((n) => n.name);
@@ -400,7 +401,7 @@ export class ClockStrobe implements Nemesis {
   async stop() {
     const running = this.running;
     if (!running) return null;
-    running.stopping = true;
+    running.state.stopping = true;
     this.running = undefined;
     return await running.done;
   }

@@ -76,7 +76,7 @@ describe('report.html', () => {
     expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
     // The perf checker's table: two acquires, both ok, no fault in the history.
     expect(html).toContain(
-      '<tr data-perf="acquire:all"><td>acquire</td><td>all (no fault in effect)</td><td>2</td><td>100%</td><td>0</td><td>0</td><td>1.0</td>',
+      '<tr data-perf="acquire:all"><td>acquire</td><td>all (no fault in effect)</td><td>2</td><td>100%</td><td>0</td><td>0</td><td>1</td>',
     );
     expect(html).not.toContain('data-perf="acquire:during"');
   });

@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
-import type { KindStats, PerfDetails, PhaseStats } from '../../checkers/perf.js';
+import { formatMs, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
@@ -163,9 +163,7 @@ function perfTable(results: readonly CheckResult[]): string {
         ]
       : [['all', 'all (no fault in effect)']];
   const cell = (x: number | null | undefined, unit = '') => (x === null || x === undefined ? '–' : `${x}${unit}`);
-  // Milliseconds to a useful precision: 4206, 12.3, 0.34.
-  const ms = (x: number | undefined) =>
-    x === undefined ? '–' : x >= 100 ? `${Math.round(x)}` : x >= 1 ? x.toFixed(1) : x.toFixed(2);
+  const ms = (x: number | undefined) => (x === undefined ? '–' : formatMs(x));
   const rows = Object.entries(details.kinds).flatMap(([f, k]) =>
     phases.map(([phase, label], i) => {
       const s: PhaseStats = k[phase];
