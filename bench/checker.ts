@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { checkLinearizable } from '../checkers/linearizable/index.js';
 import type { Op } from '../src/history/op.js';
+import { Rng } from '../src/util/rng.js';
 
 interface SimulationOptions {
   clients: number;
@@ -21,18 +22,6 @@ interface SimulationOptions {
   /** Share of operations that end as info (half of them took effect, half did not). */
   infoRate: number;
   seed: number;
-}
-
-/** mulberry32: small, seeded, good enough for schedules (the unit tests' simulations use it too). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Client {
@@ -60,7 +49,9 @@ function simulate(
   next: (c: Client, random: () => number) => void,
   apply: (c: Client) => void,
 ): Op[] {
-  const random = prng(options.seed);
+  // The project's one seeded PRNG (src/util/rng.ts).
+  const rng = new Rng(options.seed);
+  const random = () => rng.next();
   const history: Op[] = [];
   const clients: Client[] = Array.from({ length: options.clients }, (_, p) => ({
     process: p,

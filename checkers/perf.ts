@@ -178,7 +178,8 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
   return { checker: 'perf', valid: true, summary: summarize(details), details };
 }
 
-const percent = (x: number | null) => (x === null ? '-' : `${round(x * 100, 1)}%`);
+/** A share as a percentage, to a tenth: 33.3%; a dash when there was nothing to share. */
+export const formatPercent = (x: number | null) => (x === null ? '–' : `${round(x * 100, 1)}%`);
 /** Milliseconds to a useful precision: 4206, 12.3, 0.34. */
 export const formatMs = (x: number) => `${round(x, x >= 100 ? 0 : x >= 1 ? 1 : 2)}`;
 
@@ -193,9 +194,9 @@ function summarize(d: PerfDetails): string {
     ? `ok latency p50 ${formatMs(k.all.latencyMs.p50)} ms, p99 ${formatMs(k.all.latencyMs.p99)} ms`
     : 'none ok';
   const rate = k.all.perSecond === null ? '' : `, ${k.all.perSecond}/s`;
-  const head = `${f}: ${k.all.attempts} attempts, ${percent(k.all.availability)} ok${rate}, ${latency}`;
+  const head = `${f}: ${k.all.attempts} attempts, ${formatPercent(k.all.availability)} ok${rate}, ${latency}`;
   if (d.faultS === 0) return `${head}; no fault in effect`;
   const phase = (name: string, s: PhaseStats) =>
-    `${name} ${percent(s.availability)} ok${s.latencyMs ? `, p99 ${formatMs(s.latencyMs.p99)} ms` : ''}`;
+    `${name} ${formatPercent(s.availability)} ok${s.latencyMs ? `, p99 ${formatMs(s.latencyMs.p99)} ms` : ''}`;
   return `${head}; ${phase('outside faults', k.outside)}; ${phase(`during faults (${d.faultS} of ${d.spanS} s)`, k.during)}`;
 }

@@ -42,6 +42,9 @@ export interface CampaignSummary {
   cells: CellResult[];
 }
 
+/** A cell the campaign's interruption left without a verdict (cut short, or never started). */
+const interrupted = (r: CellResult) => r.actual === 'aborted' || r.actual === 'not-run';
+
 export function counts(s: Pick<CampaignSummary, 'cells'>) {
   const c = s.cells;
   return {
@@ -50,7 +53,7 @@ export function counts(s: Pick<CampaignSummary, 'cells'>) {
     mismatched: c.filter((r) => !r.met && (r.actual === 'valid' || r.actual === 'invalid' || r.actual === 'unknown'))
       .length,
     errors: c.filter((r) => r.actual === 'error').length,
-    interrupted: c.filter((r) => r.actual === 'aborted' || r.actual === 'not-run').length,
+    interrupted: c.filter(interrupted).length,
   };
 }
 
@@ -75,7 +78,7 @@ function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[
     const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
     const t = tallies.get(configuration) ?? { configuration, expect: r.cell.expect, met: 0, ran: 0, seeds: 0 };
     t.seeds++;
-    if (r.actual !== 'not-run' && r.actual !== 'aborted') t.ran++;
+    if (!interrupted(r)) t.ran++;
     if (r.met) t.met++;
     tallies.set(configuration, t);
   }
@@ -133,7 +136,7 @@ export function campaignJUnit(s: CampaignSummary): string {
       className: `campaign.${s.name}.${r.cell.backend}`,
       timeS: r.durationS,
     };
-    if (r.actual === 'aborted' || r.actual === 'not-run') {
+    if (interrupted(r)) {
       c.skipped = r.message;
     } else if (!r.met) {
       const checkers = (r.checkers ?? []).map(
@@ -184,7 +187,7 @@ export function terminalTable(s: CampaignSummary): string {
       );
     }
   }
-  const misses = s.cells.filter((r) => !r.met && r.actual !== 'not-run' && r.actual !== 'aborted');
+  const misses = s.cells.filter((r) => !r.met && !interrupted(r));
   if (misses.length) {
     out.push('', 'mismatches:');
     for (const r of misses)
@@ -212,7 +215,7 @@ export function summaryHtml(s: CampaignSummary): string {
   const rows = s.cells
     .map((r) => {
       const c = r.cell;
-      const status = r.met ? 'met' : r.actual === 'not-run' || r.actual === 'aborted' ? 'skip' : 'miss';
+      const status = r.met ? 'met' : interrupted(r) ? 'skip' : 'miss';
       const links = [
         r.report ? `<a href="${escapeHtml(href(r.report))}">report</a>` : '',
         r.dir ? `<a href="${escapeHtml(href(r.dir))}/">folder</a>` : '',

@@ -31,7 +31,7 @@ import { basename, join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { DEFAULTS } from '../runner/config.js';
 import { run } from '../runner/run.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
@@ -214,7 +214,7 @@ export async function campaign(
       };
     } catch (err) {
       const message = errorMessage(err).split('\n').filter(Boolean).join(' / ');
-      runLog(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      runLog(`error: ${errorStack(err)}`);
       const runDir = findRunDir(runsDir, slug);
       result = {
         cell,

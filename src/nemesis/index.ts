@@ -14,6 +14,7 @@ import {
   NodePause,
   PacketLoss,
   Partition,
+  type ShiftTtls,
 } from './node-faults.js';
 import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
 import { type FaultSpec, parseNemesisSpec } from './spec.js';
@@ -56,7 +57,7 @@ export interface NemesisWiring {
   clients: PausableClients;
   routes: ProxyRoute[];
   concurrency: number;
-  shiftTtls: ConstructorParameters<typeof ClockJump>[3];
+  shiftTtls: ShiftTtls;
 }
 
 export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {

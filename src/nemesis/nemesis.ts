@@ -28,3 +28,12 @@ export interface NemesisOptions {
   intervalS: number;
   ttlMs: number;
 }
+
+/** How long one fault lasts: around the mean interval between faults (0.5-1.5x). */
+export const faultDurationMs = (intervalS: number, rng: Rng) => Math.round(1000 * intervalS * rng.uniform(0.5, 1.5));
+
+/**
+ * A shift, jump or delay of about a lease (`from` to 1.5 TTLs): long enough to outlive or
+ * overtake a held lease, the size every time-based fault draws.
+ */
+export const aboutTtlMs = (ttlMs: number, rng: Rng, from = 0.5) => Math.round(ttlMs * rng.uniform(from, 1.5));

@@ -9,7 +9,7 @@
 import type { NodeHandle } from '../cluster/cluster.js';
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import type { FaultStart, Nemesis } from './nemesis.js';
+import { aboutTtlMs, type FaultStart, faultDurationMs, type Nemesis } from './nemesis.js';
 import { describeGrudge, partitionGrudge, pickNodes } from './targets.js';
 
 export interface NodeFaultContext {
@@ -32,8 +32,6 @@ export interface NodeFaultContext {
   /** The node both client groups reach while a clients-majorities split is in effect. */
   split?: { bridge: string };
 }
-
-const faultDurationMs = (ctx: NodeFaultContext, rng: Rng) => Math.round(1000 * ctx.intervalS * rng.uniform(0.5, 1.5));
 
 const available = (ctx: NodeFaultContext) => ctx.nodes.filter((n) => !ctx.unavailable.has(n.name));
 
@@ -81,7 +79,7 @@ abstract class NodeOutage implements Nemesis {
   }
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
@@ -160,7 +158,7 @@ export class Partition implements Nemesis {
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
     const leader = this.shape === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
     const grudge = partitionGrudge(
       this.shape,
@@ -210,7 +208,7 @@ export class PacketLoss implements Nemesis {
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
@@ -274,6 +272,12 @@ end
 return {expired, shifted}`;
 
 /**
+ * Shifts every key's remaining TTL on a Redis node by -ms (a clock jump of ms): answers
+ * [keys expired, keys shifted]. The runner's is an EVAL of SHIFT_TTLS.
+ */
+export type ShiftTtls = (node: NodeHandle, ms: number) => Promise<[number, number]>;
+
+/**
  * clock: jumps on Redis nodes (Redlock's clock assumption). Forward expires keys early;
  * backward keeps them longer than their holders were promised (liveness, not safety). A
  * jump is instant, so there is nothing to undo at stop: the clock keeps its new time.
@@ -284,17 +288,17 @@ export class ClockJump implements Nemesis {
     private readonly ctx: NodeFaultContext,
     private readonly target: string,
     private readonly direction: 'forward' | 'backward',
-    private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
+    private readonly shift: ShiftTtls,
     /** Whether a client holds a grant of a bare majority of votes (Redlock, during a split). */
     private readonly bareMajorityHeld: () => boolean = () => false,
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
     // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
-    const jumpMs = sign * Math.round(this.ctx.ttlMs * rng.uniform(this.target === 'bridge' ? 1.0 : 0.5, 1.5));
+    const jumpMs = sign * aboutTtlMs(this.ctx.ttlMs, rng, this.target === 'bridge' ? 1.0 : 0.5);
     const bridge = this.target === 'bridge' ? await this.bridgeNode() : undefined;
     const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
@@ -348,12 +352,12 @@ export class ClockStrobe implements Nemesis {
   constructor(
     private readonly ctx: NodeFaultContext,
     private readonly target: string,
-    private readonly shift: (node: NodeHandle, ms: number) => Promise<[number, number]>,
+    private readonly shift: ShiftTtls,
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx, rng);
-    const offsetMs = Math.round(this.ctx.ttlMs * rng.uniform(0.5, 1.5));
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+    const offsetMs = aboutTtlMs(this.ctx.ttlMs, rng);
     const periodMs = Math.round(rng.uniform(50, 250));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;

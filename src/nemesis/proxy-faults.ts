@@ -5,7 +5,7 @@
  * out), and `partition:clients` cuts some clients off from some nodes.
  */
 import type { Rng } from '../util/rng.js';
-import type { FaultStart, Nemesis } from './nemesis.js';
+import { aboutTtlMs, type FaultStart, faultDurationMs, type Nemesis } from './nemesis.js';
 import type { NodeFaultContext } from './node-faults.js';
 import type { TcpProxy } from './proxy.js';
 
@@ -36,9 +36,9 @@ export class Latency implements Nemesis {
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = Math.round(1000 * this.intervalS * rng.uniform(0.5, 1.5));
+    const durationMs = faultDurationMs(this.intervalS, rng);
     // Around the TTL each way: a delay that long outlives leases.
-    const delayMs = Math.round(this.ttlMs * rng.uniform(0.5, 1.5));
+    const delayMs = aboutTtlMs(this.ttlMs, rng);
     const clients = [...new Set(this.routes.map((r) => r.client))];
     const holding = this.holders().filter((c) => clients.includes(c));
     const among = holding.length > 0 ? holding : clients;
@@ -81,7 +81,7 @@ export class ClientPartition implements Nemesis {
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = Math.round(1000 * this.ctx.intervalS * rng.uniform(0.5, 1.5));
+    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
     const all = Array.from({ length: this.clients }, (_, i) => i);
     const order = all
       .map((c) => ({ c, k: rng.next() }))

@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
-import { formatMs, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
+import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
@@ -162,14 +162,12 @@ function perfTable(results: readonly CheckResult[]): string {
           ['during', `during faults (${details.faultS} of ${details.spanS} s)`],
         ]
       : [['all', 'all (no fault in effect)']];
-  const cell = (x: number | null | undefined, unit = '') => (x === null || x === undefined ? '–' : `${x}${unit}`);
   const ms = (x: number | undefined) => (x === undefined ? '–' : formatMs(x));
   const rows = Object.entries(details.kinds).flatMap(([f, k]) =>
     phases.map(([phase, label], i) => {
       const s: PhaseStats = k[phase];
       const l = s.latencyMs;
-      const availability = s.availability === null ? null : Math.round(s.availability * 1000) / 10;
-      return `<tr data-perf="${escapeHtml(f)}:${phase}"><td>${i === 0 ? escapeHtml(f) : ''}</td><td>${escapeHtml(label)}</td><td>${s.attempts}</td><td>${cell(availability, '%')}</td><td>${s.fail}</td><td>${s.info}</td><td>${ms(l?.p50)}</td><td>${ms(l?.p95)}</td><td>${ms(l?.p99)}</td><td>${ms(l?.max)}</td><td>${cell(s.perSecond)}</td></tr>`;
+      return `<tr data-perf="${escapeHtml(f)}:${phase}"><td>${i === 0 ? escapeHtml(f) : ''}</td><td>${escapeHtml(label)}</td><td>${s.attempts}</td><td>${formatPercent(s.availability)}</td><td>${s.fail}</td><td>${s.info}</td><td>${ms(l?.p50)}</td><td>${ms(l?.p95)}</td><td>${ms(l?.p99)}</td><td>${ms(l?.max)}</td><td>${s.perSecond ?? '–'}</td></tr>`;
     }),
   );
   return `<table id="perf"><thead><tr><th>kind</th><th>invoked</th><th>attempts</th><th>ok</th><th>fail</th><th>info</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>ok/s</th></tr></thead>

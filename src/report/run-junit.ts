@@ -11,7 +11,6 @@ import { type CheckResult, verdictWord } from '../../checkers/result.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 import type { LoadedRun } from './run-folder.js';
 
-/** A verdict in one word, INVALID in capitals. */
 /** The first violation in words: the checker's `first` detail, else its summary. */
 function violationWords(r: CheckResult): string {
   const first = r.details?.first;

@@ -9,7 +9,7 @@ import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { PausableClients } from '../nemesis/client-pause.js';
 import { buildNemeses, type FaultSpec, type Nemesis, needsProxies, parseNemesisSpec } from '../nemesis/index.js';
-import { SHIFT_TTLS } from '../nemesis/node-faults.js';
+import { SHIFT_TTLS, type ShiftTtls } from '../nemesis/node-faults.js';
 import { TcpProxy } from '../nemesis/proxy.js';
 import type { ProxyRoute } from '../nemesis/proxy-faults.js';
 import { runSchedule } from '../nemesis/schedule.js';
@@ -18,15 +18,15 @@ import type { Origin } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import type { TestConfig } from './config.js';
 
-/** Shifts every key's TTL on a Redis node by ms (a clock jump as Redis sees it). */
-async function shiftRedisTtls(node: NodeHandle, ms: number): Promise<[number, number]> {
+/** The clock faults' TTL shift, on a Redis node of the run. */
+const shiftRedisTtls: ShiftTtls = async (node, ms) => {
   const client = await redisClient(node.ip, 2000);
   try {
     return (await client.eval(SHIFT_TTLS, 0, ms)) as [number, number];
   } finally {
     client.disconnect();
   }
-}
+};
 
 export class RunFaults {
   private readonly specs: FaultSpec[];

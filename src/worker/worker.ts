@@ -9,6 +9,7 @@ import { loadBackend } from '../backends/index.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { DataStore } from '../store/datastore.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
+import { errorStack } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
@@ -116,7 +117,7 @@ process.on('message', (message: ToWorker) => {
         process.disconnect?.();
       },
       (err) => {
-        send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        send({ type: 'error', message: errorStack(err) });
         process.disconnect?.();
       },
     );

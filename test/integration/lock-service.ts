@@ -264,10 +264,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     await releaseQuietly(a, await grantAskingAgain((opts) => a.acquire(name, opts), 10_000, ttlMs));
   });
 
-  /**
-   * Some client gets the lock within 30 s. A request the client sent to a cut-off member
-   * fails (no hidden retries: that is what the history must see), so ask again.
-   */
+  /** Some client gets the lock within 30 s (grantAskingAgain). */
   const grantsMeanwhile = async () => {
     const c = await client('during-fault');
     const name = lock();

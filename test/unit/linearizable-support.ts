@@ -8,10 +8,10 @@
  * placed somewhere after its invocation or left out.
  */
 import fc from 'fast-check';
-import { prng } from '../../bench/checker.js';
 import { MODELS } from '../../checkers/models/index.js';
 import { type AnyModel, type Model, type OpInput, type OpOutput, Rejection } from '../../checkers/models/model.js';
 import type { Op } from '../../src/history/op.js';
+import { Rng } from '../../src/util/rng.js';
 
 interface RefOp {
   key: string;
@@ -351,7 +351,8 @@ const PERFORM: Record<string, (world: Map<string, unknown>, inv: Invocation, p: 
  * falsified (a result changed, or a fail turned ok), which usually breaks linearizability.
  */
 export function simulateHistory(model: string, seed: number, processes: number, steps: number, corrupt: boolean): Op[] {
-  const random = prng(seed);
+  const rng = new Rng(seed);
+  const random = () => rng.next();
   const pick = (n: number) => Math.floor(random() * n);
   const spec = SPECS[model];
   const perform = PERFORM[model];
