@@ -40,6 +40,16 @@ describe('fencing', () => {
     expect(r.summary).toMatch(/granted token 5.*not larger than token 5/);
   });
 
+  it('names a forked token source: the same token granted to two clients', () => {
+    // Two primaries counting on from the same value (Sentinel failover): both grant 7.
+    const h = new H().acquire(0, 6).release(0).acquire(1, 7).acquire(2, 7).release(1);
+    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    expect(r.valid).toBe(false);
+    expect(r.summary).toMatch(/forked: 1 tokens granted twice/);
+    expect(r.summary).toMatch(/token 7 was granted twice: to process 1 .* and to process 2/);
+    expect(r.details).toMatchObject({ duplicatedTokens: 1 });
+  });
+
   it('allows concurrent writes in either token order', () => {
     const h = new H()
       .invoke(1, 'write', S, [[2], 2])

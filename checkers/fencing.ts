@@ -37,6 +37,21 @@ export function regressions(ops: Tokened[], strict: boolean): { earlier: Tokened
   return found;
 }
 
+/**
+ * Tokens granted more than once: the mark of a token source that forked (two primaries each
+ * counting on from the same value). Each with the first two grants that carried it.
+ */
+export function duplicatedTokens(grants: Tokened[]): { token: number; first: Tokened; second: Tokened }[] {
+  const firstGrant = new Map<number, Tokened>();
+  const found = new Map<number, { token: number; first: Tokened; second: Tokened }>();
+  for (const g of [...grants].sort((a, b) => a.completion.time - b.completion.time)) {
+    const first = firstGrant.get(g.token);
+    if (!first) firstGrant.set(g.token, g);
+    else if (!found.has(g.token)) found.set(g.token, { token: g.token, first, second: g });
+  }
+  return [...found.values()];
+}
+
 function tokened(pairs: LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
@@ -62,6 +77,7 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
     return { ...base, counts: false, valid: true, summary: 'no grant carried a fencing token' };
   }
   const grantRegressions = regressions(grants, true);
+  const duplicated = duplicatedTokens(grants);
   const writes = opts.fenced
     ? tokened(
         pairs.filter((p) => p.invoke.key === opts.storeKey),
@@ -73,6 +89,7 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
   const details = {
     grants: grants.length,
     grantRegressions: grantRegressions.length,
+    duplicatedTokens: duplicated.length,
     acceptedWrites: writes.length,
     staleAccepted: staleAccepted.length,
   };
@@ -93,6 +110,12 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
       `the store accepted token ${later.token} from process ${later.invoke.process} at ${secs(later.completion.time)} (op #${later.completion.index}) after it had accepted token ${earlier.token} at ${secs(earlier.completion.time)} (op #${earlier.completion.index})`,
     );
   }
+  if (duplicated[0]) {
+    const { token, first, second } = duplicated[0];
+    words.push(
+      `token ${token} was granted twice: to process ${first.invoke.process} at ${secs(first.completion.time)} (op #${first.completion.index}) and to process ${second.invoke.process} at ${secs(second.completion.time)} (op #${second.completion.index})`,
+    );
+  }
   if (grantRegressions[0]) {
     const { earlier, later } = grantRegressions[0];
     words.push(
@@ -102,7 +125,7 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
   return {
     ...base,
     valid: false,
-    summary: `${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
+    summary: `${duplicated.length > 0 ? `the token source forked: ${duplicated.length} tokens granted twice; ` : ''}${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
     details: {
       ...details,
       first: words,

@@ -12,6 +12,11 @@ export interface NodeAddress {
   ip: string;
   /** Set when the client must go through a proxy (latency, client cuts): use it, not the default. */
   port?: number;
+  /**
+   * With a proxy: the node's own address behind it. A service that hands out node addresses
+   * (Sentinel naming the primary) maps them to the proxy with this.
+   */
+  direct?: { ip: string; port: number };
 }
 
 /** What a client believes after a successful acquire. */
@@ -50,6 +55,8 @@ export interface ClientOptions {
    * check). The client-clock fault steps it; monotonic time when absent.
    */
   clock?: () => bigint;
+  /** The run's lease length and the backend's options, as nodeSpecs had them. */
+  backend?: BackendOptions;
 }
 
 export interface LockClient {
@@ -63,17 +70,72 @@ export interface LockClient {
 export interface BackendOptions {
   /** Number of lock-service nodes (Redlock: masters). */
   nodes?: number;
+  /**
+   * The run's lease length. Services whose lease is a server setting (PostgreSQL's idle
+   * session timeout) take it from here.
+   */
+  ttlMs?: number;
+  /** The backend's own options (`--backend-option key=value`), checked against `options`. */
+  settings?: Record<string, string>;
 }
+
+/**
+ * Shifts every lock key's remaining TTL on a node by -ms, as a clock jump of ms would:
+ * answers [keys expired, keys shifted]. How a service's clock faults are applied.
+ */
+export type ShiftTtls = (node: NodeHandle, ms: number) => Promise<[number, number]>;
+
+/**
+ * What a backend supports, declared, so that the nemesis asks instead of guessing from
+ * names. A fault kind that needs a capability the backend lacks is refused in one line.
+ */
+export interface BackendCapabilities {
+  /**
+   * Clock faults (`clock`): how a node's clock moving is applied to the service, and on
+   * which nodes (by default every lock node).
+   */
+  clock?: { how: string; shift: ShiftTtls; nodes?: (name: string) => boolean };
+  /**
+   * The named point inside acquire where the client has won a majority of votes and not yet
+   * checked its elapsed time (`client-pause:in-acquire`, `client-clock`); the client calls
+   * ClientOptions.pausePoint with this name there.
+   */
+  inAcquirePausePoint?: string;
+  /**
+   * The number of votes that is a bare majority of n nodes, for services that grant on a
+   * majority of independent nodes (Redlock): `clock:bridge` waits for such a grant.
+   */
+  quorum?: (nodes: number) => number;
+}
+
+/** A backend option: what it does and its default, shown by `lockchaos run --help`. */
+export interface BackendOption {
+  what: string;
+  default: string;
+  /** What is wrong with a value ('a whole number >= 0'), or undefined when it is fine. */
+  check?: (value: string) => string | undefined;
+}
+
+/** A check for options that take a whole number >= 0. */
+export const wholeNumber = (value: string) =>
+  /^\d+$/.test(value.trim()) ? undefined : `takes a whole number >= 0, got '${value}'`;
 
 export interface Backend {
   name: string;
   description: string;
   /** Whether grants carry a fencing token from a linearizable source; if not, `why`. */
   fencing: { supported: true } | { supported: false; why: string };
+  /** Capabilities beyond acquire and release; none declared: none assumed. */
+  capabilities?: BackendCapabilities;
+  /** Options the backend takes (`--backend-option name=value`), by name. */
+  options?: Record<string, BackendOption>;
   nodeSpecs(opts: BackendOptions): NodeSpec[];
   /** A client connected to the nodes, ready for its first request. */
   client(nodes: NodeAddress[], opts: ClientOptions): Promise<LockClient>;
-  /** The name of the current leader (or primary) node, where the service has one. */
+  /**
+   * The name of the current leader (or primary) node, where the service has one: declares
+   * the targets `leader` and `isolate-leader`.
+   */
   leader?(nodes: NodeHandle[]): Promise<string | undefined>;
 }
 

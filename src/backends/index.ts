@@ -9,7 +9,9 @@ import { UserError } from '../cli/errors.js';
 import { errorMessage } from '../util/errors.js';
 import type { Backend } from './backend.js';
 import { etcdBackend } from './etcd.js';
+import { postgresBackend } from './postgres.js';
 import { redisBackend } from './redis.js';
+import { redisSentinelBackend } from './redis-sentinel.js';
 import { redlockBackend } from './redlock.js';
 import { zookeeperBackend } from './zookeeper.js';
 
@@ -18,6 +20,8 @@ export const BACKENDS: Record<string, Backend> = {
   redlock: redlockBackend,
   etcd: etcdBackend,
   zookeeper: zookeeperBackend,
+  'redis-sentinel': redisSentinelBackend,
+  postgres: postgresBackend,
 };
 
 /** Backends loaded from modules, by the path they were named with. */

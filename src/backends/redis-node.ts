@@ -5,9 +5,9 @@
  * replayed later, which both hides anomalies and fakes them.)
  */
 import { Redis } from 'ioredis';
-import type { NodeSpec } from '../cluster/cluster.js';
+import type { NodeSpec, PeerNames } from '../cluster/cluster.js';
 import { errorMessage } from '../util/errors.js';
-import { DefiniteFailure } from './backend.js';
+import { DefiniteFailure, type ShiftTtls } from './backend.js';
 import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
 export const REDIS_PORT = 6379;
@@ -18,7 +18,12 @@ export const REDIS_PORT = 6379;
  * data (kill-node with --lose-data leaves /data/.lose-data, and the next start wipes).
  * `exec` keeps redis-server as PID 1, so signals to the container reach it.
  */
-export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
+export function redisNodeSpec(
+  name: string,
+  role: 'node' | 'store',
+  /** More server arguments; as a function, of the run's peer names (replicaof). */
+  extra: string[] | ((peers: PeerNames) => string[]) = [],
+): NodeSpec {
   const server = [
     'redis-server',
     '--port',
@@ -42,7 +47,7 @@ export function redisNodeSpec(name: string, role: 'node' | 'store'): NodeSpec {
     name,
     role,
     port: REDIS_PORT,
-    command: startWithData(server),
+    command: (peers) => startWithData([...server, ...(typeof extra === 'function' ? extra(peers) : extra)]),
     ready: (node) => waitForRedis(node.ip),
   };
 }
@@ -81,6 +86,9 @@ export function classifyRedisError(err: unknown): Error {
   const message = errorMessage(err);
   // ioredis raises these before it writes the command to the socket.
   if (/enableOfflineQueue|Stream isn't writeable/.test(message)) return new DefiniteFailure(message);
+  // Refused by the server before the script ran: a replica (READONLY), or a primary
+  // without enough good replicas (NOREPLICAS, min-replicas-to-write).
+  if (/\b(READONLY|NOREPLICAS)\b/.test(message)) return new DefiniteFailure(message);
   return err instanceof Error ? err : new Error(message);
 }
 
@@ -94,3 +102,44 @@ export function waitForRedis(ip: string, deadlineMs = 20_000): Promise<void> {
     }
   });
 }
+
+/**
+ * KEYS none; ARGV[1] shift in ms (positive: the clock jumps forward, TTLs shrink). Keys
+ * whose TTL would fall to 0 or below expire now, as they would on a jumped clock.
+ */
+export const SHIFT_TTLS = `
+local shift = tonumber(ARGV[1])
+local expired, shifted = 0, 0
+for _, key in ipairs(redis.call('KEYS', '*')) do
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then
+    if ttl - shift <= 0 then
+      redis.call('DEL', key)
+      expired = expired + 1
+    else
+      redis.call('PEXPIRE', key, ttl - shift)
+      shifted = shifted + 1
+    end
+  end
+end
+return {expired, shifted}`;
+
+/**
+ * A clock jump on a Redis node, applied as a shift of every key's remaining TTL: Debian's
+ * redis-server cannot run under libfaketime, and Redis expires keys by wall-clock time, so
+ * a jump of J ms forward is exactly "every TTL J ms shorter".
+ */
+export const shiftRedisTtls: ShiftTtls = async (node, ms) => {
+  const client = await redisClient(node.ip, 2000, node.port);
+  try {
+    return (await client.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+  } finally {
+    client.disconnect();
+  }
+};
+
+/** The clock capability of backends whose lock keys live on Redis nodes. */
+export const REDIS_CLOCK = {
+  how: "shift every key's remaining TTL by the jump (Redis expires keys by wall-clock time)",
+  shift: shiftRedisTtls,
+};

@@ -13,7 +13,7 @@ import {
   type Grant,
   type LockClient,
 } from './backend.js';
-import { classifyRedisError, redisClient, redisNodeSpec } from './redis-node.js';
+import { classifyRedisError, REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
 
 /** KEYS[1] lock, KEYS[2] token counter; ARGV[1] owner, ARGV[2] ttl ms. Token or nil. */
 export const ACQUIRE_WITH_TOKEN = `
@@ -79,6 +79,7 @@ export const redisBackend: Backend = {
   name: 'redis',
   description: 'one Redis instance: SET NX PX, compare-and-delete release, token from a counter in the same script',
   fencing: { supported: true },
+  capabilities: { clock: REDIS_CLOCK },
   nodeSpecs: () => [redisNodeSpec('redis-1', 'node')],
   client: async (nodes, opts) => {
     const [node] = nodes;

@@ -16,7 +16,10 @@ import {
   type LockClient,
 } from './backend.js';
 import { COMPARE_AND_DELETE, newOwner } from './redis.js';
-import { redisClient, redisNodeSpec } from './redis-node.js';
+import { REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
+
+/** Votes that are a bare majority of n masters. */
+const majority = (n: number) => Math.floor(n / 2) + 1;
 
 export const DEFAULT_MASTERS = 5;
 
@@ -48,7 +51,7 @@ class RedlockClient implements LockClient {
     private readonly masters: Redis[],
     private readonly opts: ClientOptions,
   ) {
-    this.quorum = Math.floor(masters.length / 2) + 1;
+    this.quorum = majority(masters.length);
   }
 
   /** Short per-node timeout, so a dead master costs little of the lease. */
@@ -92,7 +95,7 @@ class RedlockClient implements LockClient {
       const votes = (await this.lockAll(lock, owner, ttlMs)).filter((v) => v === 'yes').length;
       // Between winning the votes and the elapsed-time check: a pause here must make the
       // check fail (a pause after losing them would show nothing).
-      if (votes >= this.quorum) await this.opts.pausePoint?.('redlock:after-votes');
+      if (votes >= this.quorum) await this.opts.pausePoint?.(AFTER_VOTES);
       const elapsedMs = Number(now() - asked) / 1e6;
       const validityMs = ttlMs - elapsedMs - driftMs(ttlMs);
       if (votes >= this.quorum && validityMs > 0) return { lock, owner, validityMs, votes };
@@ -120,6 +123,9 @@ class RedlockClient implements LockClient {
   }
 }
 
+/** The point inside acquire after a majority of votes, before the elapsed-time check. */
+export const AFTER_VOTES = 'redlock:after-votes';
+
 export const redlockBackend: Backend = {
   name: 'redlock',
   description: `Redlock over N independent Redis masters (default ${DEFAULT_MASTERS}): majority, validity = ttl - elapsed - drift`,
@@ -127,6 +133,7 @@ export const redlockBackend: Backend = {
     supported: false,
     why: 'Redlock has no fencing token: its grants carry no number that grows with every grant (use --backend redis or --fencing off)',
   },
+  capabilities: { clock: REDIS_CLOCK, inAcquirePausePoint: AFTER_VOTES, quorum: majority },
   nodeSpecs: ({ nodes = DEFAULT_MASTERS }) =>
     Array.from({ length: nodes }, (_, i) => redisNodeSpec(`redis-${i + 1}`, 'node')),
   client: async (nodes, opts) =>

@@ -52,6 +52,8 @@ export interface RunOptionsFile {
   nodes?: number;
   /** kill-node restarts Redis nodes empty. */
   'lose-data'?: boolean;
+  /** The backend's own options, key=value,key=value. */
+  'backend-options'?: string;
 }
 
 type OneOrMany<T> = T | T[];
@@ -101,6 +103,7 @@ export type RunOptions = Partial<
     | 'nemesisIntervalS'
     | 'nodes'
     | 'loseData'
+    | 'backendOptions'
   >
 >;
 
@@ -146,17 +149,21 @@ const OPTION_FIELDS = {
   'nemesis-interval': ['nemesisIntervalS', num({ min: 0, exclusiveMin: true })],
   nodes: ['nodes', num({ integer: true, min: 0, exclusiveMin: true })],
   'lose-data': ['loseData', bool()],
-} as const satisfies Record<keyof RunOptionsFile, readonly [keyof RunOptions, Check<number> | Check<boolean>]>;
+  'backend-options': ['backendOptions', str({ what: 'key=value,key=value' })],
+} as const satisfies Record<
+  keyof RunOptionsFile,
+  readonly [keyof RunOptions, Check<number> | Check<boolean> | Check<string>]
+>;
 
 const optionsCheck: Check<RunOptions> = (() => {
   const shape = Object.fromEntries(Object.entries(OPTION_FIELDS).map(([k, [, check]]) => [k, check]));
   const rec = record(shape, { what: 'a map of run options' });
   return (v, path) => {
     const raw = rec(v, path);
-    const out: Record<string, number | boolean> = {};
+    const out: Record<string, number | boolean | string> = {};
     for (const [key, [field]] of Object.entries(OPTION_FIELDS)) {
       const x = raw[key];
-      if (x !== undefined) out[field] = x as number | boolean;
+      if (x !== undefined) out[field] = x as number | boolean | string;
     }
     return out as RunOptions;
   };

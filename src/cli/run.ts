@@ -48,6 +48,14 @@ ${Object.entries(FAULT_KINDS)
   --request-timeout MS    a request unanswered this long is recorded as info (default ${DEFAULTS.requestTimeoutMs})
   --nemesis-interval S    mean seconds between faults (default ${DEFAULTS.nemesisIntervalS})
   --nodes N               lock-service nodes (redlock masters, default 5)
+  --backend-options K=V,...  the backend's own options (e.g. redis-sentinel wait=1,min-replicas=1):
+${Object.values(BACKENDS)
+  .flatMap((b) =>
+    Object.entries(b.options ?? {}).map(
+      ([k, o]) => `                            ${b.name} ${k}: ${o.what} (default ${o.default})`,
+    ),
+  )
+  .join('\n')}
   --seed N                seed for every random choice (default: random, recorded in test.json)
   --store DIR             where runs are written (default ${DEFAULTS.storeDir})
   --name NAME             test name, the folder under the store (default backend-workload-nemesis-fencing)
@@ -72,6 +80,7 @@ const OPTIONS = {
   'request-timeout': { type: 'string' },
   'nemesis-interval': { type: 'string' },
   nodes: { type: 'string' },
+  'backend-options': { type: 'string' },
   seed: { type: 'string' },
   store: { type: 'string' },
   name: { type: 'string' },
@@ -151,6 +160,8 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   };
   if (scenario) config.scenario = scenario.name;
   if (s('nodes') !== undefined) config.nodes = number('nodes', s('nodes'), 0);
+  const backendOptions = s('backend-options') ?? base.backendOptions;
+  if (backendOptions !== undefined) config.backendOptions = backendOptions;
   if (values['lose-data'] || base.loseData) config.loseData = true;
   return { config, build: !values['no-build'] };
 }

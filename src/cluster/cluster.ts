@@ -6,21 +6,32 @@
  */
 import { GenericContainer, type StartedTestContainer } from 'testcontainers';
 import { docker, NODE_IMAGE } from './engine.js';
+import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
+import { NetnsHelper } from './netns.js';
 
 export interface NodeSpec {
   /** Short name, unique in the run: "redis-1", "store". */
   name: string;
+  /**
+   * The image: any local or registry image (default: lockchaos's node image). Network
+   * faults need nothing inside it (they run from a helper container in the node's network
+   * namespace); pause and kill need nothing either.
+   */
+  image?: string;
+  /** The user the server runs as (default: the image's). */
+  user?: string;
   /** What the node is for, recorded as a label: "node" (system under test) or "store". */
   role: 'node' | 'store';
   /** The port clients connect to (proxied by the latency and client-cut faults). */
   port: number;
   /**
-   * The server's argv, run as PID 1 (the image has no default command). As a function it
-   * gets the names by which the other nodes of the run resolve on its network (for
-   * servers that bootstrap from a static peer list, like etcd and ZooKeeper).
+   * The server's argv, run as PID 1 (lockchaos's images have no default command; another
+   * image's own is used when this is absent). As a function it gets the names by which the
+   * other nodes of the run resolve on its network (for servers that bootstrap from a static
+   * peer list, like etcd and ZooKeeper).
    */
-  command: string[] | ((peers: PeerNames) => string[]);
+  command?: string[] | ((peers: PeerNames) => string[]);
   env?: Record<string, string>;
   /** Resolves when the server answers; rejects after its own deadline. */
   ready: (node: NodeHandle) => Promise<void>;
@@ -31,10 +42,7 @@ export interface PeerNames {
   host(name: string): string;
 }
 
-export interface ExecResult {
-  exitCode: number;
-  output: string;
-}
+export { type ExecResult, execInContainer } from './exec.js';
 
 /** What the nemesis and the backends may do with a node. */
 export interface NodeHandle {
@@ -45,6 +53,11 @@ export interface NodeHandle {
   /** The port clients connect to. */
   readonly port: number;
   readonly containerId: string;
+  /**
+   * Runs a command in the node's network namespace from a helper container of the node
+   * image (iptables, ip): works on any image, also one with no shell and no iptables.
+   */
+  netExec(command: string[]): Promise<ExecResult>;
   exec(command: string[]): Promise<ExecResult>;
   /** Freezes every process in the container (cgroup freezer): the server stops answering. */
   pause(): Promise<void>;
@@ -65,39 +78,17 @@ export interface Cluster {
   collectLogs(): Promise<Record<string, string>>;
 }
 
-/** Docker's multiplexed log stream: 8-byte headers (stream, 0, 0, 0, size32) then data. */
-function demuxLogs(buf: Buffer): string {
-  const parts: Buffer[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length) {
-    const size = buf.readUInt32BE(i + 4);
-    parts.push(buf.subarray(i + 8, i + 8 + size));
-    i += 8 + size;
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
-/** Runs a command in a container: its exit code and its output (stdout and stderr). */
-export async function execInContainer(containerId: string, command: string[]): Promise<ExecResult> {
-  const exec = await docker().getContainer(containerId).exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  const info = await exec.inspect();
-  return { exitCode: info.ExitCode ?? -1, output: demuxLogs(Buffer.concat(chunks)) };
-}
-
 class ContainerNode implements NodeHandle {
+  private readonly net: NetnsHelper;
   constructor(
     readonly spec: NodeSpec,
     readonly started: StartedTestContainer,
     public ip: string,
     readonly networkName: string,
-  ) {}
+    runId: string,
+  ) {
+    this.net = new NetnsHelper(runId, spec.name, started.getId());
+  }
 
   get name() {
     return this.spec.name;
@@ -118,6 +109,9 @@ class ContainerNode implements NodeHandle {
   exec(command: string[]): Promise<ExecResult> {
     return execInContainer(this.containerId, command);
   }
+  netExec(command: string[]): Promise<ExecResult> {
+    return this.net.exec(command);
+  }
 
   async pause() {
     await this.container.pause();
@@ -131,7 +125,11 @@ class ContainerNode implements NodeHandle {
   async restart() {
     const state = (await this.container.inspect()).State;
     if (state.Paused) await this.container.unpause();
-    if (!state.Running) await this.container.start();
+    // A started container gets a new network namespace: the helper's is gone with the old.
+    if (!state.Running) {
+      await this.net.remove();
+      await this.container.start();
+    }
     const info = await this.container.inspect();
     this.ip = info.NetworkSettings.Networks[this.networkName]?.IPAddress ?? this.ip;
     await this.spec.ready(this);
@@ -158,19 +156,20 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
   const peers: PeerNames = { host: (name) => `${networkName}-${name}` };
   const nodes = await Promise.all(
     specs.map(async (spec) => {
-      const container = new GenericContainer(NODE_IMAGE)
+      // No capabilities: network faults come from a helper container (netns.ts).
+      let container = new GenericContainer(spec.image ?? NODE_IMAGE)
         .withName(peers.host(spec.name))
         .withHostname(spec.name)
-        .withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command)
         .withEnvironment(spec.env ?? {})
         .withLabels(runLabels(runId, spec.role))
         .withNetworkMode(networkName)
-        // iptables inside the node's namespace, for partitions and packet loss.
-        .withAddedCapabilities('NET_ADMIN')
         .withStartupTimeout(30_000);
+      if (spec.command)
+        container = container.withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command);
+      if (spec.user) container = container.withUser(spec.user);
       const started = await container.start();
       const ip = started.getIpAddress(networkName);
-      const node = new ContainerNode(spec, started, ip, networkName);
+      const node = new ContainerNode(spec, started, ip, networkName, runId);
       await spec.ready(node);
       return node;
     }),

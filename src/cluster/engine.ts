@@ -23,10 +23,23 @@ export function docker(): Docker {
 
 const dockerDir = join(packageRoot, 'docker/');
 
-/** lockchaos/node:<docker/VERSION>: redis, etcd, zookeeper, iptables, iproute2, procps. */
-export const NODE_IMAGE = `lockchaos/node:${readFileSync(`${dockerDir}VERSION`, 'utf8').trim()}`;
+/** lockchaos's own images, each built from docker/<name>/ (build-image.sh <name>). */
+const imageOf = (name: 'node' | 'postgres') =>
+  `lockchaos/${name}:${readFileSync(join(dockerDir, name, 'VERSION'), 'utf8').trim()}`;
+
+/** lockchaos/node: redis, redis-sentinel, etcd, zookeeper, iptables (also the netns helper). */
+export const NODE_IMAGE = imageOf('node');
+/** lockchaos/postgres: PostgreSQL 15, without iptables. */
+export const POSTGRES_IMAGE = imageOf('postgres');
 
 export const BUILD_IMAGE_COMMAND = `bash ${dockerDir}build-image.sh`;
+
+/** The command that builds one of lockchaos's images; undefined for anyone else's. */
+function buildCommand(image: string): string[] | undefined {
+  if (image === NODE_IMAGE) return [`${dockerDir}build-image.sh`, 'node'];
+  if (image === POSTGRES_IMAGE) return [`${dockerDir}build-image.sh`, 'postgres'];
+  return undefined;
+}
 
 /** Fails with a UserError that says how to start an engine when none answers. */
 export async function ensureEngine(): Promise<void> {
@@ -49,22 +62,58 @@ export async function imageExists(image = NODE_IMAGE): Promise<boolean> {
   }
 }
 
+/** Builds (or pulls) of this process, by image: parallel campaign cells share one. */
+const pending = new Map<string, Promise<void>>();
+
 /**
- * Builds the node image when it is missing, with the build's own progress on stderr; with
+ * Makes sure the node image and every image the run names exist. lockchaos's own are built
+ * when missing (with the build's own progress on stderr); anyone else's is pulled. With
  * build: false, stops with the one command that builds it.
  */
-export async function ensureImage(opts: { build: boolean; log?: (line: string) => void }): Promise<void> {
-  if (await imageExists()) return;
-  if (!opts.build) {
-    throw new UserError(`the node image ${NODE_IMAGE} is missing: build it with '${BUILD_IMAGE_COMMAND}'`);
+export async function ensureImage(opts: { build: boolean; log?: (line: string) => void; images?: string[] }) {
+  const images = [...new Set([NODE_IMAGE, ...(opts.images ?? [])])];
+  for (const image of images) {
+    let done = pending.get(image);
+    if (!done) {
+      done = provide(image, opts);
+      pending.set(image, done);
+      done.catch(() => pending.delete(image));
+    }
+    await done;
   }
-  opts.log?.(`node image ${NODE_IMAGE} is missing: building it (about a minute, once)...`);
+}
+
+async function provide(image: string, opts: { build: boolean; log?: (line: string) => void }): Promise<void> {
+  if (await imageExists(image)) return;
+  const build = buildCommand(image);
+  if (!build) {
+    opts.log?.(`image ${image} is missing: pulling it...`);
+    try {
+      await pull(image);
+    } catch (err) {
+      throw new UserError(
+        `the image ${image} is missing and could not be pulled (${errorMessage(err).split('\n')[0]}): build or load it (docker build -t ${image} ...)`,
+      );
+    }
+    return;
+  }
+  const command = `bash ${build.join(' ')}`;
+  if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
+  opts.log?.(`image ${image} is missing: building it (about a minute, once)...`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn('bash', [`${dockerDir}build-image.sh`], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('bash', build, { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (c) => resolve(c ?? 1));
     child.on('error', () => resolve(1));
   });
-  if (code !== 0 || !(await imageExists())) {
-    throw new UserError(`building ${NODE_IMAGE} failed (exit ${code}): run '${BUILD_IMAGE_COMMAND}' to see why`);
+  if (code !== 0 || !(await imageExists(image))) {
+    throw new UserError(`building ${image} failed (exit ${code}): run '${command}' to see why`);
   }
+}
+
+/** docker pull, to the end of its progress stream. */
+async function pull(image: string): Promise<void> {
+  const stream = await docker().pull(image);
+  await new Promise<void>((resolve, reject) =>
+    docker().modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+  );
 }

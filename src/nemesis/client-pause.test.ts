@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../util/rng.js';
-import { ClientClockStep, IN_ACQUIRE_POINT, type PausableClients } from './client-pause.js';
+import { ClientClockStep, type PausableClients } from './client-pause.js';
+
+const IN_ACQUIRE_POINT = 'test:after-votes';
 
 /** Clients that stop at once when armed, recording where and with what clock step. */
 function clients(holders: number[]) {
@@ -25,7 +27,7 @@ describe('client-clock', () => {
   it('backward: stops a holder past the TTL, and takes most of the stop back from its clock', async () => {
     for (let seed = 1; seed <= 50; seed++) {
       const { pool, armed } = clients([3]);
-      const nemesis = new ClientClockStep(pool, opts, 'backward');
+      const nemesis = new ClientClockStep(pool, opts, IN_ACQUIRE_POINT, 'backward');
       const started = await nemesis.start(new Rng(seed));
       const value = started?.value as { client: number; ms: number; clockStepMs: number; at: string };
       expect(armed).toEqual([{ client: 3, where: IN_ACQUIRE_POINT, clockStepMs: value.clockStepMs }]);
@@ -40,13 +42,13 @@ describe('client-clock', () => {
 
   it('forward: a short stop and a step past the TTL, so the check refuses', async () => {
     const { pool } = clients([]);
-    const started = await new ClientClockStep(pool, opts, 'forward').start(new Rng(7));
+    const started = await new ClientClockStep(pool, opts, IN_ACQUIRE_POINT, 'forward').start(new Rng(7));
     const value = started?.value as { ms: number; clockStepMs: number };
     expect(value.ms).toBeLessThanOrEqual(100);
     expect(value.clockStepMs).toBeGreaterThanOrEqual(opts.ttlMs);
   });
 
   it('records start and stop under its own kind', () => {
-    expect(new ClientClockStep(clients([]).pool, opts, 'backward').kind).toBe('client-clock');
+    expect(new ClientClockStep(clients([]).pool, opts, IN_ACQUIRE_POINT, 'backward').kind).toBe('client-clock');
   });
 });

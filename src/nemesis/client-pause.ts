@@ -26,9 +26,6 @@ export interface PausableClients {
   armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
 }
 
-/** Where client-pause:in-acquire stops a client: in Redlock's acquire, having won a majority (backends/redlock.ts). */
-export const IN_ACQUIRE_POINT = 'redlock:after-votes';
-
 /** Pause lengths as multiples of the TTL. */
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 
@@ -41,12 +38,15 @@ export class ClientPause implements Nemesis {
     protected readonly clients: PausableClients,
     protected readonly opts: NemesisOptions,
     protected readonly waitForHolderMs = 2000,
-    /** 'holder': pause a client that holds the lock; 'in-acquire': one inside Redlock's acquire. */
-    private readonly target: 'holder' | 'in-acquire' = 'holder',
+    /**
+     * Absent: pause a client that holds the lock. Given: stop one at this point inside its
+     * acquire (the backend's declared inAcquirePausePoint, e.g. Redlock's after the votes).
+     */
+    private readonly inAcquirePoint?: string,
   ) {}
 
   async start(rng: Rng): Promise<FaultStart | null> {
-    if (this.target === 'in-acquire') return this.startInAcquire(rng);
+    if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint);
     // Draw the duration first, so the schedule's numbers do not depend on who held.
     const durationMs = Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max));
     const pickAt = rng.next();
@@ -69,16 +69,21 @@ export class ClientPause implements Nemesis {
    * Pauses a client between Redlock's votes and its elapsed-time check, for longer than the
    * TTL: the check must then refuse the lock (the pause is counted in `elapsed`).
    */
-  private async startInAcquire(rng: Rng): Promise<FaultStart | null> {
-    return this.stopInAcquire(rng, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0)), 0);
+  private async startInAcquire(rng: Rng, point: string): Promise<FaultStart | null> {
+    return this.stopInAcquire(rng, point, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0)), 0);
   }
 
   /**
-   * Stops a client at IN_ACQUIRE_POINT for durationMs; its clock then steps by clockStepMs.
+   * Stops a client at the pause point for durationMs; its clock then steps by clockStepMs.
    * It prefers a client holding the lock now: Redlock has no queue, so the client that
    * just released is the likeliest to win the next votes, and a pause only counts there.
    */
-  protected async stopInAcquire(rng: Rng, durationMs: number, clockStepMs: number): Promise<FaultStart | null> {
+  protected async stopInAcquire(
+    rng: Rng,
+    point: string,
+    durationMs: number,
+    clockStepMs: number,
+  ): Promise<FaultStart | null> {
     const pickAt = rng.next();
     const holders = this.clients.holders();
     const client =
@@ -87,10 +92,10 @@ export class ClientPause implements Nemesis {
         : Math.floor(pickAt * this.clients.count());
     const pid = this.clients.pid(client);
     if (pid === undefined) return null;
-    if (!(await this.clients.armPause(client, IN_ACQUIRE_POINT, this.waitForHolderMs * 2, clockStepMs))) return null;
+    if (!(await this.clients.armPause(client, point, this.waitForHolderMs * 2, clockStepMs))) return null;
     this.paused.add(pid);
     this.current = { client, pid };
-    const value = { client, process: this.clients.process(client), pid, at: IN_ACQUIRE_POINT, ms: durationMs };
+    const value = { client, process: this.clients.process(client), pid, at: point, ms: durationMs };
     return { value: clockStepMs === 0 ? value : { ...value, clockStepMs }, durationMs };
   }
 
@@ -129,18 +134,24 @@ export class ClientClockStep extends ClientPause {
   constructor(
     clients: PausableClients,
     opts: NemesisOptions,
+    private readonly point: string,
     private readonly direction: 'backward' | 'forward',
     waitForClientMs = 2000,
   ) {
-    super(clients, opts, waitForClientMs, 'in-acquire');
+    super(clients, opts, waitForClientMs, point);
   }
 
   override async start(rng: Rng): Promise<FaultStart | null> {
     const ttl = this.opts.ttlMs;
     if (this.direction === 'forward') {
-      return this.stopInAcquire(rng, Math.round(ttl * rng.uniform(0.05, 0.1)), Math.round(ttl * rng.uniform(1.0, 1.5)));
+      return this.stopInAcquire(
+        rng,
+        this.point,
+        Math.round(ttl * rng.uniform(0.05, 0.1)),
+        Math.round(ttl * rng.uniform(1.0, 1.5)),
+      );
     }
     const durationMs = Math.round(ttl * rng.uniform(1.2, 2.0));
-    return this.stopInAcquire(rng, durationMs, -Math.round(durationMs * rng.uniform(0.8, 1.0)));
+    return this.stopInAcquire(rng, this.point, durationMs, -Math.round(durationMs * rng.uniform(0.8, 1.0)));
   }
 }

@@ -2,6 +2,7 @@
  * Builds a run's nemeses from its --nemesis spec. Each fault kind runs on its own seeded
  * schedule (schedule.ts), so `pause-node,partition` flips both independently.
  */
+import type { Backend, BackendCapabilities } from '../backends/backend.js';
 import { UserError } from '../cli/errors.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
@@ -14,10 +15,9 @@ import {
   NodePause,
   PacketLoss,
   Partition,
-  type ShiftTtls,
 } from './node-faults.js';
 import { ClientPartition, Latency, type ProxyRoute } from './proxy-faults.js';
-import { type FaultSpec, parseNemesisSpec } from './spec.js';
+import { FAULT_KINDS, type FaultSpec, parseNemesisSpec } from './spec.js';
 
 export { type FaultSpec, parseNemesisSpec } from './spec.js';
 
@@ -25,27 +25,40 @@ export { type FaultSpec, parseNemesisSpec } from './spec.js';
 export const needsProxies = (specs: FaultSpec[]) =>
   specs.some((s) => s.kind === 'latency' || (s.kind === 'partition' && s.target.startsWith('clients')));
 
+/**
+ * The capability a fault kind needs of the backend, by what its spec asks; undefined when
+ * it needs none (pause, kill, partition and loss work on any image: see cluster/netns.ts).
+ */
+function neededCapability(s: FaultSpec, backend: Backend): string | undefined {
+  const caps = backend.capabilities ?? {};
+  if (s.kind === 'clock' && !caps.clock) return "clock (how a node's clock moving is applied)";
+  if (s.kind === 'clock' && s.target === 'bridge' && !caps.quorum) return 'quorum (grants on a bare majority of nodes)';
+  if ((s.kind === 'client-clock' || s.target === 'in-acquire') && !caps.inAcquirePausePoint)
+    return 'inAcquirePausePoint (a point inside acquire, after the votes, before the elapsed-time check)';
+  if ((s.target === 'leader' || s.target === 'isolate-leader') && !backend.leader)
+    return 'leader (which node leads now)';
+  return undefined;
+}
+
 /** Problems a spec has with a given backend, found before any container starts. */
-export function checkSpecForBackend(spec: string, backend: string, nodeCount: number): FaultSpec[] {
+export function checkSpecForBackend(spec: string, backend: Backend, nodeCount: number): FaultSpec[] {
   const specs = parseNemesisSpec(spec);
   for (const s of specs) {
-    if (s.kind === 'clock' && backend !== 'redis' && backend !== 'redlock') {
-      throw new UserError(`--nemesis clock applies to Redis nodes (redis, redlock), not ${backend}`);
-    }
-    if (s.kind === 'client-pause' && s.target === 'in-acquire' && backend !== 'redlock') {
-      throw new UserError(`--nemesis client-pause:in-acquire pauses inside Redlock's acquire: use --backend redlock`);
-    }
-    if (s.kind === 'client-clock' && backend !== 'redlock') {
+    const needed = neededCapability(s, backend);
+    const shown = s.target === FAULT_KINDS[s.kind].targets[0] ? s.kind : `${s.kind}:${s.target}`;
+    if (needed) {
       throw new UserError(
-        `--nemesis client-clock steps the clock of Redlock's elapsed-time check: use --backend redlock (${backend} does not time its grants on the client)`,
+        `--nemesis ${shown} needs the backend capability ${needed}, which ${backend.name} does not declare: choose another fault or backend (lockchaos scenarios lists what fits)`,
       );
     }
     if (s.kind === 'partition' && s.target === 'clients-majorities' && nodeCount < 3) {
-      throw new UserError(`--nemesis partition:clients-majorities needs at least 3 nodes; ${backend} has ${nodeCount}`);
+      throw new UserError(
+        `--nemesis partition:clients-majorities needs at least 3 nodes; ${backend.name} has ${nodeCount}`,
+      );
     }
     if (s.kind === 'partition' && !s.target.startsWith('clients') && nodeCount < 2) {
       throw new UserError(
-        `--nemesis partition:${s.target} needs at least 2 nodes; ${backend} has ${nodeCount}: use partition:clients`,
+        `--nemesis partition:${s.target} needs at least 2 nodes; ${backend.name} has ${nodeCount}: use partition:clients`,
       );
     }
   }
@@ -57,10 +70,23 @@ export interface NemesisWiring {
   clients: PausableClients;
   routes: ProxyRoute[];
   concurrency: number;
-  shiftTtls: ShiftTtls;
+  /** What the backend declared (checkSpecForBackend refused what it lacks). */
+  capabilities: BackendCapabilities;
+}
+
+/** A declared capability, there because checkSpecForBackend made sure of it. */
+function declared<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`unreachable: the backend declares no ${what} (checked before the run)`);
+  return value;
 }
 
 export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
+  const caps = w.capabilities;
+  const clockNodes = (): NodeFaultContext => {
+    const only = declared(caps.clock, 'clock').nodes;
+    return only ? { ...w.node, nodes: w.node.nodes.filter((n) => only(n.name)) } : w.node;
+  };
+  const shift = () => declared(caps.clock, 'clock').shift;
   return specs.map((s) => {
     switch (s.kind) {
       case 'client-pause':
@@ -68,7 +94,7 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
           w.clients,
           { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs },
           2000,
-          s.target as 'holder' | 'in-acquire',
+          s.target === 'in-acquire' ? declared(caps.inAcquirePausePoint, 'in-acquire pause point') : undefined,
         );
       case 'pause-node':
         return new NodePause(w.node, s.target);
@@ -86,12 +112,14 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
         return new ClientClockStep(
           w.clients,
           { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs },
+          declared(caps.inAcquirePausePoint, 'in-acquire pause point'),
           s.target as 'backward' | 'forward',
         );
       case 'clock':
-        if (s.direction === 'strobe') return new ClockStrobe(w.node, s.target, w.shiftTtls);
-        return new ClockJump(w.node, s.target, s.direction ?? 'forward', w.shiftTtls, () => {
-          const quorum = Math.floor(w.node.nodes.length / 2) + 1;
+        if (s.direction === 'strobe') return new ClockStrobe(clockNodes(), s.target, shift());
+        return new ClockJump(clockNodes(), s.target, s.direction ?? 'forward', shift(), () => {
+          if (!caps.quorum) return false;
+          const quorum = caps.quorum(w.node.nodes.length);
           return w.clients
             .holders()
             .some((c) => (w.clients.grant(c) as { votes?: number } | undefined)?.votes === quorum);

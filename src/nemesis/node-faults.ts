@@ -6,6 +6,7 @@
  * Debian's redis-server cannot run under libfaketime, and Redis expires keys by
  * wall-clock time, so a jump of J ms forward is exactly "every TTL J ms shorter").
  */
+import type { ShiftTtls } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
@@ -53,8 +54,9 @@ async function whenAvailable(ctx: NodeFaultContext, node: NodeHandle, deadlineMs
   for (let waited = 0; ctx.unavailable.has(node.name) && waited < deadlineMs; waited += 50) await sleep(50);
 }
 
-async function mustExec(node: NodeHandle, command: string[]) {
-  const r = await node.exec(command);
+/** Runs a command in the node's network namespace (iptables); throws unless it exits 0. */
+async function mustNetExec(node: NodeHandle, command: string[]) {
+  const r = await node.netExec(command);
   if (r.exitCode !== 0) throw new Error(`${node.name}: ${command.join(' ')} exited ${r.exitCode}: ${r.output.trim()}`);
   return r.output;
 }
@@ -146,7 +148,7 @@ const tag = (runId: string) => `lockchaos-${runId}`;
 
 async function removeTaggedRules(node: NodeHandle, runId: string) {
   // iptables-save | drop our lines | iptables-restore: atomic, and leaves others' rules.
-  await mustExec(node, ['bash', '-c', `iptables-save | grep -v -- '${tag(runId)}' | iptables-restore`]);
+  await mustNetExec(node, ['bash', '-c', `iptables-save | grep -v -- '${tag(runId)}' | iptables-restore`]);
 }
 
 export class Partition implements Nemesis {
@@ -175,7 +177,7 @@ export class Partition implements Nemesis {
       const rules = [...drops].map(
         (d) => `iptables -A INPUT -s ${byName.get(d)?.ip} -m comment --comment ${tag(this.ctx.runId)} -j DROP`,
       );
-      await mustExec(node, ['bash', '-c', rules.join(' && ')]);
+      await mustNetExec(node, ['bash', '-c', rules.join(' && ')]);
       this.cut.add(node);
     }
     return { value: { shape: this.shape, drops: describeGrudge(grudge), ms: durationMs }, durationMs };
@@ -212,7 +214,7 @@ export class PacketLoss implements Nemesis {
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
-      await mustExec(n, [
+      await mustNetExec(n, [
         'iptables',
         '-A',
         'INPUT',
@@ -249,33 +251,6 @@ export class PacketLoss implements Nemesis {
     this.lossy.clear();
   }
 }
-
-/**
- * KEYS none; ARGV[1] shift in ms (positive: the clock jumps forward, TTLs shrink). Keys
- * whose TTL would fall to 0 or below expire now, as they would on a jumped clock.
- */
-const SHIFT_TTLS = `
-local shift = tonumber(ARGV[1])
-local expired, shifted = 0, 0
-for _, key in ipairs(redis.call('KEYS', '*')) do
-  local ttl = redis.call('PTTL', key)
-  if ttl > 0 then
-    if ttl - shift <= 0 then
-      redis.call('DEL', key)
-      expired = expired + 1
-    else
-      redis.call('PEXPIRE', key, ttl - shift)
-      shifted = shifted + 1
-    end
-  end
-end
-return {expired, shifted}`;
-
-/**
- * Shifts every key's remaining TTL on a Redis node by -ms (a clock jump of ms): answers
- * [keys expired, keys shifted]. The runner's is an EVAL of SHIFT_TTLS.
- */
-export type ShiftTtls = (node: NodeHandle, ms: number) => Promise<[number, number]>;
 
 /**
  * clock: jumps on Redis nodes (Redlock's clock assumption). Forward expires keys early;
@@ -414,5 +389,3 @@ export class ClockStrobe implements Nemesis {
     await this.stop();
   }
 }
-
-export { SHIFT_TTLS };

@@ -23,6 +23,7 @@ const FLAGS: [keyof TestConfig, string][] = [
   ['nemesisIntervalS', '--nemesis-interval'],
   ['loseData', '--lose-data'],
   ['nodes', '--nodes'],
+  ['backendOptions', '--backend-options'],
   ['seed', '--seed'],
 ];
 

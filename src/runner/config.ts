@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
+import type { Backend, BackendOptions } from '../backends/backend.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
@@ -34,6 +35,8 @@ export interface TestConfig {
   scenario?: string;
   /** Lock-service nodes (Redlock masters); undefined: the backend's default. */
   nodes?: number;
+  /** The backend's own options, `key=value,key=value` (the backend's `options` name them). */
+  backendOptions?: string;
   seed: number;
   /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
   storeDir: string;
@@ -82,8 +85,8 @@ export function validateConfig(c: TestConfig): TestConfig {
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }
-  const lockNodes = backend.nodeSpecs({ nodes: c.nodes }).filter((s) => s.role === 'node').length;
-  checkSpecForBackend(c.nemesis, c.backend, lockNodes);
+  const lockNodes = backend.nodeSpecs(backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
+  checkSpecForBackend(c.nemesis, backend, lockNodes);
   if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
   positive('time-limit', c.timeLimitS);
   positive('concurrency', c.concurrency, { integer: true });
@@ -98,6 +101,35 @@ export function validateConfig(c: TestConfig): TestConfig {
     throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
   }
   return c;
+}
+
+/**
+ * What nodeSpecs and clients are given: the node count, the lease length and the backend's
+ * own options, parsed from `key=value,key=value` and checked against the names it declares.
+ */
+export function backendOptionsOf(
+  c: Pick<TestConfig, 'nodes' | 'ttlMs' | 'backendOptions'>,
+  backend: Backend,
+): BackendOptions {
+  const settings: Record<string, string> = {};
+  const known = backend.options ?? {};
+  const allowed = Object.keys(known).length > 0 ? Object.keys(known).join(', ') : 'none';
+  for (const part of (c.backendOptions ?? '').split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim();
+    if (eq < 1 || !Object.hasOwn(known, key)) {
+      throw new UserError(
+        `--backend-options '${part.trim()}': ${backend.name} takes key=value with a key from: ${allowed}`,
+      );
+    }
+    const value = part.slice(eq + 1).trim();
+    const problem = known[key]?.check?.(value);
+    if (problem) throw new UserError(`--backend-options: ${backend.name} ${key} ${problem}`);
+    settings[key] = value;
+  }
+  for (const [key, option] of Object.entries(known)) settings[key] ??= option.default;
+  return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
 }
 
 /** test.json fields and their types: what a stored configuration must have. */

@@ -4,12 +4,10 @@
  * schedule each, and the heal at the end.
  */
 import type { Backend, NodeAddress } from '../backends/backend.js';
-import { redisClient } from '../backends/redis-node.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { PausableClients } from '../nemesis/client-pause.js';
 import { buildNemeses, type FaultSpec, type Nemesis, needsProxies, parseNemesisSpec } from '../nemesis/index.js';
-import { SHIFT_TTLS, type ShiftTtls } from '../nemesis/node-faults.js';
 import { TcpProxy } from '../nemesis/proxy.js';
 import type { ProxyRoute } from '../nemesis/proxy-faults.js';
 import { runSchedule } from '../nemesis/schedule.js';
@@ -17,16 +15,6 @@ import { STORE_NODE } from '../store/datastore.js';
 import type { Origin } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import type { TestConfig } from './config.js';
-
-/** The clock faults' TTL shift, on a Redis node of the run. */
-const shiftRedisTtls: ShiftTtls = async (node, ms) => {
-  const client = await redisClient(node.ip, 2000);
-  try {
-    return (await client.eval(SHIFT_TTLS, 0, ms)) as [number, number];
-  } finally {
-    client.disconnect();
-  }
-};
 
 export class RunFaults {
   private readonly specs: FaultSpec[];
@@ -62,7 +50,9 @@ export class RunFaults {
   addressesFor(client: number): { nodes: NodeAddress[]; store: NodeAddress } {
     const via = (n: NodeHandle): NodeAddress => {
       const route = this.routes.find((r) => r.client === client && r.node === (n.role === 'store' ? 'store' : n.name));
-      return route ? { name: n.name, ip: '127.0.0.1', port: route.proxy.port } : { name: n.name, ip: n.ip };
+      return route
+        ? { name: n.name, ip: '127.0.0.1', port: route.proxy.port, direct: { ip: n.ip, port: n.port } }
+        : { name: n.name, ip: n.ip };
     };
     return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(STORE_NODE)) };
   }
@@ -90,7 +80,7 @@ export class RunFaults {
       clients: opts.clients,
       routes: this.routes,
       concurrency: this.config.concurrency,
-      shiftTtls: shiftRedisTtls,
+      capabilities: this.backend.capabilities ?? {},
     });
     return Promise.all(
       this.nemeses.map((nemesis) =>

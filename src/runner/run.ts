@@ -24,7 +24,7 @@ import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import { checkRun } from './check.js';
-import { type TestConfig, testName, validateConfig } from './config.js';
+import { backendOptionsOf, type TestConfig, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
 
@@ -69,7 +69,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       `removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`,
     );
   }
-  await ensureImage({ build: hooks.buildImage ?? true, log });
+  const backendOptions = backendOptionsOf(config, backend);
+  const specs = [...backend.nodeSpecs(backendOptions), storeNodeSpec()];
+  await ensureImage({ build: hooks.buildImage ?? true, log, images: specs.flatMap((s) => (s.image ? [s.image] : [])) });
 
   const dir = join(config.storeDir, config.name, stamp());
   mkdirSync(join(dir, 'nodes'), { recursive: true });
@@ -88,7 +90,6 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   let progress: RunProgress | undefined;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
-    const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
     cluster = await startCluster(runId, specs);
     clusterS = (Date.now() - t0) / 1000;
     const runFaults = new RunFaults(config, backend, cluster, runId);
@@ -123,6 +124,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
         options,
         requestTimeoutMs: config.requestTimeoutMs,
         seed: config.seed,
+        backendOptions,
       })),
       record,
     );

@@ -188,6 +188,37 @@ const list: Scenario[] = [
     },
   },
   {
+    name: 'sentinel-split-brain',
+    description:
+      'the Redis primary is cut from its replicas and Sentinels while clients still reach it; the Sentinels promote a replica, and both primaries grant the lock. The token counter forks with them, so fencing does not save the data either',
+    source: 'Jepsen, "Redis" (2013): Sentinel failover and asynchronous replication',
+    expected: { unfenced: 'invalid', fenced: 'invalid' },
+    config: {
+      backend: 'redis-sentinel',
+      workload: 'lock-set',
+      nemesis: 'partition:isolate-leader',
+      ttlMs: 1000,
+      holdMs: 100,
+      // Cuts of 2.5-7.5 s: most outlast the Sentinels' failover (1 s down, then the vote).
+      nemesisIntervalS: 5,
+    },
+  },
+  {
+    name: 'pg-session-loss',
+    description:
+      "a PostgreSQL advisory lock holder pauses longer than the server's idle session timeout: the server ends its session and frees the lock, another client takes it, and the first wakes and writes",
+    source: 'PostgreSQL documentation, "Advisory Locks" and idle_session_timeout; Kleppmann (2016)',
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: {
+      backend: 'postgres',
+      workload: 'lock-set',
+      nemesis: 'client-pause',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+    },
+  },
+  {
     name: 'short-ttl-no-faults',
     description: 'no faults at all, but the hold is as long as the TTL: leases run out under working clients',
     source: 'lockchaos: a misconfiguration, not a fault',
@@ -200,7 +231,7 @@ const list: Scenario[] = [
     source: 'lockchaos: the false-alarm check',
     expected: { unfenced: 'valid', fenced: 'valid' },
     config: { backend: 'redis', workload: 'lock-set', nemesis: 'none', ttlMs: 2000, holdMs: 20 },
-    backends: ['redis', 'redlock', 'etcd', 'zookeeper'],
+    backends: ['redis', 'redlock', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres'],
   },
 ];
 

@@ -1,7 +1,7 @@
 /** Messages between the runner and its client worker processes (Node IPC, JSON). */
 
 import type { WorkloadOptions } from '../../workloads/workload.js';
-import type { NodeAddress } from '../backends/backend.js';
+import type { BackendOptions, NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
 
 export interface WorkerConfig {
@@ -14,6 +14,8 @@ export interface WorkerConfig {
   options: WorkloadOptions;
   requestTimeoutMs: number;
   seed: number;
+  /** What the backend's nodeSpecs were given (lease length, the backend's options). */
+  backendOptions: BackendOptions;
 }
 
 export type ToWorker =

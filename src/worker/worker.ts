@@ -81,6 +81,7 @@ async function run(config: WorkerConfig) {
     clientId: `c${config.client}`,
     pausePoint,
     clock: clientClock,
+    backend: config.backendOptions,
   });
   const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
   send({ type: 'ready' });

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
+import { redisClient, redisNodeSpec, SHIFT_TTLS } from '../../src/backends/redis-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
@@ -17,7 +17,6 @@ import {
   NodeKill,
   PacketLoss,
   Partition,
-  SHIFT_TTLS,
 } from '../../src/nemesis/node-faults.js';
 import { TcpProxy } from '../../src/nemesis/proxy.js';
 import { ClientPartition, Latency, type ProxyRoute } from '../../src/nemesis/proxy-faults.js';
@@ -76,17 +75,17 @@ describe.skipIf(skip)('faults on real containers', () => {
     expect(await reaches(node(other), node(third))).toBe(true);
     await p.stop();
     expect(await reaches(node(other), node(lonely))).toBe(true);
-    expect((await node(lonely).exec(['iptables', '-S', 'INPUT'])).output).not.toContain(runId);
+    expect((await node(lonely).netExec(['iptables', '-S', 'INPUT'])).output).not.toContain(runId);
   });
 
   it('loss: a statistic DROP rule tagged with the run, removed on heal', async () => {
     const loss = new PacketLoss(ctx, 'one');
     const started = await loss.start(new Rng(2));
     const [name] = ((started as FaultStart).value as { nodes: string[] }).nodes;
-    const rules = (await node(name as string).exec(['iptables', '-S', 'INPUT'])).output;
+    const rules = (await node(name as string).netExec(['iptables', '-S', 'INPUT'])).output;
     expect(rules).toMatch(/-m statistic --mode random --probability 0\.2\d* .*lockchaos-test.* -j DROP/);
     await loss.healAll();
-    expect((await node(name as string).exec(['iptables', '-S', 'INPUT'])).output).not.toContain('statistic');
+    expect((await node(name as string).netExec(['iptables', '-S', 'INPUT'])).output).not.toContain('statistic');
   });
 
   it('kill-node: gone until restarted, back with its data (append-only file)', async () => {
