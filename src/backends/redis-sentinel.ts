@@ -142,9 +142,10 @@ export const redisSentinelBackend: Backend = {
       check: wholeNumber,
     },
     'follow-failover': {
-      what: "which clients subscribe to +switch-master and move at once: half (the even ones), all, none; the others move when their primary answers READONLY",
+      what: 'which clients subscribe to +switch-master and move at once: half (the even ones), all, none; the others move when their primary answers READONLY',
       default: 'half',
-      check: (v) => (FOLLOW.includes(v as (typeof FOLLOW)[number]) ? undefined : `takes ${FOLLOW.join(', ')}, got '${v}'`),
+      check: (v) =>
+        FOLLOW.includes(v as (typeof FOLLOW)[number]) ? undefined : `takes ${FOLLOW.join(', ')}, got '${v}'`,
     },
     'min-replicas': {
       what: 'min-replicas-to-write on every Redis node (max lag 1 s), 0 = off',
