@@ -1,0 +1,107 @@
+/**
+ * Redis behind Sentinel on real containers: the Sentinels fail over a primary cut off from
+ * them and its replicas, both primaries then accept writes (the split brain the
+ * sentinel-split-brain scenario turns into two lock holders), and after the heal the old
+ * primary is demoted to a replica of the new one.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisClient } from '../../src/backends/redis-node.js';
+import { redisSentinelBackend } from '../../src/backends/redis-sentinel.js';
+import { sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
+import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
+import { removeResources } from '../../src/cluster/labels.js';
+import { Partition } from '../../src/nemesis/node-faults.js';
+import { sleep } from '../../src/util/clock.js';
+import { Rng } from '../../src/util/rng.js';
+import { requireEngine } from './support.js';
+
+const skip = await requireEngine();
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 30_000): Promise<T> {
+  for (let waited = 0; waited < deadlineMs; waited += 200) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    await sleep(200);
+  }
+  throw new Error(`${what}: not within ${deadlineMs} ms`);
+}
+
+describe.skipIf(skip)('redis-sentinel', () => {
+  const runId = `test${randomBytes(3).toString('hex')}`;
+  let cluster: Cluster;
+  const lockNodes = () => cluster.nodes;
+
+  beforeAll(async () => {
+    cluster = await startCluster(runId, sentinelGroupSpecs({ replicas: 2, sentinels: 3, minReplicas: 0 }));
+  });
+  afterAll(async () => {
+    await removeResources({ runId });
+  });
+
+  it('fails over a primary cut from its replicas and Sentinels; both primaries accept writes; the heal demotes the old one', async () => {
+    expect(await sentinelPrimary(lockNodes())).toBe('redis-1');
+    const clients = lockNodes().map((n) => ({ name: n.name, ip: n.ip }));
+    const lock = await redisSentinelBackend.client(clients, {
+      requestTimeoutMs: 1000,
+      rng: new Rng(1),
+      clientId: 'c0',
+      backend: { settings: { 'follow-failover': 'all' } },
+    });
+    const before = await lock.acquire('L', { ttlMs: 500, timeoutMs: 2000 });
+    expect(before?.token).toBe(1);
+
+    const cut = new Partition(
+      {
+        runId,
+        nodes: lockNodes(),
+        leader: () => sentinelPrimary(lockNodes()),
+        intervalS: 10,
+        ttlMs: 1000,
+        loseData: false,
+        unavailable: new Set(),
+      },
+      'isolate-leader',
+    );
+    const started = await cut.start(new Rng(3));
+    expect(started?.value).toMatchObject({ shape: 'isolate-leader' });
+    const promoted = await until('a replica promoted', async () => {
+      const p = await sentinelPrimary(lockNodes());
+      return p && p !== 'redis-1' ? p : undefined;
+    });
+    // Split brain: the old primary, still reachable from here, and the new one both write.
+    const old = await redisClient(cluster.node('redis-1').ip, 1000);
+    const fresh = await redisClient(cluster.node(promoted).ip, 1000);
+    expect(await old.set('k', 'old')).toBe('OK');
+    expect(await fresh.set('k', 'new')).toBe('OK');
+    // A client that follows failovers takes the lock on the new primary: the token counter
+    // there is the replica's copy, so the two primaries now count on from the same value.
+    const after = await until('a grant on the new primary', () =>
+      lock.acquire('L2', { ttlMs: 500, timeoutMs: 1000 }).then((g) => g ?? undefined),
+    );
+    expect(after.token).toBe(1);
+    await cut.stop();
+    // Demoted, it resynchronises from the new primary: what it granted alone is gone.
+    await until('the old primary demoted and in sync', async () =>
+      /role:slave[\s\S]*master_link_status:up/.test(await old.info('replication')) ? true : undefined,
+    );
+    expect(await old.get('k')).toBe('new');
+    old.disconnect();
+    fresh.disconnect();
+    await lock.close();
+  });
+
+  it('refuses an unknown or bad backend option in one line', async () => {
+    const { backendOptionsOf } = await import('../../src/runner/config.js');
+    const c = { ttlMs: 1000, backendOptions: 'wait=x' };
+    expect(() => backendOptionsOf(c, redisSentinelBackend)).toThrow(/wait takes a whole number >= 0, got 'x'/);
+    expect(() => backendOptionsOf({ ...c, backendOptions: 'fsync=1' }, redisSentinelBackend)).toThrow(
+      /takes key=value with a key from: wait, follow-failover, min-replicas/,
+    );
+    expect(backendOptionsOf({ ...c, backendOptions: 'wait=1' }, redisSentinelBackend).settings).toEqual({
+      wait: '1',
+      'follow-failover': 'half',
+      'min-replicas': '0',
+    });
+  });
+});
