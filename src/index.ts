@@ -27,16 +27,30 @@ export { WORKLOADS } from '../workloads/index.js';
 export {
   type AcquireOptions,
   BACKOFF,
+  type BackendCapabilities,
+  type BackendOption,
+  type BackendOptions,
   backoffMs,
   type ClientOptions,
   DefiniteFailure,
   type Grant,
   type LockClient,
   type NodeAddress,
+  type ShiftTtls,
+  wholeNumber,
 } from './backends/backend.js';
 // Registries and errors.
 export { BACKENDS, type Backend } from './backends/index.js';
-export { REDIS_PORT, redisClient, redisNodeSpec, waitForRedis } from './backends/redis-node.js';
+export { DATA_DIR, startWithData, waitForTcp, waitUntilReady } from './backends/node-start.js';
+export {
+  classifyRedisError,
+  REDIS_CLOCK,
+  REDIS_PORT,
+  redisClient,
+  redisNodeSpec,
+  shiftRedisTtls,
+  waitForRedis,
+} from './backends/redis-node.js';
 // Campaigns.
 export {
   type Actual,
@@ -64,6 +78,7 @@ export {
 export { UserError } from './cli/errors.js';
 export { loadReplayConfig } from './cli/run.js';
 export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
+export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
 export type { Op, OpType, Process } from './history/op.js';
 export { type HistoryFormat, parseHistory, readHistoryFile } from './history/read.js';
 export { checkRun } from './runner/check.js';

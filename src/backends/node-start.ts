@@ -4,6 +4,7 @@
  * kill-node fault with data loss leaves /data/.lose-data behind; the next start wipes
  * /data first. And how the runner waits for such a server to serve.
  */
+import { createConnection } from 'node:net';
 import { sleep } from '../util/clock.js';
 
 /** Quotes one argument for bash. */
@@ -49,4 +50,23 @@ export async function waitUntilReady(
     await sleep(intervalMs);
   }
   throw new Error(`${what} not ready after ${deadlineMs} ms: ${String(last)}`);
+}
+
+/**
+ * Readiness for any server: a TCP connection to ip:port is accepted. For a node spec whose
+ * server has no ready-made check (`ready: (node) => waitForTcp(node.ip, node.port)`).
+ */
+export function waitForTcp(ip: string, port: number, deadlineMs = 30_000): Promise<void> {
+  return waitUntilReady(`${ip}:${port}`, deadlineMs, 50, () => {
+    return new Promise<true | string>((resolve) => {
+      const socket = createConnection({ host: ip, port, timeout: 500 });
+      const done = (answer: true | string) => {
+        socket.destroy();
+        resolve(answer);
+      };
+      socket.once('connect', () => done(true));
+      socket.once('timeout', () => done('connect timed out'));
+      socket.once('error', (err) => done(err.message));
+    });
+  });
 }

@@ -92,9 +92,9 @@ export function classifyRedisError(err: unknown): Error {
   return err instanceof Error ? err : new Error(message);
 }
 
-export function waitForRedis(ip: string, deadlineMs = 20_000): Promise<void> {
-  return waitUntilReady(`redis at ${ip}`, deadlineMs, 20, async () => {
-    const client = await redisClient(ip, 500);
+export function waitForRedis(ip: string, deadlineMs = 20_000, port = REDIS_PORT): Promise<void> {
+  return waitUntilReady(`redis at ${ip}:${port}`, deadlineMs, 20, async () => {
+    const client = await redisClient(ip, 500, port);
     try {
       return (await client.ping()) === 'PONG' || undefined;
     } finally {
