@@ -4,7 +4,7 @@
  * every command. (With ioredis's defaults a command is queued while disconnected and
  * replayed later, which both hides anomalies and fakes them.)
  */
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { NodeSpec, PeerNames } from '../cluster/cluster.js';
 import { errorMessage } from '../util/errors.js';
 import { DefiniteFailure, type ShiftTtls } from './backend.js';
@@ -57,9 +57,12 @@ export function redisNodeSpec(
  * fails at once, so we wait for it here, once, before any request is recorded.
  */
 export async function redisClient(ip: string, requestTimeoutMs: number, port = REDIS_PORT): Promise<Redis> {
-  const client = new Redis({
-    host: ip,
-    port,
+  return connectRedis({ host: ip, port, ...truthfulOptions(requestTimeoutMs) });
+}
+
+/** ioredis options under which a history records what happened: no queue, no resend, no retry. */
+export function truthfulOptions(requestTimeoutMs: number): RedisOptions {
+  return {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
@@ -69,7 +72,12 @@ export async function redisClient(ip: string, requestTimeoutMs: number, port = R
     // Reconnecting is fine (it is not a retry of any request); keep it quick.
     retryStrategy: () => 50,
     lazyConnect: true,
-  });
+  };
+}
+
+/** A client with these options, connected (lazyConnect: the connection is made here). */
+export async function connectRedis(options: RedisOptions): Promise<Redis> {
+  const client = new Redis(options);
   // Connection errors surface on the requests that they fail; do not crash on 'error'.
   client.on('error', () => {});
   try {

@@ -8,20 +8,10 @@
  * primaries (Jepsen, "Redis" 2013). Options for the usual mitigations: WAIT after acquire
  * and min-replicas-to-write.
  */
-import { Redis } from 'ioredis';
-import { monotonicNow, sleep } from '../util/clock.js';
-import {
-  type AcquireOptions,
-  type Backend,
-  backoffMs,
-  type ClientOptions,
-  type Grant,
-  type LockClient,
-  type NodeAddress,
-  wholeNumber,
-} from './backend.js';
-import { ACQUIRE_WITH_TOKEN, COMPARE_AND_DELETE, newOwner } from './redis.js';
-import { classifyRedisError, REDIS_CLOCK } from './redis-node.js';
+import type { Redis } from 'ioredis';
+import { type Backend, type NodeAddress, wholeNumber } from './backend.js';
+import { RedisLockClient } from './redis.js';
+import { connectRedis, REDIS_CLOCK, truthfulOptions } from './redis-node.js';
 import { isSentinel, PRIMARY_NAME, SENTINEL_PORT, sentinelGroupSpecs, sentinelPrimary } from './redis-sentinel-node.js';
 
 /** Which clients follow a failover as it happens; the others find out when their primary is demoted. */
@@ -52,81 +42,17 @@ async function sentinelClient(nodes: NodeAddress[], requestTimeoutMs: number, fo
   const natMap = Object.fromEntries(
     nodes.flatMap((n) => (n.direct ? [[`${n.direct.ip}:${n.direct.port}`, { host: n.ip, port: n.port ?? 0 }]] : [])),
   );
-  const client = new Redis({
+  return connectRedis({
+    ...truthfulOptions(requestTimeoutMs),
     sentinels: sentinels.map((n) => ({ host: n.ip, port: n.port ?? SENTINEL_PORT })),
     name: PRIMARY_NAME,
     ...(Object.keys(natMap).length > 0 ? { natMap } : {}),
     failoverDetector: follow,
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: requestTimeoutMs,
-    connectTimeout: Math.max(requestTimeoutMs, 1000),
     sentinelCommandTimeout: Math.max(requestTimeoutMs, 1000),
-    enableReadyCheck: false,
-    retryStrategy: () => 50,
     sentinelRetryStrategy: () => 50,
+    // Reconnect (1), never resend (2): a demoted primary sends us to the new one.
     reconnectOnError: (err) => (/READONLY/.test(err.message) ? 1 : false),
-    lazyConnect: true,
   });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-  } catch (err) {
-    client.disconnect();
-    throw err;
-  }
-  return client;
-}
-
-class SentinelLockClient implements LockClient {
-  constructor(
-    private readonly redis: Redis,
-    private readonly opts: ClientOptions,
-    /** Replicas a grant must reach (WAIT) before it counts; 0: do not wait. */
-    private readonly waitReplicas: number,
-  ) {}
-
-  async acquire(lock: string, { ttlMs, timeoutMs }: AcquireOptions): Promise<Grant | null> {
-    const started = monotonicNow();
-    for (let attempt = 0; ; attempt++) {
-      const owner = newOwner(this.opts.clientId);
-      const asked = monotonicNow();
-      let token: number | null;
-      try {
-        token = (await this.redis.eval(ACQUIRE_WITH_TOKEN, 2, lock, `${lock}:token`, owner, ttlMs)) as number | null;
-        if (token !== null && this.waitReplicas > 0) {
-          const acked = (await this.redis.wait(this.waitReplicas, Math.max(1, Math.round(ttlMs / 4)))) as number;
-          if (acked < this.waitReplicas) {
-            // Not on enough replicas: a failover could lose it. Give it back and try again.
-            await this.redis.eval(COMPARE_AND_DELETE, 1, lock, owner);
-            token = null;
-          }
-        }
-      } catch (err) {
-        throw classifyRedisError(err);
-      }
-      if (token !== null) {
-        const elapsedMs = Number(monotonicNow() - asked) / 1e6;
-        return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(token) };
-      }
-      const waitMs = backoffMs(attempt, this.opts.rng);
-      if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
-      await sleep(waitMs);
-    }
-  }
-
-  async release(grant: Grant): Promise<boolean> {
-    try {
-      return (await this.redis.eval(COMPARE_AND_DELETE, 1, grant.lock, grant.owner)) === 1;
-    } catch (err) {
-      throw classifyRedisError(err);
-    }
-  }
-
-  async close() {
-    this.redis.disconnect();
-  }
 }
 
 export const redisSentinelBackend: Backend = {
@@ -156,7 +82,7 @@ export const redisSentinelBackend: Backend = {
   nodeSpecs: ({ settings = {} }) =>
     sentinelGroupSpecs({ replicas: 2, sentinels: 3, minReplicas: Number(settings['min-replicas'] ?? 0) }),
   client: async (nodes, opts) =>
-    new SentinelLockClient(
+    new RedisLockClient(
       await sentinelClient(
         nodes,
         opts.requestTimeoutMs,

@@ -35,10 +35,16 @@ export function newOwner(clientId: string): string {
   return `${clientId}:${process.pid}:${grants}`;
 }
 
-class RedisLockClient implements LockClient {
+/**
+ * The lock on one Redis (a single node, or whichever primary a Sentinel client is on).
+ * With waitReplicas, a grant counts only once that many replicas acknowledged it (WAIT
+ * within a quarter TTL); one they did not is given back and the acquire goes on.
+ */
+export class RedisLockClient implements LockClient {
   constructor(
     private readonly redis: Redis,
     private readonly opts: ClientOptions,
+    private readonly waitReplicas = 0,
   ) {}
 
   async acquire(lock: string, { ttlMs, timeoutMs }: AcquireOptions): Promise<Grant | null> {
@@ -49,6 +55,14 @@ class RedisLockClient implements LockClient {
       let token: number | null;
       try {
         token = (await this.redis.eval(ACQUIRE_WITH_TOKEN, 2, lock, `${lock}:token`, owner, ttlMs)) as number | null;
+        if (token !== null && this.waitReplicas > 0) {
+          const acked = (await this.redis.wait(this.waitReplicas, Math.max(1, Math.round(ttlMs / 4)))) as number;
+          if (acked < this.waitReplicas) {
+            // Not on enough replicas: a failover could lose it.
+            await this.redis.eval(COMPARE_AND_DELETE, 1, lock, owner);
+            token = null;
+          }
+        }
       } catch (err) {
         throw classifyRedisError(err);
       }
