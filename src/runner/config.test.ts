@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { redisSentinelBackend } from '../backends/redis-sentinel.js';
 import { UserError } from '../cli/errors.js';
 import { configFromArgs } from '../cli/run.js';
-import { DEFAULTS, validateConfig } from './config.js';
+import { backendOptionsOf, DEFAULTS, validateConfig } from './config.js';
 
 const parse = (args: string[]) => {
   const p = configFromArgs([...args, '--seed', '1']);
@@ -36,5 +37,27 @@ describe('run configuration', () => {
   ])('rejects %j with one clear line', (args, message) => {
     expect(() => parse(args)).toThrow(UserError);
     expect(() => parse(args)).toThrow(message);
+  });
+
+  it('takes a backend option by the names the backend declares, and refuses others in one line', () => {
+    const c = { ttlMs: 1000, backendOptions: 'wait=x' };
+    expect(() => backendOptionsOf(c, redisSentinelBackend)).toThrow(/wait takes a whole number >= 0, got 'x'/);
+    expect(() => backendOptionsOf({ ...c, backendOptions: 'fsync=1' }, redisSentinelBackend)).toThrow(
+      /takes key=value with a key from: wait, follow-failover, min-replicas/,
+    );
+    expect(backendOptionsOf({ ...c, backendOptions: 'wait=1' }, redisSentinelBackend).settings).toEqual({
+      wait: '1',
+      'follow-failover': 'half',
+      'min-replicas': '0',
+    });
+  });
+});
+
+describe('--backend-options from the command line', () => {
+  it('is kept in the configuration and checked against the backend', () => {
+    const parsed = configFromArgs(['--backend', 'redis-sentinel', '--backend-options', 'wait=1', '--seed', '1']);
+    expect(parsed !== 'help' && parsed.config.backendOptions).toBe('wait=1');
+    const bad = configFromArgs(['--backend', 'redis', '--backend-options', 'wait=1', '--seed', '1']);
+    expect(() => bad !== 'help' && validateConfig(bad.config)).toThrow(/redis takes key=value with a key from: none/);
   });
 });

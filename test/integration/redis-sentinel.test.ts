@@ -90,18 +90,4 @@ describe.skipIf(skip)('redis-sentinel', () => {
     fresh.disconnect();
     await lock.close();
   });
-
-  it('refuses an unknown or bad backend option in one line', async () => {
-    const { backendOptionsOf } = await import('../../src/runner/config.js');
-    const c = { ttlMs: 1000, backendOptions: 'wait=x' };
-    expect(() => backendOptionsOf(c, redisSentinelBackend)).toThrow(/wait takes a whole number >= 0, got 'x'/);
-    expect(() => backendOptionsOf({ ...c, backendOptions: 'fsync=1' }, redisSentinelBackend)).toThrow(
-      /takes key=value with a key from: wait, follow-failover, min-replicas/,
-    );
-    expect(backendOptionsOf({ ...c, backendOptions: 'wait=1' }, redisSentinelBackend).settings).toEqual({
-      wait: '1',
-      'follow-failover': 'half',
-      'min-replicas': '0',
-    });
-  });
 });
