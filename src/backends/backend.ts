@@ -125,6 +125,8 @@ export interface Backend {
   description: string;
   /** Whether grants carry a fencing token from a linearizable source; if not, `why`. */
   fencing: { supported: true } | { supported: false; why: string };
+  /** Why this backend cannot run on this machine (an optional package missing), or undefined. */
+  unavailable?(): string | undefined;
   /** Capabilities beyond acquire and release; none declared: none assumed. */
   capabilities?: BackendCapabilities;
   /** Options the backend takes (`--backend-option name=value`), by name. */

@@ -46,6 +46,19 @@ export interface ZkStat {
   ephemeralOwner: string;
 }
 
+/**
+ * The native client is an optional dependency (it compiles C sources at install, which
+ * needs a toolchain): undefined when it is installed, else what to do.
+ */
+export function zookeeperMissing(): string | undefined {
+  try {
+    createRequire(import.meta.url).resolve('zookeeper');
+    return undefined;
+  } catch {
+    return "needs the optional native package 'zookeeper', which is not installed: npm install zookeeper (it compiles C sources: needs make, g++ and python3)";
+  }
+}
+
 let loaded: ZooKeeperModule | undefined;
 export function zookeeperModule(): ZooKeeperModule {
   loaded ??= createRequire(import.meta.url)('zookeeper') as ZooKeeperModule;

@@ -28,7 +28,7 @@ import {
 } from './backend.js';
 import { newOwner } from './redis.js';
 import { ZK_CLIENT_PORT, zkLeader, zkNodeSpecs } from './zookeeper-node.js';
-import { ZkIndefinite, ZkSession, zookeeperModule } from './zookeeper-session.js';
+import { ZkIndefinite, ZkSession, zookeeperMissing, zookeeperModule } from './zookeeper-session.js';
 
 /** Znode names: `<owner>-lock-<10-digit sequence>`; the sequence orders the queue. */
 const sequenceOf = (name: string) => Number(name.slice(name.lastIndexOf('-') + 1));
@@ -196,6 +196,7 @@ export const zookeeperBackend: Backend = {
   description:
     '3-server ZooKeeper: ephemeral sequential znode, lowest holds, each waiter watches its predecessor; token = czxid',
   fencing: { supported: true },
+  unavailable: zookeeperMissing,
   nodeSpecs: ({ nodes }) => zkNodeSpecs(nodes),
   client: async (nodes, opts) => new ZooKeeperLockClient(zkConnectString(nodes), opts),
   leader: (nodes) => zkLeader(nodes),

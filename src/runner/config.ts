@@ -82,6 +82,8 @@ export function validateConfig(c: TestConfig): TestConfig {
       `unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`,
     );
   }
+  const missing = backend.unavailable?.();
+  if (missing) throw new UserError(`--backend ${c.backend} ${missing}`);
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }
