@@ -38,7 +38,7 @@ describe('campaign file validation: one line naming the key path', () => {
     ],
     [
       'an unknown key at the top',
-      'seeds: [1]\nbogus: 1\nmatrix: []',
+      'seeds: [1]\nbogus: 1\nmatrix: [{ backend: redis, expect: valid }]',
       'campaign.yaml: bogus: unknown key: expected one of name, description, seeds, defaults, matrix',
     ],
     [
@@ -163,6 +163,21 @@ describe('campaign file validation: one line naming the key path', () => {
     const got = errorOf(yaml);
     if (typeof message === 'string') expect(got).toBe(message);
     else expect(got).toMatch(message);
+  });
+
+  it('names every problem of a file at once, not only the first', () => {
+    const got = errorOf(
+      'seeds: [1, -2]\nbogus: 1\nmatrix:\n  - backend: redis\n    fencing: maybe\n  - backend: redis\n    options: { ttl: 0, hold: x }',
+    );
+    expect(got).toMatch(/^campaign\.yaml: 5 problems: /);
+    for (const where of [
+      'bogus: unknown key',
+      'seeds[1]',
+      'matrix[0].fencing',
+      'matrix[1].options.ttl',
+      'matrix[1].options.hold',
+    ])
+      expect(got).toContain(where);
   });
 });
 
@@ -507,5 +522,32 @@ describe('campaign reports', () => {
     expect(summaryHtml(summary)).toContain(
       '<td>redis/lock-set/none/fenced</td><td>valid</td><td class="num">1 of 2</td>',
     );
+  });
+});
+
+describe('the campaign JSON Schema', () => {
+  it('is the one shipped in examples/ (regenerate: lockchaos campaign --schema > examples/campaign.schema.json)', async () => {
+    const { campaignJsonSchema } = await import('./json-schema.js');
+    const shipped = JSON.parse(readFileSync(join(packageRoot, 'examples/campaign.schema.json'), 'utf8'));
+    expect(shipped).toEqual(campaignJsonSchema());
+  });
+
+  it('knows every run option and every key the validator knows', async () => {
+    const { campaignJsonSchema } = await import('./json-schema.js');
+    const { OPTION_FIELDS } = await import('./spec.js');
+    const schema = campaignJsonSchema() as {
+      properties: { defaults: { properties: object }; matrix: { items: { properties: object } } };
+    };
+    expect(Object.keys(schema.properties.defaults.properties).sort()).toEqual(Object.keys(OPTION_FIELDS).sort());
+    // A file with a key the schema lacks is refused by the validator too.
+    for (const key of Object.keys(schema.properties.matrix.items.properties)) {
+      let problem = '';
+      try {
+        parseCampaign(`seeds: [1]\nmatrix: [{ backend: redis, expect: valid, ${key}: {} }]`, 'c.yaml');
+      } catch (err) {
+        problem = (err as Error).message;
+      }
+      expect(problem).not.toMatch(/unknown key/);
+    }
   });
 });

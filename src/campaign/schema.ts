@@ -17,6 +17,30 @@ export class SchemaError extends Error {
   }
 }
 
+/** Several problems found in one pass over a file: a reader fixes them all at once. */
+export class SchemaErrors extends SchemaError {
+  constructor(readonly problems: SchemaError[]) {
+    super('', `${problems.length} problems: ${problems.map((p) => p.message).join('; ')}`);
+  }
+}
+
+/** Runs one check and keeps its problems instead of stopping at them. */
+function keep<T>(problems: SchemaError[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof SchemaErrors) problems.push(...err.problems);
+    else if (err instanceof SchemaError) problems.push(err);
+    else throw err;
+    return undefined;
+  }
+}
+
+function throwProblems(problems: SchemaError[]): void {
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) throw new SchemaErrors(problems);
+}
+
 export type Check<T> = (value: unknown, path: string) => T;
 
 /** How a value that did not fit is shown: `"maybe"`, `3`, `a map`, `a list`, `nothing`. */
@@ -112,7 +136,10 @@ export function listOf<T>(
       return fail(path, expected, v);
     }
     if (opts.nonEmpty && v.length === 0) return fail(path, expected, v);
-    return v.map((x, i) => item(x, child(path, i)));
+    const problems: SchemaError[] = [];
+    const out = v.map((x, i) => keep(problems, () => item(x, child(path, i))) as T);
+    throwProblems(problems);
+    return out;
   };
 }
 
@@ -131,17 +158,20 @@ export function record<S extends Shape>(
   return (v, path) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return fail(path, opts.what ?? 'a map', v);
     const out: Record<string, unknown> = {};
+    const problems: SchemaError[] = [];
     for (const key of Object.keys(v)) {
       if (!Object.hasOwn(shape, key)) {
-        throw new SchemaError(child(path, key), `unknown key: expected one of ${known.join(', ')}`);
+        problems.push(new SchemaError(child(path, key), `unknown key: expected one of ${known.join(', ')}`));
       }
     }
     for (const key of known) {
       const x = (v as Record<string, unknown>)[key];
       // A required key that is missing fails its own check: "expected ..., got nothing".
       if (x === undefined && !opts.required?.includes(key)) continue;
-      out[key] = (shape[key] as Check<unknown>)(x, child(path, key));
+      const checked = keep(problems, () => (shape[key] as Check<unknown>)(x, child(path, key)));
+      if (checked !== undefined) out[key] = checked;
     }
+    throwProblems(problems);
     return out as Out<S>;
   };
 }

@@ -138,7 +138,7 @@ export interface CampaignSpec {
   matrix: MatrixEntry[];
 }
 
-const OPTION_FIELDS = {
+export const OPTION_FIELDS = {
   'time-limit': ['timeLimitS', num({ min: 0, exclusiveMin: true })],
   concurrency: ['concurrency', num({ integer: true, min: 0, exclusiveMin: true })],
   ttl: ['ttlMs', num({ integer: true, min: 0, exclusiveMin: true })],

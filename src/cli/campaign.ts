@@ -35,6 +35,7 @@ Options:
   --time-limit S     override every cell's time limit (seconds)
   --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
   --dry-run          list this shard's cells and exit 0 (needs no Docker)
+  --schema           print the campaign file's JSON Schema (also examples/campaign.schema.json)
   --no-build         stop, instead of building the node image, when it is missing
   --verbose          print each run's own progress lines
   -h, --help         this help
@@ -49,6 +50,7 @@ const OPTIONS = {
   'time-limit': { type: 'string' },
   store: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  schema: { type: 'boolean' },
   'no-build': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -76,6 +78,12 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  if (values.schema) {
+    const { campaignJsonSchema } = await import('../campaign/json-schema.js');
+    console.log(JSON.stringify(campaignJsonSchema(), null, 2));
+    return 0;
+  }
+
   if (positionals.length !== 1) {
     throw new UserError(
       positionals.length === 0

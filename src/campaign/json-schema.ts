@@ -1,0 +1,89 @@
+/**
+ * The campaign file's JSON Schema, for editors (YAML language servers complete and check
+ * a file whose first line is `# yaml-language-server: $schema=.../campaign.schema.json`).
+ * Built from the same registries and option table that validation uses, so the two cannot
+ * drift: a test compares it with the file shipped in examples/.
+ */
+import { WORKLOADS } from '../../workloads/index.js';
+import { BACKENDS } from '../backends/index.js';
+import { FAULT_KINDS } from '../nemesis/spec.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { EXPECTATIONS, OPTION_FIELDS } from './spec.js';
+
+type Json = Record<string, unknown>;
+
+const oneOrMany = (item: Json): Json => ({ anyOf: [item, { type: 'array', items: item, minItems: 1 }] });
+
+/** A run option's type, from the check that validates it. */
+function optionSchema(key: keyof typeof OPTION_FIELDS): Json {
+  if (key === 'lose-data') return { type: 'boolean' };
+  if (key === 'backend-options') return { type: 'string', pattern: '^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$' };
+  const integer = ['concurrency', 'ttl', 'nodes'].includes(key);
+  const zero = key === 'hold' || key === 'rate';
+  return { type: integer ? 'integer' : 'number', ...(zero ? { minimum: 0 } : { exclusiveMinimum: 0 }) };
+}
+
+export function campaignJsonSchema(): Json {
+  const options: Json = {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      (Object.keys(OPTION_FIELDS) as (keyof typeof OPTION_FIELDS)[]).map((k) => [k, optionSchema(k)]),
+    ),
+  };
+  const seed = { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1 };
+  const fencing = { enum: ['on', 'off', true, false] };
+  const axes: Json = {
+    backend: oneOrMany({ type: 'string', description: `${Object.keys(BACKENDS).join(', ')}, or a module path` }),
+    workload: oneOrMany({ enum: Object.keys(WORKLOADS) }),
+    nemesis: oneOrMany({
+      type: 'string',
+      description: `none, or fault kinds separated by commas: ${Object.keys(FAULT_KINDS).join(', ')}`,
+    }),
+    scenario: oneOrMany({ enum: Object.keys(SCENARIOS) }),
+    fencing: oneOrMany(fencing),
+  };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'lockchaos campaign',
+    type: 'object',
+    additionalProperties: false,
+    required: ['matrix'],
+    properties: {
+      name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' },
+      description: { type: 'string' },
+      seeds: oneOrMany(seed),
+      defaults: options,
+      matrix: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...axes,
+            seeds: oneOrMany(seed),
+            expect: { enum: [...EXPECTATIONS] },
+            options,
+            overrides: {
+              type: 'array',
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['when', 'expect'],
+                properties: {
+                  when: {
+                    type: 'object',
+                    additionalProperties: false,
+                    properties: { ...axes, seed: oneOrMany(seed) },
+                  },
+                  expect: { enum: [...EXPECTATIONS] },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
