@@ -551,3 +551,20 @@ describe('the campaign JSON Schema', () => {
     }
   });
 });
+
+describe('cells of the same story with different backend options', () => {
+  it('are different configurations: their ids, and so their tallies, name the options', () => {
+    const spec = validateCampaign({
+      seeds: [1],
+      matrix: [
+        { scenario: 'sentinel-split-brain', fencing: 'off', expect: 'valid', options: { 'backend-options': 'wait=1' } },
+        { scenario: 'sentinel-split-brain', fencing: 'off' },
+      ],
+    });
+    const ids = expandCells(spec).map((c) => c.id);
+    expect(ids).toEqual([
+      'redis-sentinel[wait=1]/lock-set/scenario=sentinel-split-brain/unfenced/seed-1',
+      'redis-sentinel/lock-set/scenario=sentinel-split-brain/unfenced/seed-1',
+    ]);
+  });
+});

@@ -28,9 +28,16 @@ export interface Cell {
   config: TestConfig;
 }
 
-export function cellId(c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'>): string {
+/**
+ * backend[options]/workload/faults/fencing/seed: the backend's options are part of what a
+ * configuration is (the same scenario with and without WAIT are two configurations).
+ */
+export function cellId(
+  c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'> & { backendOptions?: string },
+): string {
   const faults = c.scenario ? `scenario=${c.scenario}` : c.nemesis;
-  return `${c.backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}/seed-${c.seed}`;
+  const backend = c.backendOptions ? `${c.backend}[${c.backendOptions}]` : c.backend;
+  return `${backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}/seed-${c.seed}`;
 }
 
 function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'config' | 'entry'>): boolean {
@@ -134,7 +141,8 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                   name: '',
                 };
                 config.name = testName(config);
-                const cell: Cell = { index: cells.length, entry: e, id: cellId(key), ...key, expect, config };
+                const id = cellId({ ...key, backendOptions: config.backendOptions });
+                const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
                 try {
                   validateConfig({ ...config });
                 } catch (err) {
