@@ -14,8 +14,8 @@ export const HISTORY_FORMATS: readonly HistoryFormat[] = ['jsonl', 'edn', 'jepse
 
 /**
  * The format from the file name (.jsonl/.json, .edn, .log/.txt), else from the content: a
- * JSON object line is ours, a `[`, `(`, `#` or `{:` opens EDN, tab-separated `:type`s are a
- * Jepsen log.
+ * JSON object line is ours, a `[`, `(`, `#` or `{:` opens EDN, a process followed by a
+ * `:type` and an `:f` (separated by tabs or spaces) is a Jepsen log.
  */
 export function guessFormat(name: string, text: string): HistoryFormat {
   const ext = extname(name).toLowerCase();
@@ -25,7 +25,7 @@ export function guessFormat(name: string, text: string): HistoryFormat {
   const head = text.replace(/^(\s|;[^\n]*\n)*/, '');
   if (/^\{\s*"/.test(head)) return 'jsonl';
   if (/^[[(#]/.test(head) || /^\{\s*:/.test(head)) return 'edn';
-  if (/\t:(invoke|ok|fail|info)\t/.test(text)) return 'jepsen-log';
+  if (/(?:^|\s)(?:-?\d+|:nemesis)\s+:(?:invoke|ok|fail|info)\s+:/.test(text)) return 'jepsen-log';
   if (head === '') return 'jsonl';
   throw new HistoryError(
     `${basename(name)}: cannot tell the history's format from its name or content: give --format ${HISTORY_FORMATS.join('|')}`,
