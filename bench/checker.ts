@@ -26,6 +26,8 @@ interface SimulationOptions {
 
 interface Client {
   process: number;
+  /** The key of its current operation, for key-partitioned objects. */
+  key?: string;
   /** 0 idle, 1 invoked, 2 took effect (awaiting its completion). */
   phase: 0 | 1 | 2;
   f: string;
@@ -69,6 +71,7 @@ function simulate(
   const emit = (c: Client, type: Op['type'], value: unknown) => {
     time += 1000;
     const op: Op = { index: history.length, type, f: c.f, process: c.process, time };
+    if (c.key !== undefined) op.key = c.key;
     if (value !== undefined) op.value = value;
     history.push(op);
   };
@@ -110,8 +113,12 @@ function simulate(
   return history;
 }
 
-/** Reads and writes (of unique values) on one register. */
-function simulateRegister(options: SimulationOptions): Op[] {
+/**
+ * Reads and writes on one register: of unique values, or, with `values`, of random ones
+ * below it, as Jepsen's register tests write (rand-int 5): then every value has thousands
+ * of writers.
+ */
+export function simulateRegister(options: SimulationOptions & { values?: number }): Op[] {
   let value: unknown = null;
   let written = 0;
   return simulate(
@@ -119,7 +126,7 @@ function simulateRegister(options: SimulationOptions): Op[] {
     (c, random) => {
       if (random() < 0.5) {
         c.f = 'write';
-        c.value = ++written;
+        c.value = options.values === undefined ? ++written : Math.floor(random() * options.values);
       } else {
         c.f = 'read';
         c.value = undefined;
@@ -131,6 +138,33 @@ function simulateRegister(options: SimulationOptions): Op[] {
         c.result = c.value;
       } else {
         c.result = value;
+      }
+    },
+  );
+}
+
+/**
+ * A key-value store of strings, as Porcupine's kv tests drive etcd: each operation picks one
+ * of `keys` keys, then gets it, puts a unique string or appends one. A get of a key never
+ * written answers nil (Jepsen's convention).
+ */
+export function simulateKv(options: SimulationOptions & { keys: number }): Op[] {
+  const store = new Map<string, string>();
+  let written = 0;
+  return simulate(
+    options,
+    (c, random) => {
+      c.key = String(Math.floor(random() * options.keys));
+      const roll = random();
+      c.f = roll < 0.5 ? 'get' : roll < 0.75 ? 'put' : 'append';
+      c.value = c.f === 'get' ? undefined : `x ${c.process} ${++written} y`;
+    },
+    (c) => {
+      const key = c.key as string;
+      if (c.f === 'get') c.result = store.get(key) ?? null;
+      else {
+        store.set(key, c.f === 'put' ? (c.value as string) : (store.get(key) ?? '') + (c.value as string));
+        c.result = c.value;
       }
     },
   );
