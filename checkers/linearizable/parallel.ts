@@ -30,7 +30,8 @@ import {
   sampleProcess,
   searchInThread,
 } from './index.js';
-import type { PartDone, PartJob } from './part-worker.js';
+import { encodePart } from './part-wire.js';
+import { PART_WORKER, type PartDone, type PartJob } from './part-worker.js';
 
 export interface ParallelOptions extends CheckOptions {
   /** Worker threads at most; default: the cores. 1 checks in this thread. */
@@ -78,7 +79,7 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
     part,
     model: prepared.model.name,
     initial: prepared.options.initial,
-    data: prepared.parts[part],
+    data: encodePart(prepared.parts[part]),
     remainingMs: Math.max(0, prepared.deadline - performance.now()),
     memoryLimitBytes: prepared.memoryLimitBytes,
     baseBytes: prepared.options.baseBytes ?? 0,
@@ -105,15 +106,15 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
       while (next < n && !decided.wanted(next)) next++;
       if (next >= n) return settle();
       running.set(w, next);
-      w.postMessage(job(next++));
+      const message = job(next++);
+      w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
     };
     const done = (part: number, outcome: PartDone['outcome']) => {
       decided.record(part, outcome);
-      if (outcome.status === 'illegal')
-        for (const [w, p] of running) if (!decided.wanted(p) && p !== part) stop(w); // after it: cancelled
+      if (outcome.status === 'illegal') for (const [w, p] of running) if (!decided.wanted(p) && p !== part) stop(w); // after it: cancelled
     };
     const spawn = () => {
-      const w = new Worker(url);
+      const w = new Worker(url, { workerData: PART_WORKER });
       pool.add(w);
       w.on('message', (msg: PartDone) => {
         if (!pool.has(w)) return; // cancelled, its answer already on the way
