@@ -37,7 +37,7 @@ export function regressions(ops: Tokened[], strict: boolean): { earlier: Tokened
   return found;
 }
 
-function tokened(pairs: LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
+function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== f || completion?.type !== 'ok') continue;

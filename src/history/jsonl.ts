@@ -10,19 +10,23 @@ import { toOp } from './validate.js';
 
 export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
   const ops: Op[] = [];
-  const lines = text.split('\n');
-  // A final newline leaves one empty string after the split; any other last line was cut short
-  // if it fails to parse.
+  // A final newline leaves nothing after it; any other last line was cut short if it fails
+  // to parse. Lines are found one at a time, not split into an array all at once: a large
+  // history's lines would cost as much again as its text.
   const complete = text.endsWith('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+  for (let start = 0, i = 0; start < text.length; i++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end).trim();
+    const last = end === text.length;
+    start = end + 1;
     if (line === '') continue;
     const where = `${source} line ${i + 1}`;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (err) {
-      if (i === lines.length - 1 && !complete) {
+      if (last && !complete) {
         throw new HistoryError(
           `${where} (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
         );
