@@ -1,6 +1,6 @@
 /**
  * The parts of a history checked on worker threads, as Porcupine checks them in parallel:
- * a pool sized to the cores, each worker taking the next part in check order. A part found
+ * a pool sized to the cores, each worker taking the next part, largest first. A part found
  * not linearizable cancels (terminates) the workers on parts after it in that order; parts
  * before it go on until decided. So the verdict and the counterexample are those of the
  * in-thread check (index.ts: the first part in order found not linearizable), whatever
@@ -89,6 +89,11 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
   return new Promise((resolve, reject) => {
     const running = new Map<Worker, number>();
     const pool = new Set<Worker>();
+    // Largest first, so that no worker is left with a long part at the end while the others
+    // idle. The check order (what is reported, what is cancelled) stays smallest first.
+    const queue = prepared.parts
+      .map((_, i) => i)
+      .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
     let next = 0;
     let failed = false;
     const stop = (w: Worker) => {
@@ -103,10 +108,11 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
       resolve(decided);
     };
     const dispatch = (w: Worker) => {
-      while (next < n && !decided.wanted(next)) next++;
+      while (next < n && !decided.wanted(queue[next])) next++;
       if (next >= n) return settle();
-      running.set(w, next);
-      const message = job(next++);
+      const part = queue[next++];
+      running.set(w, part);
+      const message = job(part);
       w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
     };
     const done = (part: number, outcome: PartDone['outcome']) => {
