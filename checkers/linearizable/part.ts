@@ -160,14 +160,7 @@ export class PartCheck {
   /** Once decided: keep what the result needs and let the memo go. */
   private finish(search: PartSearch<unknown>): void {
     this.budget.check(); // one last sample for the peak
-    const result: PartOutcome = {
-      status: this.status,
-      progress: { ...this.progress },
-      iterations: search.iterations,
-      cacheEntries: search.cacheEntries,
-      dropped: this.dropped,
-      peakBytes: this.budget.peak,
-    };
+    const result = this.outcome();
     if (this.status === 'linearizable' && this.witness)
       result.witness = search.witness().map((tag) => this.part.records[tag].invokeIndex);
     if (this.status === 'illegal') result.counterexample = explain(this.model, this.part, search, this.deadlines);

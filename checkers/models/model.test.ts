@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { impossibleObservation, type PartOp, showValue, valueKey } from './model.js';
+import { impossibleObservation, impossibleReason, type PartOp, showValue, valueKey } from './model.js';
 
 const roles = {
   produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(op.input.value) : undefined),
@@ -55,13 +55,7 @@ function reference(
         `op ${producer.input.index} wrote it, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
       );
     }
-    const what = roles.shownValue(op);
-    const why =
-      reasons.length === 0
-        ? `no operation writes ${what}`
-        : reasons.slice(0, 3).join('; ') +
-          (reasons.length > 3 ? `; and ${reasons.length - 3} more writes of it likewise` : '');
-    worst = { op: i, reason: `it needs ${roles.subject} to hold ${what}, and no order can make it so: ${why}` };
+    worst = { op: i, reason: impossibleReason(roles.subject, roles.shownValue(op), reasons) };
   });
   return worst;
 }

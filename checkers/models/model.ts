@@ -411,11 +411,15 @@ function whyImpossible(
       `op ${producer.input.index} wrote it, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
     );
   }
-  const what = roles.shownValue(op);
+  return impossibleReason(roles.subject, roles.shownValue(op), reasons);
+}
+
+/** The words of an impossible observation of `what`, from what rules out each way to it. */
+export function impossibleReason(subject: string, what: string, reasons: readonly string[]): string {
   const why =
     reasons.length === 0
       ? `no operation writes ${what}`
       : reasons.slice(0, 3).join('; ') +
         (reasons.length > 3 ? `; and ${reasons.length - 3} more writes of it likewise` : '');
-  return `it needs ${roles.subject} to hold ${what}, and no order can make it so: ${why}`;
+  return `it needs ${subject} to hold ${what}, and no order can make it so: ${why}`;
 }
