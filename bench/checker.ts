@@ -282,10 +282,13 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
     };
   }
   const h = history(c);
+  // With threads, on threads whatever the size: the case is there to compare.
+  const threads = c.threads ?? 1;
   const result = await checkLinearizableParallel(h, c.model, {
     timeLimitMs,
     memoryLimitBytes,
-    threads: c.threads ?? 1,
+    threads,
+    minOperations: 0,
   });
   return {
     valid: result.valid,
