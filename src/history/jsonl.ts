@@ -8,8 +8,11 @@ import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
 import { toOp } from './validate.js';
 
-export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
-  const ops: Op[] = [];
+/**
+ * The ops of a JSON Lines text. A piece of a larger one: `firstLine` is its first line's
+ * number, and its ops are appended to `ops` (their positions counting from the whole's).
+ */
+export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1, ops: Op[] = []): Op[] {
   // A final newline leaves nothing after it; any other last line was cut short if it fails
   // to parse. Lines are found one at a time, not split into an array all at once: a large
   // history's lines would cost as much again as its text.
@@ -21,7 +24,7 @@ export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
     const last = end === text.length;
     start = end + 1;
     if (line === '') continue;
-    const where = `${source} line ${i + 1}`;
+    const where = `${source} line ${firstLine + i}`;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
