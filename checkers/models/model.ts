@@ -133,7 +133,14 @@ export function valueKey(v: unknown): string | number {
 
 function canonicalJson(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  // Numbers (most values: lock-set's sets are arrays of them) without JSON.stringify: a
+  // finite number's JSON is its string.
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(v[i]);
+    return `${out}]`;
+  }
   if (typeof v === 'object') {
     const keys = Object.keys(v as object).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
