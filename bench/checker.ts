@@ -5,13 +5,18 @@
  * falsified in the middle (a stale read, a second holder), which must come out invalid.
  *
  *     npm run bench:checker                 the table
- *     node dist/bench/checker.js --quick    without the 100k-operation cases
+ *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
  *
- * Each case runs in a fresh child process, so that peak RSS is the case's own.
+ * Also: Jepsen's register tests (five values, so thousands of writers each), Porcupine's
+ * key-partitioned kv tests (10 keys, 50 clients) in one thread and on two, a 1M-operation
+ * register history, and several files checked in one process, the hardest first (each its
+ * own budget and verdict). Each case runs in a fresh child process, so that peak RSS is the
+ * case's own; "peak budget" is the check's own count of its memory, what --memory-limit
+ * weighs (the largest part's search).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkLinearizable } from '../checkers/linearizable/index.js';
+import { checkLinearizableParallel } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { Rng } from '../src/util/rng.js';
 
@@ -26,6 +31,8 @@ interface SimulationOptions {
 
 interface Client {
   process: number;
+  /** The key of its current operation, for key-partitioned objects. */
+  key?: string;
   /** 0 idle, 1 invoked, 2 took effect (awaiting its completion). */
   phase: 0 | 1 | 2;
   f: string;
@@ -69,6 +76,7 @@ function simulate(
   const emit = (c: Client, type: Op['type'], value: unknown) => {
     time += 1000;
     const op: Op = { index: history.length, type, f: c.f, process: c.process, time };
+    if (c.key !== undefined) op.key = c.key;
     if (value !== undefined) op.value = value;
     history.push(op);
   };
@@ -110,8 +118,12 @@ function simulate(
   return history;
 }
 
-/** Reads and writes (of unique values) on one register. */
-function simulateRegister(options: SimulationOptions): Op[] {
+/**
+ * Reads and writes on one register: of unique values, or, with `values`, of random ones
+ * below it, as Jepsen's register tests write (rand-int 5): then every value has thousands
+ * of writers.
+ */
+export function simulateRegister(options: SimulationOptions & { values?: number }): Op[] {
   let value: unknown = null;
   let written = 0;
   return simulate(
@@ -119,7 +131,7 @@ function simulateRegister(options: SimulationOptions): Op[] {
     (c, random) => {
       if (random() < 0.5) {
         c.f = 'write';
-        c.value = ++written;
+        c.value = options.values === undefined ? ++written : Math.floor(random() * options.values);
       } else {
         c.f = 'read';
         c.value = undefined;
@@ -131,6 +143,33 @@ function simulateRegister(options: SimulationOptions): Op[] {
         c.result = c.value;
       } else {
         c.result = value;
+      }
+    },
+  );
+}
+
+/**
+ * A key-value store of strings, as Porcupine's kv tests drive etcd: each operation picks one
+ * of `keys` keys, then gets it, puts a unique string or appends one. A get of a key never
+ * written answers nil (Jepsen's convention).
+ */
+export function simulateKv(options: SimulationOptions & { keys: number }): Op[] {
+  const store = new Map<string, string>();
+  let written = 0;
+  return simulate(
+    options,
+    (c, random) => {
+      c.key = String(Math.floor(random() * options.keys));
+      const roll = random();
+      c.f = roll < 0.5 ? 'get' : roll < 0.75 ? 'put' : 'append';
+      c.value = c.f === 'get' ? undefined : `x ${c.process} ${++written} y`;
+    },
+    (c) => {
+      const key = c.key as string;
+      if (c.f === 'get') c.result = store.get(key) ?? null;
+      else {
+        store.set(key, c.f === 'put' ? (c.value as string) : (store.get(key) ?? '') + (c.value as string));
+        c.result = c.value;
       }
     },
   );
@@ -166,17 +205,26 @@ function simulateMutex(options: SimulationOptions): Op[] {
 }
 
 interface Case {
-  model: 'register' | 'mutex';
+  model: 'register' | 'mutex' | 'kv';
   clients: number;
   operations: number;
   infoRate: number;
   seed: number;
+  /** Registers: writes of random values below this (Jepsen's rand-int 5), not unique ones. */
+  values?: number;
+  /** kv: the keys (parts). */
+  keys?: number;
+  /** Worker threads for the parts; 1 (the default): in this thread. */
+  threads?: number;
   /** Falsify one completion in the middle: a read of an older value, a failed acquire made ok. */
   corrupt?: boolean;
+  /** Several histories checked one after another in one process, as `lockchaos check a b c` does. */
+  files?: Case[];
 }
 
 /** The history made non-linearizable at its middle, the way real bugs look. */
 function corrupt(history: Op[], model: Case['model']): void {
+  if (model === 'kv') return;
   const middle = Math.floor(history.length / 2);
   if (model === 'mutex') {
     const victim = history.slice(middle).find((op) => op.type === 'fail' && op.f === 'acquire');
@@ -193,24 +241,63 @@ interface Measured {
   valid: unknown;
   events: number;
   ms: number;
-  peakHeapMiB: number;
+  /** The check's own count of its memory (reading excluded here: histories are generated). */
+  peakBudgetMiB: number;
   peakRssMiB: number;
   cacheEntries: number;
+  threads: number;
   summary: string;
+  /** For several files: each one's. */
+  files?: Measured[];
 }
 
-function runCase(c: Case): Measured {
+function history(c: Case): Op[] {
   const options = { clients: c.clients, operations: c.operations, infoRate: c.infoRate, seed: c.seed };
-  const history = c.model === 'register' ? simulateRegister(options) : simulateMutex(options);
-  if (c.corrupt) corrupt(history, c.model);
-  const result = checkLinearizable(history, c.model, { timeLimitMs: 120_000 });
+  const h =
+    c.model === 'register'
+      ? simulateRegister({ ...options, values: c.values })
+      : c.model === 'kv'
+        ? simulateKv({ ...options, keys: c.keys ?? 1 })
+        : simulateMutex(options);
+  if (c.corrupt) corrupt(h, c.model);
+  return h;
+}
+
+/** Budgets: 1 GiB and 2 minutes; in the several-files case 256 MiB and 20 s per file. */
+async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_000): Promise<Measured> {
+  if (c.files) {
+    const files: Measured[] = [];
+    const started = performance.now();
+    for (const f of c.files) files.push(await runCase(f, 2 ** 28, 20_000));
+    const worst = files.find((f) => f.valid === false) ?? files[0];
+    return {
+      ...worst,
+      valid: files.map((f) => String(f.valid)).join('/'),
+      events: files.reduce((n, f) => n + f.events, 0),
+      ms: performance.now() - started,
+      peakBudgetMiB: Math.max(...files.map((f) => f.peakBudgetMiB)),
+      peakRssMiB: process.resourceUsage().maxRSS / 1024,
+      cacheEntries: files.reduce((n, f) => n + f.cacheEntries, 0),
+      files,
+    };
+  }
+  const h = history(c);
+  // With threads, on threads whatever the size: the case is there to compare.
+  const threads = c.threads ?? 1;
+  const result = await checkLinearizableParallel(h, c.model, {
+    timeLimitMs,
+    memoryLimitBytes,
+    threads,
+    minOperations: 0,
+  });
   return {
     valid: result.valid,
-    events: history.length,
+    events: h.length,
     ms: result.stats.ms,
-    peakHeapMiB: result.stats.peakHeapBytes / 2 ** 20,
+    peakBudgetMiB: result.stats.peakBudgetBytes / 2 ** 20,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     cacheEntries: result.stats.cacheEntries,
+    threads: result.stats.threads,
     summary: result.summary,
   };
 }
@@ -228,6 +315,26 @@ function cases(quick: boolean): Case[] {
       out.push({ model, clients, operations: quick ? 10_000 : 100_000, infoRate: 0.05, seed: 42, corrupt: true });
     }
   }
+  const big = quick ? 10_000 : 100_000;
+  // Jepsen's register tests: five values, so each has thousands of writers; few crashes.
+  out.push({ model: 'register', clients: 10, operations: big, infoRate: 0.001, values: 5, seed: 42 });
+  // Porcupine's kv tests: 10 keys, 50 clients, get/put/append; in this thread, then on 2 threads.
+  for (const threads of [1, 2])
+    out.push({ model: 'kv', clients: 50, operations: big, infoRate: 0.001, keys: 10, threads, seed: 42 });
+  if (!quick) out.push({ model: 'register', clients: 10, operations: 1_000_000, infoRate: 0.001, seed: 42 });
+  // Several files in one process, the hardest first: each its own budget and verdict.
+  out.push({
+    model: 'register',
+    clients: 50,
+    operations: 0,
+    infoRate: 0.001,
+    seed: 42,
+    files: [
+      { model: 'register', clients: 50, operations: big, infoRate: 0.001, seed: 42 },
+      { model: 'register', clients: 10, operations: big / 10, infoRate: 0.05, seed: 43, corrupt: true },
+      { model: 'mutex', clients: 10, operations: big / 10, infoRate: 0.05, seed: 44, corrupt: true },
+    ],
+  });
   return out;
 }
 
@@ -242,7 +349,7 @@ function main(): void {
   const args = process.argv.slice(2);
   const caseArg = args.indexOf('--case');
   if (caseArg >= 0) {
-    process.stdout.write(JSON.stringify(runCase(JSON.parse(args[caseArg + 1]) as Case)));
+    void runCase(JSON.parse(args[caseArg + 1]) as Case).then((m) => process.stdout.write(JSON.stringify(m)));
     return;
   }
   const self = fileURLToPath(import.meta.url);
@@ -254,9 +361,10 @@ function main(): void {
       'operations',
       'events',
       'info',
+      'threads',
       'verdict',
       'time ms',
-      'peak heap MiB',
+      'peak budget MiB',
       'peak RSS MiB',
       'memo entries',
     ],
@@ -274,19 +382,35 @@ function main(): void {
       continue;
     }
     const m = JSON.parse(child.stdout) as Measured;
-    rows.push([
-      c.model,
-      c.corrupt ? 'falsified' : 'simulated',
-      String(c.clients),
-      c.operations.toLocaleString('en-US'),
-      m.events.toLocaleString('en-US'),
-      `${Math.round(c.infoRate * 100)}%`,
-      String(m.valid),
-      m.ms.toFixed(0),
-      m.peakHeapMiB.toFixed(0),
-      m.peakRssMiB.toFixed(0),
-      m.cacheEntries.toLocaleString('en-US'),
-    ]);
+    const row = (c: Case, m: Measured, label?: string) =>
+      rows.push([
+        label ?? c.model,
+        c.corrupt
+          ? 'falsified'
+          : c.files
+            ? 'all files'
+            : c.values
+              ? `${c.values} values`
+              : c.keys
+                ? `${c.keys} keys`
+                : 'simulated',
+        String(c.clients),
+        c.operations.toLocaleString('en-US'),
+        m.events.toLocaleString('en-US'),
+        `${Math.round(c.infoRate * 1000) / 10}%`,
+        String(m.threads || 1),
+        String(m.valid),
+        m.ms.toFixed(0),
+        m.peakBudgetMiB.toFixed(0),
+        m.peakRssMiB.toFixed(0),
+        m.cacheEntries.toLocaleString('en-US'),
+      ]);
+    if (c.files && m.files) {
+      for (const [i, f] of c.files.entries()) row(f, (m.files as Measured[])[i], `file ${i + 1}: ${f.model}`);
+      row({ ...c, operations: c.files.reduce((n, f) => n + f.operations, 0) }, m, 'several files');
+      continue;
+    }
+    row(c, m);
     if (m.valid !== !c.corrupt)
       console.error(`unexpected: ${c.model} ${c.clients} clients ${c.operations} ops: ${m.summary}`);
     else if (c.corrupt) notes.push(`${c.model}, ${c.clients} clients: ${m.summary}`);

@@ -52,7 +52,7 @@ export function duplicatedTokens(grants: Tokened[]): { token: number; first: Tok
   return [...found.values()];
 }
 
-function tokened(pairs: LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
+function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== f || completion?.type !== 'ok') continue;

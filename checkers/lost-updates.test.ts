@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Op } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkLostUpdates } from './lost-updates.js';
+import { checkLostUpdates, writtenSet } from './lost-updates.js';
 
 const S = 'S';
 
@@ -60,5 +62,98 @@ describe('lost updates', () => {
   it('is unknown without a successful read', () => {
     const h = new H().invoke(0, 'write', S, [1]).ok(0, 'write', S, [1]).invoke(4, 'read', S).info(4, 'read', S);
     expect(checkLostUpdates(h.ops, S).valid).toBe('unknown');
+  });
+});
+
+/** The plain reading (as first written): each lost element looks through every write. Quadratic. */
+function referenceOverwrites(history: readonly Op[]): Map<number, number | undefined> {
+  const writes: { invoke: Op; completion: Op }[] = [];
+  const open = new Map<unknown, Op>();
+  for (const op of history) {
+    if (op.f !== 'write') continue;
+    if (op.type === 'invoke') open.set(op.process, op);
+    else if (open.has(op.process)) {
+      if (op.type === 'ok') writes.push({ invoke: open.get(op.process) as Op, completion: op });
+      open.delete(op.process);
+    }
+  }
+  const out = new Map<number, number | undefined>();
+  for (const w of writes) {
+    const element = writtenSet(w.invoke.value).at(-1) as number;
+    const o = writes.find((x) => x.invoke.time > w.completion.time && !writtenSet(x.invoke.value).includes(element));
+    out.set(element, o?.completion.index);
+  }
+  return out;
+}
+
+describe('lost updates, linear', () => {
+  it('names the same overwriting write as the plain reading, on random histories', () => {
+    let lost = 0;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            drop: fc.nat(5),
+            outcome: fc.nat(9),
+            jitter: fc.integer({ min: -2, max: 2 }),
+            fenced: fc.boolean(),
+          }),
+          { maxLength: 30 },
+        ),
+        fc.nat(9),
+        (steps, keep) => {
+          // Writes one after another, each adding a new element to what it read; some drop
+          // elements (a stale read), some fail or end as info; times wobble a little.
+          const history: Op[] = [];
+          let set: number[] = [];
+          let t = 0;
+          const push = (op: Omit<Op, 'index'>) => history.push({ ...op, index: history.length } as Op);
+          steps.forEach((s, i) => {
+            const next = [...set.filter((e) => (e + s.drop) % 4 !== 0 || s.drop === 0), 100 + i];
+            const value = s.fenced ? [next, i] : next;
+            t += 10;
+            push({ type: 'invoke', f: 'write', process: i, key: 'S', value, time: t + s.jitter * 7 });
+            t += 10;
+            const type = s.outcome < 7 ? 'ok' : s.outcome < 8 ? 'fail' : 'info';
+            push({ type, f: 'write', process: i, key: 'S', value, time: t });
+            if (type === 'ok') set = next;
+          });
+          push({ type: 'invoke', f: 'read', process: 999, key: 'S', time: t + 10 });
+          push({
+            type: 'ok',
+            f: 'read',
+            process: 999,
+            key: 'S',
+            value: set.filter((e) => e % 10 !== keep),
+            time: t + 20,
+          });
+          const r = checkLostUpdates(history, 'S');
+          const expected = referenceOverwrites(history);
+          const got =
+            (r.details as { lostElements?: { element: number; overwriteIndex?: number }[] }).lostElements ?? [];
+          lost += got.length;
+          for (const l of got) expect(l.overwriteIndex).toBe(expected.get(l.element));
+        },
+      ),
+      { numRuns: 3000, seed: 20261130 },
+    );
+    expect(lost).toBeGreaterThan(1000);
+  });
+
+  it('20,000 lost elements, each kept by 200 writes before one drops it', () => {
+    // Every write keeps the last 200 elements, so each lost element is looked for in 200
+    // writes; the plain reading looks through all the writes before them too.
+    const history: Op[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const value = Array.from({ length: Math.min(i, 200) }, (_, k) => i - Math.min(i, 200) + k).concat(i);
+      history.push({ index: history.length, type: 'invoke', f: 'write', process: 0, key: 'S', value, time: 2 * i });
+      history.push({ index: history.length, type: 'ok', f: 'write', process: 0, key: 'S', value, time: 2 * i + 1 });
+    }
+    history.push({ index: history.length, type: 'invoke', f: 'read', process: 1, key: 'S', time: 1e9 });
+    history.push({ index: history.length, type: 'ok', f: 'read', process: 1, key: 'S', value: [], time: 1e9 + 1 });
+    const r = checkLostUpdates(history, 'S');
+    expect(r.details).toMatchObject({ lost: 20_000 });
+    expect(r.summary).toContain('element 0, acknowledged to process 0');
+    expect(r.summary).toContain("overwritten by process 0's write");
   });
 });

@@ -8,36 +8,43 @@
  * nemesis operations are ignored; a read's value is its ok completion's.
  *
  * P-compositionality: linearizability is local, so the history is split by key (op.key, or
- * the model's own partition) and each part is checked alone. Parts are searched in slices,
- * round robin, smallest first, so that one hard part cannot starve the others; the first
- * part found not linearizable ends the search. Past the time or memory budget the verdict is
- * `unknown`, naming the parts still open and how far each got.
+ * the model's own partition) and each part is checked alone (part.ts). Here, in one thread,
+ * parts are searched in slices, round robin, smallest first, so that one hard part cannot
+ * starve the others; parallel.ts checks them on worker threads instead, with the same result.
+ *
+ * Which violation is reported does not depend on which part finished first: parts have an
+ * order (smallest first, then by first operation), and the reported part is the first in
+ * that order found not linearizable. A part found not linearizable cancels the parts after
+ * it; those before it go on until decided. A violation found is never hidden by a budget
+ * that ran out elsewhere: the verdict is `invalid` when any part is. Past the time budget
+ * (the whole check's) or a part's memory budget (each part its own), a part is undecided,
+ * and without a violation the verdict is `unknown`, naming those parts and how far each got.
  */
-import { getHeapStatistics } from 'node:v8';
 import { UserError } from '../../src/cli/errors.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op } from '../../src/history/op.js';
 import { type PairedOp, pairOperations } from '../../src/history/pairs.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
-import {
-  type AnyModel,
-  type Model,
-  type OpInput,
-  type OpOutput,
-  type PartOp,
-  type Reduction,
-  Rejection,
-} from '../models/model.js';
+import type { AnyModel, Model, OpInput, OpOutput } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
-import { type Budget, type DeadEnd, PartSearch, type SearchOp, type SearchStatus } from './search.js';
+import { type Counterexample, explainImpossible, onKey, type PartData } from './explain.js';
+import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
+
+export type { Configuration, Counterexample, OpSummary } from './explain.js';
+export type { PartProgress } from './part.js';
 
 export interface CheckOptions {
   /** The model's initial value (--initial). */
   initial?: unknown;
   /** Wall-clock budget for the whole check; default: none. */
   timeLimitMs?: number;
-  /** Budget for the process's heap plus typed arrays; default 1 GiB. */
+  /**
+   * Memory budget of each part: its search's own memory (states, memo, stack) plus
+   * `baseBytes`; default 1 GiB.
+   */
   memoryLimitBytes?: number;
+  /** Memory already spent on this history (reading it), counted in each part's budget. */
+  baseBytes?: number;
   /** Search steps per part per round; smaller interleaves parts more finely. */
   sliceIterations?: number;
   /** Return the linearization found for each part (invocation indices in order). */
@@ -48,67 +55,6 @@ export interface CheckOptions {
    * Default: every client operation must be one the model knows.
    */
   only?: readonly string[];
-}
-
-/** An operation as reports show it. */
-export interface OpSummary {
-  /** The invocation's index in the history. */
-  index: number;
-  /** The completion's index; absent for operations that never completed. */
-  completionIndex?: number;
-  process: number;
-  f: string;
-  key?: string;
-  value?: unknown;
-  result?: unknown;
-  outcome: 'ok' | 'info' | 'pending';
-  /** "op 12 (process 3: read → 5)" */
-  text: string;
-}
-
-/** One configuration in which the search could go no further. */
-export interface Configuration {
-  /** The model state, described. */
-  state: string;
-  /** How many operations were linearized to get there. */
-  linearized: number;
-  /** The last of them, in order. */
-  lastLinearized: OpSummary[];
-  /** Operations called and not linearized (indefinite ones and ones concurrent with the failing op). */
-  pending: OpSummary[];
-  /** Why the failing operation cannot take effect here. */
-  reason: string;
-}
-
-export interface Counterexample {
-  /** The part (key) that is not linearizable; null for operations without a key. */
-  key: string | null;
-  /** The operation at which no linearization can go on: none takes it past its completion. */
-  op: OpSummary;
-  /** Why it cannot take effect (in the first configuration reached, or found without search). */
-  reason: string;
-  /**
-   * The history is linearizable up to just before this index (the failing op's completion)
-   * and not up to it: the smallest prefix that cannot be linearized ends here.
-   */
-  prefixEnd: number;
-  /** The most operations of the part any order linearized before getting stuck. */
-  linearizedBefore: number;
-  /** Configurations the search reached at the failing op (up to 8), and why each ends. */
-  configurations: Configuration[];
-  /** Every operation named above, in history order. */
-  involved: OpSummary[];
-  /** The whole story in words, several lines. */
-  describe: string;
-}
-
-export interface PartProgress {
-  key: string | null;
-  /** Required operations linearized (the most at any point), and how many there are. */
-  linearized: number;
-  total: number;
-  /** All operations of the part, indefinite ones included. */
-  operations: number;
 }
 
 export interface CheckStats {
@@ -125,9 +71,13 @@ export interface CheckStats {
   parts: number;
   iterations: number;
   cacheEntries: number;
-  /** Peak heap used, sampled, and peak resident set size of the process. */
+  /** The most memory one part held against its budget: reading the history plus its search. */
+  peakBudgetBytes: number;
+  /** Peak heap used, sampled, and peak resident set size of the process (this thread's). */
   peakHeapBytes: number;
   peakRssBytes: number;
+  /** Worker threads the parts were checked on; 0 when in this thread. */
+  threads: number;
 }
 
 export interface LinearizableResult extends CheckResult {
@@ -141,164 +91,188 @@ export interface LinearizableResult extends CheckResult {
 }
 
 const GiB = 1024 ** 3;
-/** The search keeps this many configurations at the failing operation (see search.ts). */
-const MAX_SHOWN_CONFIGURATIONS = 8;
-const DEFAULT_SLICE = 1 << 18;
+export const DEFAULT_SLICE = 1 << 18;
 
-interface Part {
-  key: string | null;
-  paired: PairedOp[];
-  ops: PartOp[];
-  search: PartSearch<unknown> | undefined;
-  progress: PartProgress;
-  iterations: number;
-  cacheEntries: number;
-  /** Indefinite ops the model made required: the history position they must precede. */
-  deadlines: Map<number, number>;
+/** A history made ready for checking: its parts in check order, and what the pre-check found. */
+export interface Prepared {
+  started: number;
+  model: Model<unknown>;
+  initial: unknown;
+  /** Smallest first, then by first operation: the order that decides which violation is reported. */
+  parts: PartData[];
+  /** An operation the model's pre-check found impossible (the earliest to complete): no search then. */
+  impossible?: Counterexample;
+  options: CheckOptions;
+  deadline: number;
+  memoryLimitBytes: number;
+  stats: Pick<CheckStats, 'operations' | 'ignored' | 'failed' | 'nemesis' | 'indefinite' | 'parts'>;
+  peakHeapBytes: number;
+  peakRssBytes: number;
 }
 
 /**
- * Checks a history against a model (an object or a registered name). Throws HistoryError
- * (a UserError) for histories that break Jepsen's rules or the model's encoding.
+ * Checks a history against a model (an object or a registered name), in this thread. Throws
+ * HistoryError (a UserError) for histories that break Jepsen's rules or the model's encoding.
  */
 export function checkLinearizable(
   history: readonly Op[],
   model: AnyModel | string,
   options: CheckOptions = {},
 ): LinearizableResult {
+  return searchInThread(prepare(history, model, options));
+}
+
+/** The parts searched in this thread, round robin (see the top of this file). */
+export function searchInThread(prepared: Prepared): LinearizableResult {
+  const decided = new Decided(prepared.parts.length);
+  if (!prepared.impossible) {
+    const checks = prepared.parts.map((part) => newPartCheck(prepared, part, prepared.deadline));
+    const slice = prepared.options.sliceIterations ?? DEFAULT_SLICE;
+    let active = checks.map((_, i) => i);
+    while (active.length > 0) {
+      for (const i of active) {
+        if (!decided.wanted(i)) continue;
+        if (checks[i].run(slice) !== 'running') decided.record(i, checks[i].outcome());
+      }
+      sampleProcess(prepared);
+      active = active.filter((i) => decided.wanted(i));
+    }
+  }
+  return conclude(prepared, decided, 0);
+}
+
+/** The check of one part, with its own budget. `deadline` is on this thread's clock. */
+export function newPartCheck(prepared: Prepared, part: PartData, deadline: number): PartCheck {
+  return new PartCheck(
+    prepared.model,
+    prepared.initial,
+    part,
+    { deadline, memoryLimitBytes: prepared.memoryLimitBytes, baseBytes: prepared.options.baseBytes ?? 0 },
+    prepared.options.witness,
+  );
+}
+
+/** Parts' outcomes as they come in, in any order, and which parts still matter. */
+export class Decided {
+  readonly outcomes: (PartOutcome | undefined)[];
+  /** The first part, in check order, found not linearizable. */
+  firstIllegal = Number.POSITIVE_INFINITY;
+
+  constructor(parts: number) {
+    this.outcomes = new Array(parts).fill(undefined);
+  }
+
+  record(part: number, outcome: PartOutcome): void {
+    this.outcomes[part] = outcome;
+    if (outcome.status === 'illegal' && part < this.firstIllegal) this.firstIllegal = part;
+  }
+
+  /** Undecided, and not after a part found not linearizable (whose violation would be reported instead). */
+  wanted(part: number): boolean {
+    return this.outcomes[part] === undefined && part < this.firstIllegal;
+  }
+}
+
+/** Pairs, splits and pre-checks: everything before the search. */
+export function prepare(history: readonly Op[], model: AnyModel | string, options: CheckOptions): Prepared {
   const started = performance.now();
   const m = resolveModel(model);
-  const checker = `linearizable(${m.name})`;
   const pairing = pairOperations(history);
   const only = options.only ? new Set(options.only) : undefined;
   const considered = only ? pairing.ops.filter((p) => only.has(p.f)) : pairing.ops;
-  const memory = new MemoryBudget(options.memoryLimitBytes ?? GiB);
-  const deadline = started + (options.timeLimitMs ?? Number.POSITIVE_INFINITY);
-  const budget: Budget = {
-    deadline,
-    check: () => (memory.exceeded() ? 'out-of-memory' : undefined),
-    canAllocate: (bytes) => memory.fits(bytes),
-  };
-
-  const parts = splitParts(m, considered);
+  const parts = splitParts(m, considered).sort((a, b) => a.ops.length - b.ops.length);
   const initial = m.init(options.initial);
   let indefinite = 0;
-  let dropped = 0;
   // Violations the model sees without searching end the check at once: cheap, and exactly
   // the histories a search would have to exhaust to refute.
-  let impossible: { part: Part; op: number; reason: string } | undefined;
+  let impossible: { part: PartData; op: number; reason: string } | undefined;
   for (const part of parts) {
     for (const op of part.ops) if (!op.output.known) indefinite++;
     const found = m.impossible?.(part.ops, initial);
     if (found && (!impossible || part.ops[found.op].ret < impossible.part.ops[impossible.op].ret))
       impossible = { part, ...found };
   }
-  for (const part of impossible ? [] : parts) {
-    const reductions: Reduction[] = m.reduce ? m.reduce(part.ops, initial) : part.ops.map(() => 'keep');
-    const searchOps: SearchOp[] = [];
-    part.ops.forEach((op, tag) => {
-      const r = reductions[tag];
-      const known = op.output.known;
-      if (!known && r === 'drop') {
-        dropped++;
-        return;
-      }
-      const deadline = !known && typeof r === 'number' ? r : undefined;
-      if (deadline !== undefined) part.deadlines.set(tag, deadline);
-      const ret = deadline ?? op.ret;
-      searchOps.push({ input: op.input, output: op.output, call: op.call, ret, tag, flush: known && r === 'flush' });
-    });
-    part.search = new PartSearch(m, initial, searchOps);
-    part.progress.total = part.search.requiredTotal;
-    part.progress.operations = part.ops.length;
-  }
-
-  let verdict: Validity = true;
-  let failedPart: Part | undefined;
-  let stopped: 'time' | 'memory' | undefined;
-  let iterations = 0;
-  let cacheEntries = 0;
-  const slice = options.sliceIterations ?? DEFAULT_SLICE;
-  const witnesses: { key: string | null; order: number[] }[] = [];
-  const active = impossible ? [] : [...parts].sort((a, b) => a.ops.length - b.ops.length);
-  if (impossible) {
-    verdict = false;
-    failedPart = impossible.part;
-  }
-  rounds: while (active.length > 0) {
-    for (let i = 0; i < active.length; ) {
-      const part = active[i];
-      const search = part.search as PartSearch<unknown>;
-      const status: SearchStatus = search.run(slice, budget);
-      part.progress.linearized = search.maxLinearized;
-      part.iterations = search.iterations;
-      part.cacheEntries = search.cacheEntries;
-      if (status === 'running') {
-        i++;
-        continue;
-      }
-      if (status === 'linearizable') {
-        if (options.witness)
-          witnesses.push({ key: part.key, order: search.witness().map((tag) => part.paired[tag].invoke.index) });
-        part.search = undefined; // its memo can go now
-        active.splice(i, 1);
-        continue;
-      }
-      if (status === 'illegal') {
-        verdict = false;
-        failedPart = part;
-      } else {
-        verdict = 'unknown';
-        stopped = status === 'out-of-time' ? 'time' : 'memory';
-      }
-      break rounds;
-    }
-  }
-  for (const part of parts) {
-    iterations += part.iterations;
-    cacheEntries += part.cacheEntries;
-  }
-  memory.exceeded(); // one last sample for the peaks
-
-  const stats: CheckStats = {
-    ms: Math.round((performance.now() - started) * 10) / 10,
-    operations: considered.length,
-    ignored: pairing.ops.length - considered.length,
-    failed: pairing.failed,
-    nemesis: pairing.nemesis,
-    indefinite,
-    dropped,
-    parts: parts.length,
-    iterations,
-    cacheEntries,
-    peakHeapBytes: memory.peakHeap,
-    peakRssBytes: memory.peakRss,
+  const prepared: Prepared = {
+    started,
+    model: m,
+    initial,
+    parts,
+    options,
+    deadline: started + (options.timeLimitMs ?? Number.POSITIVE_INFINITY),
+    memoryLimitBytes: options.memoryLimitBytes ?? GiB,
+    stats: {
+      operations: considered.length,
+      ignored: pairing.ops.length - considered.length,
+      failed: pairing.failed,
+      nemesis: pairing.nemesis,
+      indefinite,
+      parts: parts.length,
+    },
+    peakHeapBytes: 0,
+    peakRssBytes: 0,
   };
-  const result: LinearizableResult = { checker, model: m.name, valid: verdict, summary: '', stats };
-  const partWord = parts.length === 1 ? 'part' : 'parts';
-  if (verdict === true) {
-    if (options.witness) result.linearization = witnesses;
-    result.summary = `linearizable: ${stats.operations} operations in ${parts.length} ${partWord} (${stats.ms} ms)`;
-  } else if (verdict === false && failedPart) {
-    const counterexample = impossible ? explainImpossible(m, impossible) : explain(m, failedPart, history);
+  if (impossible) prepared.impossible = explainImpossible(m, impossible.part, impossible.op, impossible.reason);
+  sampleProcess(prepared);
+  return prepared;
+}
+
+/** The process's heap and RSS, for the stats' peaks. */
+export function sampleProcess(prepared: Prepared): void {
+  const mu = process.memoryUsage();
+  prepared.peakHeapBytes = Math.max(prepared.peakHeapBytes, mu.heapUsed);
+  prepared.peakRssBytes = Math.max(prepared.peakRssBytes, mu.rss);
+}
+
+/** The verdict from the parts' outcomes (see the top of this file). */
+export function conclude(prepared: Prepared, decided: Decided, threads: number): LinearizableResult {
+  sampleProcess(prepared);
+  const m = prepared.model;
+  const outcomes = decided.outcomes;
+  const sum = (f: (o: PartOutcome) => number) => outcomes.reduce((n, o) => n + (o ? f(o) : 0), 0);
+  const stats: CheckStats = {
+    ms: Math.round((performance.now() - prepared.started) * 10) / 10,
+    ...prepared.stats,
+    dropped: sum((o) => o.dropped),
+    iterations: sum((o) => o.iterations),
+    cacheEntries: sum((o) => o.cacheEntries),
+    peakBudgetBytes: Math.max(prepared.options.baseBytes ?? 0, ...outcomes.map((o) => o?.peakBytes ?? 0)),
+    peakHeapBytes: prepared.peakHeapBytes,
+    peakRssBytes: prepared.peakRssBytes,
+    threads,
+  };
+  const checker = `linearizable(${m.name})`;
+  const result: LinearizableResult = { checker, model: m.name, valid: true, summary: '', stats };
+  const counterexample = prepared.impossible ?? outcomes[decided.firstIllegal]?.counterexample;
+  const open = outcomes.filter((o) => o?.status !== 'linearizable');
+  let verdict: Validity = true;
+  if (counterexample) {
+    verdict = false;
     result.counterexample = counterexample;
     result.summary = `not linearizable: ${counterexample.op.text}${onKey(counterexample.key)} cannot take effect: ${counterexample.reason}`;
-  } else {
-    const open = active.map((p) => ({ ...p.progress }));
-    result.unknown = { budget: stopped ?? 'time', parts: open };
+  } else if (open.length > 0) {
+    verdict = 'unknown';
+    const budget = open.some((o) => o?.status === 'out-of-memory') ? 'memory' : 'time';
+    const parts = open.flatMap((o) => (o ? [o.progress] : []));
+    result.unknown = { budget, parts };
     const limit =
-      stopped === 'memory'
-        ? `memory budget of ${Math.round(memory.limit / 2 ** 20)} MiB reached`
-        : `time limit of ${formatSeconds(options.timeLimitMs ?? 0)} reached`;
-    const where = open
+      budget === 'memory'
+        ? `memory budget of ${Math.round(prepared.memoryLimitBytes / 2 ** 20)} MiB reached`
+        : `time limit of ${formatSeconds(prepared.options.timeLimitMs ?? 0)} reached`;
+    const where = parts
       .slice(0, 3)
       .map(
         (p) =>
           `${p.key === null ? 'the history' : `key ${JSON.stringify(p.key)}`} (${p.linearized} of ${p.total} operations linearized)`,
       )
       .join(', ');
-    result.summary = `unknown: ${limit} in ${where}${open.length > 3 ? ` and ${open.length - 3} more parts` : ''}`;
+    result.summary = `unknown: ${limit} in ${where}${parts.length > 3 ? ` and ${parts.length - 3} more parts` : ''}`;
+  } else {
+    if (prepared.options.witness)
+      result.linearization = outcomes.map((o, i) => ({ key: prepared.parts[i].key, order: o?.witness ?? [] }));
+    const partWord = stats.parts === 1 ? 'part' : 'parts';
+    result.summary = `linearizable: ${stats.operations} operations in ${stats.parts} ${partWord} (${stats.ms} ms)`;
   }
+  result.valid = verdict;
   result.details = {
     model: m.name,
     stats,
@@ -315,8 +289,8 @@ function resolveModel(model: AnyModel | string): Model<unknown> {
   return found;
 }
 
-function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): Part[] {
-  const byKey = new Map<string | null, Part>();
+function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] {
+  const byKey = new Map<string | null, PartData>();
   for (const p of paired) {
     let input: OpInput = { f: p.f, process: p.process, value: p.invoke.value, index: p.invoke.index };
     if (p.key !== undefined) input.key = p.key;
@@ -333,173 +307,16 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): Part[] {
     const k = key ?? null;
     let part = byKey.get(k);
     if (!part) {
-      part = {
-        key: k,
-        paired: [],
-        ops: [],
-        search: undefined,
-        progress: { key: k, linearized: 0, total: 0, operations: 0 },
-        iterations: 0,
-        cacheEntries: 0,
-        deadlines: new Map(),
-      };
+      part = { key: k, ops: [], records: [] };
       byKey.set(k, part);
     }
-    part.paired.push(p);
+    const record = { process: p.process, f: p.f, outcome: p.outcome, invokeIndex: p.invoke.index };
+    part.records.push(p.completion ? { ...record, completionIndex: p.completion.index } : record);
     part.ops.push({ input, output, call: p.call, ret: p.ret });
   }
   return [...byKey.values()];
 }
 
-/** Process memory against the budget, and the peaks seen. */
-class MemoryBudget {
-  peakHeap = 0;
-  peakRss = 0;
-  /** V8's own heap cannot grow past its limit whatever the budget: stay well below it. */
-  private readonly heapCap = getHeapStatistics().heap_size_limit * 0.85;
-
-  constructor(readonly limit: number) {
-    this.exceeded();
-  }
-
-  private used(): number {
-    const mu = process.memoryUsage();
-    if (mu.heapUsed > this.peakHeap) this.peakHeap = mu.heapUsed;
-    if (mu.rss > this.peakRss) this.peakRss = mu.rss;
-    if (mu.heapUsed > this.heapCap) return Number.POSITIVE_INFINITY;
-    return mu.heapUsed + mu.arrayBuffers;
-  }
-
-  exceeded(): boolean {
-    return this.used() > this.limit;
-  }
-
-  fits(bytes: number): boolean {
-    return this.used() + bytes <= this.limit;
-  }
-}
-
-/** " on key "k"" after an operation's text; nothing for the part of operations without a key. */
-function onKey(key: string | null): string {
-  return key === null ? '' : ` on key ${JSON.stringify(key)}`;
-}
-
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Counterexamples
-
-function summarize(m: Model<unknown>, part: Part, tag: number): OpSummary {
-  const p = part.paired[tag];
-  const op = part.ops[tag];
-  const summary: OpSummary = {
-    index: p.invoke.index,
-    process: p.process,
-    f: p.f,
-    outcome: p.outcome,
-    text: `op ${p.invoke.index} (process ${p.process}: ${m.describeOp(op.input, op.output)}${p.outcome === 'ok' ? '' : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
-  };
-  if (p.completion) summary.completionIndex = p.completion.index;
-  if (op.input.key !== undefined) summary.key = op.input.key;
-  if (op.input.value !== undefined) summary.value = op.input.value;
-  if (op.output.known && op.output.value !== undefined) summary.result = op.output.value;
-  return summary;
-}
-
-function explain(m: Model<unknown>, part: Part, history: readonly Op[]): Counterexample {
-  const search = part.search as PartSearch<unknown>;
-  const failure = search.failure();
-  const failTag = failure?.op ?? 0;
-  const failing = summarize(m, part, failTag);
-  const failingOp = part.ops[failTag];
-  // An indefinite op the model made required fails at its deadline: the completion of the
-  // operation that observed its effect.
-  const deadline = part.deadlines.get(failTag);
-  const prefixEnd =
-    deadline !== undefined ? history[deadline].index : (part.paired[failTag].completion?.index ?? failing.index);
-  const deadEnds: DeadEnd[] = failure?.deadEnds ?? [];
-  const involved = new Map<number, OpSummary>([[failTag, failing]]);
-  const note = (tag: number) => {
-    let s = involved.get(tag);
-    if (!s) {
-      s = summarize(m, part, tag);
-      involved.set(tag, s);
-    }
-    return s;
-  };
-  const configurations: Configuration[] = deadEnds.map((d) => {
-    const state = search.stateOf(d.state);
-    const stepped = m.step(state, failingOp.input, failingOp.output);
-    const reason = stepped instanceof Rejection ? stepped.reason : 'taking effect here leads to a dead end later';
-    return {
-      state: m.describe(state),
-      linearized: d.linearized,
-      lastLinearized: d.tail.map(note),
-      pending: d.pending.filter((t) => t !== failTag).map(note),
-      reason,
-    };
-  });
-  const key = part.key;
-  const name = `op ${failing.index}`;
-  const completed =
-    deadline !== undefined
-      ? `, which ended without an answer but must have taken effect by op ${prefixEnd} (nothing else explains what that operation saw),`
-      : failing.completionIndex === undefined
-        ? ''
-        : `, completed at op ${failing.completionIndex}`;
-  const more = configurations.length >= MAX_SHOWN_CONFIGURATIONS ? ' (at least; the first are shown)' : '';
-  const lines = [
-    `${failing.text}${onKey(key)}, invoked at op ${failing.index}${completed}, cannot be linearized.`,
-    `Up to just before op ${prefixEnd} the history is linearizable; up to op ${prefixEnd} no order of its operations is: that is the shortest prefix that cannot be linearized (at most ${search.maxLinearized} of the part's ${search.requiredTotal} required operations could be ordered).`,
-  ];
-  if (configurations.length > 0) {
-    lines.push(
-      `Every order that gets as far as ${name} ends in ${configurations.length === 1 ? 'this configuration' : `one of these ${configurations.length} configurations${more}`}:`,
-    );
-    configurations.forEach((c, i) => {
-      const last = c.lastLinearized.slice(-4).map((o) => o.text);
-      const after =
-        c.linearized === 0
-          ? 'nothing linearized yet'
-          : `${c.linearized} operation${c.linearized === 1 ? '' : 's'} linearized, ending with ${last.join(', ')}`;
-      const pending = c.pending.map((o) => o.text).join(', ');
-      lines.push(`  ${i + 1}. ${after}:`);
-      lines.push(`     ${c.state}${pending === '' ? '' : `; not yet linearized: ${pending}`};`);
-      lines.push(`     ${name} cannot take effect: ${c.reason}.`);
-    });
-  }
-  return {
-    key,
-    op: failing,
-    reason: configurations[0]?.reason ?? 'no order of the operations reaches it',
-    prefixEnd,
-    linearizedBefore: search.maxLinearized,
-    configurations,
-    involved: [...involved.values()].sort((a, b) => a.index - b.index),
-    describe: lines.join('\n'),
-  };
-}
-
-function explainImpossible(m: Model<unknown>, found: { part: Part; op: number; reason: string }): Counterexample {
-  const { part, op, reason } = found;
-  const failing = summarize(m, part, op);
-  const prefixEnd = part.paired[op].completion?.index ?? failing.index;
-  const key = part.key;
-  const lines = [
-    `${failing.text}${onKey(key)}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
-    `${reason}.`,
-    `So no order of the operations explains the history up to op ${prefixEnd} (found without searching; an earlier violation may exist).`,
-  ];
-  return {
-    key,
-    op: failing,
-    reason,
-    prefixEnd,
-    linearizedBefore: 0,
-    configurations: [],
-    involved: [failing],
-    describe: lines.join('\n'),
-  };
 }

@@ -537,6 +537,8 @@ export class PartSearch<S> {
       id = this.states.length;
       this.states.push(s);
       this.stateIds.set(key, id);
+      // A state and its key are about the same size: twice the key's, plus the map entry's.
+      this.stateBytes += typeof key === 'number' ? 48 : 64 + key.length * 4;
       // States can be large (a kv value grown by appends): look at memory as they pile up,
       // not only every 64k steps.
       if ((id & 1023) === 1023 && this.budget?.check() !== undefined) this.outOfMemory = true;
@@ -546,6 +548,8 @@ export class PartSearch<S> {
 
   /** Set when interning found the memory budget exceeded. */
   private outOfMemory = false;
+  /** The interned states' memory, estimated. */
+  private stateBytes = 0;
 
   private transition(op: number, state: number): number {
     const o = this.ops[op];
@@ -715,8 +719,45 @@ export class PartSearch<S> {
     return this.states.length;
   }
 
-  /** Bytes held in typed arrays by the memo. */
-  get memoBytes(): number {
-    return (this.arena.length + this.table.length * 2) * 4;
+  /**
+   * The search's own memory: its typed arrays (the entry list, the stack, the candidates, the
+   * memo) and its states, estimated. What the memory budget counts, rather than the process's
+   * heap, which holds whatever else the process did before (an earlier file, say).
+   */
+  get bytes(): number {
+    const arrays = [
+      this.required,
+      this.pure,
+      this.blind,
+      this.flush,
+      this.next,
+      this.prev,
+      this.entryOp,
+      this.isCall,
+      this.match,
+      this.callEntry,
+      this.transFrom,
+      this.transTo,
+      this.bits,
+      this.zobrist1,
+      this.zobrist2,
+      this.stackEntry,
+      this.stackState,
+      this.stackHi,
+      this.frameStart,
+      this.frameCursor,
+      this.frameEnd,
+      this.frameReturn,
+      this.candEntry,
+      this.candTo,
+      this.scratch,
+      this.table,
+      this.tableHash,
+      this.arena,
+      this.holes,
+    ];
+    let bytes = this.stateBytes + this.ops.length * 8;
+    for (const a of arrays) bytes += a.byteLength;
+    return bytes;
   }
 }

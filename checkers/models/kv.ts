@@ -1,8 +1,13 @@
 /**
  * A key-value store of strings, checked key by key (linearizability is compositional, so
- * each key is its own register): `get` answers the key's value (nil when absent), `put` V
- * sets it, `append` V appends to it (to "" when absent). Numbers are taken as their decimal
- * strings.
+ * each key is its own register): `get` answers the key's value, `put` V sets it, `append` V
+ * appends to it. Numbers are taken as their decimal strings.
+ *
+ * An absent key and "" are one state: a store that only puts and appends strings has no
+ * observation that tells them apart, and histories record it both ways (Jepsen's: a get of
+ * a never-written key answers nil; Porcupine's kv logs: ""). So a get of nil and a get of ""
+ * are the same observation, shown as "", and a history gets the same verdict and the same
+ * counterexample in either convention.
  *
  * The key is op.key; when an op has none, its value may carry it Jepsen-style as [k, v]
  * (jepsen.independent's tuples): `put` [k, v], `get` invoked with [k, nil] and completed
@@ -21,7 +26,8 @@ import {
   valueKey,
 } from './model.js';
 
-export type KvState = string | null;
+/** The key's value; "" also when absent. */
+export type KvState = string;
 
 /** Without appends a key is a register, with puts for writes and gets for reads. */
 const roles = {
@@ -36,7 +42,7 @@ export const kv: Model<KvState> = {
   name: 'kv',
   description: 'a string store, per key: get answers the value, put V sets it, append V appends (split by key)',
   fs: ['get', 'put', 'append'],
-  init: (initial) => (initial === undefined || initial === null ? null : String(initial)),
+  init: (initial) => getValue(initial),
   validate(input) {
     if (input.f === 'get') return undefined;
     if (input.f === 'put' || input.f === 'append') {
@@ -60,7 +66,7 @@ export const kv: Model<KvState> = {
       case 'put':
         return text(input.value) as string;
       case 'append':
-        return (state ?? '') + (text(input.value) as string);
+        return state + (text(input.value) as string);
       default: {
         if (!output.known) return state;
         const got = getValue(output.value);
@@ -70,10 +76,10 @@ export const kv: Model<KvState> = {
   },
   blind: (input) => input.f === 'put',
   pure: (input) => input.f === 'get',
-  key: (state) => (state === null ? 'n' : `s${state}`),
+  key: (state) => state,
   describe: (state) => `the key holds ${showValue(state)}`,
   describeOp(input, output) {
-    if (input.f === 'get') return output.known ? `get → ${showValue(output.value ?? null)}` : 'get (no answer)';
+    if (input.f === 'get') return output.known ? `get → ${showValue(getValue(output.value))}` : 'get (no answer)';
     return `${input.f} ${showValue(text(input.value))}`;
   },
   reduce(ops: readonly PartOp[], initial: KvState): Reduction[] {
@@ -95,6 +101,7 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
-function getValue(v: unknown): string | null {
-  return v === undefined || v === null ? null : (text(v) ?? showValue(v));
+/** What a get observed: absent (nil) is ""; a value that is not a string, its JSON (exactly, not shortened). */
+function getValue(v: unknown): string {
+  return v === undefined || v === null ? '' : (text(v) ?? JSON.stringify(v));
 }

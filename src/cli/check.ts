@@ -6,11 +6,19 @@
  * (an error in any file wins, then invalid, then unknown).
  */
 import { parseArgs } from 'node:util';
-import { checkLinearizable, type LinearizableResult } from '../../checkers/linearizable/index.js';
+import type { LinearizableResult } from '../../checkers/linearizable/index.js';
+import { checkLinearizableParallel } from '../../checkers/linearizable/parallel.js';
 import { findModel, guessModel, MODEL_NAMES, MODELS } from '../../checkers/models/index.js';
 import type { Model } from '../../checkers/models/model.js';
 import { exitCodeFor } from '../../checkers/result.js';
-import { HISTORY_FORMATS, type HistoryFormat, readHistoryFile } from '../history/read.js';
+import type { Op } from '../history/op.js';
+import {
+  HISTORY_FORMATS,
+  type HistoryFormat,
+  historyFileSize,
+  readHistoryFile,
+  readingBytes,
+} from '../history/read.js';
 import { EXIT_ERROR, UserError } from './errors.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
@@ -31,11 +39,13 @@ function help(): string {
     '                     .jsonl/.json, .edn, .log, else from the content)',
     "                       jsonl       lockchaos's history.jsonl, one operation as JSON per line",
     '                       edn         a Jepsen EDN history: a vector, list or bare stream of op maps',
-    "                       jepsen-log  Jepsen's text lines 'process<TAB>:type<TAB>:f<TAB>value', log prefixes allowed",
+    "                       jepsen-log  Jepsen's text lines 'process :type :f value', separated by tabs or spaces,",
+    '                                   log prefixes allowed',
     '  --initial VALUE    the initial value of a register or store, as JSON (not JSON: taken as a string);',
     '                     default nil',
     `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file)`,
-    `  --memory-limit MB  give up past MB MiB of heap and search memory, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB})`,
+    `  --memory-limit MB  give up past MB MiB, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB}); each file, and each part`,
+    "                     (key) of it, has its own: reading the file plus the part's search (states, memo, stack)",
     '  --only F,F...      check only the client operations with these f values, ignoring the others',
     '                     (a lockchaos run history holds lock and store operations: --only acquire,release)',
     '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
@@ -48,7 +58,9 @@ function help(): string {
     'take effect at any time after their invocation, or never; nemesis operations are ignored. A process',
     'that issues again after info, or an ok with no invocation, is an error in the history. Real-time order',
     "is the file's order. Operations are split by key (op.key; for kv also Jepsen's [k v] values) and each",
-    'key is checked alone.',
+    'key is checked alone, on worker threads for large histories; the first key in check order (smallest',
+    'first) found not linearizable is the one reported. A file with no operations, or none that --only',
+    'picks, is an error: nothing was checked. For kv, a get of an absent key may answer nil or "".',
     '',
     'Exit codes: 0 valid, 1 invalid, 2 unknown (a budget ran out), 3 error (unreadable file, bad option).',
     'With several files: 3 if any file has an error, else 1 if any is invalid, else 2 if any is unknown.',
@@ -144,11 +156,18 @@ function positiveNumber(text: string | undefined, flag: string, unit: string, fa
 
 type FileOutcome =
   | { file: string; result: LinearizableResult; guessed?: string; format: HistoryFormat }
+  | { file: string; unknown: string }
   | { file: string; error: string };
 
-function checkFile(file: string, options: Options): FileOutcome {
+async function checkFile(file: string, options: Options): Promise<FileOutcome> {
   try {
-    const { history, format } = readHistoryFile(file, options.format);
+    // Reading counts in the memory budget: a file larger than it is not even read.
+    const size = historyFileSize(file);
+    if (size > options.memoryLimitBytes) return { file, unknown: overBudget(size, options) };
+    const { history, format, textLength } = readHistoryFile(file, options.format);
+    const baseBytes = readingBytes(textLength, history.length);
+    requireOperations(history, options.only);
+    if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
     let model = options.model;
     let guessed: string | undefined;
     if (!model) {
@@ -157,10 +176,11 @@ function checkFile(file: string, options: Options): FileOutcome {
       model = guess.model;
       guessed = guess.why;
     }
-    const result = checkLinearizable(history, model, {
+    const result = await checkLinearizableParallel(history, model, {
       initial: options.initial,
       timeLimitMs: options.timeLimitMs,
       memoryLimitBytes: options.memoryLimitBytes,
+      baseBytes,
       only: options.only,
     });
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
@@ -172,6 +192,24 @@ function checkFile(file: string, options: Options): FileOutcome {
   }
 }
 
+function overBudget(bytes: number, options: Options): string {
+  return `unknown: memory budget of ${mib(options.memoryLimitBytes)} reached reading the history (${mib(bytes)}); give a larger --memory-limit`;
+}
+
+/** Nothing checked is not valid: a history without client operations, or none that --only picks, is an error. */
+function requireOperations(history: readonly Op[], only: readonly string[] | undefined): void {
+  const fs = new Set<string>();
+  for (const op of history) if (op.process !== 'nemesis') fs.add(op.f);
+  if (fs.size === 0)
+    throw new UserError(
+      'the history has no client operations, so nothing would be checked: give a history that records some',
+    );
+  if (only && !only.some((f) => fs.has(f)))
+    throw new UserError(
+      `--only ${only.join(',')} picks none of the history's operations (${[...fs].sort().join(', ')}): give some of those`,
+    );
+}
+
 const VERDICT = { true: 'valid', false: 'invalid', unknown: 'unknown' } as const;
 
 function mib(bytes: number): string {
@@ -180,14 +218,15 @@ function mib(bytes: number): string {
 
 function line(outcome: FileOutcome): string {
   if ('error' in outcome) return `error    ${outcome.error}`;
+  if ('unknown' in outcome) return `unknown  ${outcome.file}: ${outcome.unknown}`;
   const { file, result, guessed } = outcome;
   const s = result.stats;
   const facts = [
     `${result.model}${guessed ? ` (guessed: ${guessed})` : ''}`,
     `${s.operations} operations${s.ignored > 0 ? ` (${s.ignored} others ignored)` : ''}`,
-    `${s.parts} ${s.parts === 1 ? 'part' : 'parts'}`,
+    `${s.parts} ${s.parts === 1 ? 'part' : 'parts'}${s.threads > 0 ? ` on ${s.threads} threads` : ''}`,
     `${s.ms} ms`,
-    `peak heap ${mib(s.peakHeapBytes)}`,
+    `memory ${mib(s.peakBudgetBytes)}`,
   ];
   return `${VERDICT[String(result.valid) as keyof typeof VERDICT].padEnd(8)} ${file}: ${result.summary} [${facts.join(', ')}]`;
 }
@@ -195,6 +234,8 @@ function line(outcome: FileOutcome): string {
 function jsonLine(outcome: FileOutcome): string {
   if ('error' in outcome)
     return JSON.stringify({ file: outcome.file, verdict: 'error', valid: null, error: outcome.error });
+  if ('unknown' in outcome)
+    return JSON.stringify({ file: outcome.file, verdict: 'unknown', valid: 'unknown', summary: outcome.unknown });
   const { file, result, guessed, format } = outcome;
   return JSON.stringify({
     file,
@@ -228,7 +269,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const started = performance.now();
   const outcomes: FileOutcome[] = [];
   for (const file of options.files) {
-    const outcome = checkFile(file, options);
+    const outcome = await checkFile(file, options);
     outcomes.push(outcome);
     if (options.json) {
       console.log(jsonLine(outcome));
@@ -236,7 +277,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
       console.error(`lockchaos check: ${outcome.error}`);
     } else {
       console.log(line(outcome));
-      if (options.files.length === 1 && outcome.result.counterexample) {
+      if (options.files.length === 1 && 'result' in outcome && outcome.result.counterexample) {
         console.log(
           outcome.result.counterexample.describe
             .split('\n')
@@ -247,12 +288,14 @@ export async function checkCommand(argv: string[]): Promise<number> {
     }
   }
   const errors = outcomes.filter((o) => 'error' in o).length;
-  const verdicts = outcomes.flatMap((o) => ('result' in o ? [o.result.valid] : []));
+  const verdicts = outcomes.flatMap((o) =>
+    'result' in o ? [o.result.valid] : 'unknown' in o ? ['unknown' as const] : [],
+  );
   const count = (v: boolean | 'unknown') => verdicts.filter((x) => x === v).length;
   if (!options.json && options.files.length > 1) {
-    const peak = Math.max(0, ...outcomes.flatMap((o) => ('result' in o ? [o.result.stats.peakHeapBytes] : [])));
+    const peak = Math.max(0, ...outcomes.flatMap((o) => ('result' in o ? [o.result.stats.peakBudgetBytes] : [])));
     console.log(
-      `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${errors} error${errors === 1 ? '' : 's'} (${Math.round(performance.now() - started)} ms, peak heap ${mib(peak)})`,
+      `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${errors} error${errors === 1 ? '' : 's'} (${Math.round(performance.now() - started)} ms, peak memory ${mib(peak)} per file)`,
     );
   }
   if (errors > 0) return EXIT_ERROR;

@@ -90,6 +90,11 @@ class EdnReader {
     throw new HistoryError(`${this.source} line ${line}: ${message}`);
   }
 
+  /** Where the reader is: the offset after the last form read. */
+  get offset(): number {
+    return this.i;
+  }
+
   /** The line the next form starts on (after whitespace and comments). */
   nextLine(): number {
     this.skipSpace();
@@ -380,23 +385,24 @@ class EdnReader {
   }
 }
 
+/** The reader's next top-level form. */
+function readTopForm(reader: EdnReader, source: string): EdnValue | typeof END {
+  try {
+    return reader.readTop();
+  } catch (err) {
+    // Collections are read recursively; thousands of levels of nesting is not a history.
+    if (err instanceof RangeError)
+      throw new HistoryError(`${source} line ${reader.nextLine()}: collections nested too deeply to read`);
+    throw err;
+  }
+}
+
 /** Every top-level form of an EDN text. */
 export function parseEdn(text: string, source = 'edn'): EdnValue[] {
   const reader = new EdnReader(text, source);
   const forms: EdnValue[] = [];
-  for (;;) {
-    let v: EdnValue | typeof END;
-    try {
-      v = reader.readTop();
-    } catch (err) {
-      // Collections are read recursively; thousands of levels of nesting is not a history.
-      if (err instanceof RangeError)
-        throw new HistoryError(`${source} line ${reader.nextLine()}: collections nested too deeply to read`);
-      throw err;
-    }
-    if (v === END) return forms;
-    forms.push(v);
-  }
+  for (let v = readTopForm(reader, source); v !== END; v = readTopForm(reader, source)) forms.push(v);
+  return forms;
 }
 
 /** Parses exactly one EDN form (a value in a Jepsen log line, say). */
@@ -406,6 +412,17 @@ export function parseEdnValue(text: string, source = 'edn'): EdnValue {
     throw new HistoryError(`${source}: expected one EDN value, found ${forms.length === 0 ? 'none' : forms.length}`);
   }
   return forms[0];
+}
+
+/**
+ * The first EDN form of a text and the text after it: a value followed by free text, as in
+ * a Jepsen log line whose tabs were expanded to spaces (`:fail :read :timed-out  boom`).
+ */
+export function parseEdnPrefix(text: string, source = 'edn'): { value: EdnValue; rest: string } {
+  const reader = new EdnReader(text, source);
+  const v = readTopForm(reader, source);
+  if (v === END) throw new HistoryError(`${source}: expected one EDN value, found none`);
+  return { value: v, rest: text.slice(reader.offset) };
 }
 
 /** An EDN value as plain JSON-like data: keywords and symbols become their names. */

@@ -7,12 +7,15 @@
  * e.g. `3	:ok	:read	[1 2]` or `:nemesis	:info	:start	nil`, the value in EDN. The line may
  * sit behind a log prefix: `INFO  jepsen.util - ` (older Jepsen),
  * `2020-04-20 10:03:41,583{GMT}	INFO	[jepsen worker 3] jepsen.util: ` (newer), or any
- * `LEVEL logger - `. Other log lines (setup, teardown, stack traces) are skipped: a line is an
- * op line when, after its prefix, it starts with a process and a tab. An op line that does
- * not parse is an error naming its line, not something to skip: a silently dropped op
- * changes the verdict.
+ * `LEVEL logger - `. Logs whose tabs were expanded to spaces (`INFO  jepsen.util - 1   :invoke
+ * :write  3`) are read alike: any run of whitespace separates the fields, as in Porcupine's
+ * parser; the value is then the first EDN form after the f, and what follows it the error.
+ * Other log lines (setup, teardown, stack traces) are skipped: a line is an op line when,
+ * after its prefix, it starts with a process and a tab, or with a process, whitespace and a
+ * keyword (prose rarely does). An op line that does not parse is an error naming its line,
+ * not something to skip: a silently dropped op changes the verdict.
  */
-import { ednToJs, parseEdnValue } from './edn.js';
+import { ednToJs, parseEdnPrefix, parseEdnValue } from './edn.js';
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
 import { toOp } from './validate.js';
@@ -21,8 +24,12 @@ import { toOp } from './validate.js';
 const UTIL_PREFIX = /^.*?\bjepsen\.util(?: - |: )/;
 /** Any other logger's prefix: a level, a logger name, ' - '. */
 const LEVEL_PREFIX = /^.*?\b(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\s+(?:\[[^\]]*\]\s+)?[\w.$-]+(?: - |: )/;
-/** An op line starts with a process (an integer or :nemesis) and a tab. */
-const OP_START = /^(?:-?\d+|:[\w.-]+)\t/;
+/** After the process: a tab, or (tabs expanded) whitespace and the type keyword. */
+const AFTER_PROCESS = String.raw`(?:\t|[ \t]+:[\w.-]+(?:\s|$))`;
+/** An op line starts with a process (an integer or :nemesis) and then AFTER_PROCESS. */
+const OP_START = new RegExp(String.raw`^(?:-?\d+|:[\w.-]+)${AFTER_PROCESS}`);
+/** Shaped like an op line, whatever its first field. */
+const OP_SHAPED = new RegExp(String.raw`^\S+${AFTER_PROCESS}`);
 const TYPES = new Set([':invoke', ':ok', ':fail', ':info']);
 
 export function parseJepsenLog(text: string, source = 'jepsen.log'): Op[] {
@@ -46,9 +53,9 @@ export function parseJepsenLog(text: string, source = 'jepsen.log'): Op[] {
     }
     if (!OP_START.test(message)) {
       // jepsen.util also logs things that are not ops; only a line shaped like an op must parse.
-      if (marked && /^\S+\t/.test(message)) {
+      if (marked && OP_SHAPED.test(message)) {
         throw new HistoryError(
-          `${where}: expected an op line 'process<TAB>:type<TAB>:f<TAB>value', but '${short(message.split('\t')[0])}' is not a process (an integer or :nemesis)`,
+          `${where}: expected an op line 'process<TAB>:type<TAB>:f<TAB>value', but '${short(message.split(/\s/)[0])}' is not a process (an integer or :nemesis)`,
         );
       }
       continue;
@@ -64,7 +71,9 @@ export function parseJepsenLog(text: string, source = 'jepsen.log'): Op[] {
 }
 
 function parseOpLine(message: string, where: string, position: number): Op {
-  const fields = message.split('\t');
+  // process, type and f never hold whitespace; the value may ([1 2]).
+  const head = /^(\S+)(?:\s+(\S+))?(?:\s+(\S+))?(\s[\s\S]*)?$/.exec(message) as RegExpExecArray;
+  const fields = head.slice(1, 4).filter((f) => f !== undefined);
   if (fields.length < 3) {
     throw new HistoryError(
       `${where}: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only ${fields.length} field${fields.length === 1 ? '' : 's'}`,
@@ -74,20 +83,7 @@ function parseOpLine(message: string, where: string, position: number): Op {
   if (!TYPES.has(typeText)) {
     throw new HistoryError(`${where}: unknown type '${short(typeText)}': expected :invoke, :ok, :fail or :info`);
   }
-  let value: unknown;
-  const valueText = fields.length > 3 ? fields[3].trim() : '';
-  if (valueText !== '') {
-    try {
-      value = ednToJs(parseEdnValue(valueText, where));
-    } catch (err) {
-      const why =
-        err instanceof HistoryError
-          ? err.message.replace(`${where}: `, '').replace(`${where} line 1: `, '')
-          : String(err);
-      throw new HistoryError(`${where}: cannot read the value '${short(valueText)}' as EDN: ${why}`);
-    }
-  }
-  const error = fields.length > 4 ? fields.slice(4).join('\t').trim() : '';
+  const { value, error } = valueAndError(head[4] ?? '', where);
   const proc = processText === ':nemesis' ? 'nemesis' : /^-?\d+$/.test(processText) ? Number(processText) : processText;
   return toOp(
     {
@@ -100,6 +96,28 @@ function parseOpLine(message: string, where: string, position: number): Op {
     where,
     position,
   );
+}
+
+/**
+ * What follows the f: with tabs, the value's field and the error's; with tabs expanded to
+ * spaces, the first EDN form and the text after it.
+ */
+function valueAndError(tail: string, where: string): { value: unknown; error: string } {
+  const tabbed = tail.startsWith('\t');
+  const fields = tabbed ? tail.slice(1).split('\t') : [tail];
+  const valueText = fields[0].trim();
+  if (valueText === '') return { value: undefined, error: fields.slice(1).join('\t').trim() };
+  try {
+    if (tabbed) return { value: ednToJs(parseEdnValue(valueText, where)), error: fields.slice(1).join('\t').trim() };
+    const { value, rest } = parseEdnPrefix(valueText, where);
+    return { value: ednToJs(value), error: rest.trim() };
+  } catch (err) {
+    const why =
+      err instanceof HistoryError
+        ? err.message.replace(`${where}: `, '').replace(`${where} line 1: `, '')
+        : String(err);
+    throw new HistoryError(`${where}: cannot read the value '${short(valueText)}' as EDN: ${why}`);
+  }
 }
 
 function short(s: string): string {

@@ -8,21 +8,28 @@ import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
 import { toOp } from './validate.js';
 
-export function parseJsonl(text: string, source = 'history.jsonl'): Op[] {
-  const ops: Op[] = [];
-  const lines = text.split('\n');
-  // A final newline leaves one empty string after the split; any other last line was cut short
-  // if it fails to parse.
+/**
+ * The ops of a JSON Lines text. A piece of a larger one: `firstLine` is its first line's
+ * number, and its ops are appended to `ops` (their positions counting from the whole's).
+ */
+export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1, ops: Op[] = []): Op[] {
+  // A final newline leaves nothing after it; any other last line was cut short if it fails
+  // to parse. Lines are found one at a time, not split into an array all at once: a large
+  // history's lines would cost as much again as its text.
   const complete = text.endsWith('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+  for (let start = 0, i = 0; start < text.length; i++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end).trim();
+    const last = end === text.length;
+    start = end + 1;
     if (line === '') continue;
-    const where = `${source} line ${i + 1}`;
+    const where = `${source} line ${firstLine + i}`;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (err) {
-      if (i === lines.length - 1 && !complete) {
+      if (last && !complete) {
         throw new HistoryError(
           `${where} (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
         );

@@ -49,9 +49,20 @@ export interface Pairing {
 /** A leniently paired operation: a failed one is kept, with outcome `fail`. */
 export type LenientOp = Omit<PairedOp, 'outcome'> & { outcome: Outcome | 'fail' };
 
-/** Every client invocation with its completion, if any (see the top of this file). */
-export function pairLeniently(history: readonly Op[]): LenientOp[] {
-  return pair(history, true).ops;
+/** The last lenient pairing of each history array, and the length it had then. */
+const lenientPairings = new WeakMap<readonly Op[], { length: number; ops: readonly LenientOp[] }>();
+
+/**
+ * Every client invocation with its completion, if any (see the top of this file). A run's
+ * checkers and its report each pair the same history: the pairing is kept with the array
+ * (and made again if the array has grown since), so the result is shared: read-only.
+ */
+export function pairLeniently(history: readonly Op[]): readonly LenientOp[] {
+  const kept = lenientPairings.get(history);
+  if (kept && kept.length === history.length) return kept.ops;
+  const ops = pair(history, true).ops;
+  lenientPairings.set(history, { length: history.length, ops });
+  return ops;
 }
 
 export function pairOperations(history: readonly Op[]): Pairing {

@@ -284,7 +284,7 @@ export function prepareReport(
   const notes: string[] = [];
   const endNs = history.reduce((m, op) => Math.max(m, op.time), 0);
   const endMs = ms(endNs);
-  const pairs: LenientOp[] = pairLeniently(history);
+  const pairs: readonly LenientOp[] = pairLeniently(history);
   const timeByIndex = new Map<number, number>();
   for (const op of history) timeByIndex.set(op.index, ms(op.time));
 

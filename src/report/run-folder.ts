@@ -9,8 +9,9 @@
  *
  * Every problem with the input is a UserError with one line that names it.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { UserError } from '../cli/errors.js';
@@ -68,11 +69,57 @@ function runsInside(dir: string): string[] {
  * is intact and silently skipping it could hide the operation that matters.
  */
 export function parseHistoryPrefix(text: string, source: string): { history: Op[]; droppedLine?: number } {
+  const cut = text.lastIndexOf('\n');
+  const ops = parseJsonl(text.slice(0, cut + 1), source);
+  return finishPrefix(ops, text.slice(cut + 1), text.slice(0, cut + 1).split('\n').length, source);
+}
+
+/**
+ * parseHistoryPrefix of a file, read in pieces: a large history's text (330 MB for a
+ * million operations) is never whole in memory, only its operations.
+ */
+export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new UserError(
+      `cannot read the history ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  const decoder = new StringDecoder('utf8');
+  const chunk = Buffer.allocUnsafe(1 << 24);
+  const ops: Op[] = [];
+  let line = 1;
+  let rest = '';
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      const text = rest + decoder.write(chunk.subarray(0, n));
+      const cut = text.lastIndexOf('\n');
+      if (cut < 0) {
+        rest = text;
+        continue;
+      }
+      const lines = text.slice(0, cut + 1);
+      parseJsonl(lines, path, line, ops);
+      for (let i = lines.indexOf('\n'); i >= 0; i = lines.indexOf('\n', i + 1)) line++;
+      rest = text.slice(cut + 1);
+    }
+    rest += decoder.end();
+  } finally {
+    closeSync(fd);
+  }
+  return finishPrefix(ops, rest, line, path);
+}
+
+/**
+ * After the ops of every complete line: the text after the last newline, line number `line`.
+ * A complete JSON object is the last op; anything else was cut mid-write and is left out.
+ * Then the ops in time order.
+ */
+function finishPrefix(ops: Op[], last: string, line: number, source: string): { history: Op[]; droppedLine?: number } {
   let droppedLine: number | undefined;
-  let body = text;
-  if (text !== '' && !text.endsWith('\n')) {
-    const cut = text.lastIndexOf('\n');
-    const last = text.slice(cut + 1);
+  if (last.trim() !== '') {
     let complete = false;
     try {
       const parsed: unknown = JSON.parse(last);
@@ -80,18 +127,18 @@ export function parseHistoryPrefix(text: string, source: string): { history: Op[
     } catch {
       complete = false;
     }
-    if (!complete && last.trim() !== '') {
-      droppedLine = text.slice(0, cut + 1).split('\n').length;
-      body = text.slice(0, cut + 1);
-    }
+    if (complete) parseJsonl(last, source, line, ops);
+    else droppedLine = line;
   }
-  const ops = parseJsonl(body, source);
-  // The runner appends in arrival order and sorts at the end; a prefix may be unsorted.
-  // Stable sort by time, keeping stored indices.
-  const sorted = ops
-    .map((op, position) => ({ op, position }))
-    .sort((a, b) => a.op.time - b.op.time || a.position - b.position)
-    .map((x) => x.op);
+  // A finished run's history is in time order already: sort only a killed run's prefix.
+  let ordered = true;
+  for (let i = 1; i < ops.length && ordered; i++) ordered = ops[i - 1].time <= ops[i].time;
+  const sorted = ordered
+    ? ops
+    : ops
+        .map((op, position) => ({ op, position }))
+        .sort((a, b) => a.op.time - b.op.time || a.position - b.position)
+        .map((x) => x.op);
   return droppedLine === undefined ? { history: sorted } : { history: sorted, droppedLine };
 }
 
@@ -157,7 +204,7 @@ export function loadRun(dir: string): LoadedRun {
   const historyPath = join(dir, 'history.jsonl');
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
-  const { history, droppedLine } = parseHistoryPrefix(readText(historyPath, 'the history'), historyPath);
+  const { history, droppedLine } = readHistoryPrefix(historyPath);
 
   const resultsPath = join(dir, 'results.json');
   let stored: { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings'] } | undefined;

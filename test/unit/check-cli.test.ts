@@ -60,7 +60,7 @@ describe('lockchaos check', () => {
     expect(lines(out)).toHaveLength(1);
     expect(out[0]).toMatch(
       new RegExp(
-        `^valid +${path}: linearizable: 3 operations in 1 part \\([\\d.]+ ms\\) \\[mutex \\(guessed: operations acquire/release\\), 3 operations, 1 part, [\\d.]+ ms, peak heap \\d+ MiB\\]$`,
+        `^valid +${path}: linearizable: 3 operations in 1 part \\([\\d.]+ ms\\) \\[mutex \\(guessed: operations acquire/release\\), 3 operations, 1 part, [\\d.]+ ms, memory \\d+ MiB\\]$`,
       ),
     );
     expect(err).toEqual([]);
@@ -109,7 +109,9 @@ describe('lockchaos check', () => {
     expect(out).toHaveLength(3);
     expect(out[0]).toMatch(/^valid /);
     expect(out[1]).toMatch(/^invalid /);
-    expect(out[2]).toMatch(/^3 files: 1 valid, 1 invalid, 0 unknown, 1 error \(\d+ ms, peak heap \d+ MiB\)$/);
+    expect(out[2]).toMatch(
+      /^3 files: 1 valid, 1 invalid, 0 unknown, 1 error \(\d+ ms, peak memory \d+ MiB per file\)$/,
+    );
     expect(err).toEqual([
       `lockchaos check: ${c} line 7 (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
     ]);
@@ -204,6 +206,65 @@ describe('lockchaos check', () => {
     expect(out[0]).toContain('[mutex (guessed: operations acquire/release), 2 operations (1 others ignored)');
     expect(await checkCommand([run, '--only', 'read,write'])).toBe(0);
     expect(out[1]).toContain('[register (guessed: operations read/write), 1 operations (2 others ignored)');
+  });
+
+  it('several files in one process, hardest first: each its own memory budget and its own verdict', async () => {
+    // a: hard enough that a 4 MiB budget runs out; b and c: not linearizable, found by the
+    // search (mutex has no pre-check), each invalid alone under the same budget.
+    const a = file('hard.jsonl', toJsonl(simulateHistory('register', 3, 50, 20_000, false)));
+    const b = file('b3.jsonl', toJsonl(simulateHistory('mutex', 1, 8, 4000, true)));
+    const c = file('c3.jsonl', toJsonl(simulateHistory('mutex', 3, 8, 4000, true)));
+    for (const alone of [b, c]) expect(await checkCommand([alone, '--memory-limit', '4'])).toBe(1);
+    out = [];
+    expect(await checkCommand([a, b, c, '--memory-limit', '4'])).toBe(1);
+    expect(out[0]).toMatch(/^unknown +.*hard\.jsonl: unknown: memory budget of 4 MiB reached in /);
+    expect(out[1]).toMatch(/^invalid +.*b3\.jsonl: not linearizable: /);
+    expect(out[2]).toMatch(/^invalid +.*c3\.jsonl: not linearizable: /);
+    expect(out[3]).toMatch(/^3 files: 0 valid, 2 invalid, 1 unknown, 0 errors/);
+  });
+
+  it('nothing to check is an error, not valid: an empty file, no client operations, --only that picks none', async () => {
+    const none = 'the history has no client operations, so nothing would be checked: give a history that records some';
+    const nemesisOnly = toJsonl(h(['nemesis', 'invoke', 'start'], ['nemesis', 'info', 'start']));
+    const cases: [string, string[], string][] = [
+      [file('empty.jsonl', ''), [], none],
+      [file('blank.edn', '[]\n'), [], none],
+      [file('nemesis.jsonl', nemesisOnly), [], none],
+      [
+        file('typo.jsonl', toJsonl(validMutex)),
+        ['--only', 'aquire,relase'],
+        "--only aquire,relase picks none of the history's operations (acquire, release): give some of those",
+      ],
+    ];
+    for (const [path, args, message] of cases) {
+      err = [];
+      expect(await checkCommand([path, ...args])).toBe(3);
+      expect(err).toEqual([`lockchaos check: ${path}: ${message}`]);
+    }
+    expect(out).toEqual([]);
+  });
+
+  it('a history whose operations all failed is valid (they certainly did not happen), as Knossos says', async () => {
+    const path = file('failed.jsonl', toJsonl(h([0, 'invoke', 'acquire'], [0, 'fail', 'acquire'])));
+    expect(await checkCommand([path])).toBe(0);
+    expect(out[0]).toMatch(/^valid +.*: linearizable: 0 operations in 0 parts/);
+  });
+
+  it('bytes that are not UTF-8: exit 3, one line naming the byte and the fix', async () => {
+    const path = join(dir, 'latin1.log');
+    writeFileSync(path, Buffer.from('0\t:invoke\t:read\tnil\n0\t:ok\t:read\t"caf\xe9"\n', 'latin1'));
+    expect(await checkCommand([path])).toBe(3);
+    expect(err).toEqual([
+      `lockchaos check: ${path} line 2: byte 0xE9 (offset 36) is not UTF-8 text: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`,
+    ]);
+  });
+
+  it('--memory-limit covers reading the file: one larger than the budget is unknown, and not read', async () => {
+    const path = file('big.jsonl', toJsonl(simulateHistory('register', 3, 5, 2000, false)));
+    expect(await checkCommand([path, '--memory-limit', '0.01'])).toBe(2);
+    expect(out[0]).toMatch(
+      /^unknown +.*big\.jsonl: unknown: memory budget of 0 MiB reached reading the history \(\d+ MiB\); give a larger --memory-limit$/,
+    );
   });
 
   it('--help documents every option and the exit codes', async () => {

@@ -202,6 +202,42 @@ describe('jepsen-log', () => {
     ]);
   });
 
+  it('tabs expanded to spaces: the same operations as with tabs', () => {
+    const tabbed = [
+      'INFO  jepsen.util - 1\t:invoke\t:write\t3',
+      'INFO  jepsen.util - 1\t:ok\t:write\t3',
+      '2020-04-20 10:03:41,583{GMT}\tINFO\t[jepsen worker 3] jepsen.util: 2\t:invoke\t:cas\t[3 4]',
+      '2020-04-20 10:03:41,600{GMT}\tINFO\t[jepsen worker 3] jepsen.util: 2\t:info\t:cas\t[3 4]\tindeterminate: timeout',
+      '0\t:invoke\t:read\tnil',
+      '0\t:fail\t:read\t:timed-out',
+      'INFO  jepsen.util - :nemesis\t:info\t:start\t{"n1" ["n2" "n3"]}',
+      'INFO  jepsen.core - Running test',
+      '\tat clojure.core$fn.invoke(core.clj:1)',
+    ].join('\n');
+    // What `expand` makes of it: each tab up to the next multiple of 8 columns.
+    const spaced = tabbed
+      .split('\n')
+      .map((line) =>
+        line
+          .split('\t')
+          .reduce((out, field, i) => (i === 0 ? field : out + ' '.repeat(8 - (out.length % 8)) + field), ''),
+      )
+      .join('\n');
+    expect(spaced).not.toContain('\t');
+    expect(spaced.split('\n')[0]).toBe('INFO  jepsen.util - 1   :invoke :write  3');
+    const ops = parseJepsenLog(tabbed);
+    expect(ops).toHaveLength(7);
+    expect(ops[3]).toMatchObject({ type: 'info', f: 'cas', value: [3, 4], error: 'indeterminate: timeout' });
+    expect(parseJepsenLog(spaced)).toEqual(ops);
+    expect(parseJepsenLog('1 :invoke :write 3\n1  :ok  :write  3')).toEqual(
+      parseJepsenLog('1\t:invoke\t:write\t3\n1\t:ok\t:write\t3'),
+    );
+    expect(guessFormat('h', spaced)).toBe('jepsen-log');
+    expect(errorOf(() => parseJepsenLog('0 :invoke :read nil\n0   :ok   :read   [1 2'))).toBe(
+      "jepsen.log line 2: cannot read the value '[1 2' as EDN: end of input inside the vector opened at line 1: expected ']'",
+    );
+  });
+
   it('malformed op lines: one clear error each, with its line', () => {
     expect(errorOf(() => parseJepsenLog('0\t:invoke\t:read\tnil\n0\t:ok'))).toBe(
       "jepsen.log line 2: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only 2 fields",

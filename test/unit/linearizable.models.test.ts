@@ -494,6 +494,67 @@ describe('kv', () => {
   });
 });
 
+describe('kv: an absent key and "" are one observation', () => {
+  /** The same history as Porcupine's kv logs record it: a get of an absent key answers "". */
+  const porcupine = (history: Op[]): Op[] =>
+    history.map((op) => {
+      if (op.f !== 'get' || op.type !== 'ok') return op;
+      if (Array.isArray(op.value)) return { ...op, value: [op.value[0], op.value[1] ?? ''] };
+      return { ...op, value: op.value ?? '' };
+    });
+
+  it('a get of a never-written key: nil (Jepsen) and "" (Porcupine) are both valid', () => {
+    const jepsen = h(
+      [0, 'invoke', 'get', undefined, 'k'],
+      [0, 'ok', 'get', null, 'k'],
+      [1, 'invoke', 'append', 'x', 'k'],
+      [1, 'ok', 'append', 'x', 'k'],
+      [0, 'invoke', 'get', undefined, 'k'],
+      [0, 'ok', 'get', 'x', 'k'],
+    );
+    expect(check(jepsen, 'kv').valid).toBe(true);
+    expect(porcupine(jepsen)[1].value).toBe('');
+    expect(check(porcupine(jepsen), 'kv').valid).toBe(true);
+  });
+
+  it('the counterexample names the real stale read in both conventions', () => {
+    const jepsen = h(
+      [0, 'invoke', 'put', 'a', 'k'],
+      [0, 'ok', 'put', 'a', 'k'],
+      [1, 'invoke', 'get', undefined, 'k'],
+      [1, 'ok', 'get', 'a', 'k'],
+      [2, 'invoke', 'get', undefined, 'k'],
+      [2, 'ok', 'get', null, 'k'],
+    );
+    const a = check(jepsen, 'kv');
+    const b = check(porcupine(jepsen), 'kv');
+    expect(a.valid).toBe(false);
+    expect(a.counterexample?.op.index).toBe(4);
+    expect(a.summary).toBe(
+      'not linearizable: op 4 (process 2: get → "") on key "k" cannot take effect: it needs the key to hold "", and no order can make it so: it was the initial value, but op 0 overwrote it before op 4 was invoked',
+    );
+    expect(b.summary).toBe(a.summary);
+    expect(b.counterexample?.describe).toBe(a.counterexample?.describe);
+  });
+
+  it('simulated histories, half of them falsified: the same verdict and counterexample either way', () => {
+    const verdicts = { true: 0, false: 0 };
+    for (let seed = 1; seed <= 200; seed++) {
+      const history = simulateHistory('kv', seed, 4, 200, seed % 2 === 0);
+      const a = check(history, 'kv');
+      const b = check(porcupine(history), 'kv');
+      expect(b.valid).toBe(a.valid);
+      // Everything but the values as recorded (nil here, "" there).
+      const words = (c: typeof a.counterexample) =>
+        c && { key: c.key, op: c.op.text, reason: c.reason, prefixEnd: c.prefixEnd, describe: c.describe };
+      expect(words(b.counterexample)).toEqual(words(a.counterexample));
+      verdicts[String(a.valid) as 'true' | 'false']++;
+    }
+    expect(verdicts.true).toBeGreaterThan(50);
+    expect(verdicts.false).toBeGreaterThan(50);
+  });
+});
+
 describe('history rules', () => {
   it('a process that issues again after info', () => {
     const history = h([0, 'invoke', 'write', 1], [0, 'info', 'write', 1], [0, 'invoke', 'read'], [0, 'ok', 'read', 1]);

@@ -1,0 +1,209 @@
+/**
+ * Counterexamples: what a part's failed search (or the model's pre-check) found, in words and
+ * as data for reports. Built where the part was searched (a worker thread, perhaps), so
+ * everything here is plain data that crosses threads.
+ */
+import type { Outcome } from '../../src/history/pairs.js';
+import { type Model, type PartOp, Rejection } from '../models/model.js';
+import type { PartSearch } from './search.js';
+
+/** An operation as reports show it. */
+export interface OpSummary {
+  /** The invocation's index in the history. */
+  index: number;
+  /** The completion's index; absent for operations that never completed. */
+  completionIndex?: number;
+  process: number;
+  f: string;
+  key?: string;
+  value?: unknown;
+  result?: unknown;
+  outcome: 'ok' | 'info' | 'pending';
+  /** "op 12 (process 3: read → 5)" */
+  text: string;
+}
+
+/** One configuration in which the search could go no further. */
+export interface Configuration {
+  /** The model state, described. */
+  state: string;
+  /** How many operations were linearized to get there. */
+  linearized: number;
+  /** The last of them, in order. */
+  lastLinearized: OpSummary[];
+  /** Operations called and not linearized (indefinite ones and ones concurrent with the failing op). */
+  pending: OpSummary[];
+  /** Why the failing operation cannot take effect here. */
+  reason: string;
+}
+
+export interface Counterexample {
+  /** The part (key) that is not linearizable; null for operations without a key. */
+  key: string | null;
+  /** The operation at which no linearization can go on: none takes it past its completion. */
+  op: OpSummary;
+  /** Why it cannot take effect (in the first configuration reached, or found without search). */
+  reason: string;
+  /**
+   * The history is linearizable up to just before this index (the failing op's completion)
+   * and not up to it: the smallest prefix that cannot be linearized ends here.
+   */
+  prefixEnd: number;
+  /** The most operations of the part any order linearized before getting stuck. */
+  linearizedBefore: number;
+  /** Configurations the search reached at the failing op (up to 8), and why each ends. */
+  configurations: Configuration[];
+  /** Every operation named above, in history order. */
+  involved: OpSummary[];
+  /** The whole story in words, several lines. */
+  describe: string;
+}
+
+/** What reports need of an operation besides what the model sees. */
+export interface OpRecord {
+  process: number;
+  f: string;
+  outcome: Outcome;
+  invokeIndex: number;
+  /** The completion's index; absent for operations that never completed. */
+  completionIndex?: number;
+}
+
+/** One part (key) of a history: its operations as the model sees them, and as reports name them. */
+export interface PartData {
+  key: string | null;
+  ops: PartOp[];
+  records: OpRecord[];
+}
+
+/** The search keeps this many configurations at the failing operation (see search.ts). */
+const MAX_SHOWN_CONFIGURATIONS = 8;
+
+/** " on key "k"" after an operation's text; nothing for the part of operations without a key. */
+export function onKey(key: string | null): string {
+  return key === null ? '' : ` on key ${JSON.stringify(key)}`;
+}
+
+function summarize(m: Model<unknown>, part: PartData, tag: number): OpSummary {
+  const p = part.records[tag];
+  const op = part.ops[tag];
+  const summary: OpSummary = {
+    index: p.invokeIndex,
+    process: p.process,
+    f: p.f,
+    outcome: p.outcome,
+    text: `op ${p.invokeIndex} (process ${p.process}: ${m.describeOp(op.input, op.output)}${p.outcome === 'ok' ? '' : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
+  };
+  if (p.completionIndex !== undefined) summary.completionIndex = p.completionIndex;
+  if (op.input.key !== undefined) summary.key = op.input.key;
+  if (op.input.value !== undefined) summary.value = op.input.value;
+  if (op.output.known && op.output.value !== undefined) summary.result = op.output.value;
+  return summary;
+}
+
+/**
+ * The counterexample of a part whose search ended 'illegal'. `deadlines`: the indefinite ops
+ * the model made required, and the history position each must precede.
+ */
+export function explain(
+  m: Model<unknown>,
+  part: PartData,
+  search: PartSearch<unknown>,
+  deadlines: ReadonlyMap<number, number>,
+): Counterexample {
+  const failure = search.failure();
+  const failTag = failure?.op ?? 0;
+  const failing = summarize(m, part, failTag);
+  const failingOp = part.ops[failTag];
+  // An indefinite op the model made required fails at its deadline: the completion of the
+  // operation that observed its effect (an ok op of this part).
+  const deadline = deadlines.get(failTag);
+  const observer = deadline === undefined ? -1 : part.ops.findIndex((o) => o.ret === deadline);
+  const prefixEnd =
+    observer >= 0
+      ? (part.records[observer].completionIndex as number)
+      : (part.records[failTag].completionIndex ?? failing.index);
+  const deadEnds = failure?.deadEnds ?? [];
+  const involved = new Map<number, OpSummary>([[failTag, failing]]);
+  const note = (tag: number) => {
+    let s = involved.get(tag);
+    if (!s) {
+      s = summarize(m, part, tag);
+      involved.set(tag, s);
+    }
+    return s;
+  };
+  const configurations: Configuration[] = deadEnds.map((d) => {
+    const state = search.stateOf(d.state);
+    const stepped = m.step(state, failingOp.input, failingOp.output);
+    const reason = stepped instanceof Rejection ? stepped.reason : 'taking effect here leads to a dead end later';
+    return {
+      state: m.describe(state),
+      linearized: d.linearized,
+      lastLinearized: d.tail.map(note),
+      pending: d.pending.filter((t) => t !== failTag).map(note),
+      reason,
+    };
+  });
+  const key = part.key;
+  const name = `op ${failing.index}`;
+  const completed =
+    deadline !== undefined
+      ? `, which ended without an answer but must have taken effect by op ${prefixEnd} (nothing else explains what that operation saw),`
+      : failing.completionIndex === undefined
+        ? ''
+        : `, completed at op ${failing.completionIndex}`;
+  const more = configurations.length >= MAX_SHOWN_CONFIGURATIONS ? ' (at least; the first are shown)' : '';
+  const lines = [
+    `${failing.text}${onKey(key)}, invoked at op ${failing.index}${completed}, cannot be linearized.`,
+    `Up to just before op ${prefixEnd} the history is linearizable; up to op ${prefixEnd} no order of its operations is: that is the shortest prefix that cannot be linearized (at most ${search.maxLinearized} of the part's ${search.requiredTotal} required operations could be ordered).`,
+  ];
+  if (configurations.length > 0) {
+    lines.push(
+      `Every order that gets as far as ${name} ends in ${configurations.length === 1 ? 'this configuration' : `one of these ${configurations.length} configurations${more}`}:`,
+    );
+    configurations.forEach((c, i) => {
+      const last = c.lastLinearized.slice(-4).map((o) => o.text);
+      const after =
+        c.linearized === 0
+          ? 'nothing linearized yet'
+          : `${c.linearized} operation${c.linearized === 1 ? '' : 's'} linearized, ending with ${last.join(', ')}`;
+      const pending = c.pending.map((o) => o.text).join(', ');
+      lines.push(`  ${i + 1}. ${after}:`);
+      lines.push(`     ${c.state}${pending === '' ? '' : `; not yet linearized: ${pending}`};`);
+      lines.push(`     ${name} cannot take effect: ${c.reason}.`);
+    });
+  }
+  return {
+    key,
+    op: failing,
+    reason: configurations[0]?.reason ?? 'no order of the operations reaches it',
+    prefixEnd,
+    linearizedBefore: search.maxLinearized,
+    configurations,
+    involved: [...involved.values()].sort((a, b) => a.index - b.index),
+    describe: lines.join('\n'),
+  };
+}
+
+/** The counterexample of an operation the model's pre-check found impossible. */
+export function explainImpossible(m: Model<unknown>, part: PartData, op: number, reason: string): Counterexample {
+  const failing = summarize(m, part, op);
+  const prefixEnd = part.records[op].completionIndex ?? failing.index;
+  const key = part.key;
+  const lines = [
+    `${failing.text}${onKey(key)}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
+    `${reason}.`,
+    `So no order of the operations explains the history up to op ${prefixEnd} (found without searching; an earlier violation may exist).`,
+  ];
+  return {
+    key,
+    op: failing,
+    reason,
+    prefixEnd,
+    linearizedBefore: 0,
+    configurations: [],
+    involved: [failing],
+    describe: lines.join('\n'),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * One part (key) of a history, checked alone: the model's reductions, the search, and what
+ * came of it as plain data (a PartOutcome), so that a part can be checked in this thread or
+ * in a worker thread (part-worker.ts) with the same result.
+ *
+ * Each part has its own memory budget: the search's own memory (see PartSearch.bytes) plus
+ * what reading the history took (`baseBytes`, shared by the parts of one history), never the
+ * process's heap, which holds whatever the process did before (an earlier file, other parts).
+ * The process's heap is still watched, so that V8 never runs out under us: past 85% of its
+ * limit the search stops as out of memory rather than crash.
+ */
+import { getHeapStatistics } from 'node:v8';
+import type { Model, Reduction } from '../models/model.js';
+import { type Counterexample, explain, type PartData } from './explain.js';
+import { type Budget, PartSearch, type SearchOp, type SearchStatus } from './search.js';
+
+export interface PartProgress {
+  key: string | null;
+  /** Required operations linearized (the most at any point), and how many there are. */
+  linearized: number;
+  total: number;
+  /** All operations of the part, indefinite ones included. */
+  operations: number;
+}
+
+export interface PartLimits {
+  /** performance.now() in this thread after which the search stops. */
+  deadline: number;
+  memoryLimitBytes: number;
+  /** Memory already spent on the history (reading it), counted in every part's budget. */
+  baseBytes: number;
+}
+
+/** What came of checking a part: plain data, the same from any thread. */
+export interface PartOutcome {
+  status: SearchStatus;
+  progress: PartProgress;
+  iterations: number;
+  cacheEntries: number;
+  /** Indefinite operations the reduction dropped. */
+  dropped: number;
+  /** The most memory the part's search held (PartSearch.bytes). */
+  peakBytes: number;
+  /** With 'linearizable' and witness asked for: the order, as invocation indices. */
+  witness?: number[];
+  /** With 'illegal'. */
+  counterexample?: Counterexample;
+}
+
+/** The search's memory against the part's budget. */
+class PartBudget implements Budget {
+  peak = 0;
+  search: PartSearch<unknown> | undefined;
+  /** V8's own heap cannot grow past its limit whatever the budget: stay well below it. */
+  private static readonly heapCap = getHeapStatistics().heap_size_limit * 0.85;
+
+  constructor(
+    readonly deadline: number,
+    private readonly limit: number,
+    private readonly base: number,
+  ) {}
+
+  private used(): number {
+    const bytes = this.base + (this.search?.bytes ?? 0);
+    if (bytes > this.peak) this.peak = bytes;
+    return bytes;
+  }
+
+  /** Over the budget by the search's own count (cheap: no look at the process). */
+  over(): boolean {
+    return this.used() > this.limit;
+  }
+
+  check(): 'out-of-memory' | undefined {
+    return this.used() > this.limit || heapUsed() > PartBudget.heapCap ? 'out-of-memory' : undefined;
+  }
+
+  canAllocate(bytes: number): boolean {
+    return this.used() + bytes <= this.limit && heapUsed() + bytes <= PartBudget.heapCap;
+  }
+}
+
+/** This thread's heap in use (V8's own count: process.memoryUsage() also reads /proc, and costs far more). */
+function heapUsed(): number {
+  return getHeapStatistics().used_heap_size;
+}
+
+export class PartCheck {
+  readonly progress: PartProgress;
+  private search: PartSearch<unknown> | undefined;
+  private readonly budget: PartBudget;
+  /** Indefinite ops the model made required: the history position they must precede. */
+  private readonly deadlines = new Map<number, number>();
+  private dropped = 0;
+  private status: SearchStatus = 'running';
+  private result: PartOutcome | undefined;
+
+  constructor(
+    private readonly model: Model<unknown>,
+    initial: unknown,
+    private readonly part: PartData,
+    limits: PartLimits,
+    private readonly witness = false,
+  ) {
+    this.budget = new PartBudget(limits.deadline, limits.memoryLimitBytes, limits.baseBytes);
+    const reductions: Reduction[] = model.reduce ? model.reduce(part.ops, initial) : part.ops.map(() => 'keep');
+    const searchOps: SearchOp[] = [];
+    part.ops.forEach((op, tag) => {
+      const r = reductions[tag];
+      const known = op.output.known;
+      if (!known && r === 'drop') {
+        this.dropped++;
+        return;
+      }
+      const deadline = !known && typeof r === 'number' ? r : undefined;
+      if (deadline !== undefined) this.deadlines.set(tag, deadline);
+      const ret = deadline ?? op.ret;
+      searchOps.push({ input: op.input, output: op.output, call: op.call, ret, tag, flush: known && r === 'flush' });
+    });
+    this.search = new PartSearch(model, initial, searchOps);
+    this.budget.search = this.search;
+    this.progress = {
+      key: part.key,
+      linearized: 0,
+      total: this.search.requiredTotal,
+      operations: part.ops.length,
+    };
+  }
+
+  /** Searches about `slice` steps more; 'running' means call again. */
+  run(slice: number): SearchStatus {
+    const search = this.search;
+    if (!search || this.status !== 'running') return this.status;
+    // Its arrays, allocated up front, may be over the budget before the first step.
+    this.status = this.budget.over() ? 'out-of-memory' : search.run(slice, this.budget);
+    this.progress.linearized = search.maxLinearized;
+    if (this.status !== 'running') this.finish(search);
+    return this.status;
+  }
+
+  /** Searches until done or out of budget. */
+  runToEnd(slice: number): PartOutcome {
+    while (this.run(slice) === 'running');
+    return this.outcome();
+  }
+
+  outcome(): PartOutcome {
+    if (this.result) return this.result;
+    const search = this.search as PartSearch<unknown>;
+    return {
+      status: this.status,
+      progress: { ...this.progress },
+      iterations: search.iterations,
+      cacheEntries: search.cacheEntries,
+      dropped: this.dropped,
+      peakBytes: this.budget.peak,
+    };
+  }
+
+  /** Once decided: keep what the result needs and let the memo go. */
+  private finish(search: PartSearch<unknown>): void {
+    this.budget.check(); // one last sample for the peak
+    const result = this.outcome();
+    if (this.status === 'linearizable' && this.witness)
+      result.witness = search.witness().map((tag) => this.part.records[tag].invokeIndex);
+    if (this.status === 'illegal') result.counterexample = explain(this.model, this.part, search, this.deadlines);
+    this.result = result;
+    this.search = undefined;
+    this.budget.search = undefined;
+  }
+}
