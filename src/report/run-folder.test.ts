@@ -124,6 +124,7 @@ describe('loading a run folder', () => {
       ['lost-updates', 'unknown'],
       ['fencing', true],
       ['linearizable(register)', true],
+      ['evidence', 'unknown'],
       ['perf', true],
     ]);
     expect(run.valid).toBe(false);

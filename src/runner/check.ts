@@ -9,8 +9,10 @@
  * lock like a mutex with owners, which a lease lock is not (a lease expires under a holder
  * that never released it, e.g. one that gave up after a timeout): shown, not counted;
  * mutual-exclusion judges the holders' beliefs. perf (availability and latency, in and
- * out of fault windows) is shown for every run and never counted.
+ * out of fault windows) is shown for every run and never counted. evidence counts: too few
+ * grants, accepted writes or reads to judge safety make the run unknown, never valid.
  */
+import { checkEvidence } from '../../checkers/evidence.js';
 import { checkFencing } from '../../checkers/fencing.js';
 import { checkLinearizable } from '../../checkers/linearizable/index.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
@@ -53,6 +55,17 @@ export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: st
       ),
     );
   }
+  // Enough grants, accepted writes and reads to judge the rest: counted, since a safety
+  // verdict on (next to) nothing is no verdict.
+  results.push(
+    guarded('evidence', true, () =>
+      checkEvidence(history, {
+        writes: config.workload === 'lock-set',
+        storeKey: opts.storeKey,
+        fenced: config.fencing,
+      }),
+    ),
+  );
   // How the service served its clients in and out of faults: shown, never a verdict.
   results.push(guarded('perf', false, () => checkPerf(history)));
   return results;
