@@ -44,7 +44,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key in an entry',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
-      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, options, overrides$/,
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, availability, options, overrides$/,
     ],
     [
       'an unknown run option',
@@ -423,6 +423,45 @@ describe('expectation comparison', () => {
     });
     expect(judge('valid', { valid: true, results: [], aborted: true }).actual).toBe('aborted');
     expect(judge('valid', { notRun: true })).toMatchObject({ actual: 'not-run', met: false });
+  });
+});
+
+describe('availability expectations', () => {
+  const perf = (outside: number | null): CheckResult => ({
+    checker: 'perf',
+    valid: true,
+    counts: false,
+    summary: '',
+    details: { kinds: { acquire: { outside: { availability: outside } } } },
+  });
+
+  it('a valid run whose lock answered too few acquires does not meet a fault-free expectation', () => {
+    const o = judge('valid', { valid: true, results: [perf(0.45)] }, 0.9);
+    expect(o).toEqual({
+      actual: 'valid',
+      met: false,
+      message:
+        'valid as expected, but the lock was not available: acquire ok outside faults 45%, expected at least 90%',
+    });
+    expect(judge('valid', { valid: true, results: [perf(0.95)] }, 0.9).met).toBe(true);
+    expect(judge('valid', { valid: true, results: [perf(null)] }, 0.9).message).toMatch(/no acquire was tried/);
+    expect(judge('valid', { valid: true, results: [perf(0.45)] }).met).toBe(true);
+  });
+
+  it('fault-free presets carry one into their cells; an entry may set or override it', () => {
+    const spec = validateCampaign({
+      seeds: [1],
+      matrix: [
+        { scenario: 'control', fencing: 'off' },
+        { scenario: 'control', fencing: 'on', availability: 0.5 },
+        { scenario: 'gc-pause', fencing: 'on' },
+        { backend: 'redis', expect: 'valid', availability: 0.99 },
+      ],
+    });
+    expect(expandCells(spec).map((c) => c.availability)).toEqual([0.9, 0.5, undefined, 0.99]);
+    expect(errorOf('seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    availability: 90\n')).toBe(
+      'campaign.yaml: matrix[0].availability: expected a number from 0 to 1, got 90',
+    );
   });
 });
 

@@ -24,6 +24,8 @@ export interface Cell {
   fencing: boolean;
   seed: number;
   expect: Expectation;
+  /** The least share of acquires ok outside fault windows, when the cell expects one. */
+  availability?: number;
   /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
   config: TestConfig;
 }
@@ -135,6 +137,8 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 };
                 config.name = testName(config);
                 const cell: Cell = { index: cells.length, entry: e, id: cellId(key), ...key, expect, config };
+                const availability = entry.availability ?? scenario?.availability;
+                if (availability !== undefined) cell.availability = availability;
                 try {
                   validateConfig({ ...config });
                 } catch (err) {

@@ -113,6 +113,7 @@ export function summaryJson(s: CampaignSummary): string {
       fencing: r.cell.fencing,
       seed: r.cell.seed,
       expect: r.cell.expect,
+      availability: r.cell.availability,
       actual: r.actual,
       met: r.met,
       message: r.message,

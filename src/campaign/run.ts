@@ -198,7 +198,11 @@ export async function campaign(
     try {
       // Each run's lines go to its log file; live progress would interleave across runs.
       const r = await run(config, { log: runLog, progress: false, signal: hooks.signal, buildImage: false });
-      const outcome = judge(cell.expect, { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted });
+      const outcome = judge(
+        cell.expect,
+        { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted },
+        cell.availability,
+      );
       result = {
         cell,
         ...outcome,

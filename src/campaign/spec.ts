@@ -18,6 +18,7 @@
  *       - scenario: [control]       # a preset in place of backend/workload/nemesis;
  *         fencing: [on, off]        # expect defaults to the scenario's own
  *         options: { ttl: 2000 }    # run options for this entry only
+ *         availability: 0.9         # acquires ok outside faults at least 90% (default: the scenario's)
  *
  * Validation is strict (unknown keys, wrong types, unknown names, an override that matches
  * nothing, a cell `lockchaos run` would refuse) and every error is one line that names the
@@ -74,6 +75,8 @@ export interface CellMatchFile extends CellAxesFile {
 export interface MatrixEntryFile extends CellAxesFile {
   seeds?: OneOrMany<number>;
   expect?: Expectation;
+  /** The least share (0..1) of acquires ok outside fault windows (default: the scenario's). */
+  availability?: number;
   options?: RunOptionsFile;
   overrides?: { when: CellMatchFile; expect: Expectation }[];
 }
@@ -120,6 +123,7 @@ export interface CellMatch extends CellAxes {
 export interface MatrixEntry extends CellAxes {
   seeds?: number[];
   expect?: Expectation;
+  availability?: number;
   options: RunOptions;
   overrides: { when: CellMatch; expect: Expectation }[];
 }
@@ -227,6 +231,7 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
       ...axisChecks,
       seeds: seedList,
       expect: expectCheck,
+      availability: num({ min: 0, max: 1 }),
       options: optionsCheck,
       overrides: listOf(overrideCheck, 'overrides ({when, expect})'),
     },
@@ -243,7 +248,16 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   }
   const overrides = (raw.overrides ?? []).map((o) => ({ when: o.when ?? {}, expect: o.expect ?? 'valid' }));
   const entry: MatrixEntry = { options: raw.options ?? {}, overrides };
-  for (const key of ['backend', 'workload', 'nemesis', 'scenario', 'fencing', 'seeds', 'expect'] as const) {
+  for (const key of [
+    'backend',
+    'workload',
+    'nemesis',
+    'scenario',
+    'fencing',
+    'seeds',
+    'expect',
+    'availability',
+  ] as const) {
     if (raw[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = raw[key];
   }
   return entry;

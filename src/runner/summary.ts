@@ -1,17 +1,22 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { availabilityShortfall } from '../campaign/expect.js';
 import { scenarioByName } from '../scenarios/index.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
-function expectationLine(config: { scenario?: string; fencing: boolean }, valid: Validity): string[] {
+function expectationLine(
+  config: { scenario?: string; fencing: boolean },
+  valid: Validity,
+  results: readonly CheckResult[],
+): string[] {
   const scenario = config.scenario ? scenarioByName(config.scenario) : undefined;
   if (!scenario) return [];
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
   const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
   const mode = config.fencing ? 'fenced' : 'unfenced';
-  return [
-    `scenario ${scenario.name} (${mode}) expects ${expected}: ${expected === actual ? 'as expected' : 'NOT as expected'}`,
-  ];
+  const short = scenario.availability === undefined ? undefined : availabilityShortfall(results, scenario.availability);
+  const as = expected !== actual ? 'NOT as expected' : short ? `NOT as expected: ${short}` : 'as expected';
+  return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${as}`];
 }
 
 export function formatSummary(r: {
@@ -30,7 +35,7 @@ export function formatSummary(r: {
     ...lines,
     '',
     `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})`,
-    ...expectationLine(r.config, r.valid),
+    ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,
   ].join('\n');
 }
