@@ -6,7 +6,8 @@
  * of acquires ok outside fault windows, from perf): a lock that answers nobody is not a
  * correct configuration, whatever its safety verdict.
  */
-import type { CheckResult, Validity } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
 
 /** What a cell ended with. */
@@ -53,7 +54,7 @@ const percent = (x: number) => `${Math.round(x * 1000) / 10}%`;
 export function judge(
   expect: Expectation,
   ended:
-    | { valid: Validity; results: readonly CheckResult[]; aborted?: boolean }
+    | { valid: Validity; results: readonly CheckResult[]; aborted?: boolean; conditions?: readonly RunCondition[] }
     | { error: string; aborted?: boolean }
     | { notRun: true },
   /** The least share of acquires that must be ok outside fault windows, when one is expected. */
@@ -64,6 +65,13 @@ export function judge(
     return { actual: 'aborted', met: false, message: 'interrupted before the run finished: no verdict' };
   }
   if ('error' in ended) return { actual: 'error', met: false, message: `the run failed: ${ended.error}` };
+  if (ended.conditions?.some((c) => c.kind === 'interrupted')) {
+    return { actual: 'aborted', met: false, message: `${conditionsText(ended.conditions)}: no verdict` };
+  }
+  if (ended.conditions?.length) {
+    const got = verdictWord(ended.valid);
+    return { actual: 'error', met: false, message: `the run ${conditionsText(ended.conditions)} (verdict ${got})` };
+  }
   const actual = actualOf(ended.valid);
   const violations = said(ended.results, false);
   if (actual === 'unknown') {

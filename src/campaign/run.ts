@@ -200,7 +200,7 @@ export async function campaign(
       const r = await run(config, { log: runLog, progress: false, signal: hooks.signal, buildImage: false });
       const outcome = judge(
         cell.expect,
-        { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted },
+        { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted, conditions: r.conditions },
         cell.availability,
       );
       result = {

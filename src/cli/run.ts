@@ -2,10 +2,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
+import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { DEFAULTS, parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
@@ -56,7 +56,9 @@ ${Object.entries(FAULT_KINDS)
                           seed and fault schedule; only --store and --no-build may go with it)
   -h, --help              this help
 
-Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error.`;
+Exit codes: 0 valid, 1 invalid, 2 unknown (also: too few grants, accepted writes or reads
+to judge), 3 error (bad input, or a run that did not run as configured: a client worker
+lost, the data store lost, the time limit overrun), 130 interrupted (Ctrl-C, SIGTERM).`;
 
 const OPTIONS = {
   backend: { type: 'string' },
@@ -208,7 +210,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
     console.error(`\n${signal}: stopping the run, healing faults and removing containers (again to quit at once)`);
-    abort.abort();
+    abort.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -219,7 +221,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       buildImage: parsed.build,
     });
     console.log(formatSummary(result));
-    return exitCodeFor(result.valid);
+    return runExitCode(result.valid, result.conditions);
+  } catch (err) {
+    if (!(err instanceof RunInterrupted)) throw err;
+    console.error(`lockchaos run: ${err.message}: nothing to check (containers removed)`);
+    return EXIT_INTERRUPTED;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

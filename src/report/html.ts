@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import type { RunCondition } from '../runner/conditions.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
@@ -62,6 +63,9 @@ function uplot() {
 }
 
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
+/** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
+const conditionBadge = (conditions: readonly RunCondition[]) =>
+  conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
 const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
 
 const CSS = `
@@ -266,6 +270,15 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
       `<div class="banner warn" id="cut-short"><b>Incomplete run.</b> ${escapeHtml(run.cutShort)}. The verdict below is about the operations recorded before the run stopped.</div>`,
     );
   }
+  if (run.conditions.length > 0) {
+    const items = run.conditions.map((c) => `<li>${escapeHtml(c.message)}</li>`).join('');
+    banners.push(
+      `<div class="banner warn" id="not-as-configured"><b>This run did not run as configured.</b> The verdict is about what did run; a violation found is real, but no violation is not the evidence this configuration was meant to give.<ul>${items}</ul></div>`,
+    );
+  }
+  for (const w of run.results.flatMap((r) => (r.details?.warnings as string[] | undefined) ?? [])) {
+    banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
+  }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
   const payload = { ...data, colors };
   return `<!DOCTYPE html>
@@ -275,13 +288,13 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(`${verdictWord(run.valid)} · ${config.name} · seed ${config.seed}`)}</title>
+<title>${escapeHtml(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}</title>
 <style>${assets.css}</style>
 <style>${CSS}</style>
 </head>
 <body data-verdict="${verdictClass(run.valid)}">
 <header>
-<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span></h1>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>

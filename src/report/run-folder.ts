@@ -18,6 +18,7 @@ import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
+import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
@@ -32,6 +33,8 @@ export interface LoadedRun {
   results: CheckResult[];
   valid: Validity;
   timings?: { totalS: number; clusterS: number };
+  /** How the run did not run as configured, as the runner recorded it (empty: it did). */
+  conditions: RunCondition[];
   /** Why the run is incomplete, in words (undefined: it finished). */
   cutShort?: string;
   /** The checkers ran here (results.json missing or unreadable), not in the runner. */
@@ -160,7 +163,9 @@ export function loadRun(dir: string): LoadedRun {
   const { history, droppedLine } = parseHistoryPrefix(readText(historyPath, 'the history'), historyPath);
 
   const resultsPath = join(dir, 'results.json');
-  let stored: { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings'] } | undefined;
+  let stored:
+    | { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings']; conditions?: RunCondition[] }
+    | undefined;
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
@@ -171,7 +176,8 @@ export function loadRun(dir: string): LoadedRun {
       unreadable = (err as Error).message;
     }
   }
-  const base = { dir, config, history };
+  const conditions = Array.isArray(stored?.conditions) ? stored.conditions : [];
+  const base = { dir, config, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
   if (stored) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;

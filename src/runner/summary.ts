@@ -2,6 +2,7 @@
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { availabilityShortfall } from '../campaign/expect.js';
 import { scenarioByName } from '../scenarios/index.js';
+import { conditionsText, type RunCondition } from './conditions.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
 function expectationLine(
@@ -23,8 +24,11 @@ export function formatSummary(r: {
   dir: string;
   valid: Validity;
   results: CheckResult[];
+  conditions?: readonly RunCondition[];
   config: { seed: number; scenario?: string; fencing: boolean };
 }): string {
+  const conditions = r.conditions ?? [];
+  const warnings = r.results.flatMap((c) => (c.details?.warnings as string[] | undefined) ?? []);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';
@@ -34,7 +38,8 @@ export function formatSummary(r: {
     'checkers:',
     ...lines,
     '',
-    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})`,
+    ...warnings.map((w) => `warning: ${w}`),
+    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
     ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,
   ].join('\n');
