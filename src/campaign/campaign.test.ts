@@ -426,6 +426,47 @@ describe('expectation comparison', () => {
   });
 });
 
+describe('hostile campaign files: one line, never a crash', () => {
+  it('a YAML alias bomb', () => {
+    let yaml = 'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+    let prev = 'a';
+    for (const c of 'bcdefghi') {
+      yaml += `${c}: &${c} [${Array(9).fill(`*${prev}`).join(', ')}]\n`;
+      prev = c;
+    }
+    expect(errorOf(`${yaml}matrix: *i\n`)).toBe(
+      'campaign.yaml: its aliases (*name) expand too far (a YAML alias bomb?): write the values out, or use fewer aliases',
+    );
+  });
+
+  it('a value nested 100,000 deep', () => {
+    expect(errorOf(`matrix: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).toMatch(
+      /^campaign\.yaml: (line \d+, column \d+: )?nested too deeply \(a campaign needs a few levels/,
+    );
+    expect(errorOf(`{"matrix": ${'['.repeat(100)}${']'.repeat(100)}}`)).toMatch(/^campaign\.yaml: nested too deeply/);
+  });
+
+  it('a matrix of a million cells is refused before it is expanded, with the limit', () => {
+    const seeds = Array.from({ length: 250_000 }, (_, i) => i);
+    expect(() =>
+      validateCampaign({
+        seeds,
+        matrix: [{ backend: 'redis', fencing: ['on', 'off'], workload: ['lock-set', 'mutex'], expect: 'valid' }],
+      }),
+    ).toThrow(
+      /^campaign: matrix\[0\]: the matrix expands to more than 10000 cells .*: use fewer seeds or split the campaign$/,
+    );
+  });
+
+  it('holds cells to the run bounds (a time limit that overflows a timer)', () => {
+    expect(
+      errorOf('seeds: [1]\ndefaults: { time-limit: 1e9 }\nmatrix:\n  - backend: redis\n    expect: valid\n'),
+    ).toMatch(
+      /^campaign\.yaml: matrix\[0\]: cell redis\/lock-set\/none\/unfenced\/seed-1: --time-limit must be at most 86400 s/,
+    );
+  });
+});
+
 describe('availability expectations', () => {
   const perf = (outside: number | null): CheckResult => ({
     checker: 'perf',

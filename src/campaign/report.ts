@@ -173,13 +173,13 @@ export function terminalTable(s: CampaignSummary): string {
     r.met ? 'ok' : 'MISMATCH',
   ]);
   const head = ['#', 'cell', 'expect', 'actual', 'time', 'result'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length));
   const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
   const t = counts(s);
   const out = [line(head), ...rows.map(line)];
   const tallies = byConfiguration(s);
   if (tallies.some((c) => c.seeds > 1)) {
-    const width = Math.max(...tallies.map((c) => c.configuration.length));
+    const width = tallies.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'by configuration, over its seeds:');
     for (const c of tallies) {
       const notRun = c.seeds - c.ran;

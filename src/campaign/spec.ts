@@ -33,6 +33,7 @@ import { UserError } from '../cli/errors.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import type { TestConfig } from '../runner/config.js';
 import { SCENARIOS } from '../scenarios/index.js';
+import { nestedDeeperThan } from '../util/depth.js';
 import { expandCells } from './matrix.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
@@ -308,16 +309,38 @@ export function validateCampaign(raw: unknown, source = 'campaign', fallbackName
 
 /** Parses and validates campaign YAML; `source` names it in messages. */
 export function parseCampaign(text: string, source = 'campaign.yaml'): CampaignSpec {
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const tooDeep = `nested too deeply (a campaign needs a few levels: matrix, entries, options); write it out flat`;
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { uniqueKeys: true });
+  } catch (err) {
+    if (err instanceof RangeError) throw new UserError(`${source}: ${tooDeep}`);
+    throw err;
+  }
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const at = problem.linePos?.[0];
     const where = at ? `line ${at.line}, column ${at.col}: ` : '';
     const what = (problem.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    if (/call stack/i.test(what)) throw new UserError(`${source}: ${where}${tooDeep}`);
     throw new UserError(`${source}: ${where}not valid YAML: ${what}`);
   }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // yaml refuses aliases that expand past maxAliasCount ("billion laughs").
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) {
+      throw new UserError(
+        `${source}: its aliases (*name) expand too far (a YAML alias bomb?): write the values out, or use fewer aliases`,
+      );
+    }
+    if (err instanceof RangeError) throw new UserError(`${source}: ${tooDeep}`);
+    throw err;
+  }
+  if (nestedDeeperThan(data)) throw new UserError(`${source}: ${tooDeep}`);
   const stem = basename(source, extname(source));
-  return validateCampaign(doc.toJS(), source, NAME.test(stem) ? stem : undefined);
+  return validateCampaign(data, source, NAME.test(stem) ? stem : undefined);
 }
 
 /** Reads, parses and validates a campaign file. */

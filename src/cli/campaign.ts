@@ -5,6 +5,7 @@ import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
+import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
@@ -68,7 +69,12 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true }));
+    ({ values, positionals } = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: true,
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign --help)`);
   }
@@ -104,7 +110,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     console.log(
       `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${total} cells`,
     );
-    const width = Math.max(0, ...cells.map((c) => c.id.length));
+    const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
     for (const c of cells) {
       console.log(
         `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,

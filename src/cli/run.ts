@@ -12,6 +12,7 @@ import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { errorMessage } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
+import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos run [options]
@@ -95,7 +96,12 @@ function number(flag: string, text: string | undefined, fallback: number): numbe
 export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean } | 'help' {
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos run --help)`);
   }

@@ -20,6 +20,7 @@ import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
+import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
 const DEFAULT_STORE_KEY = 'lockchaos:set';
@@ -161,6 +162,12 @@ export function loadRun(dir: string): LoadedRun {
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
   const { history, droppedLine } = parseHistoryPrefix(readText(historyPath, 'the history'), historyPath);
+  const deep = history.find((op) => nestedDeeperThan(op));
+  if (deep) {
+    throw new UserError(
+      `${historyPath}: op #${deep.index} nests more than ${MAX_DEPTH} levels deep: not a lockchaos history (its values are flat sets and grants)`,
+    );
+  }
 
   const resultsPath = join(dir, 'results.json');
   let stored:
@@ -171,6 +178,7 @@ export function loadRun(dir: string): LoadedRun {
     try {
       const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof stored;
       if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
+      if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
       stored = parsed;
     } catch (err) {
       unreadable = (err as Error).message;

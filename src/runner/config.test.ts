@@ -33,8 +33,28 @@ describe('run configuration', () => {
     [['--ttl', 'abc'], /--ttl takes a number/],
     [['--concurrency', '0'], /--concurrency must be a whole number > 0/],
     [['--bogus'], /Unknown option '--bogus'.*lockchaos run --help/],
+    // Bounds: refuse what cannot work, with the limit in the message (issue 10).
+    [['--time-limit', '1e9'], /^--time-limit must be at most 86400 s \(a day\), got '1000000000'$/],
+    [['--concurrency', '100000'], /^--concurrency must be at most 100 \(each client is a process\)/],
+    [['--concurrency', '-1'], /^--concurrency must be a whole number > 0, got '-1'$/],
+    [['--time-limit', '-5'], /^--time-limit must be a number > 0, got '-5'$/],
+    [['--backend', 'redlock', '--nodes', '1000'], /^--nodes must be at most 15 \(each node is a container\)/],
+    [['--backend', 'redlock', '--nodes', '2'], /^--nodes must be at least 3 for redlock/],
+    [['--backend', 'redlock', '--nodes', '1'], /^--nodes must be at least 3 for redlock/],
+    [['--backend', 'redis', '--nodes', '5'], /^--nodes 5: backend redis runs 1 nodes; leave --nodes out$/],
+    [['--nemesis', ''], /^--nemesis is empty: give none, or fault kinds/],
+    [['--nemesis-interval', '1e-6'], /^--nemesis-interval must be from 0.1 to 86400 s/],
+    [['--name', '../../x'], /^--name must be a folder name .* got '\.\.\/\.\.\/x'$/],
+    [['--name', 'a/b'], /^--name must be a folder name/],
+    [['--name', '.hidden'], /^--name must be a folder name/],
   ])('rejects %j with one clear line', (args, message) => {
     expect(() => parse(args)).toThrow(UserError);
     expect(() => parse(args)).toThrow(message);
+  });
+
+  it('names its folder without : or , (artifact uploaders refuse them)', () => {
+    expect(parse(['--backend', 'redlock', '--nemesis', 'pause-node:one,partition:halves']).name).toBe(
+      'redlock-lock-set-pause-node_one_partition_halves-unfenced',
+    );
   });
 });

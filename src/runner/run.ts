@@ -10,7 +10,7 @@ import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
-import { backendByName, loadBackend } from '../backends/index.js';
+import { backendByName } from '../backends/index.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -25,6 +25,7 @@ import { monotonicNow, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
+import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import { checkRun } from './check.js';
 import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
 import { type TestConfig, testName, validateConfig } from './config.js';
@@ -67,7 +68,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
 }
 
 async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
-  await loadBackend(input.backend); // a user's module backend, by path
+  await loadBackendModule(input.backend); // a user's module backend, by path
   const config = validateConfig({ ...input, name: input.name || testName(input) });
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
@@ -84,7 +85,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   }
   await ensureImage({ build: hooks.buildImage ?? true, log });
 
-  const dir = join(config.storeDir, config.name, stamp());
+  // No : or , in folder names: artifact uploaders refuse them.
+  const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   const latest = join(config.storeDir, 'latest');
   rmSync(latest, { force: true });
@@ -104,7 +106,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   const timeUp = new AbortController();
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
-    const specs = [...backend.nodeSpecs({ nodes: config.nodes }), storeNodeSpec()];
+    const specs = [...checkedNodeSpecs(backend, config.nodes), storeNodeSpec()];
     cluster = await startCluster(runId, specs);
     clusterS = (Date.now() - t0) / 1000;
     const runFaults = new RunFaults(config, backend, cluster, runId);
