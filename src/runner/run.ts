@@ -173,6 +173,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     const over = overrun(Number(monotonicNow() - origin) / 1e9, config.timeLimitS, graceMs / 1000);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
+    progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.finalRead && !writer.error) {
       const lost = await finalRead(cluster, config, new Recorder(pool.maxProcess() + 1, 1, origin, record));
