@@ -555,7 +555,17 @@ describe('campaign reports', () => {
     expect(html).toContain('<a href="runs/001-x/R/report.html">report</a>');
     expect(html).toContain('<a href="runs/002-y/R/">folder</a>');
     expect(html).toContain('2 of 9 &lt;adds&gt; lost &amp; &quot;gone&quot;');
-    expect(html).not.toMatch(/<script|<link|src="http/);
+    expect(html).not.toMatch(/<script[^>]+src=|<link|src="http/);
+    // Coloured by outcome, not verdict; mismatches first; sortable.
+    const rows = [...html.matchAll(/<tr class="(met|miss|skip)">\n<td data-key="(\d+)">/g)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual([
+      ['miss', '2'],
+      ['skip', '3'],
+      ['met', '1'],
+    ]);
+    expect(html).toContain('<td class="o-miss">INVALID</td><td class="o-miss" data-key="0">✗ not met</td>');
+    expect(html).toContain('<table class="sortable" id="cells">');
+    expect(html).not.toMatch(/class="v-invalid"/);
     const json = JSON.parse(summaryJson(summary));
     expect(json.cells[0]).toMatchObject({
       dir: 'runs/001-x/R',

@@ -1,6 +1,8 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 import { parseArgs } from 'node:util';
+import { dirname, join, resolve } from 'node:path';
 import { expandCells, parseShard, type Shard } from '../campaign/matrix.js';
+import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
@@ -9,6 +11,7 @@ import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
+       lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
 
 Runs a matrix of tests, backend x workload x (nemesis or scenario) x fencing x seeds, and
 compares each run's verdict with the one the file expects, both ways: a correct
@@ -65,7 +68,48 @@ function positive(flag: string, text: string, integer: boolean): number {
   return n;
 }
 
+const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
+
+Combines the folders of one campaign's shards (each run with --shard i/n, e.g. one CI job
+each) into one summary.html, summary.json and junit.xml with the tally of every
+configuration over all its seeds, as if the campaign had run unsharded. Shards not given
+are named as missing.
+
+Options:
+  --out DIR     where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
+  -h, --help    this help
+
+Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
+(a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
+
+async function mergeCommand(argv: string[]): Promise<number> {
+  let values: { out?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign merge --help)`);
+  }
+  if (values.help) {
+    console.log(MERGE_HELP);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
+  const out =
+    values.out ??
+    join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
+  const { summary } = mergeCampaign(positionals, out);
+  console.log(terminalTable(summary));
+  return summary.met ? 0 : 1;
+}
+
 export async function campaignCommand(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return mergeCommand(argv.slice(1));
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
