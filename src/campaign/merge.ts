@@ -13,34 +13,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../cli/errors.js';
-import type { TestConfig } from '../runner/config.js';
-import type { Actual } from './expect.js';
 import type { Cell } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
-import type { Expectation } from './spec.js';
 
-/** One cell as summary.json stores it. */
-interface StoredCell {
-  index: number;
-  entry: number;
-  id: string;
-  backend: string;
-  workload: string;
-  nemesis: string;
-  scenario?: string;
-  fencing: boolean;
-  seed: number;
-  expect: Expectation;
-  availability?: number;
-  actual: Actual;
-  met: boolean;
-  message: string;
-  durationS: number;
-  dir?: string;
-  report?: string;
-  checkers?: CellResult['checkers'];
-  config: TestConfig;
-}
+/** One cell as summary.json stores it: the cell's fields and its result's, paths relative. */
+type StoredCell = Cell & Omit<CellResult, 'cell'>;
 
 interface StoredSummary {
   name: string;
@@ -71,30 +48,16 @@ export function readShard(dir: string): CampaignSummary {
   if (!s || typeof s.name !== 'string' || !Array.isArray(s.cells) || typeof s.totalCells !== 'number') {
     throw new UserError(`${path} is not a campaign summary (no name, totalCells or cells)`);
   }
-  const abs = (p: string | undefined) => (p === undefined ? undefined : resolve(dir, p));
-  const cells: CellResult[] = s.cells.map((c) => {
-    const cell: Cell = {
-      index: c.index,
-      entry: c.entry,
-      id: c.id,
-      backend: c.backend,
-      workload: c.workload,
-      nemesis: c.nemesis,
-      fencing: c.fencing,
-      seed: c.seed,
-      expect: c.expect,
-      config: c.config,
-    };
-    if (c.scenario !== undefined) cell.scenario = c.scenario;
-    if (c.availability !== undefined) cell.availability = c.availability;
-    const r: CellResult = { cell, actual: c.actual, met: c.met, message: c.message, durationS: c.durationS };
-    const runDir = abs(c.dir);
-    const report = abs(c.report);
-    if (runDir) r.dir = runDir;
-    if (report) r.report = report;
-    if (c.checkers) r.checkers = c.checkers;
-    return r;
-  });
+  const abs = (p: string) => resolve(dir, p);
+  const cells: CellResult[] = s.cells.map(
+    ({ actual, met, message, durationS, dir: runDir, report, checkers, ...cell }) => {
+      const r: CellResult = { cell, actual, met, message, durationS };
+      if (runDir !== undefined) r.dir = abs(runDir);
+      if (report !== undefined) r.report = abs(report);
+      if (checkers) r.checkers = checkers;
+      return r;
+    },
+  );
   const summary: CampaignSummary = {
     name: s.name,
     source: s.source,
