@@ -1,6 +1,7 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
-import { parseArgs } from 'node:util';
+
 import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { expandCells, parseShard, type Shard } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
@@ -40,6 +41,7 @@ Options:
   --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
   --dry-run          list this shard's cells and exit 0 (needs no Docker)
   --no-build         stop, instead of building the node image, when it is missing
+  --no-latest        write no latest links (stores uploaded as CI artifacts)
   --verbose          print each run's own progress lines
   -h, --help         this help
 
@@ -54,6 +56,7 @@ const OPTIONS = {
   store: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'no-build': { type: 'boolean' },
+  'no-latest': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -146,6 +149,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     timeLimitS,
     store: s('store') ?? DEFAULTS.storeDir,
     buildImage: !values['no-build'],
+    latest: !values['no-latest'],
   };
 
   if (values['dry-run']) {

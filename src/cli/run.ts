@@ -53,8 +53,9 @@ ${Object.entries(FAULT_KINDS)
   --store DIR             where runs are written (default ${DEFAULTS.storeDir})
   --name NAME             test name, the folder under the store (default backend-workload-nemesis-fencing)
   --no-build              stop, instead of building the node image, when it is missing
+  --no-latest             do not point <store>/latest at the run (stores uploaded as CI artifacts)
   --replay PATH           run a stored run again: its folder or its test.json (same configuration,
-                          seed and fault schedule; only --store and --no-build may go with it)
+                          seed and fault schedule; only --store, --no-build and --no-latest may go with it)
   -h, --help              this help
 
 Exit codes: 0 valid, 1 invalid, 2 unknown (also: too few grants, accepted writes or reads
@@ -79,6 +80,7 @@ const OPTIONS = {
   store: { type: 'string' },
   name: { type: 'string' },
   'no-build': { type: 'boolean' },
+  'no-latest': { type: 'boolean' },
   replay: { type: 'string' },
   'lose-data': { type: 'boolean' },
   scenario: { type: 'string' },
@@ -93,7 +95,7 @@ function number(flag: string, text: string | undefined, fallback: number): numbe
 }
 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
-export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean } | 'help' {
+export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean; latest: boolean } | 'help' {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -112,10 +114,10 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
     const other = Object.keys(values).filter((k) => !REPLAY_FLAGS.includes(k) && values[k] !== undefined);
     if (other.length > 0) {
       throw new UserError(
-        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store and --no-build may go with it)`,
+        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store, --no-build and --no-latest may go with it)`,
       );
     }
-    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'] };
+    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'], latest: !values['no-latest'] };
   }
   const fencing = s('fencing') ?? 'off';
   if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
@@ -160,10 +162,10 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   if (scenario) config.scenario = scenario.name;
   if (s('nodes') !== undefined) config.nodes = number('nodes', s('nodes'), 0);
   if (values['lose-data'] || base.loseData) config.loseData = true;
-  return { config, build: !values['no-build'] };
+  return { config, build: !values['no-build'], latest: !values['no-latest'] };
 }
 
-const REPLAY_FLAGS = ['replay', 'store', 'no-build'];
+const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest'];
 
 /**
  * The configuration of a stored run, for --replay: PATH is a run folder or its test.json.
@@ -225,6 +227,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       log: (line) => console.error(line),
       signal: abort.signal,
       buildImage: parsed.build,
+      latest: parsed.latest,
     });
     console.log(formatSummary(result));
     return runExitCode(result.valid, result.conditions);

@@ -55,6 +55,8 @@ export interface RunHooks {
   progress?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
+  /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
+  latest?: boolean;
 }
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
@@ -88,9 +90,11 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // No : or , in folder names: artifact uploaders refuse them.
   const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
   mkdirSync(join(dir, 'nodes'), { recursive: true });
-  const latest = join(config.storeDir, 'latest');
-  rmSync(latest, { force: true });
-  symlinkSync(relative(config.storeDir, dir), latest);
+  if (hooks.latest !== false) {
+    const latest = join(config.storeDir, 'latest');
+    rmSync(latest, { force: true });
+    symlinkSync(relative(config.storeDir, dir), latest);
+  }
   writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
 
   const runId = randomBytes(4).toString('hex');
