@@ -41,6 +41,8 @@ export type EvidenceDetails = {
   tooLittle: string[];
   /** Worth saying though the run could be judged. */
   warnings: string[];
+  /** Fenced: the first writes the store turned away (completion op index), for the report. */
+  rejectedWrites?: { index: number; process: number; token?: number }[];
 };
 
 const pct = (n: number, of: number) => `${Math.round((1000 * n) / of) / 10}%`;
@@ -77,6 +79,20 @@ export function checkEvidence(
     const rejected = writes.filter((p) => p.outcome === 'fail').length;
     const reads = store.filter((p) => p.f === 'read' && p.outcome === 'ok').length;
     Object.assign(details, { writes: writes.length, accepted, rejected, reads });
+    if (opts.fenced && rejected > 0) {
+      details.rejectedWrites = writes
+        .filter((p) => p.outcome === 'fail' && p.completion)
+        .slice(0, 20)
+        .map((p) => {
+          const token = Array.isArray(p.invoke.value) ? p.invoke.value[1] : undefined;
+          const w: { index: number; process: number; token?: number } = {
+            index: (p.completion as Op).index,
+            process: p.process,
+          };
+          if (typeof token === 'number') w.token = token;
+          return w;
+        });
+    }
     const rejectedWords = rejected ? ` (the store rejected ${rejected} of ${writes.length})` : '';
     if (accepted < MIN_ACCEPTED || (writes.length > 0 && accepted / writes.length < MIN_ACCEPTED_SHARE)) {
       details.tooLittle.push(

@@ -44,7 +44,7 @@ export interface Fault {
   lane: number;
 }
 
-export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'other';
+export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'turned-away' | 'other';
 
 export interface Violation {
   checker: string;
@@ -171,6 +171,21 @@ function violationsOf(
   };
   const ordered = [...results].sort((a, b) => Number(b.counts !== false) - Number(a.counts !== false));
   for (const r of ordered) {
+    // Fencing at work, not a violation: the writes a fenced store turned away (shown last).
+    const rejected = (r.details as { rejectedWrites?: unknown } | undefined)?.rejectedWrites;
+    if (r.valid !== false && Array.isArray(rejected)) {
+      for (const w of rejected as { index: number; process: number; token?: number }[]) {
+        const token = w.token === undefined ? '' : ` with stale token ${w.token}`;
+        out.push({
+          checker: 'fencing',
+          counted: false,
+          kind: 'turned-away',
+          words: `the store turned away process ${w.process}'s write${token} (op #${w.index}): a stale holder kept out`,
+          marks: [{ index: w.index, label: `write rejected${token}` }],
+          view: around([timeOf(w.index)]),
+        });
+      }
+    }
     if (r.valid !== false) continue;
     const counted = r.counts !== false;
     const d = (r.details ?? {}) as Record<string, unknown>;
@@ -272,7 +287,20 @@ function violationsOf(
       out.push({ checker: r.checker, counted, kind: 'other', words: r.summary, marks: [], view: [0, endMs] });
     }
   }
-  return out;
+  // Every kind shows near the top: the first of each (checker, kind) before the rest, so a
+  // lost update is not buried under fifty overlaps; turned-away writes come last.
+  const seen = new Set<string>();
+  const firsts: Violation[] = [];
+  const rest: Violation[] = [];
+  for (const v of out) {
+    const key = `${v.checker}/${v.kind}`;
+    if (v.kind !== 'turned-away' && !seen.has(key)) {
+      seen.add(key);
+      firsts.push(v);
+    } else rest.push(v);
+  }
+  rest.sort((a, b) => Number(a.kind === 'turned-away') - Number(b.kind === 'turned-away'));
+  return [...firsts, ...rest];
 }
 
 export function prepareReport(
