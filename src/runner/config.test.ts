@@ -57,4 +57,11 @@ describe('run configuration', () => {
       'redlock-lock-set-pause-node_one_partition_halves-unfenced',
     );
   });
+
+  it('--no-latest: no store/latest link (CI artifact stores)', () => {
+    const p = configFromArgs(['--no-latest', '--seed', '1']);
+    const q = configFromArgs(['--seed', '1']);
+    expect(p !== 'help' && p.latest).toBe(false);
+    expect(q !== 'help' && q.latest).toBe(true);
+  });
 });
