@@ -50,7 +50,8 @@ export function interrupted(reason: unknown, atS: number | undefined, timeLimitS
 }
 
 /**
- * How long the workload may take, from its start to every client stopped, before the run
+ * How long the workload may take (its time limit as the timers kept it, then the clients'
+ * stop; healing faults is not counted), before the run
  * counts as overrun: the time limit, the grace given to clients to finish, and slack of a
  * quarter of the time limit (at least 5 s) for a loaded machine. Past that, faults and
  * leases no longer had the timing the configuration asked for (a starved host).

@@ -164,6 +164,9 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
     );
     await sleep(config.timeLimitS * 1000, timeUp.signal);
+    // The workload's own time: the time limit as the timers kept it, and the clients'
+    // stop below; healing (a node restart, an etcd member replaced) is not counted.
+    const limitS = Number(monotonicNow() - origin) / 1e9;
     if (hooks.signal?.aborted) {
       conditions.push(interrupted(hooks.signal.reason, Number(monotonicNow() - origin) / 1e9, config.timeLimitS));
     }
@@ -173,8 +176,9 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     await runFaults.healAll();
     log('time is up: faults healed, clients finishing');
     const graceMs = config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
+    const stopping = monotonicNow();
     await pool.stop(graceMs);
-    const over = overrun(Number(monotonicNow() - origin) / 1e9, config.timeLimitS, graceMs / 1000);
+    const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     progress?.finish(); // after "time is up": every client's last op is in the count
