@@ -19,9 +19,9 @@ export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
 /**
  * One operation: [lane, f (index into `fs`), outcome (index into OUTCOMES), startMs,
  * endMs (-1: never completed), invoke index, completion index (-1: none), value in brief,
- * error].
+ * error, the bar's label (barLabel)].
  */
-export type Bar = [number, number, number, number, number, number, number, string, string];
+export type Bar = [number, number, number, number, number, number, number, string, string, string];
 
 /** A lock hold: [lane, startMs, endMs (-1: to the end), acquire index, release index (-1), token (-1: none)]. */
 export type HoldBar = [number, number, number, number, number, number];
@@ -111,6 +111,29 @@ export function brief(value: unknown): string {
   }
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+/**
+ * The words on a timeline bar: what the operation did, not its raw value. An acquire's
+ * token, the element a write adds (and its token), the size of a set read; else brief().
+ */
+export function barLabel(f: string, value: unknown): string {
+  const v = value as Record<string, unknown> | unknown[] | null | undefined;
+  if (f === 'acquire' && v && typeof v === 'object' && !Array.isArray(v)) {
+    return typeof v.token === 'number' ? `token ${v.token}` : '';
+  }
+  if (f === 'write' && Array.isArray(v)) {
+    const fenced = v.length === 2 && Array.isArray(v[0]) && typeof v[1] === 'number';
+    const set = (fenced ? v[0] : v) as unknown[];
+    const added = set.at(-1);
+    if (typeof added === 'number') return `+${added}${fenced ? ` (token ${v[1]})` : ''}`;
+  }
+  if (f === 'read') {
+    if (v === null) return 'empty';
+    if (Array.isArray(v)) return `${v.length} element${v.length === 1 ? '' : 's'}`;
+  }
+  if (f === 'release') return ''; // its value is the grant: in the details, not on the bar
+  return brief(value);
 }
 
 function kindOrder(fs: Iterable<string>): string[] {
@@ -409,6 +432,7 @@ export function prepareReport(
       c ? c.index : -1,
       brief(value),
       c?.error ?? '',
+      barLabel(p.invoke.f, value),
     ];
   });
 
