@@ -18,6 +18,8 @@ export interface CheckResult {
   counts?: boolean;
   /** Checker-specific details, JSON-serialisable, written to results.json. */
   details?: Record<string, unknown>;
+  /** Milliseconds the checker took (set by the runner; junit.xml's case time). */
+  timeMs?: number;
 }
 
 /** The worst of several verdicts: any false is false; else any unknown is unknown. */

@@ -44,7 +44,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key in an entry',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
-      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, options, overrides$/,
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, availability, options, overrides$/,
     ],
     [
       'an unknown run option',
@@ -441,6 +441,86 @@ describe('expectation comparison', () => {
   });
 });
 
+describe('hostile campaign files: one line, never a crash', () => {
+  it('a YAML alias bomb', () => {
+    let yaml = 'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+    let prev = 'a';
+    for (const c of 'bcdefghi') {
+      yaml += `${c}: &${c} [${Array(9).fill(`*${prev}`).join(', ')}]\n`;
+      prev = c;
+    }
+    expect(errorOf(`${yaml}matrix: *i\n`)).toBe(
+      'campaign.yaml: its aliases (*name) expand too far (a YAML alias bomb?): write the values out, or use fewer aliases',
+    );
+  });
+
+  it('a value nested 100,000 deep', () => {
+    expect(errorOf(`matrix: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).toMatch(
+      /^campaign\.yaml: (line \d+, column \d+: )?nested too deeply \(a campaign needs a few levels/,
+    );
+    expect(errorOf(`{"matrix": ${'['.repeat(100)}${']'.repeat(100)}}`)).toMatch(/^campaign\.yaml: nested too deeply/);
+  });
+
+  it('a matrix of a million cells is refused before it is expanded, with the limit', () => {
+    const seeds = Array.from({ length: 250_000 }, (_, i) => i);
+    expect(() =>
+      validateCampaign({
+        seeds,
+        matrix: [{ backend: 'redis', fencing: ['on', 'off'], workload: ['lock-set', 'mutex'], expect: 'valid' }],
+      }),
+    ).toThrow(
+      /^campaign: matrix\[0\]: the matrix expands to more than 10000 cells .*: use fewer seeds or split the campaign$/,
+    );
+  });
+
+  it('holds cells to the run bounds (a time limit that overflows a timer)', () => {
+    expect(
+      errorOf('seeds: [1]\ndefaults: { time-limit: 1e9 }\nmatrix:\n  - backend: redis\n    expect: valid\n'),
+    ).toMatch(
+      /^campaign\.yaml: matrix\[0\]: cell redis\/lock-set\/none\/unfenced\/seed-1: --time-limit must be at most 86400 s/,
+    );
+  });
+});
+
+describe('availability expectations', () => {
+  const perf = (outside: number | null): CheckResult => ({
+    checker: 'perf',
+    valid: true,
+    counts: false,
+    summary: '',
+    details: { kinds: { acquire: { outside: { availability: outside } } } },
+  });
+
+  it('a valid run whose lock answered too few acquires does not meet a fault-free expectation', () => {
+    const o = judge('valid', { valid: true, results: [perf(0.45)] }, 0.9);
+    expect(o).toEqual({
+      actual: 'valid',
+      met: false,
+      message:
+        'valid as expected, but the lock was not available: acquire ok outside faults 45%, expected at least 90%',
+    });
+    expect(judge('valid', { valid: true, results: [perf(0.95)] }, 0.9).met).toBe(true);
+    expect(judge('valid', { valid: true, results: [perf(null)] }, 0.9).message).toMatch(/no acquire was tried/);
+    expect(judge('valid', { valid: true, results: [perf(0.45)] }).met).toBe(true);
+  });
+
+  it('fault-free presets carry one into their cells; an entry may set or override it', () => {
+    const spec = validateCampaign({
+      seeds: [1],
+      matrix: [
+        { scenario: 'control', fencing: 'off' },
+        { scenario: 'control', fencing: 'on', availability: 0.5 },
+        { scenario: 'gc-pause', fencing: 'on' },
+        { backend: 'redis', expect: 'valid', availability: 0.99 },
+      ],
+    });
+    expect(expandCells(spec).map((c) => c.availability)).toEqual([0.9, 0.5, undefined, 0.99]);
+    expect(errorOf('seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    availability: 90\n')).toBe(
+      'campaign.yaml: matrix[0].availability: expected a number from 0 to 1, got 90',
+    );
+  });
+});
+
 describe('campaign reports', () => {
   const cells = expandCells(nightly()).slice(0, 3);
   const summary: CampaignSummary = {
@@ -490,7 +570,17 @@ describe('campaign reports', () => {
     expect(html).toContain('<a href="runs/001-x/R/report.html">report</a>');
     expect(html).toContain('<a href="runs/002-y/R/">folder</a>');
     expect(html).toContain('2 of 9 &lt;adds&gt; lost &amp; &quot;gone&quot;');
-    expect(html).not.toMatch(/<script|<link|src="http/);
+    expect(html).not.toMatch(/<script[^>]+src=|<link|src="http/);
+    // Coloured by outcome, not verdict; mismatches first; sortable.
+    const rows = [...html.matchAll(/<tr class="(met|miss|skip)">\n<td data-key="(\d+)">/g)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual([
+      ['miss', '2'],
+      ['skip', '3'],
+      ['met', '1'],
+    ]);
+    expect(html).toContain('<td class="o-miss">INVALID</td><td class="o-miss" data-key="0">✗ not met</td>');
+    expect(html).toContain('<table class="sortable" id="cells">');
+    expect(html).not.toMatch(/class="v-invalid"/);
     const json = JSON.parse(summaryJson(summary));
     expect(json.cells[0]).toMatchObject({
       dir: 'runs/001-x/R',

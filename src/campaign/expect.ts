@@ -2,9 +2,12 @@
  * Did a cell meet its expectation? Both ways count: a correct configuration that raises an
  * alarm is a regression, and so is a known-unsafe configuration that stops failing (the
  * harness no longer catches what it should). An unknown verdict, an error or an
- * interruption never meets an expectation.
+ * interruption never meets an expectation. A cell may also expect availability (the share
+ * of acquires ok outside fault windows, from perf): a lock that answers nobody is not a
+ * correct configuration, whatever its safety verdict.
  */
-import type { CheckResult, Validity } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
 
 /** What a cell ended with. */
@@ -31,23 +34,53 @@ function said(results: readonly CheckResult[], want: Validity): string {
     .join('; ');
 }
 
+/**
+ * When the run's acquires outside fault windows were ok less often than `min` (a share,
+ * 0..1), the shortfall in words; undefined when met or when perf measured nothing.
+ */
+export function availabilityShortfall(results: readonly CheckResult[], min: number): string | undefined {
+  const perf = results.find((r) => r.checker === 'perf');
+  const kinds = (perf?.details as { kinds?: Record<string, { outside?: { availability?: number | null } }> })?.kinds;
+  const got = kinds?.acquire?.outside?.availability;
+  if (got === undefined)
+    return `acquire availability outside faults was not measured (expected at least ${percent(min)})`;
+  if (got === null) return `no acquire was tried outside faults (expected at least ${percent(min)} ok)`;
+  if (got >= min) return undefined;
+  return `acquire ok outside faults ${percent(got)}, expected at least ${percent(min)}`;
+}
+
+const percent = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
 export function judge(
   expect: Expectation,
   ended:
-    | { valid: Validity; results: readonly CheckResult[]; aborted?: boolean }
+    | { valid: Validity; results: readonly CheckResult[]; aborted?: boolean; conditions?: readonly RunCondition[] }
     | { error: string; aborted?: boolean }
     | { notRun: true },
+  /** The least share of acquires that must be ok outside fault windows, when one is expected. */
+  availability?: number,
 ): Outcome {
   if ('notRun' in ended) return { actual: 'not-run', met: false, message: 'not run: the campaign was interrupted' };
   if (ended.aborted) {
     return { actual: 'aborted', met: false, message: 'interrupted before the run finished: no verdict' };
   }
   if ('error' in ended) return { actual: 'error', met: false, message: `the run failed: ${ended.error}` };
+  if (ended.conditions?.some((c) => c.kind === 'interrupted')) {
+    return { actual: 'aborted', met: false, message: `${conditionsText(ended.conditions)}: no verdict` };
+  }
+  if (ended.conditions?.length) {
+    const got = verdictWord(ended.valid);
+    return { actual: 'error', met: false, message: `the run ${conditionsText(ended.conditions)} (verdict ${got})` };
+  }
   const actual = actualOf(ended.valid);
   const violations = said(ended.results, false);
   if (actual === 'unknown') {
     const why = said(ended.results, 'unknown');
     return { actual, met: false, message: `expected ${expect}, got unknown${why ? `: ${why}` : ''}` };
+  }
+  const short = availability === undefined ? undefined : availabilityShortfall(ended.results, availability);
+  if (actual === expect && short) {
+    return { actual, met: false, message: `${actual} as expected, but the lock was not available: ${short}` };
   }
   if (actual === expect) {
     return {

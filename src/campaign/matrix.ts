@@ -10,6 +10,9 @@ import { scenarioByName } from '../scenarios/index.js';
 import { child, SchemaError } from './schema.js';
 import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
 
+/** The most cells a campaign may expand to: more could not run in any night. */
+export const MAX_CELLS = 10_000;
+
 export interface Cell {
   /** Position in the campaign's full cell list (0-based), the same in every shard. */
   index: number;
@@ -24,6 +27,8 @@ export interface Cell {
   fencing: boolean;
   seed: number;
   expect: Expectation;
+  /** The least share of acquires ok outside fault windows, when the cell expects one. */
+  availability?: number;
   /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
   config: TestConfig;
 }
@@ -56,6 +61,13 @@ function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'con
  */
 export function expandCells(spec: CampaignSpec): Cell[] {
   const cells: Cell[] = [];
+  const bounded = (path: string) => {
+    if (cells.length < MAX_CELLS) return;
+    throw new SchemaError(
+      path,
+      `the matrix expands to more than ${MAX_CELLS} cells (at 30 s a run, more than ${Math.round((MAX_CELLS * 30) / 3600)} hours): use fewer seeds or split the campaign`,
+    );
+  };
   spec.matrix.forEach((entry: MatrixEntry, e) => {
     const path = `matrix[${e}]`;
     const seeds = entry.seeds ?? spec.seeds;
@@ -143,12 +155,15 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 config.name = testName(config);
                 const id = cellId({ ...key, backendOptions: config.backendOptions });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
+                const availability = entry.availability ?? scenario?.availability;
+                if (availability !== undefined) cell.availability = availability;
                 try {
                   validateConfig({ ...config });
                 } catch (err) {
                   if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
                   throw err;
                 }
+                bounded(path);
                 cells.push(cell);
               }
             }

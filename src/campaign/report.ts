@@ -40,6 +40,8 @@ export interface CampaignSummary {
   /** True when every cell of this shard met its expectation (and nothing was interrupted). */
   met: boolean;
   cells: CellResult[];
+  /** Merged shards (campaign merge): cells of the campaign in no shard given. */
+  missing?: number;
 }
 
 /** A cell the campaign's interruption left without a verdict (cut short, or never started). */
@@ -72,7 +74,7 @@ export interface ConfigurationTally {
  * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
  * number a reader of a nightly campaign wants for each one.
  */
-function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
+export function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
   const tallies = new Map<string, ConfigurationTally>();
   for (const r of s.cells) {
     const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
@@ -100,6 +102,7 @@ export function summaryJson(s: CampaignSummary): string {
     finishedAt: s.finishedAt,
     interrupted: s.interrupted,
     met: s.met,
+    ...(s.missing !== undefined ? { missing: s.missing } : {}),
     totals: counts(s),
     configurations: byConfiguration(s),
     cells: s.cells.map((r) => ({
@@ -113,6 +116,7 @@ export function summaryJson(s: CampaignSummary): string {
       fencing: r.cell.fencing,
       seed: r.cell.seed,
       expect: r.cell.expect,
+      availability: r.cell.availability,
       actual: r.actual,
       met: r.met,
       message: r.message,
@@ -172,13 +176,13 @@ export function terminalTable(s: CampaignSummary): string {
     r.met ? 'ok' : 'MISMATCH',
   ]);
   const head = ['#', 'cell', 'expect', 'actual', 'time', 'result'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length));
   const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
   const t = counts(s);
   const out = [line(head), ...rows.map(line)];
   const tallies = byConfiguration(s);
-  if (tallies.some((c) => c.seeds > 1)) {
-    const width = Math.max(...tallies.map((c) => c.configuration.length));
+  if (tallies.some((c) => c.seeds > 1) || s.shard) {
+    const width = tallies.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'by configuration, over its seeds:');
     for (const c of tallies) {
       const notRun = c.seeds - c.ran;
@@ -198,13 +202,39 @@ export function terminalTable(s: CampaignSummary): string {
     `campaign ${s.name}${shardText(s.shard)}: ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
-      (t.interrupted ? `, ${t.interrupted} interrupted or not run` : ''),
+      (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
+      (s.missing ? `, ${s.missing} missing (their shards were not merged)` : ''),
     `campaign folder: ${s.dir}  (summary.html, summary.json, junit.xml)`,
   );
   return out.join('\n');
 }
 
-/** A self-contained page: no script, no external style, links relative to the campaign folder. */
+/** Rows in the order a reader wants them: mismatches and errors first, then interrupted, then met. */
+const OUTCOME_ORDER = { miss: 0, skip: 1, met: 2 } as const;
+const outcomeOf = (r: CellResult): keyof typeof OUTCOME_ORDER => (r.met ? 'met' : interrupted(r) ? 'skip' : 'miss');
+
+/** Click a column's head to sort by it (again: the other way); numbers as numbers. */
+const SORT_SCRIPT = `document.querySelectorAll('table.sortable th').forEach((th, col) => {
+  th.addEventListener('click', () => {
+    const body = th.closest('table').tBodies[0];
+    const down = th.dataset.dir !== 'asc';
+    th.parentNode.querySelectorAll('th').forEach((h) => delete h.dataset.dir);
+    th.dataset.dir = down ? 'asc' : 'desc';
+    const key = (tr) => tr.cells[col].dataset.key ?? tr.cells[col].textContent;
+    const rows = [...body.rows].sort((a, b) => {
+      const x = key(a), y = key(b), nx = Number(x), ny = Number(y);
+      const c = x !== '' && y !== '' && !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : x.localeCompare(y);
+      return down ? c : -c;
+    });
+    body.append(...rows);
+  });
+});`;
+
+/**
+ * A self-contained page: no external script or style, links relative to the campaign
+ * folder. Rows are coloured by outcome (met or not), not by verdict: an INVALID that was
+ * expected is a success. Mismatches come first; every column sorts on a click.
+ */
 export function summaryHtml(s: CampaignSummary): string {
   const t = counts(s);
   const href = (p: string) =>
@@ -212,10 +242,11 @@ export function summaryHtml(s: CampaignSummary): string {
       .split('/')
       .map((x) => encodeURIComponent(x))
       .join('/');
-  const rows = s.cells
+  const rows = [...s.cells]
+    .sort((a, b) => OUTCOME_ORDER[outcomeOf(a)] - OUTCOME_ORDER[outcomeOf(b)] || a.cell.index - b.cell.index)
     .map((r) => {
       const c = r.cell;
-      const status = r.met ? 'met' : interrupted(r) ? 'skip' : 'miss';
+      const status = outcomeOf(r);
       const links = [
         r.report ? `<a href="${escapeHtml(href(r.report))}">report</a>` : '',
         r.dir ? `<a href="${escapeHtml(href(r.dir))}/">folder</a>` : '',
@@ -223,16 +254,18 @@ export function summaryHtml(s: CampaignSummary): string {
         .filter(Boolean)
         .join(' · ');
       return `<tr class="${status}">
-<td>${c.index + 1}</td><td>${escapeHtml(c.backend)}</td><td>${escapeHtml(c.workload)}</td><td>${escapeHtml(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
-<td>${escapeHtml(c.expect)}</td><td class="v-${escapeHtml(r.actual)}">${escapeHtml(word(r.actual))}</td><td>${r.met ? '✓' : status === 'skip' ? '–' : '✗'}</td>
-<td class="num">${escapeHtml(seconds(r.durationS))}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
+<td data-key="${c.index + 1}">${c.index + 1}</td><td>${escapeHtml(c.backend)}</td><td>${escapeHtml(c.workload)}</td><td>${escapeHtml(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
+<td>${escapeHtml(c.expect)}</td><td class="o-${status}">${escapeHtml(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
+<td class="num" data-key="${r.durationS}">${escapeHtml(seconds(r.durationS))}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict = s.interrupted
     ? 'interrupted'
     : s.met
       ? 'every cell met its expectation'
-      : `${t.cells - t.met} of ${t.cells} cells did not meet their expectation`;
+      : s.missing && t.cells === t.met
+        ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
+        : `${t.cells - t.met} of ${t.cells} cells did not meet their expectation`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
@@ -246,28 +279,30 @@ table.tally { width: auto; margin-bottom: 1em; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; position: sticky; top: 0; }
-tr.miss { background: #fdf0f0; } tr.skip { color: #888; }
+tr.miss { background: #fdf0f0; } tr.skip { color: #888; } tr.met { background: #f3faf3; }
 td.num { text-align: right; white-space: nowrap; } td.msg { max-width: 40em; font-size: .92em; }
-.v-invalid, .v-error { color: #a01010; font-weight: 600; } .v-valid { color: #186018; } .v-unknown { color: #8a6d00; }
+.o-miss { color: #a01010; font-weight: 600; } .o-met { color: #186018; font-weight: 600; } .o-skip { color: #888; }
+table.sortable th { cursor: pointer; user-select: none; } th[data-dir="asc"]::after { content: " ▲"; } th[data-dir="desc"]::after { content: " ▼"; }
 </style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
 <p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
- ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}</p>
-${tallyTable(byConfiguration(s))}
-<table>
-<thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th></th><th>time</th><th>what happened</th><th>run</th></tr></thead>
+ ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}${s.missing ? ` · ${s.missing} missing (shards not merged)` : ''}</p>
+${tallyTable(byConfiguration(s), Boolean(s.shard))}
+<table class="sortable" id="cells">
+<thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th>outcome</th><th>time</th><th>what happened</th><th>run</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
-<p class="meta">Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
+<p class="meta">Mismatches first; click a column's head to sort by it. Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
+<script>${SORT_SCRIPT}</script>
 </body></html>
 `;
 }
 
-/** The per-configuration tally, when some configuration ran more than one seed. */
-function tallyTable(tallies: ConfigurationTally[]): string {
-  if (!tallies.some((c) => c.seeds > 1)) return '';
+/** The per-configuration tally, when some configuration ran more than one seed (or in a shard). */
+function tallyTable(tallies: ConfigurationTally[], always = false): string {
+  if (!always && !tallies.some((c) => c.seeds > 1)) return '';
   const rows = tallies
     .map(
       (c) =>

@@ -48,6 +48,8 @@ export interface CampaignOptions {
   timeLimitS?: number;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
+  /** Write `latest` links (default true; CI artifact stores want no symlinks). */
+  latest?: boolean;
 }
 
 export interface CampaignHooks {
@@ -134,16 +136,17 @@ export async function campaign(
   } catch {
     // not from a file (a campaign object)
   }
-  try {
-    const latest = join(
-      parent,
-      options.shard ? `latest-shard-${options.shard.index}-of-${options.shard.count}` : 'latest',
-    );
-    rmSync(latest, { force: true });
-    symlinkSync(basename(dir), latest);
-  } catch {
-    // another process on the same store got there first: the link is a convenience
-  }
+  if (options.latest !== false)
+    try {
+      const latest = join(
+        parent,
+        options.shard ? `latest-shard-${options.shard.index}-of-${options.shard.count}` : 'latest',
+      );
+      rmSync(latest, { force: true });
+      symlinkSync(basename(dir), latest);
+    } catch {
+      // another process on the same store got there first: the link is a convenience
+    }
 
   const files = {
     summaryHtml: join(dir, 'summary.html'),
@@ -197,8 +200,18 @@ export async function campaign(
     let result: CellResult;
     try {
       // Each run's lines go to its log file; live progress would interleave across runs.
-      const r = await run(config, { log: runLog, progress: false, signal: hooks.signal, buildImage: false });
-      const outcome = judge(cell.expect, { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted });
+      const r = await run(config, {
+        log: runLog,
+        progress: false,
+        signal: hooks.signal,
+        buildImage: false,
+        latest: options.latest,
+      });
+      const outcome = judge(
+        cell.expect,
+        { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted, conditions: r.conditions },
+        cell.availability,
+      );
       result = {
         cell,
         ...outcome,

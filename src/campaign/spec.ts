@@ -18,6 +18,7 @@
  *       - scenario: [control]       # a preset in place of backend/workload/nemesis;
  *         fencing: [on, off]        # expect defaults to the scenario's own
  *         options: { ttl: 2000 }    # run options for this entry only
+ *         availability: 0.9         # acquires ok outside faults at least 90% (default: the scenario's)
  *
  * Validation is strict (unknown keys, wrong types, unknown names, an override that matches
  * nothing, a cell `lockchaos run` would refuse) and every error is one line that names the
@@ -32,6 +33,7 @@ import { UserError } from '../cli/errors.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import type { TestConfig } from '../runner/config.js';
 import { SCENARIOS } from '../scenarios/index.js';
+import { nestedDeeperThan } from '../util/depth.js';
 import { expandCells } from './matrix.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
@@ -76,6 +78,8 @@ export interface CellMatchFile extends CellAxesFile {
 export interface MatrixEntryFile extends CellAxesFile {
   seeds?: OneOrMany<number>;
   expect?: Expectation;
+  /** The least share (0..1) of acquires ok outside fault windows (default: the scenario's). */
+  availability?: number;
   options?: RunOptionsFile;
   overrides?: { when: CellMatchFile; expect: Expectation }[];
 }
@@ -123,6 +127,7 @@ export interface CellMatch extends CellAxes {
 export interface MatrixEntry extends CellAxes {
   seeds?: number[];
   expect?: Expectation;
+  availability?: number;
   options: RunOptions;
   overrides: { when: CellMatch; expect: Expectation }[];
 }
@@ -234,6 +239,7 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
       ...axisChecks,
       seeds: seedList,
       expect: expectCheck,
+      availability: num({ min: 0, max: 1 }),
       options: optionsCheck,
       overrides: listOf(overrideCheck, 'overrides ({when, expect})'),
     },
@@ -250,7 +256,16 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   }
   const overrides = (raw.overrides ?? []).map((o) => ({ when: o.when ?? {}, expect: o.expect ?? 'valid' }));
   const entry: MatrixEntry = { options: raw.options ?? {}, overrides };
-  for (const key of ['backend', 'workload', 'nemesis', 'scenario', 'fencing', 'seeds', 'expect'] as const) {
+  for (const key of [
+    'backend',
+    'workload',
+    'nemesis',
+    'scenario',
+    'fencing',
+    'seeds',
+    'expect',
+    'availability',
+  ] as const) {
     if (raw[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = raw[key];
   }
   return entry;
@@ -301,16 +316,38 @@ export function validateCampaign(raw: unknown, source = 'campaign', fallbackName
 
 /** Parses and validates campaign YAML; `source` names it in messages. */
 export function parseCampaign(text: string, source = 'campaign.yaml'): CampaignSpec {
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const tooDeep = `nested too deeply (a campaign needs a few levels: matrix, entries, options); write it out flat`;
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { uniqueKeys: true });
+  } catch (err) {
+    if (err instanceof RangeError) throw new UserError(`${source}: ${tooDeep}`);
+    throw err;
+  }
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const at = problem.linePos?.[0];
     const where = at ? `line ${at.line}, column ${at.col}: ` : '';
     const what = (problem.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    if (/call stack/i.test(what)) throw new UserError(`${source}: ${where}${tooDeep}`);
     throw new UserError(`${source}: ${where}not valid YAML: ${what}`);
   }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // yaml refuses aliases that expand past maxAliasCount ("billion laughs").
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) {
+      throw new UserError(
+        `${source}: its aliases (*name) expand too far (a YAML alias bomb?): write the values out, or use fewer aliases`,
+      );
+    }
+    if (err instanceof RangeError) throw new UserError(`${source}: ${tooDeep}`);
+    throw err;
+  }
+  if (nestedDeeperThan(data)) throw new UserError(`${source}: ${tooDeep}`);
   const stem = basename(source, extname(source));
-  return validateCampaign(doc.toJS(), source, NAME.test(stem) ? stem : undefined);
+  return validateCampaign(data, source, NAME.test(stem) ? stem : undefined);
 }
 
 /** Reads, parses and validates a campaign file. */

@@ -1,13 +1,18 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
+
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { expandCells, parseShard, type Shard } from '../campaign/matrix.js';
+import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
+import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
+       lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
 
 Runs a matrix of tests, backend x workload x (nemesis or scenario) x fencing x seeds, and
 compares each run's verdict with the one the file expects, both ways: a correct
@@ -37,6 +42,7 @@ Options:
   --dry-run          list this shard's cells and exit 0 (needs no Docker)
   --schema           print the campaign file's JSON Schema (also examples/campaign.schema.json)
   --no-build         stop, instead of building the node image, when it is missing
+  --no-latest        write no latest links (stores uploaded as CI artifacts)
   --verbose          print each run's own progress lines
   -h, --help         this help
 
@@ -52,6 +58,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   schema: { type: 'boolean' },
   'no-build': { type: 'boolean' },
+  'no-latest': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -66,11 +73,57 @@ function positive(flag: string, text: string, integer: boolean): number {
   return n;
 }
 
+const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
+
+Combines the folders of one campaign's shards (each run with --shard i/n, e.g. one CI job
+each) into one summary.html, summary.json and junit.xml with the tally of every
+configuration over all its seeds, as if the campaign had run unsharded. Shards not given
+are named as missing.
+
+Options:
+  --out DIR     where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
+  -h, --help    this help
+
+Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
+(a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
+
+async function mergeCommand(argv: string[]): Promise<number> {
+  let values: { out?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign merge --help)`);
+  }
+  if (values.help) {
+    console.log(MERGE_HELP);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
+  const out =
+    values.out ??
+    join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
+  const { summary } = mergeCampaign(positionals, out);
+  console.log(terminalTable(summary));
+  return summary.met ? 0 : 1;
+}
+
 export async function campaignCommand(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return mergeCommand(argv.slice(1));
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true }));
+    ({ values, positionals } = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: true,
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign --help)`);
   }
@@ -104,6 +157,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     timeLimitS,
     store: s('store') ?? DEFAULTS.storeDir,
     buildImage: !values['no-build'],
+    latest: !values['no-latest'],
   };
 
   if (values['dry-run']) {
@@ -112,7 +166,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     console.log(
       `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${total} cells`,
     );
-    const width = Math.max(0, ...cells.map((c) => c.id.length));
+    const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
     for (const c of cells) {
       console.log(
         `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,

@@ -85,6 +85,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Whatever escapes (a bug) ends with the error code and one line, never exit 1 (INVALID)
+// with a stack; containers a run left are removed by the next run's sweep.
+const crash = (err: unknown) => {
+  console.error(`lockchaos: internal error: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(EXIT_ERROR);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -5,8 +5,8 @@
  * 2 unknown), 3 for bad input, with one line that names it.
  */
 import { parseArgs } from 'node:util';
-import { exitCodeFor } from '../../checkers/result.js';
 import { buildRunReport } from '../report/html.js';
+import { runExitCode } from '../runner/conditions.js';
 import { formatSummary } from '../runner/summary.js';
 import { UserError } from './errors.js';
 
@@ -18,7 +18,8 @@ summary. A run whose runner was killed has no results.json: the checkers then ru
 operations recorded (a last line cut mid-write is left out), and the report says so.
 
 Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error (no such folder, not a run folder,
-an unreadable history).`;
+an unreadable history, or a run that did not run as configured), 130 a run that was
+interrupted.`;
 
 export async function reportCommand(argv: string[]): Promise<number> {
   let parsed: { values: { help?: boolean }; positionals: string[] };
@@ -47,8 +48,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const dir = parsed.positionals[0] as string;
   const { run, reportPath, junitPath } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
-  console.log(formatSummary({ dir, valid: run.valid, results: run.results, config: run.config }));
+  console.log(
+    formatSummary({ dir, valid: run.valid, results: run.results, conditions: run.conditions, config: run.config }),
+  );
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
-  return exitCodeFor(run.valid);
+  return runExitCode(run.valid, run.conditions);
 }

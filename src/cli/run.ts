@@ -2,16 +2,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exitCodeFor } from '../../checkers/result.js';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
+import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { DEFAULTS, parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { errorMessage } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
+import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos run [options]
@@ -60,11 +61,14 @@ ${Object.values(BACKENDS)
   --store DIR             where runs are written (default ${DEFAULTS.storeDir})
   --name NAME             test name, the folder under the store (default backend-workload-nemesis-fencing)
   --no-build              stop, instead of building the node image, when it is missing
+  --no-latest             do not point <store>/latest at the run (stores uploaded as CI artifacts)
   --replay PATH           run a stored run again: its folder or its test.json (same configuration,
-                          seed and fault schedule; only --store and --no-build may go with it)
+                          seed and fault schedule; only --store, --no-build and --no-latest may go with it)
   -h, --help              this help
 
-Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error.`;
+Exit codes: 0 valid, 1 invalid, 2 unknown (also: too few grants, accepted writes or reads
+to judge), 3 error (bad input, or a run that did not run as configured: a client worker
+lost, the data store lost, the time limit overrun), 130 interrupted (Ctrl-C, SIGTERM).`;
 
 const OPTIONS = {
   backend: { type: 'string' },
@@ -85,6 +89,7 @@ const OPTIONS = {
   store: { type: 'string' },
   name: { type: 'string' },
   'no-build': { type: 'boolean' },
+  'no-latest': { type: 'boolean' },
   replay: { type: 'string' },
   'lose-data': { type: 'boolean' },
   scenario: { type: 'string' },
@@ -99,10 +104,15 @@ function number(flag: string, text: string | undefined, fallback: number): numbe
 }
 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
-export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean } | 'help' {
+export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean; latest: boolean } | 'help' {
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: joinNegativeValues(argv, OPTIONS),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (err) {
     throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos run --help)`);
   }
@@ -113,10 +123,10 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
     const other = Object.keys(values).filter((k) => !REPLAY_FLAGS.includes(k) && values[k] !== undefined);
     if (other.length > 0) {
       throw new UserError(
-        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store and --no-build may go with it)`,
+        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store, --no-build and --no-latest may go with it)`,
       );
     }
-    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'] };
+    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'], latest: !values['no-latest'] };
   }
   const fencing = s('fencing') ?? 'off';
   if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
@@ -163,10 +173,10 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   const backendOptions = s('backend-options') ?? base.backendOptions;
   if (backendOptions !== undefined) config.backendOptions = backendOptions;
   if (values['lose-data'] || base.loseData) config.loseData = true;
-  return { config, build: !values['no-build'] };
+  return { config, build: !values['no-build'], latest: !values['no-latest'] };
 }
 
-const REPLAY_FLAGS = ['replay', 'store', 'no-build'];
+const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest'];
 
 /**
  * The configuration of a stored run, for --replay: PATH is a run folder or its test.json.
@@ -219,7 +229,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
     console.error(`\n${signal}: stopping the run, healing faults and removing containers (again to quit at once)`);
-    abort.abort();
+    abort.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -228,9 +238,14 @@ export async function runCommand(argv: string[]): Promise<number> {
       log: (line) => console.error(line),
       signal: abort.signal,
       buildImage: parsed.build,
+      latest: parsed.latest,
     });
     console.log(formatSummary(result));
-    return exitCodeFor(result.valid);
+    return runExitCode(result.valid, result.conditions);
+  } catch (err) {
+    if (!(err instanceof RunInterrupted)) throw err;
+    console.error(`lockchaos run: ${err.message}: nothing to check (containers removed)`);
+    return EXIT_INTERRUPTED;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

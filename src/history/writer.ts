@@ -7,13 +7,19 @@
  * late). `finish()` rewrites the file in real-time order, re-indexed, so that the
  * stored history reads like Jepsen's: index order is time order.
  */
-import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { Op } from './op.js';
 import type { UnindexedOp } from './recorder.js';
 
 export class HistoryWriter {
   private fd: number | undefined;
   readonly ops: Op[] = [];
+  /**
+   * The first write that failed (a full disk: ENOSPC). Appending then goes on in memory
+   * only, since a throw would escape from the IPC handler that records and crash the
+   * runner with its containers; the runner checks this and stops the run.
+   */
+  error?: NodeJS.ErrnoException;
 
   constructor(readonly path: string) {
     this.fd = openSync(path, 'a');
@@ -22,17 +28,45 @@ export class HistoryWriter {
   append(op: UnindexedOp): Op {
     const indexed = { index: this.ops.length, ...op } as Op;
     this.ops.push(indexed);
-    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(indexed)}\n`);
+    if (this.fd !== undefined) {
+      try {
+        writeSync(this.fd, `${JSON.stringify(indexed)}\n`);
+      } catch (err) {
+        this.error = err as NodeJS.ErrnoException;
+        this.close();
+      }
+    }
     return indexed;
   }
 
-  /** Closes the file and rewrites it in time order; returns the final history. */
-  finish(): Op[] {
-    if (this.fd !== undefined) closeSync(this.fd);
+  private close() {
+    const fd = this.fd;
     this.fd = undefined;
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch (err) {
+        this.error ??= err as NodeJS.ErrnoException;
+      }
+    }
+  }
+
+  /**
+   * Closes the file and rewrites it in time order; returns the final history. When the
+   * rewrite fails (a full disk) the temporary file is removed, the arrival-order file is
+   * left as it was, and the error is thrown.
+   */
+  finish(): Op[] {
+    this.close();
     const sorted = sortByTime(this.ops);
-    writeFileSync(`${this.path}.tmp`, sorted.map((op) => `${JSON.stringify(op)}\n`).join(''));
-    renameSync(`${this.path}.tmp`, this.path);
+    const tmp = `${this.path}.tmp`;
+    try {
+      writeFileSync(tmp, sorted.map((op) => `${JSON.stringify(op)}\n`).join(''));
+      renameSync(tmp, this.path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     return sorted;
   }
 }

@@ -189,7 +189,7 @@ export const CLIENT_JS = String.raw`
         if (id === selected) { attrs.stroke = '#0f172a'; attrs['stroke-width'] = 2; }
         el('rect', attrs, barG);
         if (w > 46) {
-          var text = D.fs[b[1]] + (OUTCOME[o] === 'ok' ? '' : ' ' + OUTCOME[o]) + (b[7] ? ' ' + b[7] : '');
+          var text = D.fs[b[1]] + (OUTCOME[o] === 'ok' ? '' : ' ' + OUTCOME[o]) + (b[9] ? ' ' + b[9] : '');
           var n = Math.floor((w - 6) / 6.1);
           if (text.length > n) text = text.slice(0, Math.max(1, n - 1)) + '…';
           el('text', { x: x0 + 3, y: top + BAR_Y + 10.5, 'class': o === 0 ? 'bar-label' : 'bar-label dark', 'data-i': id }, barG, text);

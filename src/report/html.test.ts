@@ -148,4 +148,11 @@ describe('re-run commands', () => {
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
     expect(shellWord('')).toBe("''");
   });
+
+  it('keeps the header with the verdict in view, and the checkers before the perf table', async () => {
+    const html = readFileSync(await writeRunReport(folder(toJsonl(violating().ops))), 'utf8');
+    expect(html).toMatch(/header \{[^}]*position:sticky; top:0;/);
+    expect(html.indexOf('<section id="checkers">')).toBeGreaterThan(0);
+    expect(html.indexOf('<section id="checkers">')).toBeLessThan(html.indexOf('<table id="perf">'));
+  });
 });

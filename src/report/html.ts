@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import type { RunCondition } from '../runner/conditions.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
@@ -62,20 +63,23 @@ function uplot() {
 }
 
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
+/** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
+const conditionBadge = (conditions: readonly RunCondition[]) =>
+  conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
 const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
 
 const CSS = `
 :root { --ink:#0f172a; --muted:#475569; --line:#e2e8f0; --bg:#f1f5f9; --red:#dc2626; --green:#15803d; --amber:#b45309; }
 * { box-sizing: border-box; }
 body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; color:var(--ink); background:var(--bg); }
-header { background:#0f172a; color:#f8fafc; padding:14px 24px 12px; }
+header { background:#0f172a; color:#f8fafc; padding:14px 24px 12px; position:sticky; top:0; z-index:20; }
 header h1 { margin:0; font-size:20px; font-weight:600; display:flex; align-items:center; gap:12px; flex-wrap:wrap; }
 header .sub { color:#cbd5e1; margin-top:4px; font-size:13px; }
 header code { color:#e2e8f0; }
 .badge { display:inline-block; padding:2px 10px; border-radius:999px; font-size:13px; font-weight:700; letter-spacing:.03em; }
 .badge.invalid { background:var(--red); color:#fff; } .badge.valid { background:#16a34a; color:#fff; } .badge.unknown { background:#d97706; color:#fff; }
 main { max-width:1500px; margin:0 auto; padding:16px 24px 40px; }
-section { background:#fff; border:1px solid var(--line); border-radius:8px; padding:14px 18px; margin-bottom:16px; }
+section { scroll-margin-top:96px; background:#fff; border:1px solid var(--line); border-radius:8px; padding:14px 18px; margin-bottom:16px; }
 h2 { font-size:16px; margin:0 0 10px; }
 .banner { border-radius:8px; padding:10px 14px; margin-bottom:12px; border:1px solid; }
 .banner.warn { background:#fffbeb; border-color:#f59e0b; color:#78350f; }
@@ -111,7 +115,7 @@ ol.marks { margin:6px 0 0; padding-left:0; list-style:none; counter-reset:mark; 
 ol.marks li { counter-increment:mark; }
 ol.marks li::before { content:counter(mark); display:inline-block; width:17px; height:17px; line-height:17px; border-radius:50%; background:#dc2626; color:#fff; font-size:10.5px; font-weight:700; text-align:center; margin-right:6px; }
 #op-details { min-height:1.4em; margin-top:6px; font-size:13px; color:var(--ink); font-variant-numeric:tabular-nums; }
-#tip { position:fixed; z-index:10; background:#0f172a; color:#f8fafc; padding:6px 9px; border-radius:6px; font-size:12px; white-space:pre-wrap; pointer-events:none; max-width:480px; box-shadow:0 4px 12px rgba(0,0,0,.25); }
+#tip { position:fixed; z-index:30; background:#0f172a; color:#f8fafc; padding:6px 9px; border-radius:6px; font-size:12px; white-space:pre-wrap; pointer-events:none; max-width:480px; box-shadow:0 4px 12px rgba(0,0,0,.25); }
 section > table, .kv { border-collapse:collapse; width:100%; font-size:13px; }
 section > table th, section > table td, .kv td { text-align:left; padding:6px 8px; border-bottom:1px solid var(--line); vertical-align:top; }
 section > table th { color:var(--muted); font-weight:600; font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
@@ -266,6 +270,15 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
       `<div class="banner warn" id="cut-short"><b>Incomplete run.</b> ${escapeHtml(run.cutShort)}. The verdict below is about the operations recorded before the run stopped.</div>`,
     );
   }
+  if (run.conditions.length > 0) {
+    const items = run.conditions.map((c) => `<li>${escapeHtml(c.message)}</li>`).join('');
+    banners.push(
+      `<div class="banner warn" id="not-as-configured"><b>This run did not run as configured.</b> The verdict is about what did run; a violation found is real, but no violation is not the evidence this configuration was meant to give.<ul>${items}</ul></div>`,
+    );
+  }
+  for (const w of run.results.flatMap((r) => (r.details?.warnings as string[] | undefined) ?? [])) {
+    banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
+  }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
   const payload = { ...data, colors };
   return `<!DOCTYPE html>
@@ -275,13 +288,13 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(`${verdictWord(run.valid)} · ${config.name} · seed ${config.seed}`)}</title>
+<title>${escapeHtml(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}</title>
 <style>${assets.css}</style>
 <style>${CSS}</style>
 </head>
 <body data-verdict="${verdictClass(run.valid)}">
 <header>
-<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span></h1>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>
@@ -290,6 +303,12 @@ ${banners.join('\n')}
 <section id="focus">
 <h2>${run.valid === false ? 'What went wrong' : 'Verdict'}</h2>
 ${focusHtml(run, data)}
+</section>
+<section id="checkers">
+<h2>Checkers</h2>
+<table><thead><tr><th>checker</th><th>verdict</th><th>counted</th><th>summary</th></tr></thead>
+<tbody>${checkerRows(run.results)}</tbody></table>
+<p class="hint">The run's verdict is the worst of the counted checkers: INVALID beats unknown beats valid.${run.checkedHere ? ' These results were computed by the report, on the recorded history.' : ''}</p>
 </section>
 <section id="timeline-section">
 <h2>Timeline</h2>
@@ -312,12 +331,6 @@ ${legendHtml(data, colors)}
 <div id="latency"></div>
 <div class="hint">Each point is one operation at its invocation time (acquire includes waiting for the lock). Shaded: fault windows; red dashed lines: the violation shown above. Drag across the plot to zoom both charts; click a kind in the legend to hide it.</div>
 ${perfTable(run.results)}
-</section>
-<section id="checkers">
-<h2>Checkers</h2>
-<table><thead><tr><th>checker</th><th>verdict</th><th>counted</th><th>summary</th></tr></thead>
-<tbody>${checkerRows(run.results)}</tbody></table>
-<p class="hint">The run's verdict is the worst of the counted checkers: INVALID beats unknown beats valid.${run.checkedHere ? ' These results were computed by the report, on the recorded history.' : ''}</p>
 </section>
 <section id="config">
 <h2>Configuration and how to run it again</h2>

@@ -80,6 +80,7 @@ function run(results: CheckResult[], extra: Partial<LoadedRun> = {}): LoadedRun 
     results,
     valid: false,
     checkedHere: false,
+    conditions: [],
     ...extra,
   };
 }
@@ -144,5 +145,36 @@ describe('junit.xml of a run', () => {
     expect(suite.cases[0]?.systemOut).toContain('run incomplete: the run has no results.json');
     expect(suite.properties?.incomplete).toBe('the run has no results.json');
     wellFormed(junitXml([suite]));
+  });
+
+  it('gives each checker its real time, not 0.000', () => {
+    const suite = runSuite(
+      run([{ checker: 'lost-updates', valid: true, counts: true, summary: 'fine', timeMs: 1500.25 }], { valid: true }),
+      report,
+    );
+    expect(suite.cases[0]?.timeS).toBeCloseTo(1.50025);
+    expect(junitXml([suite])).toContain(
+      '<testcase name="lost-updates" classname="redis-lock-set-client-pause-fenced" time="1.500"',
+    );
+  });
+
+  it('puts a run that did not run as configured in error, beside the verdict', () => {
+    const suite = runSuite(
+      run([{ checker: 'lost-updates', valid: true, counts: true, summary: 'fine' }], {
+        valid: 'unknown',
+        conditions: [{ kind: 'worker-lost', message: 'client worker 2 killed by SIGKILL at 4.1 s' }],
+      }),
+      report,
+    );
+    const [first] = suite.cases;
+    expect(first?.name).toBe('run as configured');
+    expect(first?.error?.message).toBe(
+      `the run did not run as configured: client worker 2 killed by SIGKILL at 4.1 s; verdict unknown (report: ${report})`,
+    );
+    expect(suite.properties?.['not-as-configured']).toBe('client worker 2 killed by SIGKILL at 4.1 s');
+    const xml = junitXml([suite]);
+    wellFormed(xml);
+    expect(xml).toMatch(/<testsuites [^>]*errors="1"/);
+    expect(xml).toContain('<error message="the run did not run as configured');
   });
 });

@@ -9,6 +9,8 @@ export interface JUnitCase {
   timeS: number;
   /** Absent: passed. */
   failure?: { message: string; body?: string };
+  /** The case could not be carried out as asked (a harness failure, not a violation). */
+  error?: { message: string; body?: string };
   /** A case that could not be decided (verdict unknown) or was not run. */
   skipped?: string;
   /** Extra text, e.g. the report's path. */
@@ -45,18 +47,20 @@ export function junitXml(suites: JUnitSuite[]): string {
   const count = (f: (c: JUnitCase) => boolean) => suites.reduce((n, s) => n + s.cases.filter(f).length, 0);
   const total = count(() => true);
   const failures = count((c) => c.failure !== undefined);
-  const skipped = count((c) => c.skipped !== undefined && c.failure === undefined);
+  const errors = count((c) => c.error !== undefined && c.failure === undefined);
+  const skipped = count((c) => c.skipped !== undefined && c.failure === undefined && c.error === undefined);
   const time = suites.reduce((t, s) => t + s.cases.reduce((u, c) => u + c.timeS, 0), 0);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="lockchaos" tests="${total}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">`,
+    `<testsuites name="lockchaos" tests="${total}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}">`,
   ];
   for (const s of suites) {
     const f = s.cases.filter((c) => c.failure).length;
-    const k = s.cases.filter((c) => c.skipped !== undefined && !c.failure).length;
+    const e = s.cases.filter((c) => c.error && !c.failure).length;
+    const k = s.cases.filter((c) => c.skipped !== undefined && !c.failure && !c.error).length;
     const t = s.cases.reduce((u, c) => u + c.timeS, 0);
     lines.push(
-      `  <testsuite name="${escapeAttr(s.name)}" tests="${s.cases.length}" failures="${f}" errors="0" skipped="${k}" time="${t.toFixed(3)}"${s.timestamp ? ` timestamp="${escapeAttr(s.timestamp)}"` : ''}>`,
+      `  <testsuite name="${escapeAttr(s.name)}" tests="${s.cases.length}" failures="${f}" errors="${e}" skipped="${k}" time="${t.toFixed(3)}"${s.timestamp ? ` timestamp="${escapeAttr(s.timestamp)}"` : ''}>`,
     );
     const props = Object.entries(s.properties ?? {});
     if (props.length) {
@@ -71,6 +75,10 @@ export function junitXml(suites: JUnitSuite[]): string {
       if (c.failure) {
         inner.push(
           `      <failure message="${escapeAttr(c.failure.message)}" type="violation">${escapeXmlText(c.failure.body ?? c.failure.message)}</failure>`,
+        );
+      } else if (c.error) {
+        inner.push(
+          `      <error message="${escapeAttr(c.error.message)}" type="harness">${escapeXmlText(c.error.body ?? c.error.message)}</error>`,
         );
       } else if (c.skipped !== undefined) {
         inner.push(`      <skipped message="${escapeAttr(c.skipped)}"/>`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkEvidence } from '../../checkers/evidence.js';
 import { checkFencing } from '../../checkers/fencing.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
@@ -6,7 +7,7 @@ import type { CheckResult } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { brief, latencyData, OUTCOMES, prepareReport } from './model.js';
+import { barLabel, brief, latencyData, OUTCOMES, prepareReport } from './model.js';
 
 const S = 'S';
 /** Stored results go through JSON (Infinity becomes null): as the report reads them. */
@@ -53,7 +54,7 @@ describe('report data', () => {
     expect(d.stats).toMatchObject({ ops: h.ops.length, operations: 8, shownOperations: 8, processes: 3 });
     const first = d.bars[0];
     // [lane, f, outcome, startMs, endMs, invoke index, completion index, value, error]
-    expect(first).toEqual([0, 0, OUTCOMES.indexOf('ok'), 1, 2, 0, 1, '{}', '']);
+    expect(first).toEqual([0, 0, OUTCOMES.indexOf('ok'), 1, 2, 0, 1, '{}', '', '']);
     expect(d.holds).toContainEqual([0, 2, 15, 1, 14, -1]);
     expect(d.holds).toContainEqual([1, 6, 13, 5, 12, -1]);
     expect(d.faults).toEqual([
@@ -207,5 +208,54 @@ describe('brief values', () => {
     expect(brief(Array.from({ length: 40 }, (_, i) => i))).toBe('[0,1,2,…,38,39] (40)');
     expect(brief([Array.from({ length: 10 }, (_, i) => i), 7])).toBe('[[0,1,2,…,8,9] (10), 7]');
     expect(brief({ a: 'x'.repeat(200) }).length).toBeLessThanOrEqual(78);
+  });
+});
+
+describe('report violations: every kind in view', () => {
+  it('a lost update comes right after the first overlap, not after all of them', () => {
+    // Three overlapping holders, then a lost update.
+    const h = new H().acquire(0).acquire(1).acquire(2).acquire(3);
+    h.invoke(0, 'write', S, [1]).ok(0, 'write', S, [1]);
+    h.invoke(1, 'write', S, [2]).ok(1, 'write', S, [2]);
+    h.invoke(4, 'read', S).ok(4, 'read', S, [2]);
+    const d = prepareReport(h.ops, resultsOf(h.ops));
+    const kinds = d.violations.map((v) => v.kind);
+    expect(kinds.slice(0, 2)).toEqual(['overlap', 'lost']);
+    expect(kinds.filter((k) => k === 'overlap').length).toBeGreaterThan(2);
+  });
+
+  it('a fenced run shows the stale write the store turned away', () => {
+    const h = new H()
+      .acquire(0, 1)
+      .acquire(1, 2)
+      .invoke(1, 'write', S, [[11], 2])
+      .ok(1, 'write', S, [[11], 2])
+      .invoke(0, 'write', S, [[10], 1])
+      .fail(0, 'write', S, [[10], 1], 'rejected: stale token') // #7
+      .invoke(2, 'read', S)
+      .ok(2, 'read', S, [11]);
+    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: true });
+    const d = prepareReport(h.ops, stored([...resultsOf(h.ops, true), evidence]));
+    const away = d.violations.filter((v) => v.kind === 'turned-away');
+    expect(away).toHaveLength(1);
+    expect(away[0]).toMatchObject({
+      counted: false,
+      words: "the store turned away process 0's write with stale token 1 (op #7): a stale holder kept out",
+      marks: [{ index: 7, label: 'write rejected with stale token 1' }],
+    });
+    expect(d.violations.at(-1)?.kind).toBe('turned-away');
+  });
+});
+
+describe('bar labels', () => {
+  it('say what an operation did, not its raw JSON', () => {
+    expect(barLabel('acquire', { validityMs: 980, token: 20 })).toBe('token 20');
+    expect(barLabel('acquire', { validityMs: 980 })).toBe('');
+    expect(barLabel('write', [[3, 7, 12], 20])).toBe('+12 (token 20)');
+    expect(barLabel('write', [3, 7, 12])).toBe('+12');
+    expect(barLabel('read', [3, 7, 12])).toBe('3 elements');
+    expect(barLabel('read', null)).toBe('empty');
+    expect(barLabel('release', { owner: 'x', token: 20 })).toBe('');
+    expect(barLabel('cas', [1, 2])).toBe('[1,2]');
   });
 });

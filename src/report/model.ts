@@ -19,9 +19,9 @@ export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
 /**
  * One operation: [lane, f (index into `fs`), outcome (index into OUTCOMES), startMs,
  * endMs (-1: never completed), invoke index, completion index (-1: none), value in brief,
- * error].
+ * error, the bar's label (barLabel)].
  */
-export type Bar = [number, number, number, number, number, number, number, string, string];
+export type Bar = [number, number, number, number, number, number, number, string, string, string];
 
 /** A lock hold: [lane, startMs, endMs (-1: to the end), acquire index, release index (-1), token (-1: none)]. */
 export type HoldBar = [number, number, number, number, number, number];
@@ -44,7 +44,7 @@ export interface Fault {
   lane: number;
 }
 
-export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'other';
+export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'turned-away' | 'other';
 
 export interface Violation {
   checker: string;
@@ -113,6 +113,29 @@ export function brief(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
 }
 
+/**
+ * The words on a timeline bar: what the operation did, not its raw value. An acquire's
+ * token, the element a write adds (and its token), the size of a set read; else brief().
+ */
+export function barLabel(f: string, value: unknown): string {
+  const v = value as Record<string, unknown> | unknown[] | null | undefined;
+  if (f === 'acquire' && v && typeof v === 'object' && !Array.isArray(v)) {
+    return typeof v.token === 'number' ? `token ${v.token}` : '';
+  }
+  if (f === 'write' && Array.isArray(v)) {
+    const fenced = v.length === 2 && Array.isArray(v[0]) && typeof v[1] === 'number';
+    const set = (fenced ? v[0] : v) as unknown[];
+    const added = set.at(-1);
+    if (typeof added === 'number') return `+${added}${fenced ? ` (token ${v[1]})` : ''}`;
+  }
+  if (f === 'read') {
+    if (v === null) return 'empty';
+    if (Array.isArray(v)) return `${v.length} element${v.length === 1 ? '' : 's'}`;
+  }
+  if (f === 'release') return ''; // its value is the grant: in the details, not on the bar
+  return brief(value);
+}
+
 function kindOrder(fs: Iterable<string>): string[] {
   return [...new Set(fs)].sort((a, b) => {
     const ia = KIND_ORDER.indexOf(a);
@@ -171,6 +194,21 @@ function violationsOf(
   };
   const ordered = [...results].sort((a, b) => Number(b.counts !== false) - Number(a.counts !== false));
   for (const r of ordered) {
+    // Fencing at work, not a violation: the writes a fenced store turned away (shown last).
+    const rejected = (r.details as { rejectedWrites?: unknown } | undefined)?.rejectedWrites;
+    if (r.valid !== false && Array.isArray(rejected)) {
+      for (const w of rejected as { index: number; process: number; token?: number }[]) {
+        const token = w.token === undefined ? '' : ` with stale token ${w.token}`;
+        out.push({
+          checker: 'fencing',
+          counted: false,
+          kind: 'turned-away',
+          words: `the store turned away process ${w.process}'s write${token} (op #${w.index}): a stale holder kept out`,
+          marks: [{ index: w.index, label: `write rejected${token}` }],
+          view: around([timeOf(w.index)]),
+        });
+      }
+    }
     if (r.valid !== false) continue;
     const counted = r.counts !== false;
     const d = (r.details ?? {}) as Record<string, unknown>;
@@ -272,7 +310,20 @@ function violationsOf(
       out.push({ checker: r.checker, counted, kind: 'other', words: r.summary, marks: [], view: [0, endMs] });
     }
   }
-  return out;
+  // Every kind shows near the top: the first of each (checker, kind) before the rest, so a
+  // lost update is not buried under fifty overlaps; turned-away writes come last.
+  const seen = new Set<string>();
+  const firsts: Violation[] = [];
+  const rest: Violation[] = [];
+  for (const v of out) {
+    const key = `${v.checker}/${v.kind}`;
+    if (v.kind !== 'turned-away' && !seen.has(key)) {
+      seen.add(key);
+      firsts.push(v);
+    } else rest.push(v);
+  }
+  rest.sort((a, b) => Number(a.kind === 'turned-away') - Number(b.kind === 'turned-away'));
+  return [...firsts, ...rest];
 }
 
 export function prepareReport(
@@ -381,6 +432,7 @@ export function prepareReport(
       c ? c.index : -1,
       brief(value),
       c?.error ?? '',
+      barLabel(p.invoke.f, value),
     ];
   });
 

@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
+import { H } from '../../test/unit/history-builder.js';
 import { RunProgress } from './progress.js';
 
 function sink(isTTY = false) {
@@ -59,7 +62,7 @@ describe('run progress', () => {
     expect(p.overlaps).toBe(1);
   });
 
-  it('ends with one closing line at the time limit, and says overlap is expected with fencing', () => {
+  it('stops updating at the time limit and closes when the runner says the clients stopped, with fencing noted', () => {
     const { stream, out } = sink();
     const c = clock();
     const p = new RunProgress({ timeLimitS: 10, fencing: true, stream, now: c.now, manual: true });
@@ -70,8 +73,69 @@ describe('run progress', () => {
     c.advance(10_000);
     p.tick();
     p.tick();
+    // On c7f3e6e the closing line came here, before the runner's "time is up: faults healed".
+    expect(out).toEqual([]);
+    c.advance(1500);
+    p.finish();
     p.stop();
-    expect(out).toEqual(['workload done: 10.0 s, 0 ops (0 ops/s), 0 overlapping holds (not counted with fencing)\n']);
+    expect(out).toEqual(['workload done: 11.5 s, 0 ops (0 ops/s), 0 overlapping holds (not counted with fencing)\n']);
+  });
+
+  it('agrees with the checker: a paused holder overlapped by 70 later holds is 70, not 1', () => {
+    const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
+    const history = new H().acquire(0); // p0 holds, paused
+    for (let i = 0; i < 70; i++) history.acquire(1 + (i % 3)).release(1 + (i % 3));
+    history.release(0);
+    for (const op of history.ops) p.onOp(op);
+    const checker = checkMutualExclusion(history.ops, { counts: true });
+    expect(checker.details?.overlaps).toBe(70);
+    expect(p.overlaps).toBe(70);
+  });
+
+  it('agrees with the checker: a hold never released counts (0 live, then INVALID, on c7f3e6e)', () => {
+    const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
+    const history = new H().acquire(0).acquire(1).release(1).acquire(2);
+    for (const op of history.ops) p.onOp(op);
+    expect(checkMutualExclusion(history.ops, { counts: true }).details?.overlaps).toBe(2);
+    expect(p.overlaps).toBe(2);
+  });
+
+  it("property: at the end, the live count is the mutual-exclusion checker's", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 })), { maxLength: 120 }),
+        (steps) => {
+          const h = new H();
+          const holding = new Set<number>();
+          const proc = [0, 1, 2, 3, 4];
+          for (const [client, roll] of steps) {
+            const p = proc[client] as number;
+            if (!holding.has(p)) {
+              h.invoke(p, 'acquire', 'L');
+              if (roll < 7) {
+                h.ok(p, 'acquire', 'L', {});
+                holding.add(p);
+              } else if (roll < 9) h.fail(p, 'acquire', 'L');
+              else {
+                h.info(p, 'acquire', 'L');
+                proc[client] = p + 5; // a fresh process after info
+              }
+            } else if (roll < 8) {
+              h.invoke(p, 'release', 'L').ok(p, 'release', 'L');
+              holding.delete(p);
+            } else if (roll < 9) {
+              h.invoke(p, 'write', 'S').info(p, 'write', 'S'); // gives up: the belief ends
+              holding.delete(p);
+              proc[client] = p + 5;
+            }
+          }
+          const live = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
+          for (const op of h.ops) live.onOp(op);
+          expect(live.overlaps).toBe(checkMutualExclusion(h.ops, { counts: true }).details?.overlaps);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('redraws one live line on a TTY and clears it when stopped', () => {

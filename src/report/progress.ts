@@ -6,11 +6,17 @@
  *
  * On a TTY (and not under CI=true) one live line on stderr, redrawn twice a second;
  * otherwise a plain line every 5 s. The clock starts at the first op (when the clients
- * have been let go), or at start(). It stops by itself when the time limit is reached
- * (with one closing line), or at stop(). The final summary is the runner's, not ours.
+ * have been let go), or at start(). Updates stop at the time limit; the runner calls
+ * finish() once every client has stopped (after "time is up: faults healed"), for the
+ * closing line with the final count, or stop() for none. The verdict is the runner's.
+ *
+ * The overlap count is the mutual-exclusion checker's, as far as the ops so far tell: a
+ * pair of holds of different processes on one lock where the later one began before the
+ * earlier one's belief ended (its release invoked, or an info), a belief not yet ended
+ * counting as still held (the checker takes an unended one to the end of the run).
  */
 
-/** Holds per lock the live overlap count compares against. */
+/** Ended holds per lock kept for ops that arrive late; holds still believed are all kept. */
 const RECENT_HOLDS = 64;
 
 /** What progress needs of an op (an Op, indexed or not). */
@@ -62,10 +68,17 @@ export class RunProgress {
   private drawn = false;
   /** Completed client operations. */
   operations = 0;
-  /** Overlapping holds seen so far. */
-  overlaps = 0;
-  /** Per lock, recent holds: [start, end) on the ops' clock; end undefined while held. */
-  private readonly holds = new Map<string, { process: number | string; start: number; end?: number }[]>();
+  /** Overlapping pairs whose earlier hold has ended. */
+  private confirmed = 0;
+  /**
+   * Per lock, holds: [start, end) on the ops' clock, end undefined while believed; `later`:
+   * while it is believed, the starts of other processes' holds after its own start.
+   */
+  private readonly holds = new Map<
+    string,
+    { process: number | string; start: number; end?: number; later: number[] }[]
+  >();
+  private finished = false;
   private readonly faults = new Map<string, string>();
   /** (time, operations) samples for the recent rate. */
   private samples: [number, number][] = [];
@@ -124,14 +137,24 @@ export class RunProgress {
   private holdStarts(lock: string, process: number | string, start: number) {
     const list = this.holds.get(lock) ?? [];
     this.holds.set(lock, list);
+    const hold = { process, start, later: [] as number[] };
     for (const a of list) {
-      if (a.process !== process && a.start < start && a.end !== undefined && start < a.end) this.overlaps++;
+      if (a.process === process) continue;
+      if (a.start < start) {
+        if (a.end === undefined) a.later.push(start);
+        else if (start < a.end) this.confirmed++;
+      } else if (a.start > start) hold.later.push(a.start); // arrived first, began later
     }
-    list.push({ process, start });
-    // A live count, not the verdict: compare with the most recent holds only, so the cost
-    // per operation stays small. It may miss an overlap with a very late arrival, never
-    // invent one.
-    if (list.length > RECENT_HOLDS) list.splice(0, list.length - RECENT_HOLDS);
+    list.push(hold);
+    // Ended holds beyond the most recent are dropped, so the cost per operation stays
+    // small: only an op arriving very late can then miss an overlap. Believed ones stay.
+    let ended = list.filter((h) => h.end !== undefined).length;
+    for (let i = 0; i < list.length && ended > RECENT_HOLDS; ) {
+      if ((list[i] as { end?: number }).end !== undefined) {
+        list.splice(i, 1);
+        ended--;
+      } else i++;
+    }
   }
 
   private holdEnds(lock: string, process: number | string, end: number) {
@@ -139,7 +162,15 @@ export class RunProgress {
     const a = list.find((h) => h.process === process && h.end === undefined);
     if (!a) return;
     a.end = end;
-    for (const b of list) if (b !== a && b.process !== process && b.start > a.start && b.start < end) this.overlaps++;
+    this.confirmed += a.later.filter((t) => t < end).length;
+    a.later = [];
+  }
+
+  /** Overlapping holds so far: ended pairs, and later holds under a belief still held. */
+  get overlaps(): number {
+    let pending = 0;
+    for (const list of this.holds.values()) for (const h of list) if (h.end === undefined) pending += h.later.length;
+    return this.confirmed + pending;
   }
 
   elapsedS(): number {
@@ -170,12 +201,13 @@ export class RunProgress {
 
   /** One update: the live line redrawn, or a plain line. Stops at the time limit. */
   tick(): void {
-    if (this.stopped || this.started === undefined) return;
+    if (this.stopped || this.finished || this.started === undefined) return;
     const t = this.now();
     this.samples.push([t, this.operations]);
     while (this.samples.length > 2 && t - (this.samples[1] as [number, number])[0] >= 5000) this.samples.shift();
     if (this.elapsedS() >= this.options.timeLimitS - 0.01) {
-      this.finish();
+      // Time is up: no more updates; the closing line waits for the clients (finish()).
+      this.pause();
       return;
     }
     if (this.live) {
@@ -190,7 +222,20 @@ export class RunProgress {
     }
   }
 
-  private finish(): void {
+  /** Stops the updates (clearing the live line); ops are still counted. */
+  private pause(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.deadline) clearTimeout(this.deadline);
+    this.timer = undefined;
+    this.deadline = undefined;
+    if (this.live && this.drawn) this.stream.write('\r\x1b[2K');
+    this.drawn = false;
+  }
+
+  /** The closing line, once every client has stopped: the final count. Idempotent. */
+  finish(): void {
+    if (this.finished || this.stopped) return;
+    this.finished = true;
     const total = this.elapsedS();
     const summary = `workload done: ${total.toFixed(1)} s, ${this.operations.toLocaleString('en-US')} ops (${Math.round(this.operations / Math.max(total, 0.001))} ops/s), ${this.options.fencing ? `${this.overlaps} overlapping holds (not counted with fencing)` : `${this.overlaps} overlapping holds seen`}`;
     this.stop();
@@ -201,9 +246,7 @@ export class RunProgress {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.deadline) clearTimeout(this.deadline);
-    if (this.live && this.drawn) this.stream.write('\r\x1b[2K');
+    this.pause();
   }
 }
 

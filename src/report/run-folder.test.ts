@@ -124,6 +124,7 @@ describe('loading a run folder', () => {
       ['lost-updates', 'unknown'],
       ['fencing', true],
       ['linearizable(register)', true],
+      ['evidence', 'unknown'],
       ['perf', true],
     ]);
     expect(run.valid).toBe(false);
@@ -156,5 +157,18 @@ describe('loading a run folder', () => {
     const run = loadRun(dir);
     expect(run.checkedHere).toBe(true);
     expect(run.cutShort).toMatch(/results\.json is unreadable/);
+  });
+
+  it('refuses a history value or a test.json nested 100,000 deep in one line (no stack overflow later)', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const line = `{"index":0,"type":"invoke","f":"write","process":0,"time":1,"key":"lockchaos:set","value":${deep}}\n`;
+    expect(() => loadRun(runFolder(line))).toThrow(UserError);
+    expect(() => loadRun(runFolder(line))).toThrow(/history\.jsonl: op #0 nests more than 64 levels deep/);
+    const dir = runFolder(toJsonl(overlapping().ops));
+    writeFileSync(
+      join(dir, 'test.json'),
+      JSON.stringify({ ...config, extra: 0 }).replace('"extra":0', `"extra":${deep}`),
+    );
+    expect(() => loadRun(dir)).toThrow(/test\.json' is not a test configuration: it nests more than 64 levels deep/);
   });
 });

@@ -19,7 +19,9 @@ import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
+import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
+import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
 const DEFAULT_STORE_KEY = 'lockchaos:set';
@@ -33,6 +35,8 @@ export interface LoadedRun {
   results: CheckResult[];
   valid: Validity;
   timings?: { totalS: number; clusterS: number };
+  /** How the run did not run as configured, as the runner recorded it (empty: it did). */
+  conditions: RunCondition[];
   /** Why the run is incomplete, in words (undefined: it finished). */
   cutShort?: string;
   /** The checkers ran here (results.json missing or unreadable), not in the runner. */
@@ -205,20 +209,30 @@ export function loadRun(dir: string): LoadedRun {
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
   const { history, droppedLine } = readHistoryPrefix(historyPath);
+  const deep = history.find((op) => nestedDeeperThan(op));
+  if (deep) {
+    throw new UserError(
+      `${historyPath}: op #${deep.index} nests more than ${MAX_DEPTH} levels deep: not a lockchaos history (its values are flat sets and grants)`,
+    );
+  }
 
   const resultsPath = join(dir, 'results.json');
-  let stored: { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings'] } | undefined;
+  let stored:
+    | { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings']; conditions?: RunCondition[] }
+    | undefined;
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
       const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof stored;
       if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
+      if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
       stored = parsed;
     } catch (err) {
       unreadable = (err as Error).message;
     }
   }
-  const base = { dir, config, history };
+  const conditions = Array.isArray(stored?.conditions) ? stored.conditions : [];
+  const base = { dir, config, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
   if (stored) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { type CheckResult, verdictWord } from '../../checkers/result.js';
+import { conditionsText } from '../runner/conditions.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 import type { LoadedRun } from './run-folder.js';
 
@@ -24,7 +25,7 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
   const cutNote = run.cutShort ? `run incomplete: ${run.cutShort}\n` : '';
   const cases: JUnitCase[] = run.results.map((r) => {
     const counted = r.counts !== false;
-    const c: JUnitCase = { name: r.checker, className: config.name, timeS: 0 };
+    const c: JUnitCase = { name: r.checker, className: config.name, timeS: (r.timeMs ?? 0) / 1000 };
     const out = [`${verdictWord(r.valid)}: ${r.summary}`];
     if (!counted) out.unshift('not counted toward the verdict (shown for information)');
     if (counted && r.valid === false) {
@@ -38,6 +39,19 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
     c.systemOut = `${out.join('\n')}\nreport: ${reportPath}\n${cutNote}`;
     return c;
   });
+  // A run that did not run as configured: one case in error, so CI shows it beside the verdict.
+  if (run.conditions.length > 0) {
+    const words = conditionsText(run.conditions);
+    cases.unshift({
+      name: 'run as configured',
+      className: config.name,
+      timeS: 0,
+      error: {
+        message: `the run ${words}; verdict ${verdictWord(run.valid)} (report: ${reportPath})`,
+        body: `${run.conditions.map((c) => `${c.kind}: ${c.message}`).join('\n')}\n\nreport: ${reportPath}\nseed: ${config.seed}`,
+      },
+    });
+  }
   const properties: Record<string, string> = {
     seed: String(config.seed),
     backend: config.backend,
@@ -51,6 +65,7 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
     report: reportPath,
   };
   if (run.cutShort) properties.incomplete = run.cutShort;
+  if (run.conditions.length > 0) properties['not-as-configured'] = run.conditions.map((c) => c.message).join('; ');
   const suite: JUnitSuite = { name: config.name, properties, cases };
   // The run folder's name is its start time (2026-11-29T08-53-02.652Z).
   const m = /^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d(?:\.\d+)?)Z$/.exec(basename(resolve(run.dir)));

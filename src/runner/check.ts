@@ -9,8 +9,10 @@
  * lock like a mutex with owners, which a lease lock is not (a lease expires under a holder
  * that never released it, e.g. one that gave up after a timeout): shown, not counted;
  * mutual-exclusion judges the holders' beliefs. perf (availability and latency, in and
- * out of fault windows) is shown for every run and never counted.
+ * out of fault windows) is shown for every run and never counted. evidence counts: too few
+ * grants, accepted writes or reads to judge safety make the run unknown, never valid.
  */
+import { checkEvidence } from '../../checkers/evidence.js';
 import { checkFencing } from '../../checkers/fencing.js';
 import { checkLinearizable } from '../../checkers/linearizable/index.js';
 import { checkLostUpdates } from '../../checkers/lost-updates.js';
@@ -24,18 +26,26 @@ import type { TestConfig } from './config.js';
 /** Per linearizability check: past this the answer is `unknown`, never a hang. */
 const LINEARIZABLE_TIME_LIMIT_MS = 60_000;
 
-/** A checker that throws (a history it cannot read) answers `unknown` with the reason. */
-function guarded(checker: string, counts: boolean, check: () => CheckResult): CheckResult {
+/**
+ * A checker, timed (junit.xml's case time); one that throws (a history it cannot read)
+ * answers `unknown` with the reason. `counts` undefined: as the checker says.
+ */
+function guarded(checker: string, counts: boolean | undefined, check: () => CheckResult): CheckResult {
+  const t0 = performance.now();
+  const timeMs = () => Math.round((performance.now() - t0) * 1000) / 1000;
   try {
-    return { ...check(), counts };
+    const r = check();
+    return { ...r, counts: counts ?? r.counts ?? true, timeMs: timeMs() };
   } catch (err) {
     const why = errorMessage(err);
-    return { checker, valid: 'unknown', counts, summary: `could not check: ${why}` };
+    return { checker, valid: 'unknown', counts: counts ?? true, summary: `could not check: ${why}`, timeMs: timeMs() };
   }
 }
 
 export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: string }): CheckResult[] {
-  const results: CheckResult[] = [checkMutualExclusion(history, { counts: !config.fencing })];
+  const results: CheckResult[] = [
+    guarded('mutual-exclusion', !config.fencing, () => checkMutualExclusion(history, { counts: !config.fencing })),
+  ];
   const lockOps = history.filter((op) => op.process === 'nemesis' || op.key !== opts.storeKey);
   results.push(
     guarded('linearizable(mutex)', false, () =>
@@ -43,8 +53,10 @@ export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: st
     ),
   );
   if (config.workload === 'lock-set') {
-    results.push(checkLostUpdates(history, opts.storeKey));
-    results.push(checkFencing(history, { storeKey: opts.storeKey, fenced: config.fencing }));
+    results.push(guarded('lost-updates', true, () => checkLostUpdates(history, opts.storeKey)));
+    results.push(
+      guarded('fencing', undefined, () => checkFencing(history, { storeKey: opts.storeKey, fenced: config.fencing })),
+    );
     const storeOps = history.filter((op) => op.process === 'nemesis' || op.key === opts.storeKey);
     const model = config.fencing ? 'fenced-register' : 'register';
     results.push(
@@ -53,6 +65,17 @@ export function checkRun(history: Op[], config: TestConfig, opts: { storeKey: st
       ),
     );
   }
+  // Enough grants, accepted writes and reads to judge the rest: counted, since a safety
+  // verdict on (next to) nothing is no verdict.
+  results.push(
+    guarded('evidence', true, () =>
+      checkEvidence(history, {
+        writes: config.workload === 'lock-set',
+        storeKey: opts.storeKey,
+        fenced: config.fencing,
+      }),
+    ),
+  );
   // How the service served its clients in and out of faults: shown, never a verdict.
   results.push(guarded('perf', false, () => checkPerf(history)));
   return results;

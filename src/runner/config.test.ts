@@ -34,6 +34,20 @@ describe('run configuration', () => {
     [['--ttl', 'abc'], /--ttl takes a number/],
     [['--concurrency', '0'], /--concurrency must be a whole number > 0/],
     [['--bogus'], /Unknown option '--bogus'.*lockchaos run --help/],
+    // Bounds: refuse what cannot work, with the limit in the message (issue 10).
+    [['--time-limit', '1e9'], /^--time-limit must be at most 86400 s \(a day\), got '1000000000'$/],
+    [['--concurrency', '100000'], /^--concurrency must be at most 100 \(each client is a process\)/],
+    [['--concurrency', '-1'], /^--concurrency must be a whole number > 0, got '-1'$/],
+    [['--time-limit', '-5'], /^--time-limit must be a number > 0, got '-5'$/],
+    [['--backend', 'redlock', '--nodes', '1000'], /^--nodes must be at most 15 \(each node is a container\)/],
+    [['--backend', 'redlock', '--nodes', '2'], /^--nodes must be at least 3 for redlock/],
+    [['--backend', 'redlock', '--nodes', '1'], /^--nodes must be at least 3 for redlock/],
+    [['--backend', 'redis', '--nodes', '5'], /^--nodes 5: backend redis runs 1 nodes; leave --nodes out$/],
+    [['--nemesis', ''], /^--nemesis is empty: give none, or fault kinds/],
+    [['--nemesis-interval', '1e-6'], /^--nemesis-interval must be from 0.1 to 86400 s/],
+    [['--name', '../../x'], /^--name must be a folder name .* got '\.\.\/\.\.\/x'$/],
+    [['--name', 'a/b'], /^--name must be a folder name/],
+    [['--name', '.hidden'], /^--name must be a folder name/],
   ])('rejects %j with one clear line', (args, message) => {
     expect(() => parse(args)).toThrow(UserError);
     expect(() => parse(args)).toThrow(message);
@@ -59,5 +73,20 @@ describe('--backend-options from the command line', () => {
     expect(parsed !== 'help' && parsed.config.backendOptions).toBe('wait=1');
     const bad = configFromArgs(['--backend', 'redis', '--backend-options', 'wait=1', '--seed', '1']);
     expect(() => bad !== 'help' && validateConfig(bad.config)).toThrow(/redis takes key=value with a key from: none/);
+  });
+});
+
+describe('run folders', () => {
+  it('names its folder without : or , (artifact uploaders refuse them)', () => {
+    expect(parse(['--backend', 'redlock', '--nemesis', 'pause-node:one,partition:halves']).name).toBe(
+      'redlock-lock-set-pause-node_one_partition_halves-unfenced',
+    );
+  });
+
+  it('--no-latest: no store/latest link (CI artifact stores)', () => {
+    const p = configFromArgs(['--no-latest', '--seed', '1']);
+    const q = configFromArgs(['--seed', '1']);
+    expect(p !== 'help' && p.latest).toBe(false);
+    expect(q !== 'help' && q.latest).toBe(true);
   });
 });

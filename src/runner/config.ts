@@ -8,7 +8,9 @@ import type { Backend, BackendOptions } from '../backends/backend.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
+import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage } from '../util/errors.js';
+import { checkedNodeSpecs } from './backend-module.js';
 
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
@@ -58,18 +60,45 @@ export const DEFAULTS: Omit<TestConfig, 'name' | 'seed'> = {
   storeDir: 'store',
 };
 
-/** backend-workload-nemesis-fenced; a module backend by its file name, safe as a folder name. */
+/**
+ * backend-workload-nemesis-fenced; a module backend by its file name, safe as a folder name
+ * (no : or , either: artifact uploaders refuse them).
+ */
 export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' | 'fencing'>) =>
   `${basename(c.backend).replace(/\.(m?js|cjs)$/, '')}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
-    /[^\w.,:+-]/g,
+    /[^\w.+-]/g,
     '_',
   );
 
-function positive(name: string, value: number, { integer = false, zero = false } = {}) {
+/**
+ * Upper (and some lower) bounds: past them a run cannot work here (setTimeout overflows
+ * past 24.8 days; every client is a process, every node a container; faults every
+ * microsecond are no schedule). Campaign cells are held to the same.
+ */
+export const LIMITS = {
+  'time-limit': { max: 86_400, unit: 's', why: 'a day' },
+  concurrency: { max: 100, unit: '', why: 'each client is a process' },
+  nodes: { max: 15, unit: '', why: 'each node is a container' },
+  'nemesis-interval': { min: 0.1, max: 86_400, unit: 's', why: 'a fault needs time to take effect' },
+  ttl: { max: 3_600_000, unit: 'ms', why: 'an hour' },
+  hold: { max: 3_600_000, unit: 'ms', why: 'an hour' },
+  'acquire-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
+  'request-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
+  rate: { max: 100_000, unit: '/s', why: 'far more than clients can do' },
+} as const satisfies Record<string, { min?: number; max: number; unit: string; why: string }>;
+
+function positive(name: keyof typeof LIMITS, value: number, { integer = false, zero = false } = {}) {
   const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
   if (!ok) {
     throw new UserError(
       `--${name} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
+    );
+  }
+  const limit: { min?: number; max: number; unit: string; why: string } = LIMITS[name];
+  if (value > limit.max || (limit.min !== undefined && value < limit.min)) {
+    const range = limit.min !== undefined ? `from ${limit.min} to ${limit.max}` : `at most ${limit.max}`;
+    throw new UserError(
+      `--${name} must be ${range}${limit.unit ? ` ${limit.unit}` : ''} (${limit.why}), got '${value}'`,
     );
   }
 }
@@ -87,9 +116,19 @@ export function validateConfig(c: TestConfig): TestConfig {
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }
-  const lockNodes = backend.nodeSpecs(backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
+  if (c.nodes !== undefined) positive('nodes', c.nodes, { integer: true });
+  const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
+  if (c.nemesis.trim() === '')
+    throw new UserError('--nemesis is empty: give none, or fault kinds (lockchaos run --help)');
   checkSpecForBackend(c.nemesis, backend, lockNodes);
   if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
+  // The name is a folder under the store: one path segment, nothing that climbs out of it.
+  // (: and , of older names are accepted and left out of the folder's name.)
+  if (!/^[\w+-][\w.+:,=-]*$/.test(c.name) || c.name.includes('..')) {
+    throw new UserError(
+      `--name must be a folder name of letters, digits, . _ + - (no /, no .., not starting with .), got '${c.name}'`,
+    );
+  }
   positive('time-limit', c.timeLimitS);
   positive('concurrency', c.concurrency, { integer: true });
   positive('ttl', c.ttlMs, { integer: true });
@@ -98,7 +137,17 @@ export function validateConfig(c: TestConfig): TestConfig {
   positive('acquire-timeout', c.acquireTimeoutMs);
   positive('request-timeout', c.requestTimeoutMs);
   positive('nemesis-interval', c.nemesisIntervalS);
-  if (c.nodes !== undefined) positive('nodes', c.nodes, { integer: true });
+  if (c.nodes !== undefined) {
+    if (lockNodes !== c.nodes) {
+      throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
+    }
+    // A majority of 1 or 2 masters tolerates no failure: that is not Redlock.
+    if (c.backend === 'redlock' && c.nodes < 3) {
+      throw new UserError(
+        `--nodes must be at least 3 for redlock (a majority of ${c.nodes} tolerates no failed master), got '${c.nodes}'`,
+      );
+    }
+  }
   if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
     throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
   }
@@ -166,6 +215,11 @@ export function parseStoredConfig(text: string, file: string): TestConfig {
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError(`'${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`);
+  }
+  if (nestedDeeperThan(data)) {
+    throw new UserError(
+      `'${file}' is not a test configuration: it nests more than ${MAX_DEPTH} levels deep (test.json is flat)`,
+    );
   }
   const stored = data as Record<string, unknown>;
   for (const [key, type] of Object.entries(STORED_FIELDS)) {

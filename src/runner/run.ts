@@ -10,7 +10,7 @@ import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
-import { backendByName, loadBackend } from '../backends/index.js';
+import { backendByName } from '../backends/index.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -22,8 +22,12 @@ import { writeRunReport } from '../report/html.js';
 import { RunProgress } from '../report/progress.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
+import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
+import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import { checkRun } from './check.js';
+import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
 import { backendOptionsOf, type TestConfig, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
@@ -36,6 +40,8 @@ export interface RunResult {
   config: TestConfig;
   valid: Validity;
   results: CheckResult[];
+  /** How the run did not run as configured (empty: it did); see conditions.ts. */
+  conditions: RunCondition[];
   history: Op[];
   /** Seconds from start to verdict, and the part spent starting the cluster. */
   timings: { totalS: number; clusterS: number };
@@ -49,12 +55,22 @@ export interface RunHooks {
   progress?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
+  /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
+  latest?: boolean;
 }
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
 export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunResult> {
-  await loadBackend(input.backend); // a user's module backend, by path
+  try {
+    return await runUnchecked(input, hooks);
+  } catch (err) {
+    throw storageError(err) ?? err;
+  }
+}
+
+async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
+  await loadBackendModule(input.backend); // a user's module backend, by path
   const config = validateConfig({ ...input, name: input.name || testName(input) });
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
@@ -70,14 +86,17 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     );
   }
   const backendOptions = backendOptionsOf(config, backend);
-  const specs = [...backend.nodeSpecs(backendOptions), storeNodeSpec()];
+  const specs = [...checkedNodeSpecs(backend, backendOptions), storeNodeSpec()];
   await ensureImage({ build: hooks.buildImage ?? true, log, images: specs.flatMap((s) => (s.image ? [s.image] : [])) });
 
-  const dir = join(config.storeDir, config.name, stamp());
+  // No : or , in folder names: artifact uploaders refuse them.
+  const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
   mkdirSync(join(dir, 'nodes'), { recursive: true });
-  const latest = join(config.storeDir, 'latest');
-  rmSync(latest, { force: true });
-  symlinkSync(relative(config.storeDir, dir), latest);
+  if (hooks.latest !== false) {
+    const latest = join(config.storeDir, 'latest');
+    rmSync(latest, { force: true });
+    symlinkSync(relative(config.storeDir, dir), latest);
+  }
   writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
 
   const runId = randomBytes(4).toString('hex');
@@ -88,6 +107,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
   let faults: RunFaults | undefined;
   let clusterS = 0;
   let progress: RunProgress | undefined;
+  const conditions: RunCondition[] = [];
+  // Stops the workload early: time is up, Ctrl-C, or the history can no longer be written.
+  const timeUp = new AbortController();
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
     cluster = await startCluster(runId, specs);
@@ -96,7 +118,7 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     faults = runFaults;
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
-    if (hooks.signal?.aborted) throw new Error('aborted');
+    if (hooks.signal?.aborted) throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
 
     const options: WorkloadOptions = {
       lock: LOCK_NAME,
@@ -112,8 +134,11 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       hooks.log && hooks.progress !== false
         ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing })
         : undefined;
-    const record = (op: Parameters<HistoryWriter['append']>[0]) =>
-      progress ? progress.onOp(writer.append(op)) : writer.append(op);
+    const record = (op: Parameters<HistoryWriter['append']>[0]) => {
+      const indexed = writer.append(op);
+      if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
+      return progress ? progress.onOp(indexed) : indexed;
+    };
     pool = new WorkerPool(
       runId,
       Array.from({ length: config.concurrency }, (_, client) => ({
@@ -133,7 +158,6 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     const origin = monotonicNow();
     pool.go(origin);
 
-    const timeUp = new AbortController();
     const onAbort = () => timeUp.abort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     if (hooks.signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
@@ -142,25 +166,37 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
     );
     await sleep(config.timeLimitS * 1000, timeUp.signal);
+    // The workload's own time: the time limit as the timers kept it, and the clients'
+    // stop below; healing (a node restart, an etcd member replaced) is not counted.
+    const limitS = Number(monotonicNow() - origin) / 1e9;
+    if (hooks.signal?.aborted) {
+      conditions.push(interrupted(hooks.signal.reason, Number(monotonicNow() - origin) / 1e9, config.timeLimitS));
+    }
     timeUp.abort();
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
     await runFaults.healAll();
     log('time is up: faults healed, clients finishing');
-    await pool.stop(config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000);
+    const graceMs = config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
+    const stopping = monotonicNow();
+    await pool.stop(graceMs);
+    const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
+    if (over) conditions.push(over);
+    for (const lost of pool.lost) conditions.push(workerLost(lost));
+    progress?.finish(); // after "time is up": every client's last op is in the count
 
-    if (workload.finalRead) {
-      const storeNode = cluster.node(STORE_NODE);
-      const store = await DataStore.connect(storeNode.ip, config.requestTimeoutMs * 5);
-      const recorder = new Recorder(pool.maxProcess() + 1, 1, origin, record);
-      await recorder.perform('read', STORE_KEY, undefined, async () => {
-        const r = await store.read(STORE_KEY);
-        return r.ok ? { type: 'ok', value: r.value } : { type: 'fail', error: 'rejected' };
-      });
-      await store.close();
+    if (workload.finalRead && !writer.error) {
+      const lost = await finalRead(cluster, config, new Recorder(pool.maxProcess() + 1, 1, origin, record));
+      if (lost) conditions.push(lost);
     }
-    const logs = await cluster.collectLogs();
-    for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
+    try {
+      const logs = await cluster.collectLogs();
+      for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
+    } catch (err) {
+      const stored = storageError(err);
+      if (stored) throw stored;
+      log(`node logs not collected: ${errorMessage(err).split('\n')[0]}`);
+    }
   } finally {
     progress?.stop();
     await faults?.healAll();
@@ -168,16 +204,52 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
     await faults?.close();
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
   }
+  if (writer.error) {
+    const stored = storageError(writer.error, writer.path);
+    throw stored ?? writer.error;
+  }
   const history = writer.finish();
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   const results = checkRun(history, config, { storeKey: STORE_KEY });
-  const valid = worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
+  const valid = runVerdict(worst(results.filter((r) => r.counts !== false).map((r) => r.valid)), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ valid, config, timings, results }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'results.json'),
+    `${JSON.stringify({ valid, conditions, config, timings, results }, null, 2)}\n`,
+  );
   await writeRunReport(dir).then(
     (path) => log(`report: ${path}`),
     (err) => log(`report.html not written: ${String(err)}`),
   );
-  return { dir, config, valid, results, history, timings };
+  return { dir, config, valid, results, conditions, history, timings };
+}
+
+/**
+ * The runner's read of the store after the faults healed. The store is not the system
+ * under test: when it does not answer, the run lost its witness, which is a condition of
+ * the run (lost updates then cannot be judged), not a crash.
+ */
+async function finalRead(cluster: Cluster, config: TestConfig, recorder: Recorder): Promise<RunCondition | undefined> {
+  let store: DataStore;
+  try {
+    store = await DataStore.connect(cluster.node(STORE_NODE).ip, config.requestTimeoutMs * 5);
+  } catch (err) {
+    return {
+      kind: 'store-lost',
+      message: `the data store did not answer the final read (${errorMessage(err).split('\n')[0]})`,
+    };
+  }
+  try {
+    const outcome = await recorder.perform('read', STORE_KEY, undefined, async () => {
+      const r = await store.read(STORE_KEY);
+      return r.ok ? { type: 'ok', value: r.value } : { type: 'fail', error: 'rejected' };
+    });
+    if (outcome.type !== 'ok') {
+      return { kind: 'store-lost', message: `the data store did not answer the final read (${outcome.error})` };
+    }
+    return undefined;
+  } finally {
+    await store.close().catch(() => {});
+  }
 }

@@ -1,25 +1,34 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { availabilityShortfall } from '../campaign/expect.js';
 import { scenarioByName } from '../scenarios/index.js';
+import { conditionsText, type RunCondition } from './conditions.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
-function expectationLine(config: { scenario?: string; fencing: boolean }, valid: Validity): string[] {
+function expectationLine(
+  config: { scenario?: string; fencing: boolean },
+  valid: Validity,
+  results: readonly CheckResult[],
+): string[] {
   const scenario = config.scenario ? scenarioByName(config.scenario) : undefined;
   if (!scenario) return [];
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
   const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
   const mode = config.fencing ? 'fenced' : 'unfenced';
-  return [
-    `scenario ${scenario.name} (${mode}) expects ${expected}: ${expected === actual ? 'as expected' : 'NOT as expected'}`,
-  ];
+  const short = scenario.availability === undefined ? undefined : availabilityShortfall(results, scenario.availability);
+  const as = expected !== actual ? 'NOT as expected' : short ? `NOT as expected: ${short}` : 'as expected';
+  return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${as}`];
 }
 
 export function formatSummary(r: {
   dir: string;
   valid: Validity;
   results: CheckResult[];
+  conditions?: readonly RunCondition[];
   config: { seed: number; scenario?: string; fencing: boolean };
 }): string {
+  const conditions = r.conditions ?? [];
+  const warnings = r.results.flatMap((c) => (c.details?.warnings as string[] | undefined) ?? []);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';
@@ -29,8 +38,9 @@ export function formatSummary(r: {
     'checkers:',
     ...lines,
     '',
-    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})`,
-    ...expectationLine(r.config, r.valid),
+    ...warnings.map((w) => `warning: ${w}`),
+    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
+    ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,
   ].join('\n');
 }

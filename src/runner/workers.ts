@@ -28,6 +28,10 @@ export class WorkerPool implements PausableClients {
   private readonly workers: Worker[] = [];
   /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
   readonly errors: string[] = [];
+  /** Workers that exited before they were asked to stop (killed from outside, crashed). */
+  readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
+  private stopping = false;
+  private goAt?: number;
 
   constructor(
     runId: string,
@@ -46,6 +50,11 @@ export class WorkerPool implements PausableClients {
         ready: false,
         finished: new Promise((resolve) => child.once('exit', () => resolve())),
       };
+      child.once('exit', (code, signal) => {
+        if (this.stopping) return;
+        const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
+        this.lost.push({ client: config.client, code, signal, ...(atS === undefined ? {} : { atS }) });
+      });
       child.on('message', (m: FromWorker) => this.onMessage(worker, m));
       child.on('error', (err) => this.errors.push(`worker ${config.client}: ${err.message}`));
       this.workers.push(worker);
@@ -102,6 +111,7 @@ export class WorkerPool implements PausableClients {
 
   /** Starts every worker's workload with the test's origin. */
   go(origin: bigint): void {
+    this.goAt = Date.now();
     for (const w of this.workers) this.send(w, { type: 'go', origin: origin.toString() });
   }
 
@@ -143,6 +153,7 @@ export class WorkerPool implements PausableClients {
 
   /** Asks every worker to finish its cycle; kills those not done within graceMs. */
   async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
     for (const w of this.workers) this.send(w, { type: 'stop' });
     const all = Promise.all(this.workers.map((w) => w.finished));
     const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
@@ -153,6 +164,7 @@ export class WorkerPool implements PausableClients {
 
   /** Ends every worker now (also a paused one: SIGKILL works on a stopped process). */
   kill(): void {
+    this.stopping = true;
     for (const w of this.workers) {
       if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     }

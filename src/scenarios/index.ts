@@ -19,6 +19,11 @@ export interface Scenario {
   config: Partial<Omit<TestConfig, 'fencing' | 'seed' | 'storeDir'>>;
   /** Other backends the same story applies to (`--backend` may pick one). */
   backends?: string[];
+  /**
+   * The least share (0..1) of acquires that must be ok outside fault windows: a preset
+   * without faults expects a working lock, not only a safe one.
+   */
+  availability?: number;
 }
 
 const KLEPPMANN = 'Martin Kleppmann, "How to do distributed locking" (2016)';
@@ -224,6 +229,7 @@ const list: Scenario[] = [
     source: 'lockchaos: a misconfiguration, not a fault',
     expected: { unfenced: 'invalid', fenced: 'valid' },
     config: { backend: 'redis', workload: 'lock-set', nemesis: 'none', ttlMs: 500, holdMs: 600 },
+    availability: 0.9,
   },
   {
     name: 'control',
@@ -232,6 +238,7 @@ const list: Scenario[] = [
     expected: { unfenced: 'valid', fenced: 'valid' },
     config: { backend: 'redis', workload: 'lock-set', nemesis: 'none', ttlMs: 2000, holdMs: 20 },
     backends: ['redis', 'redlock', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres'],
+    availability: 0.9,
   },
 ];
 

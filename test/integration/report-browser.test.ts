@@ -113,7 +113,7 @@ describe.skipIf(skip)('the run report, on a real failing run', () => {
       expect(box.bottom).toBeLessThanOrEqual(box.height);
       // The latency plot (uPlot) and the checkers table.
       expect(await page.locator('#latency .uplot canvas').count()).toBeGreaterThan(0);
-      expect(await page.locator('#checkers tbody tr').count()).toBe(6); // 3 data checkers, 2 linearizability, perf
+      expect(await page.locator('#checkers tbody tr').count()).toBe(7); // 3 data checkers, 2 linearizability, evidence, perf
       // perf: the grants in and out of the client pauses.
       expect(await page.textContent('#perf tr[data-perf="acquire:during"]')).toMatch(/^during faults \(/);
       expect(await page.locator('#perf tr[data-perf="acquire:outside"]').count()).toBe(1);

@@ -1,0 +1,123 @@
+/**
+ * evidence: was there enough in the history to judge safety at all? A lock that never
+ * granted anything has no overlapping holders, and a store that rejected every write lost
+ * nothing: the safety checkers then pass vacuously. This checker counts and says
+ * `unknown`, with the reason, when the run gave too little to judge:
+ *
+ * - fewer than MIN_GRANTS acquires ok (every acquire failing or timing out: the lock was
+ *   unavailable, or the backend broken);
+ * - lock-set: fewer than MIN_ACCEPTED writes accepted, or under MIN_ACCEPTED_SHARE of the
+ *   writes tried (a fenced store that turned nearly every write away);
+ * - lock-set: no successful read of the store (lost updates needs the final read).
+ *
+ * A fenced store that rejected most writes but still accepted enough to judge is valid,
+ * with a warning (`details.warnings`) that the summary and the report show.
+ */
+import type { Op } from '../src/history/op.js';
+import { pairLeniently } from '../src/history/pairs.js';
+import type { CheckResult } from './result.js';
+
+export const MIN_GRANTS = 2;
+export const MIN_ACCEPTED = 3;
+export const MIN_ACCEPTED_SHARE = 0.1;
+
+export interface EvidenceOptions {
+  /** Whether the workload writes the store (lock-set) or only takes the lock (mutex). */
+  writes: boolean;
+  storeKey: string;
+  fenced: boolean;
+}
+
+export type EvidenceDetails = {
+  acquires: number;
+  grants: number;
+  acquireFail: number;
+  acquireInfo: number;
+  writes?: number;
+  accepted?: number;
+  rejected?: number;
+  reads?: number;
+  /** Why there was too little to judge (empty: enough). */
+  tooLittle: string[];
+  /** Worth saying though the run could be judged. */
+  warnings: string[];
+  /** Fenced: the first writes the store turned away (completion op index), for the report. */
+  rejectedWrites?: { index: number; process: number; token?: number }[];
+};
+
+const pct = (n: number, of: number) => `${Math.round((1000 * n) / of) / 10}%`;
+
+export function checkEvidence(
+  history: readonly Op[],
+  opts: EvidenceOptions,
+): CheckResult & { details: EvidenceDetails } {
+  const pairs = pairLeniently(history);
+  const acquires = pairs.filter((p) => p.f === 'acquire');
+  const grants = acquires.filter((p) => p.outcome === 'ok').length;
+  const acquireFail = acquires.filter((p) => p.outcome === 'fail').length;
+  const acquireInfo = acquires.length - grants - acquireFail;
+  const details: EvidenceDetails = {
+    acquires: acquires.length,
+    grants,
+    acquireFail,
+    acquireInfo,
+    tooLittle: [],
+    warnings: [],
+  };
+  if (grants < MIN_GRANTS) {
+    const what = acquires.length
+      ? `only ${grants} of ${acquires.length} acquires granted (${acquireFail} failed, ${acquireInfo} timed out or unknown)`
+      : 'no acquire was tried';
+    details.tooLittle.push(
+      `${what}; at least ${MIN_GRANTS} grants are needed to judge mutual exclusion (is the lock service up?)`,
+    );
+  }
+  if (opts.writes) {
+    const store = pairs.filter((p) => p.key === opts.storeKey);
+    const writes = store.filter((p) => p.f === 'write');
+    const accepted = writes.filter((p) => p.outcome === 'ok').length;
+    const rejected = writes.filter((p) => p.outcome === 'fail').length;
+    const reads = store.filter((p) => p.f === 'read' && p.outcome === 'ok').length;
+    Object.assign(details, { writes: writes.length, accepted, rejected, reads });
+    if (opts.fenced && rejected > 0) {
+      details.rejectedWrites = writes
+        .filter((p) => p.outcome === 'fail' && p.completion)
+        .slice(0, 20)
+        .map((p) => {
+          const token = Array.isArray(p.invoke.value) ? p.invoke.value[1] : undefined;
+          const w: { index: number; process: number; token?: number } = {
+            index: (p.completion as Op).index,
+            process: p.process,
+          };
+          if (typeof token === 'number') w.token = token;
+          return w;
+        });
+    }
+    const rejectedWords = rejected ? ` (the store rejected ${rejected} of ${writes.length})` : '';
+    if (accepted < MIN_ACCEPTED || (writes.length > 0 && accepted / writes.length < MIN_ACCEPTED_SHARE)) {
+      details.tooLittle.push(
+        `only ${accepted} of ${writes.length} writes accepted${rejectedWords}; lost updates and fencing need at least ${MIN_ACCEPTED}, and ${pct(MIN_ACCEPTED_SHARE, 1)} of those tried`,
+      );
+    } else if (rejected > writes.length / 2) {
+      details.warnings.push(
+        `the store rejected ${rejected} of ${writes.length} writes (${pct(rejected, writes.length)}): stale holders were turned away most of the time; the data is safe, the lock barely worked`,
+      );
+    }
+    if (reads === 0) details.tooLittle.push('no successful read of the store: what it kept cannot be told');
+  }
+  const counted = `${grants} of ${acquires.length} acquires granted${
+    details.writes !== undefined
+      ? `, ${details.accepted} of ${details.writes} writes accepted, ${details.reads} reads`
+      : ''
+  }`;
+  if (details.tooLittle.length > 0) {
+    return {
+      checker: 'evidence',
+      valid: 'unknown',
+      summary: `too little to judge safety: ${details.tooLittle.join('; ')}`,
+      details,
+    };
+  }
+  const warn = details.warnings.length ? `; warning: ${details.warnings.join('; ')}` : '';
+  return { checker: 'evidence', valid: true, summary: `${counted}${warn}`, details };
+}

@@ -1,0 +1,141 @@
+/**
+ * `lockchaos campaign merge DIR...`: the shard folders of one campaign (CI jobs, each
+ * `--shard i/n`) combined into one summary.html, summary.json and junit.xml, with the
+ * per-configuration tally over every seed ("met 9 of 10"), as if the campaign had run
+ * unsharded. It reads each shard's summary.json (paths in it are relative to the shard's
+ * folder, so shards downloaded as CI artifacts merge wherever they lie) and writes the
+ * merged files into the output folder, with links to each run's report.
+ *
+ * Refused, in one line: a folder without summary.json, shards of different campaigns or
+ * shard counts, the same cell twice. Shards not given leave their cells out, and the merge
+ * says how many are missing (the campaign then did not meet its expectations).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UserError } from '../cli/errors.js';
+import type { Cell } from './matrix.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+
+/** One cell as summary.json stores it: the cell's fields and its result's, paths relative. */
+type StoredCell = Cell & Omit<CellResult, 'cell'>;
+
+interface StoredSummary {
+  name: string;
+  description?: string;
+  source: string;
+  shard: { index: number; count: number } | null;
+  totalCells: number;
+  startedAt: string;
+  finishedAt: string;
+  interrupted: boolean;
+  cells: StoredCell[];
+}
+
+/** A shard folder's summary.json, its paths made absolute. */
+export function readShard(dir: string): CampaignSummary {
+  const path = join(dir, 'summary.json');
+  if (!existsSync(path)) {
+    throw new UserError(
+      `${dir} is not a campaign folder: it has no summary.json (give the folders lockchaos campaign wrote)`,
+    );
+  }
+  let s: StoredSummary;
+  try {
+    s = JSON.parse(readFileSync(path, 'utf8')) as StoredSummary;
+  } catch (err) {
+    throw new UserError(`${path} is not readable JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (!s || typeof s.name !== 'string' || !Array.isArray(s.cells) || typeof s.totalCells !== 'number') {
+    throw new UserError(`${path} is not a campaign summary (no name, totalCells or cells)`);
+  }
+  const abs = (p: string) => resolve(dir, p);
+  const cells: CellResult[] = s.cells.map(
+    ({ actual, met, message, durationS, dir: runDir, report, checkers, ...cell }) => {
+      const r: CellResult = { cell, actual, met, message, durationS };
+      if (runDir !== undefined) r.dir = abs(runDir);
+      if (report !== undefined) r.report = abs(report);
+      if (checkers) r.checkers = checkers;
+      return r;
+    },
+  );
+  const summary: CampaignSummary = {
+    name: s.name,
+    source: s.source,
+    dir: resolve(dir),
+    totalCells: s.totalCells,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    interrupted: s.interrupted,
+    met: false,
+    cells,
+  };
+  if (s.description !== undefined) summary.description = s.description;
+  if (s.shard) summary.shard = s.shard;
+  return summary;
+}
+
+/** The shards as one campaign, written to `dir` (its paths relative to that folder). */
+export function mergeSummaries(shards: readonly CampaignSummary[], dir: string): CampaignSummary & { missing: number } {
+  const [first] = shards;
+  if (!first) throw new UserError('give the shard folders to merge: lockchaos campaign merge DIR...');
+  for (const s of shards) {
+    if (s.name !== first.name || s.totalCells !== first.totalCells) {
+      throw new UserError(
+        `${s.dir} is campaign ${s.name} of ${s.totalCells} cells, ${first.dir} is ${first.name} of ${first.totalCells}: merge the shards of one campaign`,
+      );
+    }
+    if ((s.shard?.count ?? 1) !== (first.shard?.count ?? 1)) {
+      throw new UserError(
+        `${s.dir} is one of ${s.shard?.count ?? 1} shards, ${first.dir} one of ${first.shard?.count ?? 1}: merge shards of one split`,
+      );
+    }
+  }
+  const byIndex = new Map<number, CellResult>();
+  const from = new Map<number, string>();
+  for (const s of shards) {
+    for (const r of s.cells) {
+      const other = from.get(r.cell.index);
+      if (other !== undefined) {
+        throw new UserError(
+          `cell ${r.cell.index + 1} (${r.cell.id}) is in both ${other} and ${s.dir}: give each shard once`,
+        );
+      }
+      byIndex.set(r.cell.index, r);
+      from.set(r.cell.index, s.dir);
+    }
+  }
+  const cells = [...byIndex.values()].sort((a, b) => a.cell.index - b.cell.index);
+  const missing = first.totalCells - cells.length;
+  const interrupted = shards.some((s) => s.interrupted);
+  const times = (f: (s: CampaignSummary) => string) => shards.map(f).filter(Boolean).sort();
+  const merged: CampaignSummary & { missing: number } = {
+    name: first.name,
+    source: first.source,
+    dir,
+    totalCells: first.totalCells,
+    startedAt: times((s) => s.startedAt)[0] ?? '',
+    finishedAt: times((s) => s.finishedAt).at(-1) ?? '',
+    interrupted,
+    met: !interrupted && missing === 0 && cells.every((r) => r.met),
+    cells,
+    missing,
+  };
+  if (first.description !== undefined) merged.description = first.description;
+  return merged;
+}
+
+/** Reads the shard folders, writes the merged summary.html, summary.json and junit.xml. */
+export function mergeCampaign(dirs: readonly string[], out: string) {
+  const shards = dirs.map(readShard);
+  mkdirSync(out, { recursive: true });
+  const summary = mergeSummaries(shards, resolve(out));
+  const files = {
+    summaryHtml: join(out, 'summary.html'),
+    summaryJson: join(out, 'summary.json'),
+    junit: join(out, 'junit.xml'),
+  };
+  writeFileSync(files.summaryJson, summaryJson(summary));
+  writeFileSync(files.junit, campaignJUnit(summary));
+  writeFileSync(files.summaryHtml, summaryHtml(summary));
+  return { summary, files };
+}

@@ -1,0 +1,89 @@
+/**
+ * A run that did not run as configured: interrupted (SIGINT/SIGTERM), a client worker
+ * lost, the data store lost, the workload overran its time limit, the history not fully
+ * written. Each is a condition, recorded in results.json and shown wherever the verdict
+ * is (the summary, junit.xml, report.html, a campaign's cell), because the verdict is then
+ * about something other than what was asked for.
+ *
+ * What it does to the verdict: a violation found is still a violation (the history is
+ * real), but "valid" becomes unknown: no violation in a run cut to 2.7 s of 20, or with one
+ * client of five, is not the evidence the configuration was meant to give. Exit code: 130
+ * for an interruption, 3 for any other condition (a harness failure), else the verdict's.
+ */
+import { exitCodeFor, type Validity } from '../../checkers/result.js';
+
+export type ConditionKind = 'interrupted' | 'worker-lost' | 'store-lost' | 'overran' | 'history-unwritten';
+
+export interface RunCondition {
+  kind: ConditionKind;
+  /** One line: what happened, when. */
+  message: string;
+}
+
+export const EXIT_INTERRUPTED = 130;
+const EXIT_HARNESS = 3;
+
+/** The run's verdict given its checkers' and its conditions: valid needs a run as configured. */
+export function runVerdict(checkers: Validity, conditions: readonly RunCondition[]): Validity {
+  return conditions.length > 0 && checkers === true ? 'unknown' : checkers;
+}
+
+/** 130 when interrupted, 3 for any other condition, else the verdict's code. */
+export function runExitCode(valid: Validity, conditions: readonly RunCondition[] = []): number {
+  if (conditions.some((c) => c.kind === 'interrupted')) return EXIT_INTERRUPTED;
+  if (conditions.length > 0) return EXIT_HARNESS;
+  return exitCodeFor(valid);
+}
+
+/** "did not run as configured: a; b", or '' when it did. */
+export function conditionsText(conditions: readonly RunCondition[]): string {
+  return conditions.length ? `did not run as configured: ${conditions.map((c) => c.message).join('; ')}` : '';
+}
+
+const s1 = (x: number) => `${Math.round(x * 10) / 10} s`;
+
+/** An interruption, at `atS` seconds of workload out of the time limit. */
+export function interrupted(reason: unknown, atS: number | undefined, timeLimitS: number): RunCondition {
+  const why = typeof reason === 'string' && reason !== '' ? reason : 'aborted';
+  const when = atS === undefined ? 'before the workload began' : `at ${s1(atS)} of ${s1(timeLimitS)}`;
+  return { kind: 'interrupted', message: `interrupted (${why}) ${when}` };
+}
+
+/**
+ * How long the workload may take (its time limit as the timers kept it, then the clients'
+ * stop; healing faults is not counted), before the run
+ * counts as overrun: the time limit, the grace given to clients to finish, and slack of a
+ * quarter of the time limit (at least 5 s) for a loaded machine. Past that, faults and
+ * leases no longer had the timing the configuration asked for (a starved host).
+ */
+export function overrun(workloadS: number, timeLimitS: number, graceS: number): RunCondition | undefined {
+  const allowedS = timeLimitS + graceS + Math.max(5, timeLimitS / 4);
+  if (workloadS <= allowedS) return undefined;
+  return {
+    kind: 'overran',
+    message: `the workload took ${s1(workloadS)} for a time limit of ${s1(timeLimitS)} (at most ${s1(allowedS)} with the clients' grace): the machine was too slow or starved, so timings were not as configured`,
+  };
+}
+
+/** A worker that exited before it was asked to stop. */
+export function workerLost(w: {
+  client: number;
+  code: number | null;
+  signal: string | null;
+  atS?: number;
+}): RunCondition {
+  const how = w.signal ? `killed by ${w.signal}` : `exited with code ${w.code}`;
+  const when = w.atS === undefined ? '' : ` at ${s1(w.atS)}`;
+  return {
+    kind: 'worker-lost',
+    message: `client worker ${w.client} ${how}${when}: the run went on with fewer clients`,
+  };
+}
+
+/** Thrown when a run is interrupted before its workload began: nothing to check. */
+export class RunInterrupted extends Error {
+  override name = 'RunInterrupted';
+  constructor(readonly condition: RunCondition) {
+    super(condition.message);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Runs that did not run as asked say so, with their exit code, and still tear down:
+ * interrupted (SIGINT, exit 130), a client worker killed (exit 3), the data store lost
+ * (exit 3). On c7f3e6e the first was a plain `valid` exit 0, the second unreported, the
+ * third an "internal error" with a stack and no results.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, type CliResult, leftovers, requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+
+/** Runs `lockchaos run`; 2 s after its clients start, `act(runner pid, run id)`. */
+function runAndAct(args: string[], act: (pid: number, runId: string) => void): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'run', '--store', store, '--concurrency', '3', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let acted = false;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const runId = /\(run ([0-9a-f]+)\)/.exec(stderr)?.[1];
+      if (!acted && runId && /running lock-set/.test(stderr)) {
+        acted = true;
+        setTimeout(() => act(child.pid as number, runId), 2000);
+      }
+    });
+    child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
+  });
+}
+
+function runFolder() {
+  const dir = realpathSync(join(store, 'latest'));
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  return { results: JSON.parse(read('results.json')), junit: read('junit.xml'), html: read('report.html') };
+}
+
+describe.skipIf(skip)('a run that did not run as configured', () => {
+  it('interrupted by SIGINT: exit 130, marked everywhere, torn down', async () => {
+    const r = await runAndAct(['--time-limit', '20', '--seed', '1'], (pid) => process.kill(pid, 'SIGINT'));
+    expect(r.stdout).toMatch(
+      /verdict: unknown .*did not run as configured: interrupted \(SIGINT\) at \d+(\.\d)? s of 20 s/,
+    );
+    expect(r.code).toBe(130);
+    const f = runFolder();
+    expect(f.results.conditions).toEqual([{ kind: 'interrupted', message: expect.stringMatching(/SIGINT/) }]);
+    expect(f.junit).toContain('name="run as configured"');
+    expect(f.html).toContain('id="not-as-configured"');
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('a client worker killed: reported, exit 3', async () => {
+    const r = await runAndAct(['--time-limit', '6', '--seed', '2'], (pid) => {
+      const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
+      process.kill(Number(children[0]), 'SIGKILL');
+    });
+    expect(r.stdout).toMatch(/did not run as configured: client worker \d killed by SIGKILL at \d+(\.\d)? s/);
+    expect(r.code).toBe(3);
+    expect(runFolder().results.conditions[0].kind).toBe('worker-lost');
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('the data store lost: results written, exit 3, no stack', async () => {
+    const r = await runAndAct(['--time-limit', '5', '--seed', '3'], (_pid, runId) => {
+      execFileSync('docker', ['kill', `lockchaos-${runId}-store`]);
+    });
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(r.stdout).toMatch(/did not run as configured: the data store did not answer the final read/);
+    expect(r.code).toBe(3);
+    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['store-lost']);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+});
