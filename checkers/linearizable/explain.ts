@@ -92,7 +92,8 @@ function summarize(m: Model<unknown>, part: PartData, tag: number): OpSummary {
     process: p.process,
     f: p.f,
     outcome: p.outcome,
-    text: `op ${p.invokeIndex} (process ${p.process}: ${m.describeOp(op.input, op.output)}${p.outcome === 'ok' ? '' : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
+    // Both ends: an acquire invoked at op 7 may have completed seconds later, at op 95.
+    text: `op ${p.invokeIndex} (process ${p.process}: ${m.describeOp(op.input, op.output)}${p.outcome === 'ok' ? (p.completionIndex !== undefined ? `, completed at op ${p.completionIndex}` : '') : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
   };
   if (p.completionIndex !== undefined) summary.completionIndex = p.completionIndex;
   if (op.input.key !== undefined) summary.key = op.input.key;

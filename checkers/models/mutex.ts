@@ -22,7 +22,12 @@ export const mutex: Model<MutexState> = {
   step(state, input) {
     const p = input.process;
     if (input.f === 'acquire') {
-      return state === null ? p : reject(() => `acquire by process ${p}, but the lock is held by process ${state}`);
+      if (state === null) return p;
+      return reject(() =>
+        state === p
+          ? `acquire by process ${p}, which the model has holding the lock already (a release that failed, "not-held", counts as never made)`
+          : `acquire by process ${p}, but the lock is held by process ${state}`,
+      );
     }
     if (state === p) return null;
     return reject(() =>

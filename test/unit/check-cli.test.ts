@@ -71,7 +71,7 @@ describe('lockchaos check', () => {
     expect(await checkCommand([path, '--model', 'mutex'])).toBe(1);
     const text = out.join('\n');
     expect(text).toMatch(
-      /^invalid +.*not linearizable: op 2 \(process 1: acquire\) cannot take effect: acquire by process 1, but the lock is held by process 0/,
+      /^invalid +.*not linearizable: op 2 \(process 1: acquire, completed at op 3\) cannot take effect: acquire by process 1, but the lock is held by process 0/,
     );
     expect(text).toContain('  Every order that gets as far as op 2 ends in this configuration:');
     expect(text).toContain('     the lock is held by process 0;');

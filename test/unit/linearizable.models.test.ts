@@ -79,7 +79,7 @@ describe('register', () => {
       reason: 'read 1, but the register holds 2',
     });
     expect(c?.configurations[0].lastLinearized.map((o) => o.index)).toEqual([0, 2, 3]);
-    expect(c?.describe).toContain('op 5 (process 2: read → 1)');
+    expect(c?.describe).toMatch(/op 5 \(process 2: read → 1, completed at op \d+\)/);
     expect(c?.involved.map((o) => o.index)).toEqual([0, 2, 3, 5]);
   });
 
@@ -531,7 +531,7 @@ describe('kv: an absent key and "" are one observation', () => {
     expect(a.valid).toBe(false);
     expect(a.counterexample?.op.index).toBe(4);
     expect(a.summary).toBe(
-      'not linearizable: op 4 (process 2: get → "") on key "k" cannot take effect: it needs the key to hold "", and no order can make it so: it was the initial value, but op 0 overwrote it before op 4 was invoked',
+      'not linearizable: op 4 (process 2: get → "", completed at op 5) on key "k" cannot take effect: it needs the key to hold "", and no order can make it so: it was the initial value, but op 0 overwrote it before op 4 was invoked',
     );
     expect(b.summary).toBe(a.summary);
     expect(b.counterexample?.describe).toBe(a.counterexample?.describe);
