@@ -32,7 +32,7 @@ const commands: Record<string, Command> = {
     load: async () => (await import('./cleanup.js')).cleanupCommand,
   },
   campaign: {
-    summary: 'run a YAML matrix of tests with expected verdicts (nightly CI), sharded and in parallel',
+    summary: 'run a YAML matrix of tests with expected verdicts (nightly CI), sharded, in parallel; merge shards',
     load: async () => (await import('./campaign.js')).campaignCommand,
   },
   doctor: {
@@ -53,7 +53,7 @@ function usage(): string {
     ...lines,
     '',
     "Run 'lockchaos <command> --help' for a command's options.",
-    'Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error.',
+    'Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error, 130 interrupted.',
   ].join('\n');
 }
 
