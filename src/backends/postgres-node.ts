@@ -45,14 +45,23 @@ export function postgresNodeSpec(name: string, ttlMs: number): NodeSpec {
   };
 }
 
-/** A connected client, or a rejection after connectTimeoutMs. Errors after connect are the caller's. */
-export async function pgConnect(ip: string, connectTimeoutMs: number, port = PG_PORT): Promise<pg.Client> {
+/**
+ * A connected client, or a rejection after connectTimeoutMs. A query unanswered after
+ * queryTimeoutMs is rejected by pg itself. Errors after connect are the caller's.
+ */
+export async function pgConnect(
+  ip: string,
+  connectTimeoutMs: number,
+  port = PG_PORT,
+  queryTimeoutMs?: number,
+): Promise<pg.Client> {
   const client = new pg.Client({
     host: ip,
     port,
     user: 'postgres',
     database: 'postgres',
     connectionTimeoutMillis: connectTimeoutMs,
+    ...(queryTimeoutMs !== undefined ? { query_timeout: queryTimeoutMs } : {}),
     keepAlive: true,
     keepAliveInitialDelayMillis: 1000,
   });

@@ -38,6 +38,8 @@ interface Session {
 
 class PostgresLockClient implements LockClient {
   private session: Session | undefined;
+  /** The session each held lock was granted in: only that session can release it. */
+  private readonly held = new Map<string, Session>();
 
   constructor(
     private readonly node: NodeAddress,
@@ -49,7 +51,13 @@ class PostgresLockClient implements LockClient {
     if (this.session && !this.session.ended) return this.session;
     let client: pg.Client;
     try {
-      client = await pgConnect(this.node.ip, Math.max(this.opts.requestTimeoutMs, 1000), this.node.port ?? PG_PORT);
+      const { requestTimeoutMs } = this.opts;
+      client = await pgConnect(
+        this.node.ip,
+        Math.max(requestTimeoutMs, 1000),
+        this.node.port ?? PG_PORT,
+        requestTimeoutMs,
+      );
     } catch (err) {
       throw new DefiniteFailure(`connect: ${errorMessage(err)}`);
     }
@@ -63,25 +71,15 @@ class PostgresLockClient implements LockClient {
     return session;
   }
 
-  /** A query with the request timeout; after any error but the server's own word, the session is dropped. */
+  /** A query (pg's query_timeout is the request timeout); after any error the session is dropped. */
   private async query<T>(session: Session, text: string, values: unknown[]): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer in ${this.opts.requestTimeoutMs} ms`)),
-        this.opts.requestTimeoutMs,
-      );
-    });
     try {
-      const result = await Promise.race([session.client.query(text, values), timeout]);
-      return result.rows[0] as T;
+      return (await session.client.query(text, values)).rows[0] as T;
     } catch (err) {
       // Unknown whether the server ran it: the outcome is indefinite, and the session with
       // its locks is abandoned (the server frees them when it notices).
       this.drop(session, err);
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -109,9 +107,6 @@ class PostgresLockClient implements LockClient {
       await sleep(waitMs);
     }
   }
-
-  /** The session each held lock was granted in: only that session can release it. */
-  private readonly held = new Map<string, Session>();
 
   async release(grant: Grant): Promise<boolean> {
     const session = this.held.get(grant.lock);

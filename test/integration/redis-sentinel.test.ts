@@ -50,6 +50,8 @@ describe.skipIf(skip)('redis-sentinel', () => {
     });
     const before = await lock.acquire('L', { ttlMs: 500, timeoutMs: 2000 });
     expect(before?.token).toBe(1);
+    const old = await redisClient(cluster.node('redis-1').ip, 1000);
+    expect(await old.wait(2, 2000)).toBe(2); // token 1 is on both replicas
 
     const cut = new Partition(
       {
@@ -65,21 +67,22 @@ describe.skipIf(skip)('redis-sentinel', () => {
     );
     const started = await cut.start(new Rng(3));
     expect(started?.value).toMatchObject({ shape: 'isolate-leader' });
+    // The cut-off primary, still reachable from here, counts on alone: token 2.
+    expect(await old.incr('L:token')).toBe(2);
     const promoted = await until('a replica promoted', async () => {
       const p = await sentinelPrimary(lockNodes());
       return p && p !== 'redis-1' ? p : undefined;
     });
-    // Split brain: the old primary, still reachable from here, and the new one both write.
-    const old = await redisClient(cluster.node('redis-1').ip, 1000);
+    // Split brain: the old primary and the new one both write.
     const fresh = await redisClient(cluster.node(promoted).ip, 1000);
     expect(await old.set('k', 'old')).toBe('OK');
     expect(await fresh.set('k', 'new')).toBe('OK');
-    // A client that follows failovers takes the lock on the new primary: the token counter
-    // there is the replica's copy, so the two primaries now count on from the same value.
+    // A client that follows failovers takes the lock on the new primary, whose counter is
+    // the replica's copy: token 2 again. The token source forked.
     const after = await until('a grant on the new primary', () =>
-      lock.acquire('L2', { ttlMs: 500, timeoutMs: 1000 }).then((g) => g ?? undefined),
+      lock.acquire('L', { ttlMs: 500, timeoutMs: 1000 }).then((g) => g ?? undefined),
     );
-    expect(after.token).toBe(1);
+    expect(after.token).toBe(2);
     await cut.stop();
     // Demoted, it resynchronises from the new primary: what it granted alone is gone.
     await until('the old primary demoted and in sync', async () =>
