@@ -16,7 +16,7 @@ const oneOrMany = (item: Json): Json => ({ anyOf: [item, { type: 'array', items:
 
 /** A run option's type, from the check that validates it. */
 function optionSchema(key: keyof typeof OPTION_FIELDS): Json {
-  if (key === 'lose-data') return { type: 'boolean' };
+  if (key === 'lose-data' || key === 'stop-on-violation') return { type: 'boolean' };
   if (key === 'backend-options') return { type: 'string', pattern: '^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$' };
   const integer = ['concurrency', 'ttl', 'nodes'].includes(key);
   const zero = key === 'hold' || key === 'rate';

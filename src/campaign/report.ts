@@ -23,6 +23,10 @@ export interface CellResult {
   report?: string;
   /** Each checker's verdict, in one line each. */
   checkers?: { checker: string; valid: boolean | 'unknown'; counts: boolean; summary: string }[];
+  /** --stop-on-violation ended the run's workload after this many seconds. */
+  stoppedEarlyS?: number;
+  /** The page of the smallest reproducer `shrink: true` found for this cell. */
+  shrink?: string;
 }
 
 export interface CampaignSummary {
@@ -123,6 +127,8 @@ export function summaryJson(s: CampaignSummary): string {
       durationS: Math.round(r.durationS * 1000) / 1000,
       dir: rel(r.dir),
       report: rel(r.report),
+      ...(r.stoppedEarlyS !== undefined ? { stoppedEarlyS: r.stoppedEarlyS } : {}),
+      ...(r.shrink !== undefined ? { shrink: rel(r.shrink) } : {}),
       checkers: r.checkers,
       config: r.cell.config,
     })),
@@ -250,13 +256,14 @@ export function summaryHtml(s: CampaignSummary): string {
       const links = [
         r.report ? `<a href="${escapeHtml(href(r.report))}">report</a>` : '',
         r.dir ? `<a href="${escapeHtml(href(r.dir))}/">folder</a>` : '',
+        r.shrink ? `<a href="${escapeHtml(href(r.shrink))}" class="shrink">smallest reproducer</a>` : '',
       ]
         .filter(Boolean)
         .join(' · ');
       return `<tr class="${status}">
 <td data-key="${c.index + 1}">${c.index + 1}</td><td>${escapeHtml(c.backend)}</td><td>${escapeHtml(c.workload)}</td><td>${escapeHtml(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
 <td>${escapeHtml(c.expect)}</td><td class="o-${status}">${escapeHtml(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
-<td class="num" data-key="${r.durationS}">${escapeHtml(seconds(r.durationS))}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
+<td class="num" data-key="${r.durationS}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${r.stoppedEarlyS} s: --stop-on-violation"` : ''}>${escapeHtml(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict = s.interrupted

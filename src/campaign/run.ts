@@ -46,6 +46,8 @@ export interface CampaignOptions {
   parallel?: number;
   /** Overrides every cell's time limit, in seconds. */
   timeLimitS?: number;
+  /** Every cell ends at its first overlap of holds (unfenced): --stop-on-violation. */
+  stopOnViolation?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
   /** Write `latest` links (default true; CI artifact stores want no symlinks). */
@@ -73,10 +75,14 @@ export interface CampaignResult extends CampaignSummary {
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
 /** The cells a campaign runs for these options: expanded, sharded, time limit applied. */
-export function campaignCells(spec: CampaignSpec, options: Pick<CampaignOptions, 'shard' | 'timeLimitS'> = {}): Cell[] {
+export function campaignCells(
+  spec: CampaignSpec,
+  options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation'> = {},
+): Cell[] {
   const cells = shardCells(expandCells(spec), options.shard);
-  if (options.timeLimitS !== undefined) {
-    for (const c of cells) c.config.timeLimitS = options.timeLimitS;
+  for (const c of cells) {
+    if (options.timeLimitS !== undefined) c.config.timeLimitS = options.timeLimitS;
+    if (options.stopOnViolation) c.config.stopOnViolation = true;
   }
   return cells;
 }
@@ -224,6 +230,7 @@ export async function campaign(
           counts: c.counts !== false,
           summary: c.summary,
         })),
+        ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS } : {}),
       };
     } catch (err) {
       const message = errorMessage(err).split('\n').filter(Boolean).join(' / ');

@@ -56,6 +56,8 @@ export interface RunOptionsFile {
   'lose-data'?: boolean;
   /** The backend's own options, key=value,key=value. */
   'backend-options'?: string;
+  /** End an unfenced run at its first overlap of holds (an invalid cell then costs seconds). */
+  'stop-on-violation'?: boolean;
 }
 
 type OneOrMany<T> = T | T[];
@@ -108,6 +110,7 @@ export type RunOptions = Partial<
     | 'nodes'
     | 'loseData'
     | 'backendOptions'
+    | 'stopOnViolation'
   >
 >;
 
@@ -155,6 +158,7 @@ export const OPTION_FIELDS = {
   nodes: ['nodes', num({ integer: true, min: 0, exclusiveMin: true })],
   'lose-data': ['loseData', bool()],
   'backend-options': ['backendOptions', str({ what: 'key=value,key=value' })],
+  'stop-on-violation': ['stopOnViolation', bool()],
 } as const satisfies Record<
   keyof RunOptionsFile,
   readonly [keyof RunOptions, Check<number> | Check<boolean> | Check<string>]

@@ -38,6 +38,8 @@ Options:
   --shard i/n        run only shard i of n: cell k (in file order) goes to shard (k mod n) + 1
   --parallel K       runs at once in this process, each with its own cluster (default 1)
   --time-limit S     override every cell's time limit (seconds)
+  --stop-on-violation  end each unfenced run at its first overlap of holds, then heal and check
+                     (an invalid cell costs seconds; valid cells run in full)
   --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
   --dry-run          list this shard's cells and exit 0 (needs no Docker)
   --schema           print the campaign file's JSON Schema (also examples/campaign.schema.json)
@@ -54,6 +56,7 @@ const OPTIONS = {
   shard: { type: 'string' },
   parallel: { type: 'string' },
   'time-limit': { type: 'string' },
+  'stop-on-violation': { type: 'boolean' },
   store: { type: 'string' },
   'dry-run': { type: 'boolean' },
   schema: { type: 'boolean' },
@@ -155,6 +158,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     shard,
     parallel,
     timeLimitS,
+    stopOnViolation: values['stop-on-violation'] === true,
     store: s('store') ?? DEFAULTS.storeDir,
     buildImage: !values['no-build'],
     latest: !values['no-latest'],

@@ -48,9 +48,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const dir = parsed.positionals[0] as string;
   const { run, reportPath, junitPath } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
-  console.log(
-    formatSummary({ dir, valid: run.valid, results: run.results, conditions: run.conditions, config: run.config }),
-  );
+  console.log(formatSummary({ ...run, dir }));
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
   return runExitCode(run.valid, run.conditions);

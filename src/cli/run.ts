@@ -1,6 +1,3 @@
-/** `lockchaos run`: one test, from the command line to an exit code. */
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
@@ -8,9 +5,9 @@ import { FAULT_KINDS } from '../nemesis/spec.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { DEFAULTS, parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
+import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
-import { errorMessage } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
 import { joinNegativeValues } from './args.js';
 import { UserError } from './errors.js';
@@ -64,6 +61,11 @@ ${Object.values(BACKENDS)
   --no-latest             do not point <store>/latest at the run (stores uploaded as CI artifacts)
   --replay PATH           run a stored run again: its folder or its test.json (same configuration,
                           seed and fault schedule; only --store, --no-build and --no-latest may go with it)
+  --schedule FILE         apply these faults at their times instead of drawing them: a schedule file
+                          (lockchaos shrink writes one), or a run folder or test.json; its run parameters
+                          are the defaults, flags given still apply, the seed is new unless --seed
+  --stop-on-violation     end the workload at the first overlap of holds (unfenced), then heal, read
+                          and check as usual: an invalid run costs seconds, not the time limit
   -h, --help              this help
 
 Exit codes: 0 valid, 1 invalid, 2 unknown (also: too few grants, accepted writes or reads
@@ -91,6 +93,8 @@ const OPTIONS = {
   'no-build': { type: 'boolean' },
   'no-latest': { type: 'boolean' },
   replay: { type: 'string' },
+  schedule: { type: 'string' },
+  'stop-on-violation': { type: 'boolean' },
   'lose-data': { type: 'boolean' },
   scenario: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -130,15 +134,16 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   }
   const fencing = s('fencing') ?? 'off';
   if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
-  // A scenario supplies the defaults; flags given explicitly still win.
-  const scenarioName = s('scenario');
+  // A schedule file and a scenario supply the defaults; flags given explicitly still win.
+  const scheduled = s('schedule') === undefined ? undefined : readScheduleFile(s('schedule') as string);
+  const scenarioName = s('scenario') ?? scheduled?.config.scenario;
   const scenario = scenarioName === undefined ? undefined : scenarioByName(scenarioName);
   if (scenarioName !== undefined && !scenario) {
     throw new UserError(
       `unknown scenario '${scenarioName}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`,
     );
   }
-  const base = { ...DEFAULTS, ...scenario?.config };
+  const base: Omit<TestConfig, 'name' | 'seed'> = { ...DEFAULTS, ...scenario?.config, ...scheduled?.config };
   const backend = s('backend') ?? base.backend;
   if (scenario && s('backend') !== undefined && !(scenario.backends ?? [scenario.config.backend]).includes(backend)) {
     throw new UserError(
@@ -173,6 +178,8 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   const backendOptions = s('backend-options') ?? base.backendOptions;
   if (backendOptions !== undefined) config.backendOptions = backendOptions;
   if (values['lose-data'] || base.loseData) config.loseData = true;
+  if (values['stop-on-violation'] || base.stopOnViolation) config.stopOnViolation = true;
+  if (scheduled) config.schedule = scheduled.faults;
   return { config, build: !values['no-build'], latest: !values['no-latest'] };
 }
 
@@ -184,21 +191,7 @@ const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest'];
  * store when one is given. A missing or bad file is one UserError line.
  */
 export function loadReplayConfig(path: string, store?: string): TestConfig {
-  let file = path;
-  try {
-    if (statSync(path).isDirectory()) file = join(path, 'test.json');
-  } catch {
-    throw new UserError(`--replay: no such run folder or file '${path}'`);
-  }
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
-      throw new UserError(`--replay: '${path}' has no test.json: give a run folder or its test.json`);
-    throw new UserError(`--replay: cannot read '${file}' (${code ?? errorMessage(err)})`);
-  }
+  const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
   try {
     stored = parseStoredConfig(text, file);

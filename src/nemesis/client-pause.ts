@@ -6,7 +6,7 @@
  */
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import type { FaultStart, Nemesis, NemesisOptions } from './nemesis.js';
+import { type FaultPlan, type FaultStart, type Nemesis, type NemesisOptions, planned } from './nemesis.js';
 
 /** What client-pause needs from the runner: the workers and who holds the lock now. */
 export interface PausableClients {
@@ -45,10 +45,13 @@ export class ClientPause implements Nemesis {
     private readonly inAcquirePoint?: string,
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint, plan);
     // Draw the duration first, so the schedule's numbers do not depend on who held.
-    const durationMs = Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max));
+    const durationMs = planned(
+      plan,
+      Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max)),
+    );
     const pickAt = rng.next();
     let holders = this.clients.holders();
     for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
@@ -69,8 +72,8 @@ export class ClientPause implements Nemesis {
    * Pauses a client between Redlock's votes and its elapsed-time check, for longer than the
    * TTL: the check must then refuse the lock (the pause is counted in `elapsed`).
    */
-  private async startInAcquire(rng: Rng, point: string): Promise<FaultStart | null> {
-    return this.stopInAcquire(rng, point, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0)), 0);
+  private async startInAcquire(rng: Rng, point: string, plan?: FaultPlan): Promise<FaultStart | null> {
+    return this.stopInAcquire(rng, point, planned(plan, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0))), 0);
   }
 
   /**
@@ -141,17 +144,18 @@ export class ClientClockStep extends ClientPause {
     super(clients, opts, waitForClientMs, point);
   }
 
-  override async start(rng: Rng): Promise<FaultStart | null> {
+  override async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const ttl = this.opts.ttlMs;
     if (this.direction === 'forward') {
       return this.stopInAcquire(
         rng,
         this.point,
-        Math.round(ttl * rng.uniform(0.05, 0.1)),
+        planned(plan, Math.round(ttl * rng.uniform(0.05, 0.1))),
         Math.round(ttl * rng.uniform(1.0, 1.5)),
       );
     }
-    const durationMs = Math.round(ttl * rng.uniform(1.2, 2.0));
+    // The step takes back most of the pause as it is (a planned one, too).
+    const durationMs = planned(plan, Math.round(ttl * rng.uniform(1.2, 2.0)));
     return this.stopInAcquire(rng, this.point, durationMs, -Math.round(durationMs * rng.uniform(0.8, 1.0)));
   }
 }

@@ -15,13 +15,27 @@ export interface FaultStart {
 export interface Nemesis {
   /** The fault kind, e.g. "pause-client"; history ops are start-<kind> / stop-<kind>. */
   readonly kind: string;
-  /** Starts one fault; null when there is nothing to fault right now (skipped). */
-  start(rng: Rng): Promise<FaultStart | null>;
+  /**
+   * Starts one fault, drawing what it needs (which node, how far) from rng; null when there
+   * is nothing to fault right now (skipped). A plan fixes what a schedule gives.
+   */
+  start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null>;
   /** Stops the fault started last; returns what was undone. */
   stop(): Promise<unknown>;
   /** Undoes every fault still in effect. Idempotent; called at the end and on Ctrl-C. */
   healAll(): Promise<void>;
 }
+
+/** What a given schedule fixes of a fault before it starts (schedule.ts); the rest is drawn. */
+export interface FaultPlan {
+  durationMs?: number;
+}
+
+/**
+ * The fault's duration: the plan's when it fixes one. The draw is made either way, so the
+ * draws after it (which node, how far) are the same with a plan as without.
+ */
+export const planned = (plan: FaultPlan | undefined, drawnMs: number) => plan?.durationMs ?? drawnMs;
 
 export interface NemesisOptions {
   /** Mean seconds between the end of one fault and the start of the next. */

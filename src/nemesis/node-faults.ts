@@ -10,7 +10,7 @@ import type { ShiftTtls } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import { aboutTtlMs, type FaultStart, faultDurationMs, type Nemesis } from './nemesis.js';
+import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from './nemesis.js';
 import { describeGrudge, partitionGrudge, pickNodes } from './targets.js';
 
 export interface NodeFaultContext {
@@ -80,8 +80,8 @@ abstract class NodeOutage implements Nemesis {
     return {};
   }
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
@@ -117,9 +117,9 @@ export class NodeKill extends NodeOutage {
   readonly kind = 'kill-node';
   /** Nodes of the current start whose data-loss marker could not be left: they keep their data. */
   private keptData: string[] = [];
-  override start(rng: Rng): Promise<FaultStart | null> {
+  override start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     this.keptData = [];
-    return super.start(rng);
+    return super.start(rng, plan);
   }
   protected async takeDown(n: NodeHandle) {
     // The node's start command wipes its data dir at the next start when asked (node-start.ts).
@@ -159,8 +159,8 @@ export class Partition implements Nemesis {
     private readonly shape: string,
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     const leader = this.shape === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
     const grudge = partitionGrudge(
       this.shape,
@@ -209,8 +209,8 @@ export class PacketLoss implements Nemesis {
     private readonly target: string,
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
@@ -268,8 +268,8 @@ export class ClockJump implements Nemesis {
     private readonly bareMajorityHeld: () => boolean = () => false,
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
@@ -330,8 +330,8 @@ export class ClockStrobe implements Nemesis {
     private readonly shift: ShiftTtls,
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     const offsetMs = aboutTtlMs(this.ctx.ttlMs, rng);
     const periodMs = Math.round(rng.uniform(50, 250));
     const nodes = await chooseNodes(this.ctx, this.target, rng);

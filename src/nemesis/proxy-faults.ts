@@ -5,7 +5,7 @@
  * out), and `partition:clients` cuts some clients off from some nodes.
  */
 import type { Rng } from '../util/rng.js';
-import { aboutTtlMs, type FaultStart, faultDurationMs, type Nemesis } from './nemesis.js';
+import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from './nemesis.js';
 import type { NodeFaultContext } from './node-faults.js';
 import type { TcpProxy } from './proxy.js';
 
@@ -35,8 +35,8 @@ export class Latency implements Nemesis {
     private readonly holders: () => number[] = () => [],
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.intervalS, rng));
     // Around the TTL each way: a delay that long outlives leases.
     const delayMs = aboutTtlMs(this.ttlMs, rng);
     const clients = [...new Set(this.routes.map((r) => r.client))];
@@ -80,8 +80,8 @@ export class ClientPartition implements Nemesis {
     private readonly shape: 'clients' | 'clients-majorities',
   ) {}
 
-  async start(rng: Rng): Promise<FaultStart | null> {
-    const durationMs = faultDurationMs(this.ctx.intervalS, rng);
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.intervalS, rng));
     const all = Array.from({ length: this.clients }, (_, i) => i);
     const order = all
       .map((c) => ({ c, k: rng.next() }))

@@ -15,6 +15,7 @@ import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
+import { stoppedEarlyLine } from '../runner/summary.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
@@ -274,6 +275,11 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
     const items = run.conditions.map((c) => `<li>${escapeHtml(c.message)}</li>`).join('');
     banners.push(
       `<div class="banner warn" id="not-as-configured"><b>This run did not run as configured.</b> The verdict is about what did run; a violation found is real, but no violation is not the evidence this configuration was meant to give.<ul>${items}</ul></div>`,
+    );
+  }
+  if (run.stoppedEarly) {
+    banners.push(
+      `<div class="banner note" id="stopped-early"><b>Stopped early.</b> ${escapeHtml(stoppedEarlyLine(run.stoppedEarly, config.timeLimitS))}. Healed, read and checked as usual.</div>`,
     );
   }
   for (const w of run.results.flatMap((r) => (r.details?.warnings as string[] | undefined) ?? [])) {

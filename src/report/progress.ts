@@ -10,14 +10,10 @@
  * finish() once every client has stopped (after "time is up: faults healed"), for the
  * closing line with the final count, or stop() for none. The verdict is the runner's.
  *
- * The overlap count is the mutual-exclusion checker's, as far as the ops so far tell: a
- * pair of holds of different processes on one lock where the later one began before the
- * earlier one's belief ended (its release invoked, or an info), a belief not yet ended
- * counting as still held (the checker takes an unended one to the end of the run).
+ * The overlap count is the mutual-exclusion checker's, as far as the ops so far tell
+ * (checkers/live-overlaps.ts).
  */
-
-/** Ended holds per lock kept for ops that arrive late; holds still believed are all kept. */
-const RECENT_HOLDS = 64;
+import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 
 /** What progress needs of an op (an Op, indexed or not). */
 export interface ProgressOp {
@@ -68,16 +64,7 @@ export class RunProgress {
   private drawn = false;
   /** Completed client operations. */
   operations = 0;
-  /** Overlapping pairs whose earlier hold has ended. */
-  private confirmed = 0;
-  /**
-   * Per lock, holds: [start, end) on the ops' clock, end undefined while believed; `later`:
-   * while it is believed, the starts of other processes' holds after its own start.
-   */
-  private readonly holds = new Map<
-    string,
-    { process: number | string; start: number; end?: number; later: number[] }[]
-  >();
+  private readonly holds = new LiveOverlaps();
   private finished = false;
   private readonly faults = new Map<string, string>();
   /** (time, operations) samples for the recent rate. */
@@ -116,61 +103,14 @@ export class RunProgress {
       }
       return op;
     }
-    const lock = op.key ?? '';
     if (op.type !== 'invoke') this.operations++;
-    if (op.f === 'acquire' && op.type === 'ok') {
-      this.holdStarts(lock, op.process, op.time);
-    } else if (op.f === 'release' && op.type === 'invoke') {
-      this.holdEnds(lock, op.process, op.time);
-    } else if (op.type === 'info') {
-      // An info ends the process's belief: it never issues again.
-      for (const l of this.holds.keys()) this.holdEnds(l, op.process, op.time);
-    }
+    this.holds.onOp(op);
     return op;
   }
 
-  /*
-   * Overlaps are judged on the ops' own times, not on arrival order (workers' operations
-   * can arrive late): a pair (earlier start A, later start B) overlaps iff B starts before
-   * A ends, and is counted once, when both of those times are known.
-   */
-  private holdStarts(lock: string, process: number | string, start: number) {
-    const list = this.holds.get(lock) ?? [];
-    this.holds.set(lock, list);
-    const hold = { process, start, later: [] as number[] };
-    for (const a of list) {
-      if (a.process === process) continue;
-      if (a.start < start) {
-        if (a.end === undefined) a.later.push(start);
-        else if (start < a.end) this.confirmed++;
-      } else if (a.start > start) hold.later.push(a.start); // arrived first, began later
-    }
-    list.push(hold);
-    // Ended holds beyond the most recent are dropped, so the cost per operation stays
-    // small: only an op arriving very late can then miss an overlap. Believed ones stay.
-    let ended = list.filter((h) => h.end !== undefined).length;
-    for (let i = 0; i < list.length && ended > RECENT_HOLDS; ) {
-      if ((list[i] as { end?: number }).end !== undefined) {
-        list.splice(i, 1);
-        ended--;
-      } else i++;
-    }
-  }
-
-  private holdEnds(lock: string, process: number | string, end: number) {
-    const list = this.holds.get(lock) ?? [];
-    const a = list.find((h) => h.process === process && h.end === undefined);
-    if (!a) return;
-    a.end = end;
-    this.confirmed += a.later.filter((t) => t < end).length;
-    a.later = [];
-  }
-
-  /** Overlapping holds so far: ended pairs, and later holds under a belief still held. */
+  /** Overlapping holds so far (the mutual-exclusion checker's count, as far as the ops tell). */
   get overlaps(): number {
-    let pending = 0;
-    for (const list of this.holds.values()) for (const h of list) if (h.end === undefined) pending += h.later.length;
-    return this.confirmed + pending;
+    return this.holds.overlaps;
   }
 
   elapsedS(): number {

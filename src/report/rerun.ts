@@ -24,11 +24,15 @@ const FLAGS: [keyof TestConfig, string][] = [
   ['loseData', '--lose-data'],
   ['nodes', '--nodes'],
   ['backendOptions', '--backend-options'],
+  ['stopOnViolation', '--stop-on-violation'],
   ['seed', '--seed'],
 ];
 
-/** Fields the flags need not repeat: the name and store come after, a scenario is only a label. */
-const NOT_FLAGS = new Set(['name', 'storeDir', 'scenario']);
+/**
+ * Fields the flags need not repeat: the name and store come after, a scenario is only a
+ * label, and the schedule is given as the run's own test.json (--schedule).
+ */
+const NOT_FLAGS = new Set(['name', 'storeDir', 'scenario', 'schedule']);
 
 /**
  * `replay`: the stored configuration as it was. `flags`: the same test as flags; `unmapped`
@@ -45,6 +49,7 @@ export function rerunCommands(dir: string, config: TestConfig): { replay: string
     }
     words.push(flag, key === 'fencing' ? (v ? 'on' : 'off') : String(v));
   }
+  if (config.schedule) words.push('--schedule', join(resolve(dir), 'test.json'));
   if (config.name && config.name !== testName(config)) words.push('--name', config.name);
   if (config.storeDir && config.storeDir !== DEFAULTS.storeDir) words.push('--store', config.storeDir);
   const known = new Set<string>(FLAGS.map(([k]) => k));

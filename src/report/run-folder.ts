@@ -21,6 +21,7 @@ import { pairLeniently } from '../history/pairs.js';
 import { checkRun } from '../runner/check.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
+import type { StoppedEarly } from '../runner/run.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
@@ -39,6 +40,8 @@ export interface LoadedRun {
   conditions: RunCondition[];
   /** Why the run is incomplete, in words (undefined: it finished). */
   cutShort?: string;
+  /** --stop-on-violation ended the workload early: when, and on what. */
+  stoppedEarly?: StoppedEarly;
   /** The checkers ran here (results.json missing or unreadable), not in the runner. */
   checkedHere: boolean;
   /** 1-based line number of a truncated last line that was left out. */
@@ -218,7 +221,13 @@ export function loadRun(dir: string): LoadedRun {
 
   const resultsPath = join(dir, 'results.json');
   let stored:
-    | { valid: Validity; results: CheckResult[]; timings?: LoadedRun['timings']; conditions?: RunCondition[] }
+    | {
+        valid: Validity;
+        results: CheckResult[];
+        timings?: LoadedRun['timings'];
+        conditions?: RunCondition[];
+        stoppedEarly?: StoppedEarly;
+      }
     | undefined;
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
@@ -243,6 +252,7 @@ export function loadRun(dir: string): LoadedRun {
       valid: stored.valid ?? verdictOf(stored.results),
       ...(stored.timings ? { timings: stored.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
+      ...(stored.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
       checkedHere: false,
     };
   }

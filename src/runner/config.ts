@@ -8,6 +8,8 @@ import type { Backend, BackendOptions } from '../backends/backend.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
+import { FAULT_KINDS } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
@@ -39,6 +41,13 @@ export interface TestConfig {
   nodes?: number;
   /** The backend's own options, `key=value,key=value` (the backend's `options` name them). */
   backendOptions?: string;
+  /**
+   * The faults to apply, at their times (a schedule file, a replay, a shrink's candidate);
+   * absent: drawn from the seed. A run records the faults it applied here (test.json).
+   */
+  schedule?: ScheduledFault[];
+  /** End the workload at the first counted overlap of holds (unfenced), then heal and check. */
+  stopOnViolation?: boolean;
   seed: number;
   /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
   storeDir: string;
@@ -120,7 +129,16 @@ export function validateConfig(c: TestConfig): TestConfig {
   const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
     throw new UserError('--nemesis is empty: give none, or fault kinds (lockchaos run --help)');
-  checkSpecForBackend(c.nemesis, backend, lockNodes);
+  const faultSpecs = checkSpecForBackend(c.nemesis, backend, lockNodes);
+  if (c.schedule) {
+    const kinds = new Set<string>(faultSpecs.map((f) => f.kind));
+    const stray = c.schedule.find((f) => !kinds.has(f.kind));
+    if (stray) {
+      throw new UserError(
+        `the schedule has a ${stray.kind} fault, which --nemesis '${c.nemesis}' does not run: add ${stray.kind} to --nemesis`,
+      );
+    }
+  }
   if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
   // The name is a folder under the store: one path segment, nothing that climbs out of it.
   // (: and , of older names are accepted and left out of the folder's name.)
@@ -207,12 +225,23 @@ const STORED_FIELDS: Record<string, 'string' | 'number' | 'boolean'> = {
  * field a run records, of its type. Bad content is one UserError line naming the file.
  */
 export function parseStoredConfig(text: string, file: string): TestConfig {
-  let data: unknown;
+  return storedConfig(parseJson(text, file), file) as TestConfig;
+}
+
+/** A file's text as JSON; bad JSON is one UserError line naming the file. */
+export function parseJson(text: string, file: string): unknown {
   try {
-    data = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new UserError(`'${file}' is not JSON (${errorMessage(err).split('\n')[0]})`);
   }
+}
+
+/**
+ * A stored configuration's fields checked: every field a run records, of its type, but
+ * those in `except` (a schedule file's configuration has no name, seed or store).
+ */
+export function storedConfig(data: unknown, file: string, except: readonly string[] = []): Partial<TestConfig> {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError(`'${file}' is not a test configuration (expected a JSON object, as run folders' test.json)`);
   }
@@ -223,11 +252,50 @@ export function parseStoredConfig(text: string, file: string): TestConfig {
   }
   const stored = data as Record<string, unknown>;
   for (const [key, type] of Object.entries(STORED_FIELDS)) {
+    if (except.includes(key)) continue;
     const got = stored[key];
     if (typeof got !== type) {
       const what = got === undefined ? 'missing' : `${JSON.stringify(got)} is not a ${type}`;
       throw new UserError(`'${file}' is not a test configuration: ${key}: ${what}`);
     }
   }
-  return stored as unknown as TestConfig;
+  if (stored.schedule !== undefined) stored.schedule = parseScheduledFaults(stored.schedule, `'${file}' schedule`);
+  if (stored.stopOnViolation !== undefined && typeof stored.stopOnViolation !== 'boolean') {
+    throw new UserError(`'${file}' is not a test configuration: stopOnViolation: not a boolean`);
+  }
+  return stored as Partial<TestConfig>;
+}
+
+/**
+ * A schedule's faults read back (test.json, a schedule file): a list of {kind, atMs,
+ * durationMs, seed}. Bad content is one UserError line naming where and which fault.
+ */
+export function parseScheduledFaults(data: unknown, where: string): ScheduledFault[] {
+  if (!Array.isArray(data)) throw new UserError(`${where}: expected a list of faults`);
+  return data.map((f: unknown, i) => {
+    const bad = (why: string) =>
+      new UserError(`${where}: fault ${i + 1} ${why} (each is {kind, atMs, durationMs, seed})`);
+    if (f === null || typeof f !== 'object' || Array.isArray(f)) throw bad('is not an object');
+    const { kind, atMs, durationMs, seed, did } = f as Record<string, unknown>;
+    if (typeof kind !== 'string' || !Object.hasOwn(FAULT_KINDS, kind)) {
+      throw bad(`has kind ${JSON.stringify(kind)}: use one of ${Object.keys(FAULT_KINDS).join(', ')}`);
+    }
+    const ms = (v: unknown, name: string, min: number) => {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > LIMITS['time-limit'].max * 1000) {
+        throw bad(`has ${name} ${JSON.stringify(v)}: give milliseconds, ${min} to a day`);
+      }
+      return v;
+    };
+    if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+      throw bad(`has seed ${JSON.stringify(seed)}: give a whole number from 0 to ${2 ** 32 - 1}`);
+    }
+    const fault: ScheduledFault = {
+      kind,
+      atMs: ms(atMs, 'atMs', 0),
+      durationMs: ms(durationMs, 'durationMs', 1),
+      seed,
+    };
+    if (did !== undefined) fault.did = did;
+    return fault;
+  });
 }

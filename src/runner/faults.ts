@@ -10,7 +10,7 @@ import type { PausableClients } from '../nemesis/client-pause.js';
 import { buildNemeses, type FaultSpec, type Nemesis, needsProxies, parseNemesisSpec } from '../nemesis/index.js';
 import { TcpProxy } from '../nemesis/proxy.js';
 import type { ProxyRoute } from '../nemesis/proxy-faults.js';
-import { runSchedule } from '../nemesis/schedule.js';
+import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
 import { STORE_NODE } from '../store/datastore.js';
 import type { Origin } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
@@ -20,6 +20,7 @@ export class RunFaults {
   private readonly specs: FaultSpec[];
   private readonly routes: ProxyRoute[] = [];
   private nemeses: Nemesis[] = [];
+  private readonly applied: ScheduledFault[] = [];
 
   constructor(
     private readonly config: TestConfig,
@@ -57,7 +58,10 @@ export class RunFaults {
     return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(STORE_NODE)) };
   }
 
-  /** Runs every fault kind on its own seeded schedule until the signal; resolves when all stopped. */
+  /**
+   * Runs every fault kind until the signal, each on its own seeded schedule, or on the
+   * config's given schedule; resolves when all stopped.
+   */
   run(opts: {
     clients: PausableClients;
     rng: Rng;
@@ -91,9 +95,16 @@ export class RunFaults {
           origin: opts.origin,
           record: opts.record,
           signal: opts.signal,
+          given: this.config.schedule?.filter((f) => f.kind === nemesis.kind),
+          applied: (fault) => this.applied.push(fault),
         }),
       ),
     );
+  }
+
+  /** The faults applied so far, in order of their start: the run's schedule as data. */
+  schedule(): ScheduledFault[] {
+    return [...this.applied].sort((a, b) => a.atMs - b.atMs);
   }
 
   /** Undoes every fault still in effect; idempotent. */

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
 import { workloadByName } from '../../workloads/index.js';
@@ -21,7 +22,7 @@ import { HistoryWriter } from '../history/writer.js';
 import { writeRunReport } from '../report/html.js';
 import { RunProgress } from '../report/progress.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
-import { monotonicNow, sleep } from '../util/clock.js';
+import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
@@ -45,6 +46,15 @@ export interface RunResult {
   history: Op[];
   /** Seconds from start to verdict, and the part spent starting the cluster. */
   timings: { totalS: number; clusterS: number };
+  /** --stop-on-violation ended the workload before its time limit: when, and on what. */
+  stoppedEarly?: StoppedEarly;
+}
+
+export interface StoppedEarly {
+  /** Seconds of workload when the violation was seen. */
+  atS: number;
+  /** What was seen, in words. */
+  why: string;
 }
 
 export interface RunHooks {
@@ -108,8 +118,12 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   let clusterS = 0;
   let progress: RunProgress | undefined;
   const conditions: RunCondition[] = [];
-  // Stops the workload early: time is up, Ctrl-C, or the history can no longer be written.
+  // Stops the workload early: time is up, Ctrl-C, the history can no longer be written, or
+  // (--stop-on-violation, unfenced) two holds overlapped.
   const timeUp = new AbortController();
+  let stoppedEarly: StoppedEarly | undefined;
+  const overlaps = config.stopOnViolation && !config.fencing ? new LiveOverlaps() : undefined;
+  let origin: Origin | undefined;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
     cluster = await startCluster(runId, specs);
@@ -137,6 +151,15 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     const record = (op: Parameters<HistoryWriter['append']>[0]) => {
       const indexed = writer.append(op);
       if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
+      overlaps?.onOp(indexed);
+      // Confirmed only: both holds' times known, the final history has the overlap too.
+      if (overlaps && overlaps.confirmed > 0 && !stoppedEarly && origin !== undefined && !timeUp.signal.aborted) {
+        stoppedEarly = {
+          atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100,
+          why: 'two clients held the lock at once (overlapping holds)',
+        };
+        timeUp.abort();
+      }
       return progress ? progress.onOp(indexed) : indexed;
     };
     pool = new WorkerPool(
@@ -155,13 +178,15 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     );
     // Time starts when every client is connected, so the whole time limit is workload.
     await pool.ready(60_000);
-    const origin = monotonicNow();
+    origin = monotonicNow();
     pool.go(origin);
 
     const onAbort = () => timeUp.abort();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     if (hooks.signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
     const schedule = runFaults.run({ clients: pool, rng, origin, record, signal: timeUp.signal });
+    if (config.stopOnViolation && config.fencing)
+      log('--stop-on-violation: with fencing overlapping holds are expected, so the run goes its full time');
     log(
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
     );
@@ -176,7 +201,13 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
     await runFaults.healAll();
-    log('time is up: faults healed, clients finishing');
+    // The faults applied, as data: a replay of this run (or a shrink of it) applies these.
+    config.schedule ??= runFaults.schedule();
+    log(
+      stoppedEarly
+        ? `stopped early at ${stoppedEarly.atS} s (--stop-on-violation: ${stoppedEarly.why}): faults healed, clients finishing`
+        : 'time is up: faults healed, clients finishing',
+    );
     const graceMs = config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
     const stopping = monotonicNow();
     await pool.stop(graceMs);
@@ -211,18 +242,21 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   const history = writer.finish();
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
+  // test.json again, now with the faults the run applied: its schedule, as data.
+  writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
   const results = checkRun(history, config, { storeKey: STORE_KEY });
   const valid = runVerdict(worst(results.filter((r) => r.counts !== false).map((r) => r.valid)), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
+  const early = stoppedEarly ? { stoppedEarly } : {};
   writeFileSync(
     join(dir, 'results.json'),
-    `${JSON.stringify({ valid, conditions, config, timings, results }, null, 2)}\n`,
+    `${JSON.stringify({ valid, conditions, config, timings, results, ...early }, null, 2)}\n`,
   );
   await writeRunReport(dir).then(
     (path) => log(`report: ${path}`),
     (err) => log(`report.html not written: ${String(err)}`),
   );
-  return { dir, config, valid, results, conditions, history, timings };
+  return { dir, config, valid, results, conditions, history, timings, ...early };
 }
 
 /**

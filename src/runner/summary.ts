@@ -25,7 +25,8 @@ export function formatSummary(r: {
   valid: Validity;
   results: CheckResult[];
   conditions?: readonly RunCondition[];
-  config: { seed: number; scenario?: string; fencing: boolean };
+  config: { seed: number; scenario?: string; fencing: boolean; timeLimitS: number };
+  stoppedEarly?: { atS: number; why: string };
 }): string {
   const conditions = r.conditions ?? [];
   const warnings = r.results.flatMap((c) => (c.details?.warnings as string[] | undefined) ?? []);
@@ -40,7 +41,12 @@ export function formatSummary(r: {
     '',
     ...warnings.map((w) => `warning: ${w}`),
     `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
+    ...(r.stoppedEarly ? [stoppedEarlyLine(r.stoppedEarly, r.config.timeLimitS)] : []),
     ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,
   ].join('\n');
 }
+
+/** How a --stop-on-violation run ended: when, of its time limit, and on what. */
+export const stoppedEarlyLine = (s: { atS: number; why: string }, timeLimitS: number) =>
+  `stopped early at ${s.atS} s of ${timeLimitS} s (--stop-on-violation): ${s.why}`;

@@ -1,0 +1,71 @@
+/**
+ * A schedule file: a run's faults as data, with the run parameters they were applied
+ * under, so that `lockchaos run --schedule FILE` gives the same faults to a fresh run (a
+ * new seed for the clients unless --seed is given). `lockchaos shrink` writes one for the
+ * smallest reproducer it found; a run folder or its test.json serves as one too.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../cli/errors.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
+import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
+
+export const SCHEDULE_FORMAT = 'lockchaos-schedule/1';
+
+/** The configuration a schedule carries: the run's, without what names one run. */
+export type ScheduleConfig = Omit<TestConfig, 'name' | 'seed' | 'storeDir' | 'schedule'>;
+
+export interface ScheduleFile {
+  format: typeof SCHEDULE_FORMAT;
+  config: ScheduleConfig;
+  faults: ScheduledFault[];
+}
+
+/** The schedule file of a configuration that has its faults (a finished run's, a candidate's). */
+export function scheduleFileOf(config: TestConfig): ScheduleFile {
+  const { name: _n, seed: _s, storeDir: _d, schedule, ...rest } = config;
+  return { format: SCHEDULE_FORMAT, config: rest, faults: schedule ?? [] };
+}
+
+/**
+ * A file a flag names, or a run folder's test.json: its path and text. A missing or
+ * unreadable one is one UserError line that begins with the flag.
+ */
+export function readRunFile(path: string, flag: string): { file: string; text: string } {
+  let file = path;
+  try {
+    if (statSync(path).isDirectory()) file = join(path, 'test.json');
+  } catch {
+    throw new UserError(`${flag}: no such run folder or file '${path}'`);
+  }
+  try {
+    return { file, text: readFileSync(file, 'utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      throw new UserError(`${flag}: '${path}' has no test.json: give a run folder or its test.json`);
+    throw new UserError(`${flag}: cannot read '${file}' (${code ?? String(err)})`);
+  }
+}
+
+/**
+ * Reads a schedule: a schedule file, or a run's test.json or folder (its recorded faults).
+ * A bad file is one UserError line that names it and what is wrong.
+ */
+export function readScheduleFile(path: string): { config: Partial<TestConfig>; faults: ScheduledFault[] } {
+  const { file, text } = readRunFile(path, '--schedule');
+  const data = parseJson(text, file);
+  const record =
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  if (record.format === SCHEDULE_FORMAT) {
+    const config = storedConfig(record.config, `${file} config`, ['name', 'seed', 'storeDir']);
+    return { config, faults: parseScheduledFaults(record.faults, `'${file}' faults`) };
+  }
+  if ('schedule' in record) {
+    const { schedule, ...config } = storedConfig(data, file);
+    return { config, faults: schedule ?? [] };
+  }
+  throw new UserError(
+    `--schedule: '${file}' is not a schedule: give a schedule file (format ${SCHEDULE_FORMAT}, as lockchaos shrink writes), or a run folder or test.json that recorded its faults`,
+  );
+}
