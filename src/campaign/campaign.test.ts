@@ -39,7 +39,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key at the top',
       'seeds: [1]\nbogus: 1\nmatrix: [{ backend: redis, expect: valid }]',
-      'campaign.yaml: bogus: unknown key: expected one of name, description, seeds, defaults, matrix',
+      'campaign.yaml: bogus: unknown key: expected one of name, description, shrink, seeds, defaults, matrix',
     ],
     [
       'an unknown key in an entry',

@@ -52,6 +52,10 @@ export function campaignJsonSchema(): Json {
     properties: {
       name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' },
       description: { type: 'string' },
+      shrink: {
+        type: 'boolean',
+        description: 'shrink every cell that expected valid and was invalid (lockchaos shrink)',
+      },
       seeds: oneOrMany(seed),
       defaults: options,
       matrix: {

@@ -31,6 +31,7 @@ import { basename, join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { DEFAULTS } from '../runner/config.js';
 import { run } from '../runner/run.js';
+import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
@@ -48,6 +49,8 @@ export interface CampaignOptions {
   timeLimitS?: number;
   /** Every cell ends at its first overlap of holds (unfenced): --stop-on-violation. */
   stopOnViolation?: boolean;
+  /** Shrink every cell that expected valid and was invalid (as the file's `shrink: true`). */
+  shrink?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
   /** Write `latest` links (default true; CI artifact stores want no symlinks). */
@@ -244,6 +247,16 @@ export async function campaign(
       if (runDir) {
         result.dir = runDir;
         result.report = join(runDir, 'report.html');
+      }
+    }
+    // A false alarm (or a regression) comes with its smallest reproducer.
+    if ((spec.shrink || options.shrink) && cell.expect === 'valid' && result.actual === 'invalid' && result.dir) {
+      log(`[${cell.index + 1}] ${cell.id}: expected valid, was invalid: shrinking`);
+      try {
+        const shrunk = await shrinkRun(result.dir, { maxRuns: 30, log: runLog, signal: hooks.signal });
+        result.shrink = shrunk.page;
+      } catch (err) {
+        runLog(`shrink failed: ${errorMessage(err)}`);
       }
     }
     finished += 1;

@@ -90,6 +90,8 @@ export interface MatrixEntryFile extends CellAxesFile {
 export interface CampaignFile {
   name?: string;
   description?: string;
+  /** Shrink every cell that expected valid and was not (lockchaos shrink), and link the result. */
+  shrink?: boolean;
   seeds?: OneOrMany<number>;
   defaults?: RunOptionsFile;
   matrix: MatrixEntryFile[];
@@ -141,6 +143,8 @@ export interface CampaignSpec {
   description?: string;
   /** Where it came from, for messages: the file's path, or "campaign". */
   source: string;
+  /** Shrink every cell that expected valid and was invalid. */
+  shrink?: boolean;
   seeds?: number[];
   defaults: RunOptions;
   matrix: MatrixEntry[];
@@ -281,11 +285,15 @@ const campaignCheck = record(
   {
     name: str({ pattern: NAME, what: 'a name of letters, digits, . _ - (a folder name)' }),
     description: str(),
+    shrink: bool(),
     seeds: seedList,
     defaults: optionsCheck,
     matrix: listOf(entryCheck, 'matrix entries', { nonEmpty: true }),
   },
-  { what: 'a campaign (a map with matrix, and optionally name, description, seeds, defaults)', required: ['matrix'] },
+  {
+    what: 'a campaign (a map with matrix, and optionally name, description, shrink, seeds, defaults)',
+    required: ['matrix'],
+  },
 );
 
 /**
@@ -303,6 +311,7 @@ export function validateCampaign(raw: unknown, source = 'campaign', fallbackName
       matrix: c.matrix ?? [],
     };
     if (c.description !== undefined) spec.description = c.description;
+    if (c.shrink !== undefined) spec.shrink = c.shrink;
     if (c.seeds !== undefined) spec.seeds = c.seeds;
     if (!NAME.test(spec.name)) {
       throw new SchemaError(

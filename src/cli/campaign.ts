@@ -8,7 +8,7 @@ import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
-import { joinNegativeValues } from './args.js';
+import { onInterrupt, parseCommandArgs } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
@@ -40,6 +40,8 @@ Options:
   --time-limit S     override every cell's time limit (seconds)
   --stop-on-violation  end each unfenced run at its first overlap of holds, then heal and check
                      (an invalid cell costs seconds; valid cells run in full)
+  --shrink           shrink every cell that expected valid and was invalid (as shrink: true in
+                     the file); summary.html links each smallest reproducer
   --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
   --dry-run          list this shard's cells and exit 0 (needs no Docker)
   --schema           print the campaign file's JSON Schema (also examples/campaign.schema.json)
@@ -57,6 +59,7 @@ const OPTIONS = {
   parallel: { type: 'string' },
   'time-limit': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
+  shrink: { type: 'boolean' },
   store: { type: 'string' },
   'dry-run': { type: 'boolean' },
   schema: { type: 'boolean' },
@@ -118,18 +121,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
 
 export async function campaignCommand(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return mergeCommand(argv.slice(1));
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: joinNegativeValues(argv, OPTIONS),
-      options: OPTIONS,
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign --help)`);
-  }
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'campaign');
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -159,6 +151,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     parallel,
     timeLimitS,
     stopOnViolation: values['stop-on-violation'] === true,
+    shrink: values.shrink === true,
     store: s('store') ?? DEFAULTS.storeDir,
     buildImage: !values['no-build'],
     latest: !values['no-latest'],
@@ -182,19 +175,10 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   // Ctrl-C (or SIGTERM): abort the runs in progress (they heal, tear down and are marked
   // interrupted), start no more, write what was finished. A second one leaves at once;
   // the next run's sweep removes what is left.
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
-    console.error(`\n${signal}: stopping the campaign: runs in progress heal and tear down (again to quit at once)`);
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = onInterrupt('stopping the campaign: runs in progress heal and tear down');
   try {
     const result = await campaign(spec, options, {
-      signal: abort.signal,
+      signal: interrupt.signal,
       log: (line) => console.error(line),
       runLog: values.verbose ? (cell, line) => console.error(`  [${cell.index + 1}] ${line}`) : undefined,
     });
@@ -202,7 +186,6 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     if (result.interrupted) return EXIT_INTERRUPTED;
     return result.met ? 0 : 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
   }
 }

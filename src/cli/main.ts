@@ -31,6 +31,10 @@ const commands: Record<string, Command> = {
     summary: 'remove every container and network that lockchaos runs left behind',
     load: async () => (await import('./cleanup.js')).cleanupCommand,
   },
+  shrink: {
+    summary: 'from an invalid run, the smallest fault schedule that still breaks the lock',
+    load: async () => (await import('./shrink.js')).shrinkCommand,
+  },
   campaign: {
     summary: 'run a YAML matrix of tests with expected verdicts (nightly CI), sharded, in parallel; merge shards',
     load: async () => (await import('./campaign.js')).campaignCommand,

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
@@ -9,7 +8,7 @@ import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { randomSeed } from '../util/rng.js';
-import { joinNegativeValues } from './args.js';
+import { onInterrupt, parseCommandArgs } from './args.js';
 import { UserError } from './errors.js';
 
 const HELP = `Usage: lockchaos run [options]
@@ -109,17 +108,7 @@ function number(flag: string, text: string | undefined, fallback: number): numbe
 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
 export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean; latest: boolean } | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: joinNegativeValues(argv, OPTIONS),
-      options: OPTIONS,
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos run --help)`);
-  }
+  const { values } = parseCommandArgs(argv, OPTIONS, 'run', { positionals: false });
   if (values.help) return 'help';
   const s = (k: string) => values[k] as string | undefined;
   const replay = s('replay');
@@ -215,21 +204,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
-  // A second one leaves at once; the next run's sweep removes what is left.
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    console.error(`\n${signal}: stopping the run, healing faults and removing containers (again to quit at once)`);
-    abort.abort(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {
     const result = await run(parsed.config, {
       log: (line) => console.error(line),
-      signal: abort.signal,
+      signal: interrupt.signal,
       buildImage: parsed.build,
       latest: parsed.latest,
     });
@@ -240,7 +219,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.error(`lockchaos run: ${err.message}: nothing to check (containers removed)`);
     return EXIT_INTERRUPTED;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
   }
 }

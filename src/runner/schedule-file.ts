@@ -29,22 +29,22 @@ export function scheduleFileOf(config: TestConfig): ScheduleFile {
 
 /**
  * A file a flag names, or a run folder's test.json: its path and text. A missing or
- * unreadable one is one UserError line that begins with the flag.
+ * unreadable one is one UserError line that begins with the flag (when one is given).
  */
-export function readRunFile(path: string, flag: string): { file: string; text: string } {
+export function readRunFile(path: string, flag?: string): { file: string; text: string } {
+  const at = flag ? `${flag}: ` : '';
   let file = path;
   try {
     if (statSync(path).isDirectory()) file = join(path, 'test.json');
   } catch {
-    throw new UserError(`${flag}: no such run folder or file '${path}'`);
+    throw new UserError(`${at}no such run folder or file '${path}'`);
   }
   try {
     return { file, text: readFileSync(file, 'utf8') };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
-      throw new UserError(`${flag}: '${path}' has no test.json: give a run folder or its test.json`);
-    throw new UserError(`${flag}: cannot read '${file}' (${code ?? String(err)})`);
+    if (code === 'ENOENT') throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
+    throw new UserError(`${at}cannot read '${file}' (${code ?? String(err)})`);
   }
 }
 
