@@ -57,6 +57,15 @@ describe('searchSmallest', () => {
     expect(result.bestTrials.every((t) => t.invalid)).toBe(true);
   });
 
+  it('bisects the time limit when the shortest one no longer fails', async () => {
+    const result = await searchSmallest(original, async (c) => trial(breaks(c) && c.timeLimitS >= 18), options());
+    // 13 s fails; then 22 s and 18 s hold (three steps at most).
+    expect(result.best.timeLimitS).toBe(18);
+    expect(result.tried.filter((t) => t.step === 'shorten the time limit').map((t) => t.candidate.timeLimitS)).toEqual([
+      13, 22, 18,
+    ]);
+  });
+
   it('takes no fluke: a candidate invalid once of three is not kept', async () => {
     // Reproducers fail on trials 1 and 2 only; everything else fails on trial 0 only.
     const flaky = async (c: Candidate, k: number) => trial(breaks(c) ? k > 0 : k === 0);

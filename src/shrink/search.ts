@@ -183,8 +183,8 @@ async function dropFaults(best: () => Candidate, attempt: Attempt): Promise<void
 
 /**
  * Moves the faults to the start (keeping their spacing), halves each fault's duration
- * while that still fails, then cuts the time limit to the last fault's end plus the tail
- * (or half way there when that is too short).
+ * while that still fails, then cuts the time limit toward the last fault's end plus the
+ * tail (three bisection steps at most: each step that fails costs a whole run).
  */
 async function moveAndShorten(best: () => Candidate, attempt: Attempt, opts: SearchOptions): Promise<void> {
   const first = Math.min(...best().faults.map((f) => f.atMs));
@@ -204,12 +204,12 @@ async function moveAndShorten(best: () => Candidate, attempt: Attempt, opts: Sea
       if (!(await attempt('shorten a fault', { ...best(), faults }))) break;
     }
   }
-  const floorS = Math.ceil((lastEndMs(best().faults) + opts.tailMs) / 1000);
-  if (floorS < best().timeLimitS) {
-    const kept = await attempt('shorten the time limit', { ...best(), timeLimitS: floorS });
-    const halfway = Math.ceil((floorS + best().timeLimitS) / 2);
-    if (!kept && halfway < best().timeLimitS)
-      await attempt('shorten the time limit', { ...best(), timeLimitS: halfway });
+  // The time limit: bisected between the last fault's end plus the tail and where it is.
+  let floorS = Math.ceil((lastEndMs(best().faults) + opts.tailMs) / 1000);
+  for (let step = 0; step < 3 && floorS < best().timeLimitS; step++) {
+    const limitS = step === 0 ? floorS : Math.floor((floorS + best().timeLimitS) / 2);
+    if (limitS >= best().timeLimitS) break;
+    if (!(await attempt('shorten the time limit', { ...best(), timeLimitS: limitS }))) floorS = limitS + 1;
   }
 }
 

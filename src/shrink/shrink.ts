@@ -168,7 +168,8 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     minHits: o.minHits,
     maxRuns: o.maxRuns,
     deadline: t0 + o.timeLimitS * 1000,
-    leadMs: 1000,
+    // Clients connected and contending: the lock has had holders for a while.
+    leadMs: 2000,
     // After the last fault: time for a stale holder to write, and another to take the lock.
     tailMs: 2 * cfg.ttlMs + cfg.holdMs + 1000,
     minConcurrency: 2,
