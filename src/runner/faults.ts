@@ -102,9 +102,17 @@ export class RunFaults {
     );
   }
 
-  /** The faults applied so far, in order of their start: the run's schedule as data. */
+  /**
+   * The run's schedule as data, in order of start: the faults it drew, or the faults it
+   * was given, each with what it did in this run (none: not applied, e.g. past an early stop).
+   */
   schedule(): ScheduledFault[] {
-    return [...this.applied].sort((a, b) => a.atMs - b.atMs);
+    const applied = [...this.applied].sort((a, b) => a.atMs - b.atMs);
+    if (!this.config.schedule) return applied;
+    return this.config.schedule.map(({ did: _given, ...fault }) => {
+      const here = applied.find((a) => a.kind === fault.kind && a.atMs === fault.atMs && a.seed === fault.seed);
+      return here ? { ...fault, did: here.did } : fault;
+    });
   }
 
   /** Undoes every fault still in effect; idempotent. */

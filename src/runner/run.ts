@@ -201,8 +201,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
     await runFaults.healAll();
-    // The faults applied, as data: a replay of this run (or a shrink of it) applies these.
-    config.schedule ??= runFaults.schedule();
+    // The faults, as data: a replay of this run (or a shrink of it) applies these.
+    config.schedule = runFaults.schedule();
     log(
       stoppedEarly
         ? `stopped early at ${stoppedEarly.atS} s (--stop-on-violation: ${stoppedEarly.why}): faults healed, clients finishing`

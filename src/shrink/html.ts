@@ -14,7 +14,7 @@ h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.1em;margin:1.4em 0 .4em}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1em}.side{border:1px solid #ccc;border-radius:6px;padding:.6em 1em}
 .side.minimal{border-color:#2a7;background:#f3fbf6}table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #e4e4e4;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#f6f6f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums}code,pre{background:#f4f4f4;border-radius:4px;padding:.1em .3em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}code,pre{background:#f4f4f4;border-radius:4px;padding:.1em .3em}
 pre{padding:.6em;white-space:pre-wrap;word-break:break-all}.kept{color:#176b3a;font-weight:600}.no{color:#888}
 .violation{color:#a01818}.sub{color:#555}`;
 
@@ -79,7 +79,7 @@ export function shrinkHtml(r: ShrinkResult, minimal: FailingRun, reproduce: stri
 <p>Reproduce (fresh seeds each time):</p><pre id="reproduce">${escapeHtml(reproduce)}</pre>
 <div class="sides">
 ${side('Original', 'original', start, r.original, href(`${r.original.dir}/report.html`))}
-${side('Minimal', 'minimal', r.best, minimal, href(`${r.minimalRun}/report.html`))}
+${side('Minimal', 'minimal', { ...r.best, faults: minimal.config.schedule }, minimal, href(`${r.minimalRun}/report.html`))}
 </div>
 <h2>Candidates tried</h2>
 <table id="candidates"><tr><th>#</th><th>step</th><th>faults</th><th>time limit</th><th>clients</th><th>invalid</th><th></th><th>runs</th></tr>
