@@ -50,11 +50,13 @@ export function readShard(dir: string): CampaignSummary {
   }
   const abs = (p: string) => resolve(dir, p);
   const cells: CellResult[] = s.cells.map(
-    ({ actual, met, message, durationS, dir: runDir, report, checkers, ...cell }) => {
+    ({ actual, met, message, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
       const r: CellResult = { cell, actual, met, message, durationS };
       if (runDir !== undefined) r.dir = abs(runDir);
       if (report !== undefined) r.report = abs(report);
       if (checkers) r.checkers = checkers;
+      if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
+      if (shrink !== undefined) r.shrink = abs(shrink);
       return r;
     },
   );
