@@ -57,6 +57,20 @@ describe('searchSmallest', () => {
     expect(result.bestTrials.every((t) => t.invalid)).toBe(true);
   });
 
+  it('confirms the best at the end: one kept on a lucky streak gives way to the one before', async () => {
+    // Two clients break it only the first time they are tried (two hits), never again.
+    let twoClientRuns = 0;
+    const lucky = async (c: Candidate) => trial(breaks(c) && (c.concurrency > 2 || ++twoClientRuns <= 2));
+    const result = await searchSmallest(original, lucky, options());
+    expect(result.best.concurrency).toBe(3);
+    const confirms = result.tried.filter((t) => t.step === 'confirm');
+    expect(confirms.map((t) => [t.candidate.concurrency, t.kept])).toEqual([
+      [2, false],
+      [3, true],
+    ]);
+    expect(result.bestTrials.length).toBe(2);
+  });
+
   it('bisects the time limit when the shortest one no longer fails', async () => {
     const result = await searchSmallest(original, async (c) => trial(breaks(c) && c.timeLimitS >= 18), options());
     // 13 s fails; then 22 s and 18 s hold (three steps at most).

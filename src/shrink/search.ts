@@ -4,7 +4,7 @@
  * survivors to the start and shorten their durations and the time limit, then lower the
  * concurrency. A candidate is kept only when it is invalid in at least `minHits` of
  * `trials` fresh runs, so a fluke does not shrink the reproducer into one that rarely
- * fails. The runner is given (a real run in `lockchaos shrink`, a fake in tests); budgets
+ * fails; the best is confirmed by as many runs again at the end. The runner is given (a real run in `lockchaos shrink`, a fake in tests); budgets
  * end the search with the best found so far.
  */
 import type { ScheduledFault } from '../nemesis/schedule.js';
@@ -132,10 +132,25 @@ export async function searchSmallest(
     return kept;
   };
 
+  /**
+   * The best is run again with fresh seeds: a candidate kept on a lucky streak (two hits
+   * of a reproducer that fails half the time) gives way to the one kept before it.
+   */
+  const confirm = async () => {
+    const kept = tried.filter((t) => t.kept).map((t) => t.candidate);
+    for (let c = kept.pop(); c; c = kept.pop()) {
+      best = c;
+      if (await attempt('confirm', c)) return;
+    }
+    best = original;
+    bestTrials = [];
+  };
+
   try {
     await dropFaults(() => best, attempt);
     await moveAndShorten(() => best, attempt, opts);
     await fewerClients(() => best, attempt, opts);
+    await confirm();
   } catch (err) {
     if (!(err instanceof Budget)) throw err;
     return { best, bestTrials, tried, runs, stoppedBy: err.why };
