@@ -40,7 +40,8 @@ export type Step =
   | 'move faults to the start'
   | 'shorten a fault'
   | 'shorten the time limit'
-  | 'fewer clients';
+  | 'fewer clients'
+  | 'confirm';
 
 export interface SearchOptions {
   /** Fresh runs per candidate (default 3). */
