@@ -118,7 +118,7 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
     {
       title: `lockchaos sweep · ${s.backend} · fencing ${s.fencing ? 'on' : 'off'}`,
       meta: escapeHtml(
-        `${s.trials} trials a point · ${s.timeLimitS} s runs · a client pause every ~${s.nemesisIntervalS} s · hold ${s.holdMs} ms · seeds ${s.firstSeed}–${s.firstSeed + s.trials - 1} · started ${r.startedAt} · finished ${r.finishedAt}`,
+        `${s.trials} trial${s.trials === 1 ? '' : 's'} a point · ${s.timeLimitS} s runs · a client pause every ~${s.nemesisIntervalS} s · hold ${s.holdMs} ms · seeds ${s.firstSeed}–${s.firstSeed + s.trials - 1} · started ${r.startedAt} · finished ${r.finishedAt}`,
       ),
       body,
       data: { points: r.points },

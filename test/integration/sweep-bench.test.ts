@@ -1,7 +1,7 @@
 /**
  * A tiny real sweep (redis, unfenced, pauses of 0.25 and 2 TTLs, one trial each) and a
- * tiny real bench (redis, 1 and 4 clients): their tables, sweep.json and bench.json, and
- * both pages opened in a real headless browser with no console errors. About 45 s.
+ * tiny real bench (redis, 2 clients): their tables, sweep.json and bench.json, and both
+ * pages opened in a real headless browser with no console errors. About 75 s.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,21 +52,22 @@ describe.skipIf(skip)('lockchaos sweep and bench, on real servers', () => {
   it('bench: tail latencies with their counts, handoffs, fairness', async () => {
     const r = await lockchaos([
       'bench',
-      ...['--backend', 'redis', '--concurrency', '1,4', '--jitter', '25', '--time-limit', '3'],
+      ...['--backend', 'redis', '--concurrency', '2', '--jitter', '25', '--time-limit', '3'],
       ...['--store', store, '--no-latest'],
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(await leftovers(r.pid)).toEqual([]);
-    expect(r.stdout).toMatch(/ranking by p99 acquire latency at 4 clients \(jitter 25 ms\):\n {2}1\. redis {2}p99 /);
+    expect(r.stdout).toMatch(/ranking by p99 acquire latency at 2 clients \(jitter 25 ms\):\n {2}1\. redis {2}p99 /);
     const bench = JSON.parse(readFileSync(join(campaignDir('bench'), 'bench.json'), 'utf8'));
-    expect(bench.points).toHaveLength(2);
+    expect(bench.points).toHaveLength(1);
     for (const p of bench.points) {
       expect(p.grants).toBeGreaterThan(50);
       expect(p.failed).toBe(0);
       expect(p.latencyMs.map((q: { q: number }) => q.q)).toEqual([0.5, 0.99, 0.999, 0.9999]);
       expect(p.latencyMs[3]).toMatchObject({ n: p.grants, meaningful: false });
     }
-    expect(bench.points[0].fairness).toBe(1);
+    expect(bench.points[0].fairness).toBeGreaterThan(0.5);
+    expect(bench.points[0].fairness).toBeLessThanOrEqual(1);
     if (!noBrowser) {
       const { page, problems } = await openPage(join(campaignDir('bench'), 'bench.html'));
       expect(await page.locator('#plots canvas').count()).toBe(2);
