@@ -43,6 +43,11 @@ export {
   shiftRedisTtls,
   waitForRedis,
 } from './backends/redis-node.js';
+// How likely, and at what cost: the violation sweep, the lock benchmark, their statistics.
+export { BENCH_DEFAULTS, type BenchSpec } from './bench/grid.js';
+export type { BenchReport } from './bench/html.js';
+export type { BenchResult } from './bench/measure.js';
+export { type BenchOutcome, bench } from './bench/run.js';
 // Campaigns.
 export {
   type Actual,
@@ -78,3 +83,8 @@ export { DEFAULTS, type TestConfig, testName, validateConfig } from './runner/co
 // One run: configuration, the runner, its per-run checkers.
 export { type RunHooks, type RunResult, run } from './runner/run.js';
 export { SCENARIOS, type Scenario } from './scenarios/index.js';
+export * from './stats/index.js';
+export type { PointResult } from './sweep/analyse.js';
+export { SWEEP_DEFAULTS, type SweepSpec } from './sweep/grid.js';
+export type { SweepResult } from './sweep/html.js';
+export { type SweepOutcome, sweep } from './sweep/run.js';

@@ -43,6 +43,8 @@ export interface ClientOptions {
   requestTimeoutMs: number;
   /** For backoff jitter between acquire attempts. */
   rng: Rng;
+  /** The run's backoff jitter (--backoff-jitter): give it to backoffMs; undefined: the default. */
+  backoffJitterMs?: number;
   /** Identifies the client in owner values ("w3"). */
   clientId: string;
   /**
@@ -152,6 +154,9 @@ export class DefiniteFailure extends Error {
 /** Acquire retries: min(Tmax, Tbase * 2^attempt) + Uniform(0, jitter), seeded. */
 export const BACKOFF = { baseMs: 5, maxMs: 100, jitterMs: 25 };
 
-export function backoffMs(attempt: number, rng: Rng): number {
-  return Math.min(BACKOFF.maxMs, BACKOFF.baseMs * 2 ** attempt) + rng.uniform(0, BACKOFF.jitterMs);
+/** The wait before acquire retry `attempt`; pass the run's ClientOptions.backoffJitterMs as jitterMs. */
+export function backoffMs(attempt: number, rng: Rng, jitterMs = BACKOFF.jitterMs): number {
+  // Drawn even without jitter, so that the client's other random choices stay the same.
+  const u = rng.uniform(0, 1);
+  return Math.min(BACKOFF.maxMs, BACKOFF.baseMs * 2 ** attempt) + u * jitterMs;
 }

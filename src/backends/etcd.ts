@@ -105,7 +105,7 @@ class EtcdLockClient implements LockClient {
         this.leases.set(owner, lease);
         return { lock, owner, validityMs: lease.validityFrom(asked), token: Number(revision) };
       }
-      const waitMs = backoffMs(attempt, this.opts.rng);
+      const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / NS_PER_MS + waitMs > timeoutMs) {
         // Every attempt certainly failed: the lease holds nothing; give it back.
         await lease.revoke(this.opts.requestTimeoutMs).catch(() => {});

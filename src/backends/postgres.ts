@@ -102,7 +102,7 @@ class PostgresLockClient implements LockClient {
         const elapsedMs = Number(monotonicNow() - asked) / 1e6;
         return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(row.token) };
       }
-      const waitMs = backoffMs(attempt, this.opts.rng);
+      const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
       await sleep(waitMs);
     }

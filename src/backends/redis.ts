@@ -70,7 +70,7 @@ export class RedisLockClient implements LockClient {
         const elapsedMs = Number(monotonicNow() - asked) / 1e6;
         return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(token) };
       }
-      const waitMs = backoffMs(attempt, this.opts.rng);
+      const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
       await sleep(waitMs);
     }

@@ -101,7 +101,7 @@ class RedlockClient implements LockClient {
       if (votes >= this.quorum && validityMs > 0) return { lock, owner, validityMs, votes };
       // Not held: give back what we got (best effort; what is left expires with its TTL).
       await this.unlockAll(lock, owner, this.nodeTimeoutMs(ttlMs));
-      const waitMs = backoffMs(attempt, this.opts.rng);
+      const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;
       await sleep(waitMs);
     }

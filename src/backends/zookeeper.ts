@@ -127,7 +127,7 @@ class ZooKeeperLockClient implements LockClient {
         if (!(e instanceof ZkIndefinite) || session.ended) {
           throw this.abandon(session, `acquire: ${errorMessage(e)}${session.ended ? ` (${session.ended})` : ''}`);
         }
-        const waitMs = backoffMs(attempt, this.opts.rng);
+        const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
         if (elapsedMs() + waitMs > timeoutMs) break;
         await sleep(waitMs);
       }

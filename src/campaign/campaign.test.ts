@@ -44,7 +44,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key in an entry',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
-      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, seeds, expect, availability, options, overrides$/,
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, label, seeds, expect, availability, options, overrides$/,
     ],
     [
       'an unknown run option',
@@ -112,12 +112,12 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'no expectation',
       'seeds: [1]\nmatrix:\n  - backend: redis',
-      'campaign.yaml: matrix[0].expect: expected valid|invalid, got nothing',
+      'campaign.yaml: matrix[0].expect: expected valid|invalid|any, got nothing',
     ],
     [
       'a bad expectation',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: maybe',
-      'campaign.yaml: matrix[0].expect: expected one of valid|invalid, got "maybe"',
+      'campaign.yaml: matrix[0].expect: expected one of valid|invalid|any, got "maybe"',
     ],
     [
       'no seeds',
@@ -137,7 +137,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an override without expect',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    overrides:\n      - when: { seed: 1 }',
-      'campaign.yaml: matrix[0].overrides[0].expect: expected one of valid|invalid, got nothing',
+      'campaign.yaml: matrix[0].overrides[0].expect: expected one of valid|invalid|any, got nothing',
     ],
     [
       'a scenario with a workload it does not run',
@@ -668,5 +668,38 @@ describe("the README's campaign file", () => {
     expect(spec.shrink).toBe(true);
     expect(spec.defaults).toMatchObject({ timeLimitS: 20, nemesisIntervalS: 2, stopOnViolation: true });
     expect(expandCells(spec).length).toBeGreaterThan(0);
+  });
+});
+
+describe('measurement cells (lockchaos sweep, bench)', () => {
+  it('a label names the entry in its cells ids; the options reach the run', () => {
+    const spec = validateCampaign({
+      seeds: [1],
+      matrix: [
+        {
+          backend: 'redis',
+          nemesis: 'client-pause',
+          label: 'pause-ttl=0.5',
+          expect: 'any',
+          options: { 'pause-ttl': 0.5, 'backoff-jitter': 0 },
+        },
+      ],
+    });
+    const [cell] = expandCells(spec);
+    expect(cell?.id).toBe('redis/lock-set/client-pause/unfenced/pause-ttl=0.5/seed-1');
+    expect(cell?.config).toMatchObject({ pauseTtl: 0.5, backoffJitterMs: 0 });
+    expect(errorOf('seeds: [1]\nmatrix:\n  - backend: redis\n    expect: any\n    label: a/b\n')).toMatch(
+      /^campaign\.yaml: matrix\[0\]\.label: expected a label of letters/,
+    );
+    expect(
+      errorOf('seeds: [1]\nmatrix:\n  - backend: redis\n    expect: any\n    options: { pause-ttl: 1 }\n'),
+    ).toMatch(/--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis/);
+  });
+
+  it('expect any: either verdict meets it, unknown does not', () => {
+    expect(judge('any', { valid: true, results: [] })).toMatchObject({ actual: 'valid', met: true });
+    expect(judge('any', { valid: false, results: [] })).toMatchObject({ actual: 'invalid', met: true });
+    expect(judge('any', { valid: 'unknown', results: [] })).toMatchObject({ actual: 'unknown', met: false });
+    expect(judge('any', { error: 'boom' }).met).toBe(false);
   });
 });

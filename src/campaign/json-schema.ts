@@ -19,7 +19,7 @@ function optionSchema(key: keyof typeof OPTION_FIELDS): Json {
   if (key === 'lose-data' || key === 'stop-on-violation') return { type: 'boolean' };
   if (key === 'backend-options') return { type: 'string', pattern: '^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$' };
   const integer = ['concurrency', 'ttl', 'nodes'].includes(key);
-  const zero = key === 'hold' || key === 'rate';
+  const zero = key === 'hold' || key === 'rate' || key === 'backoff-jitter';
   return { type: integer ? 'integer' : 'number', ...(zero ? { minimum: 0 } : { exclusiveMinimum: 0 }) };
 }
 
@@ -66,6 +66,7 @@ export function campaignJsonSchema(): Json {
           additionalProperties: false,
           properties: {
             ...axes,
+            label: { type: 'string', pattern: '^[\\w.+=,-]+$' },
             seeds: oneOrMany(seed),
             expect: { enum: [...EXPECTATIONS] },
             options,

@@ -38,11 +38,15 @@ export interface Cell {
  * configuration is (the same scenario with and without WAIT are two configurations).
  */
 export function cellId(
-  c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'> & { backendOptions?: string },
+  c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'> & {
+    backendOptions?: string;
+    label?: string;
+  },
 ): string {
   const faults = c.scenario ? `scenario=${c.scenario}` : c.nemesis;
   const backend = c.backendOptions ? `${c.backend}[${c.backendOptions}]` : c.backend;
-  return `${backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}/seed-${c.seed}`;
+  const label = c.label ? `/${c.label}` : '';
+  return `${backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}${label}/seed-${c.seed}`;
 }
 
 function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'config' | 'entry'>): boolean {
@@ -153,7 +157,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                   name: '',
                 };
                 config.name = testName(config);
-                const id = cellId({ ...key, backendOptions: config.backendOptions });
+                const id = cellId({ ...key, backendOptions: config.backendOptions, label: entry.label });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;

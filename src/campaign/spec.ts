@@ -37,9 +37,12 @@ import { nestedDeeperThan } from '../util/depth.js';
 import { expandCells } from './matrix.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
-/** The verdict a cell should end with. */
-export type Expectation = 'valid' | 'invalid';
-export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid'];
+/**
+ * The verdict a cell should end with; `any` for a measurement (lockchaos sweep, bench): a
+ * verdict of either kind meets it, unknown or an error does not.
+ */
+export type Expectation = 'valid' | 'invalid' | 'any';
+export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid', 'any'];
 
 /** Run options as the file spells them: the `lockchaos run` flag names. */
 export interface RunOptionsFile {
@@ -58,6 +61,10 @@ export interface RunOptionsFile {
   'backend-options'?: string;
   /** End an unfenced run at its first overlap of holds (an invalid cell then costs seconds). */
   'stop-on-violation'?: boolean;
+  /** client-pause pauses exactly this many TTLs. */
+  'pause-ttl'?: number;
+  /** The Uniform(0, jitter) ms of each acquire retry's backoff. */
+  'backoff-jitter'?: number;
 }
 
 type OneOrMany<T> = T | T[];
@@ -78,6 +85,8 @@ export interface CellMatchFile extends CellAxesFile {
 }
 
 export interface MatrixEntryFile extends CellAxesFile {
+  /** Names what the entry's options make of its cells (a sweep's point, "pause-ttl=0.5"): part of their ids. */
+  label?: string;
   seeds?: OneOrMany<number>;
   expect?: Expectation;
   /** The least share (0..1) of acquires ok outside fault windows (default: the scenario's). */
@@ -113,6 +122,8 @@ export type RunOptions = Partial<
     | 'loseData'
     | 'backendOptions'
     | 'stopOnViolation'
+    | 'pauseTtl'
+    | 'backoffJitterMs'
   >
 >;
 
@@ -130,6 +141,7 @@ export interface CellMatch extends CellAxes {
 }
 
 export interface MatrixEntry extends CellAxes {
+  label?: string;
   seeds?: number[];
   expect?: Expectation;
   availability?: number;
@@ -163,6 +175,8 @@ export const OPTION_FIELDS = {
   'lose-data': ['loseData', bool()],
   'backend-options': ['backendOptions', str({ what: 'key=value,key=value' })],
   'stop-on-violation': ['stopOnViolation', bool()],
+  'pause-ttl': ['pauseTtl', num({ min: 0, exclusiveMin: true })],
+  'backoff-jitter': ['backoffJitterMs', num({ min: 0 })],
 } as const satisfies Record<
   keyof RunOptionsFile,
   readonly [keyof RunOptions, Check<number> | Check<boolean> | Check<string>]
@@ -245,13 +259,14 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   const raw = record(
     {
       ...axisChecks,
+      label: str({ pattern: LABEL, what: 'a label of letters, digits, . _ + = , - (no /)' }),
       seeds: seedList,
       expect: expectCheck,
       availability: num({ min: 0, max: 1 }),
       options: optionsCheck,
       overrides: listOf(overrideCheck, 'overrides ({when, expect})'),
     },
-    { what: 'a matrix entry (a map of backend, workload, nemesis or scenario, fencing, seeds, expect ...)' },
+    { what: 'a matrix entry (a map of backend, workload, nemesis or scenario, fencing, label, seeds, expect ...)' },
   )(v, path);
   if (raw.scenario && raw.nemesis) {
     throw new SchemaError(path, 'give nemesis or scenario, not both (a scenario brings its own faults)');
@@ -270,6 +285,7 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
     'nemesis',
     'scenario',
     'fencing',
+    'label',
     'seeds',
     'expect',
     'availability',
@@ -280,6 +296,7 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
 };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const LABEL = /^[\w.+=,-]+$/;
 
 const campaignCheck = record(
   {

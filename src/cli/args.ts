@@ -50,27 +50,46 @@ export function parseCommandArgs(
   }
 }
 
-/**
- * Ctrl-C (or SIGTERM) for a command that must heal and tear down before it exits: the
- * first aborts the returned signal (with `message` on stderr), a second exits at once
- * (the next run's sweep removes what is left). Call dispose when the work is done.
- */
-export function onInterrupt(message: string): { signal: AbortSignal; dispose: () => void } {
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    console.error(`\n${signal}: ${message} (again to quit at once)`);
-    abort.abort(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    signal: abort.signal,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+/** "1,8,32" → [1, 8, 32]: numbers > 0 (whole with `integer`), or a UserError naming the flag. */
+export function numberList(flag: string, text: string, { integer = false } = {}): number[] {
+  const items = text.split(',').map((x) => x.trim());
+  const numbers = items.map(Number);
+  const bad = items.findIndex(
+    (x, i) =>
+      x === '' ||
+      !Number.isFinite(numbers[i]) ||
+      (numbers[i] as number) <= 0 ||
+      (integer && !Number.isInteger(numbers[i])),
+  );
+  if (bad >= 0) {
+    throw new UserError(
+      `--${flag} takes ${integer ? 'whole ' : ''}numbers > 0 separated by commas (e.g. ${integer ? '1,8,32' : '0.5,1,2'}), got '${text}'`,
+    );
+  }
+  if (new Set(numbers).size !== numbers.length) throw new UserError(`--${flag} names a value twice: '${text}'`);
+  return numbers;
+}
+
+/** "redis,etcd" → ['redis', 'etcd']; empty items or repeats are a UserError. */
+export function nameList(flag: string, text: string): string[] {
+  const items = text.split(',').map((x) => x.trim());
+  if (items.some((x) => x === '')) throw new UserError(`--${flag} takes names separated by commas, got '${text}'`);
+  if (new Set(items).size !== items.length) throw new UserError(`--${flag} names a value twice: '${text}'`);
+  return items;
+}
+
+/** A backend of the registry (a campaign, and so a sweep or bench, runs those), or a UserError. */
+export function knownBackend(flag: string, name: string, known: readonly string[]): string {
+  if (!known.includes(name))
+    throw new UserError(`--${flag}: unknown backend '${name}': choose from ${known.join(', ')}`);
+  return name;
+}
+
+/** A whole number > 0 (or any number > 0), or a UserError naming the flag. */
+export function positiveNumber(flag: string, text: string, integer: boolean): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UserError(`--${flag} takes a ${integer ? 'whole ' : ''}number > 0, got '${text}'`);
+  }
+  return n;
 }

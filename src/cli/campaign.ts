@@ -2,14 +2,16 @@
 
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { expandCells, parseShard, type Shard } from '../campaign/matrix.js';
+import { expandCells } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
-import { onInterrupt, parseCommandArgs } from './args.js';
+import { parseCommandArgs, positiveNumber } from './args.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
 import { UserError } from './errors.js';
+import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
        lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
@@ -55,29 +57,14 @@ failed with an error), 3 error (a bad campaign file or flag, no Docker engine), 
 interrupted (Ctrl-C: runs in progress heal and tear down; finished cells are written).`;
 
 const OPTIONS = {
-  shard: { type: 'string' },
-  parallel: { type: 'string' },
+  ...CAMPAIGN_RUN_FLAGS,
   'time-limit': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
   shrink: { type: 'boolean' },
-  store: { type: 'string' },
   'dry-run': { type: 'boolean' },
   schema: { type: 'boolean' },
-  'no-build': { type: 'boolean' },
-  'no-latest': { type: 'boolean' },
-  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-const EXIT_INTERRUPTED = 130;
-
-function positive(flag: string, text: string, integer: boolean): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UserError(`--${flag} takes a ${integer ? 'whole ' : ''}number > 0, got '${text}'`);
-  }
-  return n;
-}
 
 const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
 
@@ -141,21 +128,16 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   }
   const file = positionals[0] as string;
   const s = (k: string) => values[k] as string | undefined;
-  const shard: Shard | undefined = s('shard') === undefined ? undefined : parseShard(s('shard') as string);
-  const parallel = s('parallel') === undefined ? 1 : positive('parallel', s('parallel') as string, true);
   const timeLimitS =
-    s('time-limit') === undefined ? undefined : positive('time-limit', s('time-limit') as string, false);
-  const spec = loadCampaign(file);
+    s('time-limit') === undefined ? undefined : positiveNumber('time-limit', s('time-limit') as string, false);
   const options = {
-    shard,
-    parallel,
+    ...campaignOptionsOf(values),
     timeLimitS,
     stopOnViolation: values['stop-on-violation'] === true,
     shrink: values.shrink === true,
-    store: s('store') ?? DEFAULTS.storeDir,
-    buildImage: !values['no-build'],
-    latest: !values['no-latest'],
   };
+  const shard = options.shard;
+  const spec = loadCampaign(file);
 
   if (values['dry-run']) {
     const cells = campaignCells(spec, options);
@@ -172,20 +154,10 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     return 0;
   }
 
-  // Ctrl-C (or SIGTERM): abort the runs in progress (they heal, tear down and are marked
-  // interrupted), start no more, write what was finished. A second one leaves at once;
-  // the next run's sweep removes what is left.
-  const interrupt = onInterrupt('stopping the campaign: runs in progress heal and tear down');
-  try {
-    const result = await campaign(spec, options, {
-      signal: interrupt.signal,
-      log: (line) => console.error(line),
-      runLog: values.verbose ? (cell, line) => console.error(`  [${cell.index + 1}] ${line}`) : undefined,
-    });
+  return whileInterruptible('campaign', async (signal) => {
+    const result = await campaign(spec, options, campaignHooksOf(values, signal));
     console.log(terminalTable(result));
     if (result.interrupted) return EXIT_INTERRUPTED;
     return result.met ? 0 : 1;
-  } finally {
-    interrupt.dispose();
-  }
+  });
 }

@@ -39,6 +39,14 @@ const commands: Record<string, Command> = {
     summary: 'run a YAML matrix of tests with expected verdicts (nightly CI), sharded, in parallel; merge shards',
     load: async () => (await import('./campaign.js')).campaignCommand,
   },
+  sweep: {
+    summary: 'how likely is a violation: a grid of client pause lengths x TTL, observed against the formula',
+    load: async () => (await import('./sweep.js')).sweepCommand,
+  },
+  bench: {
+    summary: 'what a lock costs: acquire latency tails, handoffs/s, fairness and availability per backend',
+    load: async () => (await import('./bench.js')).benchCommand,
+  },
   doctor: {
     summary: 'check this machine: Docker engine, node image, iptables in a container, SIGSTOP',
     load: async () => (await import('./doctor.js')).doctorCommand,

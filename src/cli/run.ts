@@ -1,4 +1,5 @@
 import { WORKLOADS } from '../../workloads/index.js';
+import { BACKOFF } from '../backends/backend.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
@@ -8,8 +9,9 @@ import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { randomSeed } from '../util/rng.js';
-import { onInterrupt, parseCommandArgs } from './args.js';
+import { parseCommandArgs } from './args.js';
 import { UserError } from './errors.js';
+import { onInterrupt } from './interrupt.js';
 
 const HELP = `Usage: lockchaos run [options]
 
@@ -44,6 +46,8 @@ ${Object.entries(FAULT_KINDS)
   --acquire-timeout MS    give up an acquire after this long, a fail (default ${DEFAULTS.acquireTimeoutMs})
   --request-timeout MS    a request unanswered this long is recorded as info (default ${DEFAULTS.requestTimeoutMs})
   --nemesis-interval S    mean seconds between faults (default ${DEFAULTS.nemesisIntervalS})
+  --pause-ttl X           client-pause pauses exactly X times the TTL (default: a seeded draw, 0.8-2x)
+  --backoff-jitter MS     the Uniform(0, MS) added to each acquire retry's backoff (default ${BACKOFF.jitterMs}; 0: none)
   --nodes N               lock-service nodes (redlock masters, default 5)
   --backend-options K=V,...  the backend's own options (e.g. redis-sentinel wait=1,min-replicas=1):
 ${Object.values(BACKENDS)
@@ -85,6 +89,8 @@ const OPTIONS = {
   'request-timeout': { type: 'string' },
   'nemesis-interval': { type: 'string' },
   nodes: { type: 'string' },
+  'pause-ttl': { type: 'string' },
+  'backoff-jitter': { type: 'string' },
   'backend-options': { type: 'string' },
   seed: { type: 'string' },
   store: { type: 'string' },
@@ -164,6 +170,10 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   };
   if (scenario) config.scenario = scenario.name;
   if (s('nodes') !== undefined) config.nodes = number('nodes', s('nodes'), 0);
+  const pauseTtl = s('pause-ttl') ?? base.pauseTtl;
+  if (pauseTtl !== undefined) config.pauseTtl = number('pause-ttl', String(pauseTtl), 0);
+  const jitter = s('backoff-jitter') ?? base.backoffJitterMs;
+  if (jitter !== undefined) config.backoffJitterMs = number('backoff-jitter', String(jitter), 0);
   const backendOptions = s('backend-options') ?? base.backendOptions;
   if (backendOptions !== undefined) config.backendOptions = backendOptions;
   if (values['lose-data'] || base.loseData) config.loseData = true;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../util/rng.js';
-import { ClientClockStep, type PausableClients } from './client-pause.js';
+import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
 
 const IN_ACQUIRE_POINT = 'test:after-votes';
 
@@ -50,5 +50,35 @@ describe('client-clock', () => {
 
   it('records start and stop under its own kind', () => {
     expect(new ClientClockStep(clients([]).pool, opts, IN_ACQUIRE_POINT, 'backward').kind).toBe('client-clock');
+  });
+});
+
+describe('client-pause with a fixed pause/TTL ratio (--pause-ttl)', () => {
+  it('pauses exactly that many TTLs, and draws the same numbers as without it', async () => {
+    const kill = process.kill;
+    const signals: [number, string][] = [];
+    process.kill = ((pid: number, signal: string) => {
+      signals.push([pid, signal]);
+      return true;
+    }) as typeof process.kill;
+    try {
+      const fixed = await new ClientPause(clients([2]).pool, { intervalS: 1, ttlMs: 1000, pauseTtl: 0.25 }).start(
+        new Rng(3),
+      );
+      expect(fixed?.durationMs).toBe(250);
+      const drawn = await new ClientPause(clients([2]).pool, { intervalS: 1, ttlMs: 1000 }).start(new Rng(3));
+      expect(drawn?.durationMs).toBeGreaterThanOrEqual(800);
+      expect(drawn?.durationMs).toBeLessThanOrEqual(2000);
+      // The ratio replaces the draw, not the draws after it: the same holder is picked.
+      expect((fixed?.value as { client?: number } | undefined)?.client).toBe(
+        (drawn?.value as { client?: number } | undefined)?.client,
+      );
+      expect(signals).toEqual([
+        [1002, 'SIGSTOP'],
+        [1002, 'SIGSTOP'],
+      ]);
+    } finally {
+      process.kill = kill;
+    }
   });
 });

@@ -47,11 +47,10 @@ export class ClientPause implements Nemesis {
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint, plan);
-    // Draw the duration first, so the schedule's numbers do not depend on who held.
-    const durationMs = planned(
-      plan,
-      Math.round(this.opts.ttlMs * rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max)),
-    );
+    // Draw the duration first, so the schedule's numbers do not depend on who held (a
+    // fixed ratio draws too, so that the rest of the schedule is the same).
+    const drawn = rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max);
+    const durationMs = planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn)));
     const pickAt = rng.next();
     let holders = this.clients.holders();
     for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
@@ -73,7 +72,13 @@ export class ClientPause implements Nemesis {
    * TTL: the check must then refuse the lock (the pause is counted in `elapsed`).
    */
   private async startInAcquire(rng: Rng, point: string, plan?: FaultPlan): Promise<FaultStart | null> {
-    return this.stopInAcquire(rng, point, planned(plan, Math.round(this.opts.ttlMs * rng.uniform(1.2, 2.0))), 0);
+    const drawn = rng.uniform(1.2, 2.0);
+    return this.stopInAcquire(
+      rng,
+      point,
+      planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn))),
+      0,
+    );
   }
 
   /**

@@ -92,7 +92,7 @@ export function buildNemeses(specs: FaultSpec[], w: NemesisWiring): Nemesis[] {
       case 'client-pause':
         return new ClientPause(
           w.clients,
-          { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs },
+          { intervalS: w.node.intervalS, ttlMs: w.node.ttlMs, pauseTtl: w.node.pauseTtl },
           2000,
           s.target === 'in-acquire' ? declared(caps.inAcquirePausePoint, 'in-acquire pause point') : undefined,
         );

@@ -41,6 +41,8 @@ export interface NemesisOptions {
   /** Mean seconds between the end of one fault and the start of the next. */
   intervalS: number;
   ttlMs: number;
+  /** client-pause: pause exactly this many TTLs instead of a draw (a sweep's fixed ratio). */
+  pauseTtl?: number;
 }
 
 /** How long one fault lasts: around the mean interval between faults (0.5-1.5x). */

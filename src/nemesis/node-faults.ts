@@ -22,6 +22,8 @@ export interface NodeFaultContext {
   /** Seconds between faults; a node fault lasts 0.5-1.5x this. */
   intervalS: number;
   ttlMs: number;
+  /** client-pause: pause exactly this many TTLs (undefined: drawn). */
+  pauseTtl?: number;
   /** kill-node: restart Redis nodes empty. */
   loseData: boolean;
   /**

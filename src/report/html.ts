@@ -51,7 +51,8 @@ export const scriptJson = (value: unknown) =>
 
 const require = createRequire(import.meta.url);
 let uplotAssets: { js: string; css: string; version: string } | undefined;
-function uplot() {
+/** uPlot's script and styles, read once, to inline into a page. */
+export function uplot() {
   if (!uplotAssets) {
     const js = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
     const css = readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
@@ -62,6 +63,19 @@ function uplot() {
   }
   return uplotAssets;
 }
+
+/**
+ * The start of a self-contained page, up to its <title>: a Content-Security-Policy that
+ * forbids loading anything (scripts and styles are inline), and no favicon request.
+ */
+export const pageHead = (title: string) => `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>`;
 
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
@@ -287,14 +301,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
   const payload = { ...data, colors };
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}</title>
+  return `${pageHead(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}
 <style>${assets.css}</style>
 <style>${CSS}</style>
 </head>

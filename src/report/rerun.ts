@@ -23,6 +23,8 @@ const FLAGS: [keyof TestConfig, string][] = [
   ['nemesisIntervalS', '--nemesis-interval'],
   ['loseData', '--lose-data'],
   ['nodes', '--nodes'],
+  ['pauseTtl', '--pause-ttl'],
+  ['backoffJitterMs', '--backoff-jitter'],
   ['backendOptions', '--backend-options'],
   ['stopOnViolation', '--stop-on-violation'],
   ['seed', '--seed'],

@@ -23,6 +23,14 @@ describe('run configuration', () => {
     expect(c.name).toBe('redis-lock-set-none-unfenced');
   });
 
+  it('takes a fixed pause/TTL ratio and a backoff jitter', () => {
+    expect(parse(['--nemesis', 'client-pause', '--pause-ttl', '1.5', '--backoff-jitter', '0'])).toMatchObject({
+      pauseTtl: 1.5,
+      backoffJitterMs: 0,
+    });
+    expect(parse([])).not.toHaveProperty('pauseTtl');
+  });
+
   it.each([
     [['--backend', 'foo'], /unknown backend 'foo': choose one of redis, redlock/],
     [['--workload', 'x'], /unknown workload 'x': choose one of lock-set, mutex/],
@@ -44,6 +52,14 @@ describe('run configuration', () => {
     [['--backend', 'redlock', '--nodes', '1'], /^--nodes must be at least 3 for redlock/],
     [['--backend', 'redis', '--nodes', '5'], /^--nodes 5: backend redis runs 1 nodes; leave --nodes out$/],
     [['--nemesis', ''], /^--nemesis is empty: give none, or fault kinds/],
+    [
+      ['--pause-ttl', '0.5'],
+      /^--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis \(got 'none'\)$/,
+    ],
+    [['--nemesis', 'client-pause', '--pause-ttl', '0'], /^--pause-ttl must be a number > 0, got '0'$/],
+    [['--nemesis', 'client-pause', '--pause-ttl', '500'], /^--pause-ttl must be from 0.01 to 100 × TTL/],
+    [['--backoff-jitter', '-1'], /^--backoff-jitter must be a number >= 0, got '-1'$/],
+    [['--backoff-jitter', 'x'], /^--backoff-jitter takes a number, got 'x'$/],
     [['--nemesis-interval', '1e-6'], /^--nemesis-interval must be from 0.1 to 86400 s/],
     [['--name', '../../x'], /^--name must be a folder name .* got '\.\.\/\.\.\/x'$/],
     [['--name', 'a/b'], /^--name must be a folder name/],

@@ -9,7 +9,7 @@ import { BACKENDS, backendByName } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { FAULT_KINDS } from '../nemesis/spec.js';
+import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
@@ -48,6 +48,13 @@ export interface TestConfig {
   schedule?: ScheduledFault[];
   /** End the workload at the first counted overlap of holds (unfenced), then heal and check. */
   stopOnViolation?: boolean;
+  /**
+   * client-pause pauses for exactly this many TTLs (a sweep's axis); undefined: a seeded
+   * draw from PAUSE_TTL_FACTOR (0.8–2×).
+   */
+  pauseTtl?: number;
+  /** The U(0, jitter) ms added to every acquire retry's backoff; undefined: BACKOFF.jitterMs (25). */
+  backoffJitterMs?: number;
   seed: number;
   /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
   storeDir: string;
@@ -94,6 +101,8 @@ export const LIMITS = {
   'acquire-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
   'request-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
   rate: { max: 100_000, unit: '/s', why: 'far more than clients can do' },
+  'pause-ttl': { min: 0.01, max: 100, unit: '× TTL', why: 'a pause is a fraction of a lease to many leases' },
+  'backoff-jitter': { max: 60_000, unit: 'ms', why: 'a minute' },
 } as const satisfies Record<string, { min?: number; max: number; unit: string; why: string }>;
 
 function positive(name: keyof typeof LIMITS, value: number, { integer = false, zero = false } = {}) {
@@ -155,6 +164,15 @@ export function validateConfig(c: TestConfig): TestConfig {
   positive('acquire-timeout', c.acquireTimeoutMs);
   positive('request-timeout', c.requestTimeoutMs);
   positive('nemesis-interval', c.nemesisIntervalS);
+  if (c.pauseTtl !== undefined) {
+    positive('pause-ttl', c.pauseTtl);
+    if (!parseNemesisSpec(c.nemesis).some((s) => s.kind === 'client-pause')) {
+      throw new UserError(
+        `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
+      );
+    }
+  }
+  if (c.backoffJitterMs !== undefined) positive('backoff-jitter', c.backoffJitterMs, { zero: true });
   if (c.nodes !== undefined) {
     if (lockNodes !== c.nodes) {
       throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);

@@ -78,6 +78,7 @@ export class RunFaults {
           : undefined,
         intervalS: this.config.nemesisIntervalS,
         ttlMs: this.config.ttlMs,
+        pauseTtl: this.config.pauseTtl,
         loseData: this.config.loseData ?? false,
         unavailable: new Set(),
       },

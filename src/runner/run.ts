@@ -171,6 +171,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
         workload: config.workload,
         options,
         requestTimeoutMs: config.requestTimeoutMs,
+        backoffJitterMs: config.backoffJitterMs,
         seed: config.seed,
         backendOptions,
       })),

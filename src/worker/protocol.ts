@@ -13,6 +13,8 @@ export interface WorkerConfig {
   workload: string;
   options: WorkloadOptions;
   requestTimeoutMs: number;
+  /** The run's backoff jitter; undefined: the default. */
+  backoffJitterMs?: number;
   seed: number;
   /** What the backend's nodeSpecs were given (lease length, the backend's options). */
   backendOptions: BackendOptions;

@@ -78,6 +78,7 @@ async function run(config: WorkerConfig) {
   const lock = await backend.client(config.nodes, {
     requestTimeoutMs: config.requestTimeoutMs,
     rng: rng.fork('backoff'),
+    backoffJitterMs: config.backoffJitterMs,
     clientId: `c${config.client}`,
     pausePoint,
     clock: clientClock,

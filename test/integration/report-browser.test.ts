@@ -6,67 +6,18 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/runner/config.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { closeBrowser, noBrowser, openPage as open } from './browser.js';
 import { lockchaos, requireEngine, runAndRead } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** What ENVIRONMENT.md says Chromium needs as root here (plus a new empty user data dir). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 const skip = await requireEngine();
-const noBrowser = existsSync(CHROMIUM) ? undefined : `no ${CHROMIUM} (apt-get install chromium)`;
-if (noBrowser && process.env.CI) throw new Error(`CI=true and ${noBrowser}`);
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-report-store-'));
 const artifacts = join(packageRoot, 'test-artifacts');
 
-interface Opened {
-  page: Page;
-  /** Console errors, page errors, and requests for anything but the file itself. */
-  problems: string[];
-}
-
-let context: BrowserContext | undefined;
-async function open(reportPath: string): Promise<Opened> {
-  if (!context) {
-    // playwright passes the user data dir as --user-data-dir itself: a new empty one.
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lockchaos-chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1400, height: 1000 },
-    });
-  }
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => {
-    if (!/^(file|data):/.test(r.url())) problems.push(`request: ${r.url()}`);
-  });
-  await page.goto(pathToFileURL(reportPath).href);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
-  return { page, problems };
-}
-
-afterAll(async () => {
-  await context?.close();
-});
+afterAll(closeBrowser);
 
 describe.skipIf(skip)('the run report, on a real failing run', () => {
   let dir = '';

@@ -1,0 +1,131 @@
+/** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
+import { parseArgs } from 'node:util';
+import { BACKENDS } from '../backends/index.js';
+import { DEFAULTS } from '../runner/config.js';
+import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
+import { sweep, sweepTable } from '../sweep/run.js';
+import { joinNegativeValues, knownBackend, numberList, positiveNumber } from './args.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
+import { UserError } from './errors.js';
+import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
+
+const HELP = `Usage: lockchaos sweep [options]
+
+How likely is a violation at a given pause length and TTL? Runs the lock-set workload under
+client pauses of a fixed length (a multiple of the TTL) over a grid of points, N trials
+each, and compares the share of runs in which two clients held the lock at once with the
+formula P = 1 - prod_i (1 - P(Pause_i > T_valid)), computed from the pauses as measured
+and the validity each holder believed. The sweep is a generated campaign: it runs, shards
+and stores as one, in <store>/campaigns/<name>/<timestamp>/, and adds sweep.json and
+sweep.html (plot, table, and the runs where formula and observation disagree).
+
+Options:
+  --backend NAME          lock service (default ${DEFAULTS.backend})
+  --fencing on|off        fenced store (default off); on: every point expects no data violation
+  --pause-ttl LIST        client pause lengths as multiples of the TTL (default ${SWEEP_DEFAULTS.pauseTtl.join(',')})
+  --ttl LIST              lease TTLs in ms (default ${SWEEP_DEFAULTS.ttlMs.join(',')})
+  --concurrency LIST      client counts (default ${SWEEP_DEFAULTS.concurrency.join(',')})
+  --trials N              runs per point, seeds --seed, --seed+1, ... (default ${SWEEP_DEFAULTS.trials})
+  --seed N                the first trial's seed (default ${SWEEP_DEFAULTS.firstSeed})
+  --time-limit S          seconds of each run (default ${SWEEP_DEFAULTS.timeLimitS})
+  --nemesis-interval S    mean seconds between pauses (default ${SWEEP_DEFAULTS.nemesisIntervalS})
+  --hold MS               hold time under the lock (default ${SWEEP_DEFAULTS.holdMs})
+  --parallel K            runs at once, each with its own cluster (default 1; 2 on 2 cores)
+  --shard i/n             run only shard i of n of the cells (sweep.json then covers those)
+  --store DIR             where the sweep's campaign folder goes (default ${DEFAULTS.storeDir})
+  --name NAME             the campaign's name (default sweep-<backend>-<fenced|unfenced>)
+  --dry-run               list the points and the number of runs, and exit (no Docker)
+  --no-build              stop, instead of building the node image, when it is missing
+  --no-latest             write no latest links
+  --verbose               print each run's own progress lines
+  -h, --help              this help
+
+Duration: about (time limit + 8 s) x points x trials / parallel; the defaults, 7 points x 5
+trials of 10 s, take about 10 minutes one at a time.
+
+Exit codes: 0 done (and, fenced, no data violation at any point), 1 a fenced point with a
+data violation or a run that failed, 3 error (a bad flag, no Docker engine), 130 interrupted.`;
+
+const OPTIONS = {
+  backend: { type: 'string' },
+  fencing: { type: 'string' },
+  'pause-ttl': { type: 'string' },
+  ttl: { type: 'string' },
+  concurrency: { type: 'string' },
+  trials: { type: 'string' },
+  seed: { type: 'string' },
+  'time-limit': { type: 'string' },
+  'nemesis-interval': { type: 'string' },
+  hold: { type: 'string' },
+  name: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  ...CAMPAIGN_RUN_FLAGS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function sweepSpecFromArgs(values: Record<string, string | boolean | undefined>): SweepSpec {
+  const s = (k: string) => values[k] as string | undefined;
+  const fencing = s('fencing') ?? 'off';
+  if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
+  const backend = s('backend') ?? DEFAULTS.backend;
+  if (backend.includes(',')) throw new UserError(`--backend takes one backend per sweep, got '${backend}'`);
+  knownBackend('backend', backend, Object.keys(BACKENDS));
+  const seed = s('seed') === undefined ? SWEEP_DEFAULTS.firstSeed : Number(s('seed'));
+  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed takes a whole number >= 0, got '${s('seed')}'`);
+  const opt = <T>(k: string, parse: (text: string) => T, fallback: T): T => {
+    const text = s(k);
+    return text === undefined ? fallback : parse(text);
+  };
+  return {
+    backend,
+    fencing: fencing === 'on',
+    pauseTtl: opt('pause-ttl', (t) => numberList('pause-ttl', t), [...SWEEP_DEFAULTS.pauseTtl]),
+    ttlMs: opt('ttl', (t) => numberList('ttl', t, { integer: true }), [...SWEEP_DEFAULTS.ttlMs]),
+    concurrency: opt('concurrency', (t) => numberList('concurrency', t, { integer: true }), [
+      ...SWEEP_DEFAULTS.concurrency,
+    ]),
+    trials: opt('trials', (t) => positiveNumber('trials', t, true), SWEEP_DEFAULTS.trials),
+    firstSeed: seed,
+    timeLimitS: opt('time-limit', (t) => positiveNumber('time-limit', t, false), SWEEP_DEFAULTS.timeLimitS),
+    nemesisIntervalS: opt(
+      'nemesis-interval',
+      (t) => positiveNumber('nemesis-interval', t, false),
+      SWEEP_DEFAULTS.nemesisIntervalS,
+    ),
+    holdMs: opt('hold', (t) => positiveNumber('hold', t, false), SWEEP_DEFAULTS.holdMs),
+    name: s('name') ?? `sweep-${backend.replace(/[^A-Za-z0-9._-]/g, '_')}-${fencing === 'on' ? 'fenced' : 'unfenced'}`,
+  };
+}
+
+export async function sweepCommand(argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: joinNegativeValues(argv, OPTIONS), options: OPTIONS, strict: true }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos sweep --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const spec = sweepSpecFromArgs(values);
+  const options = campaignOptionsOf(values);
+  const points = sweepPoints(spec);
+  if (values['dry-run']) {
+    const { validateCampaign } = await import('../campaign/spec.js');
+    const { sweepCampaign } = await import('../sweep/grid.js');
+    validateCampaign(sweepCampaign(spec), 'sweep');
+    console.log(
+      `sweep ${spec.name}: ${points.length} points x ${spec.trials} trials = ${points.length * spec.trials} runs`,
+    );
+    for (const p of points) console.log(`  pause ${p.pauseTtl} x TTL, TTL ${p.ttlMs} ms, ${p.concurrency} clients`);
+    return 0;
+  }
+  return whileInterruptible('sweep', async (signal) => {
+    const out = await sweep(spec, options, campaignHooksOf(values, signal));
+    console.log(sweepTable(out.result));
+    console.log(`sweep.html: ${out.files.sweepHtml}`);
+    if (out.campaign.interrupted) return EXIT_INTERRUPTED;
+    return out.campaign.met ? 0 : 1;
+  });
+}

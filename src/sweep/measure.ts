@@ -1,0 +1,98 @@
+/**
+ * What one sweep run measured, from its stored history and results: every client pause as
+ * applied (the nemesis's start and stop, not the length it drew) against the validity its
+ * holder believed it had left when the pause began (the grant's validityMs, counted from
+ * the acquire's completion), and what the checkers found.
+ */
+import { faultWindows } from '../../checkers/history-index.js';
+import type { Validity } from '../../checkers/result.js';
+import type { Op } from '../history/op.js';
+import type { LoadedRun } from '../report/run-folder.js';
+import type { PauseAgainstLease } from '../stats/violation-formula.js';
+
+export interface MeasuredPause extends PauseAgainstLease {
+  /** The length the nemesis drew (its start's `ms`), to compare with what was applied. */
+  drawnMs: number | null;
+  /** When it began, seconds into the run. */
+  atS: number;
+}
+
+export interface RunMeasure {
+  dir: string;
+  seed: number;
+  verdict: Validity;
+  /** The run did not run as configured (its conditions). */
+  notAsConfigured: boolean;
+  grants: number;
+  /** The validity each grant carried, ms (what the holder believed at the grant). */
+  validityMs: number[];
+  /** Overlapping holds the mutual-exclusion checker found (counted or not). */
+  overlaps: number;
+  /** A counted checker on the data found a violation (lost update, stale token accepted, store not linearizable). */
+  dataViolation: boolean;
+  /** Pauses of a client that held the lock when it stopped. */
+  pauses: MeasuredPause[];
+  /** Pauses that caught a client no longer holding (it released between the pick and SIGSTOP). */
+  pausesOfNoHolder: number;
+}
+
+interface PauseValue {
+  process?: number;
+  ms?: number;
+}
+
+/** The last grant of `process` before `time`, unless it was released (or given up) by then. */
+function grantHeldAt(history: readonly Op[], process: number, time: number): { at: number; validityMs: number } | null {
+  let grant: { at: number; validityMs: number } | null = null;
+  for (const op of history) {
+    if (op.time > time) break;
+    if (op.process !== process) continue;
+    if (op.f === 'acquire' && op.type === 'ok') {
+      const v = (op.value as { validityMs?: number } | undefined)?.validityMs;
+      grant = typeof v === 'number' ? { at: op.time, validityMs: v } : null;
+    } else if (op.f === 'release' && op.type === 'invoke') grant = null;
+  }
+  return grant;
+}
+
+export function measureRun(
+  run: Pick<LoadedRun, 'dir' | 'config' | 'history' | 'results' | 'valid' | 'conditions'>,
+): RunMeasure {
+  const pauses: MeasuredPause[] = [];
+  let pausesOfNoHolder = 0;
+  for (const w of faultWindows(run.history)) {
+    if (w.f !== 'client-pause' || w.end === undefined) continue;
+    const v = (w.value ?? {}) as PauseValue;
+    const grant = typeof v.process === 'number' ? grantHeldAt(run.history, v.process, w.start) : null;
+    if (!grant) {
+      pausesOfNoHolder++;
+      continue;
+    }
+    pauses.push({
+      pauseMs: (w.end - w.start) / 1e6,
+      validityLeftMs: grant.validityMs - (w.start - grant.at) / 1e6,
+      drawnMs: typeof v.ms === 'number' ? v.ms : null,
+      atS: w.start / 1e9,
+    });
+  }
+  const validityMs = run.history.flatMap((op) => {
+    const v =
+      op.f === 'acquire' && op.type === 'ok'
+        ? (op.value as { validityMs?: number } | undefined)?.validityMs
+        : undefined;
+    return typeof v === 'number' ? [v] : [];
+  });
+  const mutex = run.results.find((r) => r.checker === 'mutual-exclusion');
+  return {
+    dir: run.dir,
+    seed: run.config.seed,
+    verdict: run.valid,
+    notAsConfigured: run.conditions.length > 0,
+    grants: validityMs.length,
+    validityMs,
+    overlaps: Number((mutex?.details as { overlaps?: number } | undefined)?.overlaps ?? 0),
+    dataViolation: run.results.some((r) => r.counts !== false && r.valid === false && r.checker !== 'mutual-exclusion'),
+    pauses,
+    pausesOfNoHolder,
+  };
+}
