@@ -52,7 +52,10 @@ describe('searchSmallest', () => {
     expect(breaks(result.best)).toBe(true);
     expect(isSmaller(result.best, original)).toBe(true);
     // A decided candidate stops its trials: two hits (or two misses) are enough of three.
-    expect(result.tried.every((t) => t.trials.length === 2)).toBe(true);
+    expect(result.tried.filter((t) => t.step !== 'confirm').every((t) => t.trials.length === 2)).toBe(true);
+    // ...and the best is confirmed by as many fresh runs, all invalid.
+    expect(result.tried.at(-1)).toMatchObject({ step: 'confirm', kept: true, candidate: result.best });
+    expect(result.tried.at(-1)?.trials).toHaveLength(3);
     expect(result.runs).toBe(result.tried.reduce((n, t) => n + t.trials.length, 0));
     expect(result.bestTrials.every((t) => t.invalid)).toBe(true);
   });
@@ -68,7 +71,7 @@ describe('searchSmallest', () => {
       [2, false],
       [3, true],
     ]);
-    expect(result.bestTrials.length).toBe(2);
+    expect(result.bestTrials.length).toBe(3);
   });
 
   it('bisects the time limit when the shortest one no longer fails', async () => {
@@ -81,15 +84,18 @@ describe('searchSmallest', () => {
   });
 
   it('takes no fluke: a candidate invalid once of three is not kept', async () => {
-    // Reproducers fail on trials 1 and 2 only; everything else fails on trial 0 only.
-    const flaky = async (c: Candidate, k: number) => trial(breaks(c) ? k > 0 : k === 0);
+    // Reproducers always fail; everything else fails on its first trial only.
+    const flaky = async (c: Candidate, k: number) => trial(breaks(c) || k === 0);
     const result = await searchSmallest(original, flaky, options());
     expect(result.best.faults.map((f) => f.seed)).toEqual([3, 6]);
     expect(breaks(result.best)).toBe(true);
     expect(result.tried.filter((t) => t.kept).every((t) => breaks(t.candidate))).toBe(true);
-    // With one hit enough, the same flukes are taken: the threshold is what protects.
+    // With one hit enough, flukes are kept on the way, and only the confirmation (every
+    // fresh run invalid) turns them away at the end.
     const credulous = await searchSmallest(original, flaky, options({ minHits: 1 }));
-    expect(breaks(credulous.best)).toBe(false);
+    expect(credulous.tried.some((t) => t.kept && t.step !== 'confirm' && !breaks(t.candidate))).toBe(true);
+    expect(credulous.tried.some((t) => t.step === 'confirm' && !t.kept)).toBe(true);
+    expect(credulous.best === original || breaks(credulous.best)).toBe(true);
   });
 
   it('says the original is minimal when nothing smaller fails', async () => {

@@ -4,7 +4,7 @@
  * survivors to the start and shorten their durations and the time limit, then lower the
  * concurrency. A candidate is kept only when it is invalid in at least `minHits` of
  * `trials` fresh runs, so a fluke does not shrink the reproducer into one that rarely
- * fails; the best is confirmed by as many runs again at the end. The runner is given (a real run in `lockchaos shrink`, a fake in tests); budgets
+ * fails; at the end the best must be invalid in every one of as many runs again. The runner is given (a real run in `lockchaos shrink`, a fake in tests); budgets
  * end the search with the best found so far.
  */
 import type { ScheduledFault } from '../nemesis/schedule.js';
@@ -108,12 +108,12 @@ export async function searchSmallest(
   let best = original;
   let bestTrials: Trial[] = [];
 
-  /** Runs a candidate's trials, stopping as soon as the outcome is decided. */
-  const attempt = async (step: Step, candidate: Candidate): Promise<boolean> => {
+  /** Runs a candidate's trials (`need` of them invalid to keep it), stopping once decided. */
+  const attempt = async (step: Step, candidate: Candidate, need = opts.minHits): Promise<boolean> => {
     const trials: Trial[] = [];
     let hits = 0;
     for (let k = 0; k < opts.trials; k++) {
-      if (hits >= opts.minHits || k - hits > opts.trials - opts.minHits) break;
+      if (hits >= need || k - hits > opts.trials - need) break;
       if (opts.signal?.aborted) throw new Budget('interrupted');
       if (runs >= opts.maxRuns) throw new Budget('max-runs');
       if (now() >= opts.deadline) throw new Budget('time-limit');
@@ -122,7 +122,7 @@ export async function searchSmallest(
       trials.push(trial);
       if (trial.invalid) hits++;
     }
-    const kept = hits >= opts.minHits;
+    const kept = hits >= need;
     const record = { step, candidate, trials, kept };
     tried.push(record);
     if (kept) {
@@ -134,14 +134,15 @@ export async function searchSmallest(
   };
 
   /**
-   * The best is run again with fresh seeds: a candidate kept on a lucky streak (two hits
-   * of a reproducer that fails half the time) gives way to the one kept before it.
+   * The best is run again with fresh seeds and must be invalid in every one: a candidate
+   * kept on a lucky streak (two hits of a reproducer that fails half the time) gives way
+   * to the one kept before it. A reproducer is for reproducing.
    */
   const confirm = async () => {
     const kept = tried.filter((t) => t.kept).map((t) => t.candidate);
     for (let c = kept.pop(); c; c = kept.pop()) {
       best = c;
-      if (await attempt('confirm', c)) return;
+      if (await attempt('confirm', c, opts.trials)) return;
     }
     best = original;
     bestTrials = [];
