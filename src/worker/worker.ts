@@ -5,7 +5,7 @@
  */
 
 import { workloadByName } from '../../workloads/index.js';
-import { loadBackend } from '../backends/index.js';
+import { importBackend } from '../backends/import.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { DataStore } from '../store/datastore.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
@@ -71,7 +71,7 @@ async function pausePoint(where: string): Promise<void> {
 }
 
 async function run(config: WorkerConfig) {
-  const backend = await loadBackend(config.backend);
+  const backend = await importBackend(config.backend);
   const workload = workloadByName(config.workload);
   if (!backend || !workload) throw new Error(`unknown backend or workload: ${config.backend}/${config.workload}`);
   const rng = new Rng(config.seed).fork(`client-${config.client}`);
