@@ -77,6 +77,7 @@ describe.skipIf(skip)('the schedule as data, on real servers', () => {
     expect(results.valid).toBe(false);
     expect(results.conditions).toEqual([]);
     expect(results.stoppedEarly.atS).toBeLessThan(30);
+    expect(readFileSync(join(r.dir, 'report.html'), 'utf8')).toContain('id="stopped-early"');
     expect(r.stdout).toMatch(
       /stopped early at [\d.]+ s of 30 s \(--stop-on-violation\): two clients held the lock at once/,
     );
