@@ -8,9 +8,10 @@ const HELP = `Usage: lockchaos shrink RUN_DIR [options]
 
 From an invalid run, searches for the smallest fault schedule that still breaks the lock,
 as property-based testing shrinks a failing input: drop faults (delta debugging), then
-move the rest to the start and shorten them and the time limit, then lower the number of
+move the rest to the start and shorten the time limit and them, then lower the number of
 clients. Each candidate is run --trials times (fresh seeds, --stop-on-violation) and kept
-only when invalid in at least --min-hits of them, so a fluke is not taken.
+only when invalid in at least --min-hits of them, so a fluke is not taken; at the end the
+best must be invalid in every one of --trials fresh runs, or the one kept before it is.
 
 Writes RUN_DIR/shrink/: candidates.jsonl (every candidate tried, with its runs),
 minimal-schedule.json (give it to lockchaos run --schedule), minimal/ (the smallest

@@ -45,9 +45,10 @@ describe('searchSmallest', () => {
     expect(result.stoppedBy).toBeUndefined();
     expect(result.best.faults.map((f) => f.seed)).toEqual([3, 6]);
     expect(result.best.faults.map((f) => f.durationMs)).toEqual([800, 800]);
-    // Moved to the start (first at 1 s, spacing kept), then the limit cut to the end plus tail.
+    // Moved to the start (first at 1 s, spacing kept).
     expect(result.best.faults.map((f) => f.atMs)).toEqual([1000, 10000]);
-    expect(result.best.timeLimitS).toBe(Math.ceil((10000 + 800 + 2000) / 1000));
+    // The time limit is cut before the faults are shortened: to the last end (1.6 s faults) plus tail.
+    expect(result.best.timeLimitS).toBe(Math.ceil((10000 + 1600 + 2000) / 1000));
     expect(result.best.concurrency).toBe(2);
     expect(breaks(result.best)).toBe(true);
     expect(isSmaller(result.best, original)).toBe(true);
@@ -76,10 +77,10 @@ describe('searchSmallest', () => {
 
   it('bisects the time limit when the shortest one no longer fails', async () => {
     const result = await searchSmallest(original, async (c) => trial(breaks(c) && c.timeLimitS >= 18), options());
-    // 13 s fails; then 22 s and 18 s hold (three steps at most).
+    // 14 s fails; then 22 s and 18 s hold (three steps at most).
     expect(result.best.timeLimitS).toBe(18);
     expect(result.tried.filter((t) => t.step === 'shorten the time limit').map((t) => t.candidate.timeLimitS)).toEqual([
-      13, 22, 18,
+      14, 22, 18,
     ]);
   });
 

@@ -199,9 +199,11 @@ async function dropFaults(best: () => Candidate, attempt: Attempt): Promise<void
 }
 
 /**
- * Moves the faults to the start (keeping their spacing), halves each fault's duration
- * while that still fails, then cuts the time limit toward the last fault's end plus the
- * tail (three bisection steps at most: each step that fails costs a whole run).
+ * Moves the faults to the start (keeping their spacing), cuts the time limit toward the
+ * last fault's end plus the tail (three bisection steps at most: each step that fails
+ * costs a whole run), then halves each fault's duration while that still fails. The time
+ * limit goes first: a fault shortened to the edge of failing (kept on a lucky streak, and
+ * dropped again by the confirmation) must not be what the time limit is judged on.
  */
 async function moveAndShorten(best: () => Candidate, attempt: Attempt, opts: SearchOptions): Promise<void> {
   const first = Math.min(...best().faults.map((f) => f.atMs));
@@ -212,6 +214,12 @@ async function moveAndShorten(best: () => Candidate, attempt: Attempt, opts: Sea
       faults: best().faults.map((f) => ({ ...f, atMs: f.atMs - shift })),
     });
   }
+  let floorS = Math.ceil((lastEndMs(best().faults) + opts.tailMs) / 1000);
+  for (let step = 0; step < 3 && floorS < best().timeLimitS; step++) {
+    const limitS = step === 0 ? floorS : Math.floor((floorS + best().timeLimitS) / 2);
+    if (limitS >= best().timeLimitS) break;
+    if (!(await attempt('shorten the time limit', { ...best(), timeLimitS: limitS }))) floorS = limitS + 1;
+  }
   for (let i = 0; i < best().faults.length; i++) {
     for (;;) {
       const fault = best().faults[i] as ScheduledFault;
@@ -220,13 +228,6 @@ async function moveAndShorten(best: () => Candidate, attempt: Attempt, opts: Sea
       const faults = best().faults.map((f, j) => (j === i ? { ...f, durationMs: shorter } : f));
       if (!(await attempt('shorten a fault', { ...best(), faults }))) break;
     }
-  }
-  // The time limit: bisected between the last fault's end plus the tail and where it is.
-  let floorS = Math.ceil((lastEndMs(best().faults) + opts.tailMs) / 1000);
-  for (let step = 0; step < 3 && floorS < best().timeLimitS; step++) {
-    const limitS = step === 0 ? floorS : Math.floor((floorS + best().timeLimitS) / 2);
-    if (limitS >= best().timeLimitS) break;
-    if (!(await attempt('shorten the time limit', { ...best(), timeLimitS: limitS }))) floorS = limitS + 1;
   }
 }
 
