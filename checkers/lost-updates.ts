@@ -86,11 +86,15 @@ function findOverwrites(lost: { element: number; writer: Op; overwrittenBy?: Op 
     latest = Math.max(latest, o.invoke.time);
     while (next < byDone.length && byDone[next].writer.time < latest) pending.push(byDone[next++]);
     if (pending.length === 0) continue;
-    const set = new Set(writtenSet(o.invoke.value));
+    // Few elements are usually pending: looking each up in the written array costs less than
+    // making a Set of every write (the same answers: both compare by SameValueZero).
+    const written = writtenSet(o.invoke.value);
+    const set = pending.length > 8 ? new Set(written) : undefined;
     const still: typeof lost = [];
     for (const l of pending) {
+      const kept = set ? set.has(l.element) : written.includes(l.element);
       // times need not grow with history order: this write must itself come after it
-      if (o.invoke.time > l.writer.time && !set.has(l.element)) l.overwrittenBy = o.completion;
+      if (o.invoke.time > l.writer.time && !kept) l.overwrittenBy = o.completion;
       else still.push(l);
     }
     pending = still;
