@@ -77,6 +77,41 @@ function internKey(key: string): string {
   return key;
 }
 
+/** An op's fields in the order toOp builds them. */
+const FIELD_ORDER = ['index', 'type', 'f', 'process', 'time', 'key', 'value', 'error'];
+
+/**
+ * A record JSON.parse made for one op, as the op itself, when it already is the op toOp
+ * would build: the fields toOp keeps, in its order, each as toOp would keep it (a history
+ * lockchaos wrote always is). Undefined otherwise: toOp then builds the op, or names what
+ * is wrong. A million-op history so makes a million objects fewer for the collector to copy.
+ */
+export function adoptOp(record: Record<string, unknown>): Op | undefined {
+  let k = 0;
+  for (const name in record) {
+    while (k < FIELD_ORDER.length && FIELD_ORDER[k] !== name) k++;
+    if (k++ === FIELD_ORDER.length) return undefined;
+  }
+  const { index, type, f, process, time, key, error } = record;
+  if (
+    typeof index === 'number' &&
+    Number.isSafeInteger(index) &&
+    index >= 0 &&
+    (type === 'invoke' || type === 'ok' || type === 'fail' || type === 'info') &&
+    typeof f === 'string' &&
+    f !== '' &&
+    ((typeof process === 'number' && Number.isSafeInteger(process)) || process === 'nemesis') &&
+    typeof time === 'number' &&
+    Number.isFinite(time) &&
+    (key === undefined || typeof key === 'string') &&
+    (error === undefined || typeof error === 'string')
+  ) {
+    if (key !== undefined) record.key = internKey(key);
+    return record as unknown as Op;
+  }
+  return undefined;
+}
+
 function processOf(p: unknown, where: string): Process {
   if (p === 'nemesis') return 'nemesis';
   if (typeof p === 'number' && Number.isSafeInteger(p)) return p;
