@@ -28,9 +28,8 @@ const recordArb = fc
   )
   .map(([fields, order, shuffled]) => {
     const names = Object.keys(fields);
-    const ordered = shuffled === 0
-      ? [...order.filter((k) => names.includes(k)), ...names.filter((k) => !order.includes(k))]
-      : names;
+    const ordered =
+      shuffled === 0 ? [...order.filter((k) => names.includes(k)), ...names.filter((k) => !order.includes(k))] : names;
     return JSON.parse(
       JSON.stringify(Object.fromEntries(ordered.map((k) => [k, (fields as Record<string, unknown>)[k]]))),
     );
