@@ -10,7 +10,7 @@
  * P-compositionality: linearizability is local, so the history is split by key (op.key, or
  * the model's own partition) and each part is checked alone (part.ts). Here, in one thread,
  * parts are searched in slices, round robin, smallest first, so that one hard part cannot
- * starve the others; parallel.ts checks them on worker threads instead, with the same result.
+ * starve the others; parallel.ts checks them on several threads instead, with the same result.
  *
  * Which violation is reported does not depend on which part finished first: parts have an
  * order (smallest first, then by first operation), and the reported part is the first in
@@ -76,7 +76,7 @@ export interface CheckStats {
   /** Peak heap used, sampled, and peak resident set size of the process (this thread's). */
   peakHeapBytes: number;
   peakRssBytes: number;
-  /** Worker threads the parts were checked on; 0 when in this thread. */
+  /** Threads the parts were checked on, this one and its workers; 0 when in this thread alone. */
   threads: number;
 }
 
