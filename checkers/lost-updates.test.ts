@@ -54,6 +54,31 @@ describe('lost updates', () => {
     expect(checkLostUpdates(h.ops, S).valid).toBe(false);
   });
 
+  it('finds an element in a later write as a Set would: -0 is 0, NaN is NaN, "1" is not 1, large and small numbers alike', () => {
+    // Each element is written, kept by the next write (so not the overwriting one), then lost.
+    for (const [element, same, other] of [
+      [0, -0, 1],
+      [Number.NaN, Number.NaN, 1],
+      ['1', '1', 1],
+      [2 ** 40, 2 ** 40, 2 ** 40 + 1],
+      [-3, -3, 3],
+      [1.5, 1.5, 1],
+    ] as const) {
+      const h = new H()
+        .invoke(0, 'write', S, [element])
+        .ok(0, 'write', S, [element])
+        .invoke(1, 'write', S, [same, 7])
+        .ok(1, 'write', S, [same, 7])
+        .invoke(2, 'write', S, [other, 8])
+        .ok(2, 'write', S, [other, 8])
+        .invoke(3, 'read', S)
+        .ok(3, 'read', S, [other, 8]);
+      const r = checkLostUpdates(h.ops, S);
+      const first = (r.details as { lostElements: { element: unknown; overwriteIndex?: number }[] }).lostElements[0];
+      expect(first.overwriteIndex, String(element)).toBe(5);
+    }
+  });
+
   it('flags an element in the final read that nobody wrote', () => {
     const h = new H().invoke(4, 'read', S).ok(4, 'read', S, [99]);
     expect(checkLostUpdates(h.ops, S).summary).toMatch(/1 unexpected/);

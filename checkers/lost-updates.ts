@@ -82,17 +82,51 @@ function findOverwrites(lost: { element: number; writer: Op; overwrittenBy?: Op 
   let next = 0; // byDone[next..] completed after every write invocation seen so far
   let latest = Number.NEGATIVE_INFINITY;
   let pending: typeof lost = [];
+  const inWrite = new Stamps();
+  let stamp = 0;
   for (const o of writes) {
     latest = Math.max(latest, o.invoke.time);
     while (next < byDone.length && byDone[next].writer.time < latest) pending.push(byDone[next++]);
     if (pending.length === 0) continue;
-    const set = new Set(writtenSet(o.invoke.value));
+    stamp++;
+    for (const e of writtenSet(o.invoke.value)) inWrite.mark(e, stamp);
     const still: typeof lost = [];
     for (const l of pending) {
+      const kept = inWrite.marked(l.element, stamp);
       // times need not grow with history order: this write must itself come after it
-      if (o.invoke.time > l.writer.time && !set.has(l.element)) l.overwrittenBy = o.completion;
+      if (o.invoke.time > l.writer.time && !kept) l.overwrittenBy = o.completion;
       else still.push(l);
     }
     pending = still;
+  }
+}
+
+/**
+ * Which write last held each element, by a number per write: asking whether a write's set
+ * holds an element without making a Set of every write. Small whole numbers (lock-set's
+ * elements) index an array; anything else goes in a map. Both compare as a Set would
+ * (SameValueZero: -0 is 0, NaN is NaN).
+ */
+class Stamps {
+  private small = new Int32Array(1024);
+  private readonly other = new Map<unknown, number>();
+  private static readonly SMALL = 1 << 24;
+
+  mark(element: unknown, stamp: number): void {
+    if (typeof element === 'number' && Number.isInteger(element) && element >= 0 && element < Stamps.SMALL) {
+      if (element >= this.small.length) {
+        const grown = new Int32Array(Math.min(Stamps.SMALL, Math.max(element + 1, this.small.length * 2)));
+        grown.set(this.small);
+        this.small = grown;
+      }
+      this.small[element] = stamp;
+    } else this.other.set(element, stamp);
+  }
+
+  /** Stamps start at 1: an element never marked is marked by no write. */
+  marked(element: unknown, stamp: number): boolean {
+    if (typeof element === 'number' && Number.isInteger(element) && element >= 0 && element < Stamps.SMALL)
+      return element < this.small.length && this.small[element] === stamp;
+    return this.other.get(element) === stamp;
   }
 }

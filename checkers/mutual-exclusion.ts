@@ -11,7 +11,7 @@
  * the run then reports it but does not count it; the data checkers decide.
  */
 import type { Op } from '../src/history/op.js';
-import { pairLeniently } from '../src/history/pairs.js';
+import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import { faultWindows, secs } from './history-index.js';
 import type { CheckResult } from './result.js';
 
@@ -24,6 +24,20 @@ export interface Hold {
   /** Index of the release invocation; undefined when the hold ended otherwise. */
   releaseIndex?: number;
   token?: number;
+}
+
+/** The holds of each pairing (pairLeniently's, kept with its history): the checker's and the report's. */
+const heldIn = new WeakMap<readonly LenientOp[], readonly Hold[]>();
+
+/** holds(), made once per history (and again if it has grown): shared, so read-only. */
+export function holdsOf(history: readonly Op[]): readonly Hold[] {
+  const pairs = pairLeniently(history);
+  let found = heldIn.get(pairs);
+  if (!found) {
+    found = holds(history);
+    heldIn.set(pairs, found);
+  }
+  return found;
 }
 
 export function holds(history: readonly Op[]): Hold[] {
@@ -90,7 +104,7 @@ export function describeHold(h: Hold): string {
 }
 
 export function checkMutualExclusion(history: readonly Op[], opts: { counts: boolean }): CheckResult {
-  const all = holds(history);
+  const all = holdsOf(history);
   const found = overlaps(all);
   const windows = faultWindows(history);
   const base = { checker: 'mutual-exclusion', counts: opts.counts };

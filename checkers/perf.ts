@@ -67,7 +67,7 @@ export type PerfDetails = {
 type Phase = 'outside' | 'during';
 
 /** Nearest-rank percentile of ascending `sorted` (not empty). */
-function percentile(sorted: readonly number[], p: number): number {
+function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
@@ -94,7 +94,9 @@ interface Tally {
 
 function stats(tally: Tally, phaseNs: number): PhaseStats {
   const ok = tally.latenciesNs.length;
-  const sorted = tally.latenciesNs.map((ns) => ns / 1e6).sort((a, b) => a - b);
+  // A typed array sorts numerically in native code: a comparator call per comparison costs
+  // seconds on a million operations.
+  const sorted = Float64Array.from(tally.latenciesNs, (ns) => ns / 1e6).sort();
   return {
     attempts: tally.attempts,
     ok,
@@ -107,7 +109,7 @@ function stats(tally: Tally, phaseNs: number): PhaseStats {
             p50: round(percentile(sorted, 50), 3),
             p95: round(percentile(sorted, 95), 3),
             p99: round(percentile(sorted, 99), 3),
-            max: round(sorted.at(-1) as number, 3),
+            max: round(sorted[ok - 1] as number, 3),
           }
         : null,
     perSecond: phaseNs > 0 ? round(ok / (phaseNs / 1e9), 2) : null,

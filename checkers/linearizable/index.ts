@@ -10,7 +10,7 @@
  * P-compositionality: linearizability is local, so the history is split by key (op.key, or
  * the model's own partition) and each part is checked alone (part.ts). Here, in one thread,
  * parts are searched in slices, round robin, smallest first, so that one hard part cannot
- * starve the others; parallel.ts checks them on worker threads instead, with the same result.
+ * starve the others; parallel.ts checks them on several threads instead, with the same result.
  *
  * Which violation is reported does not depend on which part finished first: parts have an
  * order (smallest first, then by first operation), and the reported part is the first in
@@ -23,7 +23,7 @@
 import { UserError } from '../../src/cli/errors.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op } from '../../src/history/op.js';
-import { type PairedOp, pairOperations } from '../../src/history/pairs.js';
+import { type PairedOp, type Pairing, pairOperations } from '../../src/history/pairs.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
 import type { AnyModel, Model, OpInput, OpOutput } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
@@ -76,7 +76,7 @@ export interface CheckStats {
   /** Peak heap used, sampled, and peak resident set size of the process (this thread's). */
   peakHeapBytes: number;
   peakRssBytes: number;
-  /** Worker threads the parts were checked on; 0 when in this thread. */
+  /** Threads the parts were checked on, this one and its workers; 0 when in this thread alone. */
   threads: number;
 }
 
@@ -120,6 +120,18 @@ export function checkLinearizable(
   options: CheckOptions = {},
 ): LinearizableResult {
   return searchInThread(prepare(history, model, options));
+}
+
+/**
+ * checkLinearizable of a history already paired strictly (pairOperations, or strictSubset of
+ * a run's one pairing): a run checks its lock and its store from the same pairing.
+ */
+export function checkLinearizablePaired(
+  pairing: Pairing,
+  model: AnyModel | string,
+  options: CheckOptions = {},
+): LinearizableResult {
+  return searchInThread(preparePaired(pairing, model, options, performance.now()));
 }
 
 /** The parts searched in this thread, round robin (see the top of this file). */
@@ -176,8 +188,17 @@ export class Decided {
 /** Pairs, splits and pre-checks: everything before the search. */
 export function prepare(history: readonly Op[], model: AnyModel | string, options: CheckOptions): Prepared {
   const started = performance.now();
+  return preparePaired(pairOperations(history), model, options, started);
+}
+
+/** Splits and pre-checks a paired history; `started`: when the check began, for its time. */
+export function preparePaired(
+  pairing: Pairing,
+  model: AnyModel | string,
+  options: CheckOptions,
+  started: number,
+): Prepared {
   const m = resolveModel(model);
-  const pairing = pairOperations(history);
   const only = options.only ? new Set(options.only) : undefined;
   const considered = only ? pairing.ops.filter((p) => only.has(p.f)) : pairing.ops;
   const parts = splitParts(m, considered).sort((a, b) => a.ops.length - b.ops.length);
@@ -291,10 +312,16 @@ function resolveModel(model: AnyModel | string): Model<unknown> {
 
 function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] {
   const byKey = new Map<string | null, PartData>();
+  // The objects are built whole (no spread, no property added later): a million operations
+  // make four million of them, and they live until the check ends.
   for (const p of paired) {
-    let input: OpInput = { f: p.f, process: p.process, value: p.invoke.value, index: p.invoke.index };
-    if (p.key !== undefined) input.key = p.key;
-    let output: OpOutput = { known: p.outcome === 'ok', value: p.outcome === 'ok' ? p.completion?.value : undefined };
+    const value = p.invoke.value;
+    let input: OpInput =
+      p.key !== undefined
+        ? { f: p.f, process: p.process, value, index: p.invoke.index, key: p.key }
+        : { f: p.f, process: p.process, value, index: p.invoke.index };
+    const known = p.outcome === 'ok';
+    let output: OpOutput = { known, value: known ? p.completion?.value : undefined };
     let key: string | undefined = p.key;
     if (m.partition) ({ key, input, output } = m.partition(input, output));
     const problem = m.validate(input, output);
@@ -310,8 +337,17 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] 
       part = { key: k, ops: [], records: [] };
       byKey.set(k, part);
     }
-    const record = { process: p.process, f: p.f, outcome: p.outcome, invokeIndex: p.invoke.index };
-    part.records.push(p.completion ? { ...record, completionIndex: p.completion.index } : record);
+    part.records.push(
+      p.completion
+        ? {
+            process: p.process,
+            f: p.f,
+            outcome: p.outcome,
+            invokeIndex: p.invoke.index,
+            completionIndex: p.completion.index,
+          }
+        : { process: p.process, f: p.f, outcome: p.outcome, invokeIndex: p.invoke.index },
+    );
     part.ops.push({ input, output, call: p.call, ret: p.ret });
   }
   return [...byKey.values()];

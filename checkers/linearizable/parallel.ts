@@ -1,16 +1,20 @@
 /**
- * The parts of a history checked on worker threads, as Porcupine checks them in parallel:
- * a pool sized to the cores, each worker taking the next part, largest first. A part found
- * not linearizable cancels (terminates) the workers on parts after it in that order; parts
- * before it go on until decided. So the verdict and the counterexample are those of the
- * in-thread check (index.ts: the first part in order found not linearizable), whatever
- * finished first.
+ * The parts of a history checked on several threads, as Porcupine checks them in parallel:
+ * this thread and `threads - 1` workers (a pool sized to the cores), each taking the next
+ * part, largest first. A part found not linearizable cancels the parts after it in that
+ * order (a worker on one is terminated; this thread drops its own); parts before it go on
+ * until decided. So the verdict and the counterexample are those of the in-thread check
+ * (index.ts: the first part in order found not linearizable), whatever finished first.
  *
- * Threads cost a start-up (tens of milliseconds) and a copy of each part: histories under
- * `minOperations`, with one part, or found invalid by the model's pre-check are checked in
- * this thread. So are models that are not registered (a worker knows models by name), and
- * everything when the compiled worker (part-worker.js) is not there: running from the
- * TypeScript sources (vitest), the one in dist/ is used if built.
+ * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
+ * did, and its start and the copy of its parts are the only cost of going parallel. The
+ * workers are started before the history is prepared (paired, split and pre-checked), so
+ * that they load while this thread prepares.
+ *
+ * Histories under `minOperations`, with one part, or found invalid by the model's pre-check
+ * are checked in this thread alone. So are models that are not registered (a worker knows
+ * models by name), and everything when the compiled worker (part-worker.js) is not there:
+ * running from the TypeScript sources (vitest), the one in dist/ is used if built.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -25,6 +29,7 @@ import {
   DEFAULT_SLICE,
   Decided,
   type LinearizableResult,
+  newPartCheck,
   type Prepared,
   prepare,
   sampleProcess,
@@ -34,19 +39,27 @@ import { encodePart } from './part-wire.js';
 import { PART_WORKER, type PartDone, type PartJob } from './part-worker.js';
 
 export interface ParallelOptions extends CheckOptions {
-  /** Worker threads at most; default: the cores. 1 checks in this thread. */
+  /** Threads at most, this one included; default: the cores. 1 checks in this thread. */
   threads?: number;
-  /** Histories with fewer operations are checked in this thread; default 200,000. */
+  /** Histories with fewer operations are checked in this thread; default MIN_OPERATIONS. */
   minOperations?: number;
 }
 
 /**
- * Measured on 2 cores (bench:checker's kv over 10 keys): at 100k operations two workers
- * were no faster than one thread (each worker warms up its own JIT and heap, and a thread
- * alone already has the other core for V8's garbage collector); at 300k they were 1.3-1.5x
- * faster.
+ * Below this many operations the parts are checked in this thread alone. Measured on 2
+ * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread):
+ * about 1.0x at 100k and 150k operations, 1.2-1.5x at 200k, 1.3-1.4x at 300k. A second
+ * thread cannot do better there: a thread alone already has the other core for V8's
+ * collector and its optimizing compiler, which two busy threads leave to share; the
+ * worker's first part, run before its code is optimized, costs several times its later ones.
  */
 const MIN_OPERATIONS = 200_000;
+
+/**
+ * Search steps this thread takes on its own part between looks at the workers' messages:
+ * a worker that finished waits at most this long for its next part (milliseconds).
+ */
+const SHARED_SLICE = 1 << 14;
 
 /** The compiled worker: beside this file, or, from the TypeScript sources, in dist/. */
 function workerUrl(): URL | undefined {
@@ -57,30 +70,68 @@ function workerUrl(): URL | undefined {
   return undefined;
 }
 
-/** Checks a history like checkLinearizable, with its parts on worker threads when that pays. */
+/** Whether a model is known to the workers by its name (they load models by name). */
+function registered(model: AnyModel | string): boolean {
+  return typeof model === 'string' ? findModel(model) !== undefined : findModel(model.name) === model;
+}
+
+/**
+ * Checks a history like checkLinearizable, with its parts on this thread and worker threads
+ * together when that pays: this thread takes parts too (it has nothing else to do), so a
+ * pool of `threads` searches on `threads - 1` workers.
+ */
 export async function checkLinearizableParallel(
   history: readonly Op[],
   model: AnyModel | string,
   options: ParallelOptions = {},
 ): Promise<LinearizableResult> {
-  const prepared = prepare(history, model, options);
-  const threads = Math.min(options.threads ?? availableParallelism(), prepared.parts.length);
+  const wanted = options.threads ?? availableParallelism();
+  const minOperations = options.minOperations ?? MIN_OPERATIONS;
   const url = workerUrl();
-  if (
-    prepared.impossible ||
-    threads < 2 ||
-    prepared.stats.operations < (options.minOperations ?? MIN_OPERATIONS) ||
-    findModel(prepared.model.name) !== prepared.model ||
-    !url
-  )
-    return searchInThread(prepared);
-  const decided = await searchInWorkers(prepared, url, threads);
+  // Workers are started before the history is paired and split (a history of n events has
+  // at most n/2 operations), so that they load while this thread prepares; those not needed
+  // after all are stopped.
+  const early =
+    url && wanted >= 2 && history.length / 2 >= minOperations && registered(model)
+      ? Array.from({ length: wanted - 1 }, () => new Worker(url, { workerData: PART_WORKER }))
+      : [];
+  let prepared: Prepared;
+  try {
+    prepared = prepare(history, model, options);
+  } catch (err) {
+    for (const w of early) void w.terminate();
+    throw err;
+  }
+  const threads = Math.min(wanted, prepared.parts.length);
+  const parallel =
+    !prepared.impossible && threads >= 2 && prepared.stats.operations >= minOperations && registered(prepared.model);
+  const workers = parallel ? early.slice(0, threads - 1) : [];
+  for (const w of early) if (!workers.includes(w)) void w.terminate();
+  if (!parallel || !url) return searchInThread(prepared);
+  while (workers.length < threads - 1) workers.push(new Worker(url, { workerData: PART_WORKER }));
+  const decided = await searchShared(prepared, url, workers);
   return conclude(prepared, decided, threads);
 }
 
-function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise<Decided> {
+/**
+ * The parts searched by this thread and the workers together, each taking the next part,
+ * largest first. This thread searches its part in slices and, between them, hands the next
+ * part to each worker that finished. A part found not linearizable cancels the parts after
+ * it in check order: a worker on one is terminated, this thread drops its own.
+ */
+function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<Decided> {
   const n = prepared.parts.length;
   const decided = new Decided(n);
+  // Largest first, so that no thread is left with a long part at the end while the others
+  // idle. The check order (what is reported, what is cancelled) stays smallest first.
+  const queue = prepared.parts
+    .map((_, i) => i)
+    .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
+  let next = 0;
+  const take = (): number | undefined => {
+    while (next < n && !decided.wanted(queue[next])) next++;
+    return next < n ? queue[next++] : undefined;
+  };
   const job = (part: number): PartJob => ({
     part,
     model: prepared.model.name,
@@ -95,38 +146,36 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
   return new Promise((resolve, reject) => {
     const running = new Map<Worker, number>();
     const pool = new Set<Worker>();
-    // Largest first, so that no worker is left with a long part at the end while the others
-    // idle. The check order (what is reported, what is cancelled) stays smallest first.
-    const queue = prepared.parts
-      .map((_, i) => i)
-      .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
-    let next = 0;
     let failed = false;
+    let searching = true; // this thread, on parts of its own
     const stop = (w: Worker) => {
       pool.delete(w);
       running.delete(w);
       void w.terminate();
     };
     const settle = () => {
-      if (running.size > 0 || failed) return;
+      if (running.size > 0 || searching || failed) return;
       for (const w of [...pool]) stop(w);
       sampleProcess(prepared);
       resolve(decided);
-    };
-    const dispatch = (w: Worker) => {
-      while (next < n && !decided.wanted(queue[next])) next++;
-      if (next >= n) return settle();
-      const part = queue[next++];
-      running.set(w, part);
-      const message = job(part);
-      w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
     };
     const done = (part: number, outcome: PartDone['outcome']) => {
       decided.record(part, outcome);
       if (outcome.status === 'illegal') for (const [w, p] of running) if (!decided.wanted(p) && p !== part) stop(w); // after it: cancelled
     };
-    const spawn = () => {
-      const w = new Worker(url, { workerData: PART_WORKER });
+    const dispatch = (w: Worker) => {
+      const part = take();
+      if (part === undefined) return settle();
+      running.set(w, part);
+      const message = job(part);
+      w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
+    };
+    const fail = (err: unknown) => {
+      failed = true;
+      for (const other of [...pool]) stop(other);
+      reject(err);
+    };
+    const attach = (w: Worker) => {
       pool.add(w);
       w.on('message', (msg: PartDone) => {
         if (!pool.has(w)) return; // cancelled, its answer already on the way
@@ -144,15 +193,29 @@ function searchInWorkers(prepared: Prepared, url: URL, threads: number): Promise
           const data = prepared.parts[part];
           const progress = { key: data.key, linearized: 0, total: data.ops.length, operations: data.ops.length };
           done(part, { status: 'out-of-memory', progress, iterations: 0, cacheEntries: 0, dropped: 0, peakBytes: 0 });
-          dispatch(spawn());
+          dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
           return;
         }
-        failed = true;
-        for (const other of [...pool]) stop(other);
-        reject(err);
+        fail(err);
       });
       return w;
     };
-    for (let i = 0; i < threads; i++) dispatch(spawn());
+    for (const w of started) dispatch(attach(w));
+    const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
+    const searchHere = async () => {
+      for (let part = take(); part !== undefined && !failed; part = take()) {
+        const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
+        // Between slices, the workers' answers come in (and may cancel this part).
+        while (decided.wanted(part) && !failed && check.run(slice) === 'running') await turn();
+        if (decided.wanted(part)) done(part, check.outcome());
+        sampleProcess(prepared);
+      }
+      searching = false;
+      settle();
+    };
+    searchHere().catch(fail);
   });
 }
+
+/** Lets the event loop run (the workers' messages) before going on. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -284,6 +284,8 @@ export class PartSearch<S> {
 
   /** The budget of the current run, for the memo's allocations. */
   private budget: Budget | undefined;
+  /** Looks at the clock so far: every 16th also looks at the memory. */
+  private clockChecks = 0;
 
   private search(maxIterations: number, budget: Budget): SearchStatus {
     const { next, prev, entryOp, match, required, bits, zobrist1, zobrist2 } = this;
@@ -298,10 +300,11 @@ export class PartSearch<S> {
     let ready = this.ready;
     let iterations = 0;
     let status: SearchStatus = 'running';
-    // Budgets are looked at every 4096 steps (the clock) and every 64k (memory), and the
-    // slice ends after maxIterations steps: one comparison per step.
+    // Budgets are looked at every 4096 steps (the clock) and every 16th time (memory, counted
+    // across slices, so that short slices look too), and the slice ends after maxIterations
+    // steps: one comparison per step.
     let checkAt = Math.min(maxIterations, 4096);
-    let checks = 0;
+    let checks = this.clockChecks;
 
     for (;;) {
       if (remaining === 0) {
@@ -413,6 +416,7 @@ export class PartSearch<S> {
     this.h1 = h1;
     this.h2 = h2;
     this.ready = ready;
+    this.clockChecks = checks;
     this.iterations += iterations;
     this.status = status;
     return status;

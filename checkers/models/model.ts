@@ -137,6 +137,9 @@ function canonicalJson(v: unknown): string {
   // finite number's JSON is its string.
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (Array.isArray(v)) {
+    // An array of finite numbers (lock-set's sets) is one native join: the same text as
+    // element by element, without a string made per element.
+    if (finiteNumbers(v)) return `[${v.join(',')}]`;
     let out = '[';
     for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(v[i]);
     return `${out}]`;
@@ -146,6 +149,14 @@ function canonicalJson(v: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? String(v);
+}
+
+function finiteNumbers(v: readonly unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return false;
+  }
+  return true;
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {

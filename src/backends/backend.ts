@@ -108,6 +108,12 @@ export interface BackendCapabilities {
    * majority of independent nodes (Redlock): `clock:bridge` waits for such a grant.
    */
   quorum?: (nodes: number) => number;
+  /**
+   * The fewest lock nodes the service is itself with, and why fewer are not (in words
+   * for `nodes` nodes): `--nodes` below it is refused in one line. Redlock: 3, since a
+   * majority of 1 or 2 masters tolerates no failed master.
+   */
+  minNodes?: { count: number; why: (nodes: number) => string };
 }
 
 /** A backend option: what it does and its default, shown by `lockchaos run --help`. */

@@ -133,7 +133,12 @@ export const redlockBackend: Backend = {
     supported: false,
     why: 'Redlock has no fencing token: its grants carry no number that grows with every grant (use --backend redis or --fencing off)',
   },
-  capabilities: { clock: REDIS_CLOCK, inAcquirePausePoint: AFTER_VOTES, quorum: majority },
+  capabilities: {
+    clock: REDIS_CLOCK,
+    inAcquirePausePoint: AFTER_VOTES,
+    quorum: majority,
+    minNodes: { count: 3, why: (n) => `a majority of ${n} tolerates no failed master` },
+  },
   nodeSpecs: ({ nodes = DEFAULT_MASTERS }) =>
     Array.from({ length: nodes }, (_, i) => redisNodeSpec(`redis-${i + 1}`, 'node')),
   client: async (nodes, opts) =>

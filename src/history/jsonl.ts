@@ -6,7 +6,7 @@
  */
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
-import { toOp } from './validate.js';
+import { adoptOp, toOp } from './validate.js';
 
 /**
  * The ops of a JSON Lines text. A piece of a larger one: `firstLine` is its first line's
@@ -17,6 +17,8 @@ export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1
   // to parse. Lines are found one at a time, not split into an array all at once: a large
   // history's lines would cost as much again as its text.
   const complete = text.endsWith('\n');
+  // Named only when something is wrong: a million lines would make a million names.
+  const where = (i: number) => `${source} line ${firstLine + i}`;
   for (let start = 0, i = 0; start < text.length; i++) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
@@ -24,24 +26,24 @@ export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1
     const last = end === text.length;
     start = end + 1;
     if (line === '') continue;
-    const where = `${source} line ${firstLine + i}`;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (err) {
       if (last && !complete) {
         throw new HistoryError(
-          `${where} (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
+          `${where(i)} (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
         );
       }
-      throw new HistoryError(`${where}: expected one operation as a JSON object: ${(err as Error).message}`);
+      throw new HistoryError(`${where(i)}: expected one operation as a JSON object: ${(err as Error).message}`);
     }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new HistoryError(
-        `${where}: expected one operation as a JSON object, got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`,
+        `${where(i)}: expected one operation as a JSON object, got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`,
       );
     }
-    ops.push(toOp(raw as Record<string, unknown>, where, ops.length));
+    const record = raw as Record<string, unknown>;
+    ops.push(adoptOp(record) ?? toOp(record, where(i), ops.length));
   }
   return ops;
 }

@@ -49,30 +49,76 @@ export interface Pairing {
 /** A leniently paired operation: a failed one is kept, with outcome `fail`. */
 export type LenientOp = Omit<PairedOp, 'outcome'> & { outcome: Outcome | 'fail' };
 
+/** A history paired leniently (see the top of this file), with what the pairing counted. */
+export interface LenientPairing {
+  /** Every client invocation with its completion, if any, in invocation order. */
+  ops: readonly LenientOp[];
+  failed: number;
+  nemesis: number;
+  strayInfo: number;
+  /** The info completions counted in strayInfo. */
+  stray: readonly Op[];
+  /**
+   * Breaks of Jepsen's rules read past (a strict pairing would have refused the history): 0
+   * means the strict pairing of the same history is `ops` without the failed ones.
+   */
+  problems: number;
+}
+
 /** The last lenient pairing of each history array, and the length it had then. */
-const lenientPairings = new WeakMap<readonly Op[], { length: number; ops: readonly LenientOp[] }>();
+const lenientPairings = new WeakMap<readonly Op[], { length: number; pairing: LenientPairing }>();
 
 /**
- * Every client invocation with its completion, if any (see the top of this file). A run's
- * checkers and its report each pair the same history: the pairing is kept with the array
- * (and made again if the array has grown since), so the result is shared: read-only.
+ * The lenient pairing of a history. A run's checkers and its report each need it: it is
+ * made once and kept with the array (made again if the array has grown since), so the
+ * result is shared: read-only.
  */
-export function pairLeniently(history: readonly Op[]): readonly LenientOp[] {
+export function pairHistory(history: readonly Op[]): LenientPairing {
   const kept = lenientPairings.get(history);
-  if (kept && kept.length === history.length) return kept.ops;
-  const ops = pair(history, true).ops;
-  lenientPairings.set(history, { length: history.length, ops });
-  return ops;
+  if (kept && kept.length === history.length) return kept.pairing;
+  const pairing = pair(history, true);
+  lenientPairings.set(history, { length: history.length, pairing });
+  return pairing;
+}
+
+/** Every client invocation with its completion, if any: pairHistory's ops. */
+export function pairLeniently(history: readonly Op[]): readonly LenientOp[] {
+  return pairHistory(history).ops;
 }
 
 export function pairOperations(history: readonly Op[]): Pairing {
   return pair(history, false) as Pairing;
 }
 
-function pair(history: readonly Op[], lenient: boolean): Omit<Pairing, 'ops'> & { ops: LenientOp[] } {
-  /** Throws in strict mode; leniently, the caller goes on as the comment at its call says. */
+/**
+ * What pairOperations would answer for `history.filter((op) => op.process === 'nemesis' ||
+ * keep(op))`, taken from the lenient pairing of the whole history instead of pairing again
+ * (a run checks its lock's operations and its store's apart, from one pairing). `call` and
+ * `ret` stay positions in the whole history: they order the operations exactly as positions
+ * in the filtered one would. Undefined when the answers could differ: the history breaks
+ * Jepsen's rules (pairOperations then names the break), or an operation's invocation and its
+ * completion fall on different sides of `keep`.
+ */
+export function strictSubset(pairing: LenientPairing, keep: (op: Op) => boolean): Pairing | undefined {
+  if (pairing.problems > 0) return undefined;
+  const ops: PairedOp[] = [];
+  let failed = 0;
+  for (const o of pairing.ops) {
+    const kept = keep(o.invoke);
+    if (o.completion !== undefined && keep(o.completion) !== kept) return undefined;
+    if (!kept) continue;
+    if (o.outcome === 'fail') failed++;
+    else ops.push(o as PairedOp);
+  }
+  return { ops, failed, nemesis: pairing.nemesis, strayInfo: pairing.stray.filter(keep).length };
+}
+
+function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<Pairing, 'ops'> & { ops: LenientOp[] } {
+  let problems = 0;
+  /** Throws in strict mode; leniently, counted, and the caller goes on as the comment at its call says. */
   const problem = (message: string) => {
     if (!lenient) throw new HistoryError(message);
+    problems++;
   };
   const ops: LenientOp[] = [];
   const outstanding = new Map<number, LenientOp>();
@@ -81,6 +127,7 @@ function pair(history: readonly Op[], lenient: boolean): Omit<Pairing, 'ops'> & 
   let failed = 0;
   let nemesis = 0;
   let strayInfo = 0;
+  const stray: Op[] = [];
   for (let pos = 0; pos < history.length; pos++) {
     const op = history[pos];
     if (op.process === 'nemesis') {
@@ -123,6 +170,7 @@ function pair(history: readonly Op[], lenient: boolean): Omit<Pairing, 'ops'> & 
         if (!open) {
           if (op.type === 'info') {
             strayInfo++;
+            stray.push(op);
             break;
           }
           // Leniently: skipped.
@@ -159,5 +207,6 @@ function pair(history: readonly Op[], lenient: boolean): Omit<Pairing, 'ops'> & 
     }
   }
   // Strictly, a failed operation certainly did not happen: it is not an operation at all.
-  return { ops: lenient || failed === 0 ? ops : ops.filter((o) => o.outcome !== 'fail'), failed, nemesis, strayInfo };
+  const kept = lenient || failed === 0 ? ops : ops.filter((o) => o.outcome !== 'fail');
+  return { ops: kept, failed, nemesis, strayInfo, stray, problems };
 }

@@ -32,24 +32,84 @@ export function toOp(fields: OpFields, where: string, position: number): Op {
   if (typeof f !== 'string' || f === '') {
     throw new HistoryError(`${where}: the operation has no f (what it does, e.g. read or acquire)`);
   }
-  const op: Op = {
-    index: indexOf(fields.index, where, position),
-    type: type as OpType,
-    f,
-    process: processOf(fields.process, where),
-    time: timeOf(fields.time, where),
-  };
+  const index = indexOf(fields.index, where, position);
+  const process = processOf(fields.process, where);
+  const time = timeOf(fields.time, where);
+  let key: string | undefined;
   if (fields.key !== undefined && fields.key !== null) {
     if (typeof fields.key !== 'string' && typeof fields.key !== 'number') {
       throw new HistoryError(`${where}: key must be a string, got ${show(fields.key)}`);
     }
-    op.key = String(fields.key);
+    key = internKey(String(fields.key));
   }
-  if (fields.value !== undefined) op.value = fields.value;
+  const value = fields.value;
+  // Each shape built whole, fields in one order: an op with a property added later takes a
+  // second allocation for it, and a history holds millions of ops.
+  let op: Op;
+  if (key !== undefined)
+    op =
+      value !== undefined
+        ? { index, type: type as OpType, f, process, time, key, value }
+        : { index, type: type as OpType, f, process, time, key };
+  else
+    op =
+      value !== undefined
+        ? { index, type: type as OpType, f, process, time, value }
+        : { index, type: type as OpType, f, process, time };
   if (fields.error !== undefined && fields.error !== null) {
     op.error = typeof fields.error === 'string' ? fields.error : JSON.stringify(fields.error);
   }
   return op;
+}
+
+/**
+ * One string per key: a history names a few keys millions of times, and JSON.parse makes a
+ * new string each time. Bounded, so that a history of endless distinct keys holds no more.
+ */
+const keys = new Map<string, string>();
+const MAX_INTERNED_KEYS = 10_000;
+
+function internKey(key: string): string {
+  const kept = keys.get(key);
+  if (kept !== undefined) return kept;
+  if (keys.size >= MAX_INTERNED_KEYS) keys.clear();
+  keys.set(key, key);
+  return key;
+}
+
+/** An op's fields in the order toOp builds them. */
+const FIELD_ORDER = ['index', 'type', 'f', 'process', 'time', 'key', 'value', 'error'];
+
+/**
+ * A record JSON.parse made for one op, as the op itself, when it already is the op toOp
+ * would build: the fields toOp keeps, in its order, each as toOp would keep it (a history
+ * lockchaos wrote always is). Undefined otherwise: toOp then builds the op, or names what
+ * is wrong. A million-op history so makes a million objects fewer for the collector to copy.
+ */
+export function adoptOp(record: Record<string, unknown>): Op | undefined {
+  let k = 0;
+  for (const name in record) {
+    while (k < FIELD_ORDER.length && FIELD_ORDER[k] !== name) k++;
+    if (k++ === FIELD_ORDER.length) return undefined;
+  }
+  const { index, type, f, process, time, key, error } = record;
+  if (
+    typeof index === 'number' &&
+    Number.isSafeInteger(index) &&
+    index >= 0 &&
+    (type === 'invoke' || type === 'ok' || type === 'fail' || type === 'info') &&
+    typeof f === 'string' &&
+    f !== '' &&
+    ((typeof process === 'number' && Number.isSafeInteger(process)) || process === 'nemesis') &&
+    typeof time === 'number' &&
+    Number.isFinite(time) &&
+    (key === undefined || typeof key === 'string') &&
+    (error === undefined || typeof error === 'string')
+  ) {
+    if (key !== undefined) record.key = internKey(key);
+    return record as unknown as Op;
+  }
+  return undefined;
 }
 
 function processOf(p: unknown, where: string): Process {

@@ -8,7 +8,7 @@
  * the stored history's (history.jsonl line = index + 1).
  */
 import { faultWindows } from '../../checkers/history-index.js';
-import { describeHold, type Hold, holds } from '../../checkers/mutual-exclusion.js';
+import { describeHold, type Hold, holdsOf } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import { type LenientOp, pairLeniently } from '../history/pairs.js';
@@ -326,6 +326,26 @@ function violationsOf(
   return [...firsts, ...rest];
 }
 
+/**
+ * Each op's time in ms by its index (undefined: no such op); the last op wins when indices
+ * repeat. An array when the indices are about 0..n (a run's always are), else a map.
+ */
+function timesByIndex(history: readonly Op[]): (index: number) => number | undefined {
+  let max = -1;
+  for (const op of history) if (op.index > max) max = op.index;
+  if (max < 2 * history.length + 1024) {
+    const times = new Float64Array(max + 1).fill(Number.NaN);
+    for (const op of history) times[op.index] = ms(op.time);
+    return (i) => {
+      const t = Number.isInteger(i) && i >= 0 && i <= max ? times[i] : Number.NaN;
+      return Number.isNaN(t) ? undefined : t;
+    };
+  }
+  const times = new Map<number, number>();
+  for (const op of history) times.set(op.index, ms(op.time));
+  return (i) => times.get(i);
+}
+
 export function prepareReport(
   history: readonly Op[],
   results: readonly CheckResult[],
@@ -336,8 +356,7 @@ export function prepareReport(
   const endNs = history.reduce((m, op) => Math.max(m, op.time), 0);
   const endMs = ms(endNs);
   const pairs: readonly LenientOp[] = pairLeniently(history);
-  const timeByIndex = new Map<number, number>();
-  for (const op of history) timeByIndex.set(op.index, ms(op.time));
+  const timeOf = timesByIndex(history);
 
   // Lanes: one per client process, by number; past the cap, the processes in violations
   // and then the busiest.
@@ -350,12 +369,7 @@ export function prepareReport(
     const wanted = new Set<number>();
     const processOfIndex = new Map<number, number>();
     for (const op of history) if (op.process !== 'nemesis') processOfIndex.set(op.index, op.process);
-    const provisional = violationsOf(
-      results,
-      (i) => timeByIndex.get(i),
-      () => -1,
-      endMs,
-    );
+    const provisional = violationsOf(results, timeOf, () => -1, endMs);
     for (const v of provisional.slice(0, 20)) {
       for (const m of v.marks) {
         const p = processOfIndex.get(m.index);
@@ -394,14 +408,17 @@ export function prepareReport(
       lane: typeof target === 'number' ? laneOf(target) : -1,
     };
   });
-  const violations = violationsOf(results, (i) => timeByIndex.get(i), laneOf, endMs, faults);
+  const violations = violationsOf(results, timeOf, laneOf, endMs, faults);
   const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
 
   // Operation bars, bounded: past maxBars, every op that a violation names, ended info or
   // never ended is kept, and every k-th other one.
-  const fs = kindOrder(pairs.map((p) => p.invoke.f));
+  const kinds = new Set<string>();
+  for (const p of pairs) kinds.add(p.invoke.f);
+  const fs = kindOrder(kinds);
   const fIndex = new Map(fs.map((f, i) => [f, i]));
-  const visible = pairs.filter((p) => laneIndex.has(p.invoke.process as number));
+  const visible =
+    processes.length === allProcesses ? pairs : pairs.filter((p) => laneIndex.has(p.invoke.process as number));
   let chosen = visible;
   if (visible.length > limits.maxBars) {
     const isPriority = (p: LenientOp) =>
@@ -409,12 +426,24 @@ export function prepareReport(
       (p.completion !== undefined && marked.has(p.completion.index)) ||
       p.outcome === 'info' ||
       p.outcome === 'pending';
-    const priority = visible.filter(isPriority).slice(0, Math.floor(limits.maxBars / 2));
-    const keep = new Set(priority);
-    const rest = visible.filter((p) => !keep.has(p));
-    const stride = Math.ceil(rest.length / Math.max(1, limits.maxBars - keep.size));
-    for (let i = 0; i < rest.length; i += stride) keep.add(rest[i] as LenientOp);
-    chosen = visible.filter((p) => keep.has(p));
+    // Marks, not sets and copies of a million operations: the first maxBars/2 priority ones,
+    // then every stride-th of the rest.
+    const keep = new Uint8Array(visible.length);
+    let priority = 0;
+    for (let i = 0; i < visible.length && priority < Math.floor(limits.maxBars / 2); i++) {
+      if (isPriority(visible[i] as LenientOp)) {
+        keep[i] = 1;
+        priority++;
+      }
+    }
+    const rest = visible.length - priority;
+    const stride = Math.ceil(rest / Math.max(1, limits.maxBars - priority));
+    for (let i = 0, r = 0; i < visible.length; i++) {
+      if (keep[i] === 1) continue;
+      if (r % stride === 0) keep[i] = 1;
+      r++;
+    }
+    chosen = visible.filter((_, i) => keep[i] === 1);
     notes.push(
       `${visible.length.toLocaleString('en-US')} operations: the timeline draws ${chosen.length.toLocaleString('en-US')} of them: every one a violation names, every info and unfinished one, and every ${stride}${stride === 2 ? 'nd' : stride === 3 ? 'rd' : 'th'} other one. history.jsonl has them all.`,
     );
@@ -437,7 +466,7 @@ export function prepareReport(
   });
 
   const holdBars: HoldBar[] = [];
-  for (const h of holds(history)) {
+  for (const h of holdsOf(history)) {
     const lane = laneOf(h.process);
     if (lane < 0) continue;
     holdBars.push([
@@ -480,32 +509,38 @@ export function latencyData(
   maxPoints: number,
   endMs: number,
 ): LatencyData {
-  const perKind: [number, number][][] = kinds.map(() => []);
   const kindIndex = new Map(kinds.map((k, i) => [k, i]));
-  for (const p of pairs) {
-    if (!p.completion) continue;
-    const k = kindIndex.get(p.invoke.f);
-    if (k === undefined) continue;
-    const lat = Math.max((p.completion.time - p.invoke.time) / 1e6, 0.001);
-    (perKind[k] as [number, number][]).push([ms(p.invoke.time), Math.round(lat * 1000) / 1000]);
-  }
-  const total = perKind.reduce((n, xs) => n + xs.length, 0);
+  /** Each completed operation of a known kind: its kind, invocation time and latency, in ms. */
+  const each = (visit: (k: number, x: number, y: number) => void) => {
+    for (const p of pairs) {
+      if (!p.completion) continue;
+      const k = kindIndex.get(p.invoke.f);
+      if (k === undefined) continue;
+      const lat = Math.max((p.completion.time - p.invoke.time) / 1e6, 0.001);
+      visit(k, ms(p.invoke.time), Math.round(lat * 1000) / 1000);
+    }
+  };
+  let total = 0;
+  each(() => total++);
   let downsampled: string | undefined;
-  let series = perKind;
+  let series: [number, number][][];
   if (total > maxPoints && kinds.length > 0) {
+    // Bucketed as the points come: a million points are never all made.
     const buckets = Math.max(1, Math.floor(maxPoints / kinds.length));
     const width = Math.max(endMs, 1) / buckets;
-    series = perKind.map((points) => {
-      const slowest = new Map<number, [number, number]>();
-      for (const pt of points) {
-        const b = Math.min(buckets - 1, Math.floor(pt[0] / width));
-        const cur = slowest.get(b);
-        if (!cur || pt[1] > cur[1]) slowest.set(b, pt);
-      }
-      return [...slowest.values()];
+    const slowest = kinds.map(() => new Map<number, [number, number]>());
+    each((k, x, y) => {
+      const b = Math.min(buckets - 1, Math.floor(x / width));
+      const perBucket = slowest[k] as Map<number, [number, number]>;
+      const cur = perBucket.get(b);
+      if (!cur || y > cur[1]) perBucket.set(b, [x, y]);
     });
+    series = slowest.map((perBucket) => [...perBucket.values()]);
     const bucketMs = width >= 10 ? Math.round(width) : Math.round(width * 100) / 100;
     downsampled = `${total.toLocaleString('en-US')} latency points: the plot shows the slowest operation of each kind per ${bucketMs} ms.`;
+  } else {
+    series = kinds.map(() => []);
+    each((k, x, y) => (series[k] as [number, number][]).push([x, y]));
   }
   const rows: [number, number, number][] = [];
   series.forEach((points, k) => {

@@ -212,7 +212,8 @@ export function loadRun(dir: string): LoadedRun {
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
   const { history, droppedLine } = readHistoryPrefix(historyPath);
-  const deep = history.find((op) => nestedDeeperThan(op));
+  // An op's other fields are numbers and strings: only its value can nest (one level below the op).
+  const deep = history.find((op) => nestedDeeperThan(op.value, MAX_DEPTH - 1));
   if (deep) {
     throw new UserError(
       `${historyPath}: op #${deep.index} nests more than ${MAX_DEPTH} levels deep: not a lockchaos history (its values are flat sets and grants)`,

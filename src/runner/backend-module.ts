@@ -9,6 +9,7 @@ import type { BackendOptions } from '../backends/backend.js';
 import { type Backend, loadBackend } from '../backends/index.js';
 import { UserError } from '../cli/errors.js';
 import type { NodeSpec } from '../cluster/cluster.js';
+import { withDeadline } from '../util/deadline.js';
 import { errorMessage } from '../util/errors.js';
 
 export const MODULE_LOAD_TIMEOUT_MS = 15_000;
@@ -17,23 +18,14 @@ const HOW = '(see README, "Adding a lock backend")';
 
 /** loadBackend, with a deadline on the module's import. */
 export async function loadBackendModule(name: string, timeoutMs = MODULE_LOAD_TIMEOUT_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new UserError(
-            `backend module ${name} did not finish loading in ${timeoutMs / 1000} s (a top-level await that never settles?): make its import complete ${HOW}`,
-          ),
-        ),
-      timeoutMs,
-    );
-  });
-  try {
-    await Promise.race([loadBackend(name), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withDeadline(
+    loadBackend(name),
+    timeoutMs,
+    () =>
+      new UserError(
+        `backend module ${name} did not finish loading in ${timeoutMs / 1000} s (a top-level await that never settles?): make its import complete ${HOW}`,
+      ),
+  );
 }
 
 /** backend.nodeSpecs(opts), or a UserError when it throws or gives no node specs. */

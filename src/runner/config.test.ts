@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Backend } from '../backends/backend.js';
+import { BACKENDS } from '../backends/index.js';
 import { redisSentinelBackend } from '../backends/redis-sentinel.js';
+import { redlockBackend } from '../backends/redlock.js';
 import { UserError } from '../cli/errors.js';
 import { configFromArgs } from '../cli/run.js';
 import { backendOptionsOf, DEFAULTS, validateConfig } from './config.js';
@@ -80,6 +83,41 @@ describe('run configuration', () => {
       'follow-failover': 'half',
       'min-replicas': '0',
     });
+  });
+});
+
+describe('a minimum node count', () => {
+  const config = (backend: string, nodes: number) => ({ ...DEFAULTS, name: 't', seed: 1, backend, nodes });
+  /** Registers backends for the test, as a loaded module would be. */
+  const withBackends = (backends: Record<string, Backend>, test: () => void) => {
+    const before = { ...BACKENDS };
+    Object.assign(BACKENDS, backends);
+    try {
+      test();
+    } finally {
+      for (const name of Object.keys(backends)) delete BACKENDS[name];
+      Object.assign(BACKENDS, before);
+    }
+  };
+
+  it('is what the backend declares (capabilities.minNodes), refused in one line, whatever its name', () => {
+    const { minNodes: _, ...others } = redlockBackend.capabilities ?? {};
+    const fourOrMore: Backend = {
+      ...redlockBackend,
+      name: 'my-majority-lock',
+      capabilities: { ...others, minNodes: { count: 4, why: (n) => `${n} nodes cannot outvote a partition` } },
+    };
+    withBackends({ 'my-majority-lock': fourOrMore, redlock: { ...redlockBackend, capabilities: others } }, () => {
+      expect(() => validateConfig(config('my-majority-lock', 3))).toThrow(
+        /^--nodes must be at least 4 for my-majority-lock \(3 nodes cannot outvote a partition\), got '3'$/,
+      );
+      expect(validateConfig(config('my-majority-lock', 4)).nodes).toBe(4);
+      // Redlock without the declaration: its name alone refuses nothing.
+      expect(validateConfig(config('redlock', 2)).nodes).toBe(2);
+    });
+    expect(() => validateConfig(config('redlock', 2))).toThrow(
+      /^--nodes must be at least 3 for redlock \(a majority of 2 tolerates no failed master\), got '2'$/,
+    );
   });
 });
 

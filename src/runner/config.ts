@@ -177,10 +177,11 @@ export function validateConfig(c: TestConfig): TestConfig {
     if (lockNodes !== c.nodes) {
       throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
     }
-    // A majority of 1 or 2 masters tolerates no failure: that is not Redlock.
-    if (c.backend === 'redlock' && c.nodes < 3) {
+    // Fewer nodes than the service is itself with (Redlock on 1 or 2 masters), as it declares.
+    const min = backend.capabilities?.minNodes;
+    if (min && c.nodes < min.count) {
       throw new UserError(
-        `--nodes must be at least 3 for redlock (a majority of ${c.nodes} tolerates no failed master), got '${c.nodes}'`,
+        `--nodes must be at least ${min.count} for ${c.backend} (${min.why(c.nodes)}), got '${c.nodes}'`,
       );
     }
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { PausableClients } from '../nemesis/client-pause.js';
+import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 
@@ -156,8 +157,9 @@ export class WorkerPool implements PausableClients {
     this.stopping = true;
     for (const w of this.workers) this.send(w, { type: 'stop' });
     const all = Promise.all(this.workers.map((w) => w.finished));
-    const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
-    await Promise.race([all, timer]);
+    // `all` never fails (each worker's resolves when it exits): the one rejection is the grace
+    // running out, after which those still running are killed.
+    await withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)).catch(() => {});
     this.kill();
     await all;
   }

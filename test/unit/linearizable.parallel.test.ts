@@ -69,6 +69,21 @@ describe('parts on worker threads', () => {
     expect(invalid).toBeGreaterThan(3);
   });
 
+  it('this thread and two workers, parts cancelled on every thread: the same answers as one thread', async () => {
+    for (let round = 0; round < 4; round++) {
+      const seeds = Array.from({ length: 9 }, (_, i) => 100 + 10 * round + i);
+      for (const model of ['mutex', 'kv']) {
+        const history = keyed(model, seeds, (seed) => seed % 3 === round % 3, 900);
+        const a = inThread(history, model);
+        const b = await checkLinearizableParallel(history, model, { witness: true, threads: 3, minOperations: 0 });
+        expect(b.stats.threads).toBe(3);
+        expect(b.valid).toBe(a.valid);
+        expect(b.counterexample).toEqual(a.counterexample);
+        expect(b.linearization).toEqual(a.linearization);
+      }
+    }
+  });
+
   it('small histories stay in this thread (no thread start-up)', async () => {
     const history = keyed('register', [1, 2], () => false, 100);
     const r = await checkLinearizableParallel(history, 'register', { threads: 2 });

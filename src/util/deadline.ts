@@ -1,0 +1,13 @@
+/**
+ * A wait that must end: the promise's outcome, or a rejection with makeError() when it has
+ * not settled within ms (a module's import that never finishes, workers that do not stop).
+ * The promise itself goes on, since nothing can cancel it; the timer is cleared as soon as
+ * either settles, so an answer in time leaves nothing pending.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, makeError: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(makeError()), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
