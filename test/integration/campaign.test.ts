@@ -245,7 +245,7 @@ describe('lockchaos campaign: bad campaign files and flags', () => {
       'unknown.yaml',
       ['seeds: [1]', 'matrx: []'],
       // Every problem at once: the misspelt key, and the matrix it left missing.
-      /unknown\.yaml: 2 problems: matrx: unknown key: expected one of name, description, seeds, defaults, matrix; matrix: expected .*, got nothing$/,
+      /unknown\.yaml: 2 problems: matrx: unknown key: expected one of name, description, shrink, seeds, defaults, matrix; matrix: expected .*, got nothing$/,
     ],
     [
       'backend.yaml',
