@@ -14,7 +14,7 @@ describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
     let pid = 0;
     const running = lockchaos(
       ['run', '--backend', 'redis', '--nemesis', 'client-pause', '--time-limit', '60', '--seed', '5', '--store', store],
-      { onSpawn: (p) => (pid = p) },
+      { onSpawn: (p) => (pid = p), until: 'exit' },
     );
     // Wait until its containers exist and its clients are working.
     for (let i = 0; i < 200 && (await leftovers(pid)).length < 3; i++) await sleep(100);
@@ -52,6 +52,7 @@ describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
     let pid = 0;
     const running = lockchaos(['run', '--backend', 'redis', '--time-limit', '60', '--seed', '8', '--store', store], {
       onSpawn: (p) => (pid = p),
+      until: 'exit',
     });
     for (let i = 0; i < 200 && (await leftovers(pid)).length < 3; i++) await sleep(100);
     process.kill(pid, 'SIGKILL');

@@ -50,8 +50,16 @@ export interface CliResult {
 
 export const CLI = join(packageRoot, 'dist/src/cli/main.js');
 
-/** Runs the built CLI (npm test builds first) and collects its output and pid. */
-export function lockchaos(args: string[], opts: { onSpawn?: (pid: number) => void } = {}): Promise<CliResult> {
+/**
+ * Runs the built CLI (npm test builds first) and collects its output and pid. `until:
+ * 'exit'` resolves when the process exits, not when its output pipes close: a runner
+ * killed with SIGKILL leaves worker processes (one may be SIGSTOPped by client-pause) that
+ * hold the pipes until the next start sweeps them.
+ */
+export function lockchaos(
+  args: string[],
+  opts: { onSpawn?: (pid: number) => void; until?: 'close' | 'exit' } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -59,7 +67,7 @@ export function lockchaos(args: string[], opts: { onSpawn?: (pid: number) => voi
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     if (child.pid) opts.onSpawn?.(child.pid);
-    child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
+    child.on(opts.until ?? 'close', (code: number | null) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
   });
 }
 
