@@ -23,6 +23,18 @@ describe('mutual exclusion', () => {
     expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(true);
   });
 
+  it('ends a belief at a release in a history without keys (one lock)', () => {
+    const ops = new H()
+      .acquire(0)
+      .release(0)
+      .acquire(1)
+      .release(1)
+      .ops.map(({ key: _, ...op }) => op);
+    const r = checkMutualExclusion(ops, { counts: true });
+    expect(r.valid).toBe(true);
+    expect(holds(ops).map((h) => h.end)).not.toContain(Number.POSITIVE_INFINITY);
+  });
+
   it('ends a belief when the holder gives up after an info', () => {
     const h = new H().acquire(0).invoke(0, 'read', 'S').info(0, 'read', 'S').acquire(1).release(1);
     expect(checkMutualExclusion(h.ops, { counts: true }).valid).toBe(true);

@@ -46,7 +46,7 @@ export function holds(history: readonly Op[]): Hold[] {
   for (const { invoke, completion } of pairLeniently(history)) {
     const p = invoke.process as number;
     const held = open.get(p);
-    if (held && invoke.f === 'release' && invoke.key === held.lock) {
+    if (held && invoke.f === 'release' && (invoke.key ?? '') === held.lock) {
       held.end = invoke.time;
       held.releaseIndex = invoke.index;
       open.delete(p);
