@@ -24,8 +24,8 @@ export const BENCH_DEFAULTS = {
   concurrency: [1, 8, 32],
   jitterMs: [BACKOFF.jitterMs, 0],
   nemesis: 'none',
-  // 24 points of the default bench at ~6 s of load and ~10 s of cluster start, checks and
-  // teardown each: about 7 minutes on 2 cores, one run at a time.
+  // 24 points of the default bench at ~6 s of load, plus cluster start, client processes,
+  // checks and teardown: 12 minutes measured on a loaded 2-core machine, one at a time.
   timeLimitS: 6,
   holdMs: 5,
   seed: 1,

@@ -93,3 +93,20 @@ export function positiveNumber(flag: string, text: string, integer: boolean): nu
   }
   return n;
 }
+
+/** An on|off flag, off when absent; anything else is a UserError naming the flag. */
+export function onOff(flag: string, text: string | undefined): boolean {
+  const word = text ?? 'off';
+  if (word !== 'on' && word !== 'off') throw new UserError(`--${flag} takes on or off, got '${word}'`);
+  return word === 'on';
+}
+
+/** A seed: a whole number >= 0, the fallback when absent; else a UserError. */
+export function seedOf(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const seed = Number(text);
+  if (text.trim() === '' || !Number.isInteger(seed) || seed < 0) {
+    throw new UserError(`--seed takes a whole number >= 0, got '${text}'`);
+  }
+  return seed;
+}

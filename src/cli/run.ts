@@ -9,7 +9,7 @@ import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { randomSeed } from '../util/rng.js';
-import { parseCommandArgs } from './args.js';
+import { onOff, parseCommandArgs } from './args.js';
 import { UserError } from './errors.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -127,8 +127,7 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
     }
     return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'], latest: !values['no-latest'] };
   }
-  const fencing = s('fencing') ?? 'off';
-  if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
+  const fenced = onOff('fencing', s('fencing'));
   // A schedule file and a scenario supply the defaults; flags given explicitly still win.
   const scheduled = s('schedule') === undefined ? undefined : readScheduleFile(s('schedule') as string);
   const scenarioName = s('scenario') ?? scheduled?.config.scenario;
@@ -149,7 +148,7 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
     backend,
     workload: s('workload') ?? base.workload,
     nemesis: s('nemesis') ?? base.nemesis,
-    fencing: fencing === 'on',
+    fencing: fenced,
   };
   const defaultName = scenario
     ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${partial.fencing ? 'fenced' : 'unfenced'}`

@@ -1,10 +1,9 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
-import { parseArgs } from 'node:util';
 import { BACKENDS } from '../backends/index.js';
 import { DEFAULTS } from '../runner/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
-import { joinNegativeValues, knownBackend, numberList, positiveNumber } from './args.js';
+import { knownBackend, numberList, onOff, parseCommandArgs, positiveNumber, seedOf } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
 import { UserError } from './errors.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
@@ -65,20 +64,18 @@ const OPTIONS = {
 
 export function sweepSpecFromArgs(values: Record<string, string | boolean | undefined>): SweepSpec {
   const s = (k: string) => values[k] as string | undefined;
-  const fencing = s('fencing') ?? 'off';
-  if (fencing !== 'on' && fencing !== 'off') throw new UserError(`--fencing takes on or off, got '${fencing}'`);
+  const fenced = onOff('fencing', s('fencing'));
   const backend = s('backend') ?? DEFAULTS.backend;
   if (backend.includes(',')) throw new UserError(`--backend takes one backend per sweep, got '${backend}'`);
   knownBackend('backend', backend, Object.keys(BACKENDS));
-  const seed = s('seed') === undefined ? SWEEP_DEFAULTS.firstSeed : Number(s('seed'));
-  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed takes a whole number >= 0, got '${s('seed')}'`);
+  const seed = seedOf(s('seed'), SWEEP_DEFAULTS.firstSeed);
   const opt = <T>(k: string, parse: (text: string) => T, fallback: T): T => {
     const text = s(k);
     return text === undefined ? fallback : parse(text);
   };
   return {
     backend,
-    fencing: fencing === 'on',
+    fencing: fenced,
     pauseTtl: opt('pause-ttl', (t) => numberList('pause-ttl', t), [...SWEEP_DEFAULTS.pauseTtl]),
     ttlMs: opt('ttl', (t) => numberList('ttl', t, { integer: true }), [...SWEEP_DEFAULTS.ttlMs]),
     concurrency: opt('concurrency', (t) => numberList('concurrency', t, { integer: true }), [
@@ -93,17 +90,12 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
       SWEEP_DEFAULTS.nemesisIntervalS,
     ),
     holdMs: opt('hold', (t) => positiveNumber('hold', t, false), SWEEP_DEFAULTS.holdMs),
-    name: s('name') ?? `sweep-${backend.replace(/[^A-Za-z0-9._-]/g, '_')}-${fencing === 'on' ? 'fenced' : 'unfenced'}`,
+    name: s('name') ?? `sweep-${backend.replace(/[^A-Za-z0-9._-]/g, '_')}-${fenced ? 'fenced' : 'unfenced'}`,
   };
 }
 
 export async function sweepCommand(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({ args: joinNegativeValues(argv, OPTIONS), options: OPTIONS, strict: true }));
-  } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos sweep --help)`);
-  }
+  const { values } = parseCommandArgs(argv, OPTIONS, 'sweep', { positionals: false });
   if (values.help) {
     console.log(HELP);
     return 0;

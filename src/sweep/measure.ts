@@ -5,8 +5,8 @@
  * the acquire's completion), and what the checkers found.
  */
 import { faultWindows } from '../../checkers/history-index.js';
+import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
 import type { Validity } from '../../checkers/result.js';
-import type { Op } from '../history/op.js';
 import type { LoadedRun } from '../report/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
 
@@ -41,29 +41,38 @@ interface PauseValue {
   ms?: number;
 }
 
-/** The last grant of `process` before `time`, unless it was released (or given up) by then. */
-function grantHeldAt(history: readonly Op[], process: number, time: number): { at: number; validityMs: number } | null {
-  let grant: { at: number; validityMs: number } | null = null;
-  for (const op of history) {
-    if (op.time > time) break;
-    if (op.process !== process) continue;
-    if (op.f === 'acquire' && op.type === 'ok') {
-      const v = (op.value as { validityMs?: number } | undefined)?.validityMs;
-      grant = typeof v === 'number' ? { at: op.time, validityMs: v } : null;
-    } else if (op.f === 'release' && op.type === 'invoke') grant = null;
-  }
-  return grant;
+/**
+ * The grant `process` held at `time` (the mutual-exclusion checker's holds: from the
+ * acquire's completion to the release's invocation or an info), with the validity it
+ * carried; null when it held none, or its grant carried no validity.
+ */
+function grantHeldAt(
+  held: readonly Hold[],
+  validityAt: ReadonlyMap<number, number>,
+  process: number,
+  time: number,
+): { at: number; validityMs: number } | null {
+  const hold = held.find((h) => h.process === process && h.start <= time && time < h.end);
+  const validityMs = hold ? validityAt.get(hold.acquireIndex) : undefined;
+  return hold && validityMs !== undefined ? { at: hold.start, validityMs } : null;
 }
 
 export function measureRun(
   run: Pick<LoadedRun, 'dir' | 'config' | 'history' | 'results' | 'valid' | 'conditions'>,
 ): RunMeasure {
+  // The validity each grant carried, by the index of its acquire's completion.
+  const validityAt = new Map<number, number>();
+  for (const op of run.history) {
+    const v = op.f === 'acquire' && op.type === 'ok' ? (op.value as { validityMs?: number } | undefined) : undefined;
+    if (typeof v?.validityMs === 'number') validityAt.set(op.index, v.validityMs);
+  }
+  const held = holds(run.history);
   const pauses: MeasuredPause[] = [];
   let pausesOfNoHolder = 0;
   for (const w of faultWindows(run.history)) {
     if (w.f !== 'client-pause' || w.end === undefined) continue;
     const v = (w.value ?? {}) as PauseValue;
-    const grant = typeof v.process === 'number' ? grantHeldAt(run.history, v.process, w.start) : null;
+    const grant = typeof v.process === 'number' ? grantHeldAt(held, validityAt, v.process, w.start) : null;
     if (!grant) {
       pausesOfNoHolder++;
       continue;
@@ -75,13 +84,7 @@ export function measureRun(
       atS: w.start / 1e9,
     });
   }
-  const validityMs = run.history.flatMap((op) => {
-    const v =
-      op.f === 'acquire' && op.type === 'ok'
-        ? (op.value as { validityMs?: number } | undefined)?.validityMs
-        : undefined;
-    return typeof v === 'number' ? [v] : [];
-  });
+  const validityMs = [...validityAt.values()];
   const mutex = run.results.find((r) => r.checker === 'mutual-exclusion');
   return {
     dir: run.dir,
