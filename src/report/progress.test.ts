@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
 import { H } from '../../test/unit/history-builder.js';
 import { RunProgress } from './progress.js';
@@ -15,6 +16,17 @@ function clock() {
 }
 
 describe('run progress', () => {
+  it("shows a count the caller feeds, and does not feed it again (the runner's, shared with --stop-on-violation)", () => {
+    const live = new LiveOverlaps();
+    const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true, overlaps: live });
+    const ops = new H().acquire(0).acquire(1).release(0).release(1).ops;
+    for (const op of ops) p.onOp(op);
+    expect(p.overlaps).toBe(0); // progress did not feed the caller's count
+    for (const op of ops) live.onOp(op);
+    expect(p.overlaps).toBe(1);
+    expect(p.operations).toBe(4);
+  });
+
   it('counts operations, active faults and overlapping holds from the op stream', () => {
     const { stream, out } = sink();
     const c = clock();

@@ -34,6 +34,11 @@ export interface ProgressStream {
 
 export interface ProgressOptions {
   timeLimitS: number;
+  /**
+   * The overlap count to show, fed by the caller (the runner keeps one for
+   * --stop-on-violation too: one count per op, not two); absent: progress keeps its own.
+   */
+  overlaps?: LiveOverlaps;
   /** With fencing, overlapping holds are expected and not counted: said so. */
   fencing?: boolean;
   /** Default process.stderr. */
@@ -64,7 +69,9 @@ export class RunProgress {
   private drawn = false;
   /** Completed client operations. */
   operations = 0;
-  private readonly holds = new LiveOverlaps();
+  private readonly holds: LiveOverlaps;
+  /** Whether onOp feeds the count (it is progress's own). */
+  private readonly feeds: boolean;
   private finished = false;
   private readonly faults = new Map<string, string>();
   /** (time, operations) samples for the recent rate. */
@@ -74,6 +81,8 @@ export class RunProgress {
     this.stream = options.stream ?? process.stderr;
     this.live = options.live ?? (Boolean(this.stream.isTTY) && !ciEnv());
     this.now = options.now ?? (() => performance.now());
+    this.holds = options.overlaps ?? new LiveOverlaps();
+    this.feeds = options.overlaps === undefined;
   }
 
   /** Starts the clock (and the timers); the first op does it too. Idempotent. */
@@ -104,7 +113,7 @@ export class RunProgress {
       return op;
     }
     if (op.type !== 'invoke') this.operations++;
-    this.holds.onOp(op);
+    if (this.feeds) this.holds.onOp(op);
     return op;
   }
 

@@ -122,7 +122,10 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // (--stop-on-violation, unfenced) two holds overlapped.
   const timeUp = new AbortController();
   let stoppedEarly: StoppedEarly | undefined;
-  const overlaps = config.stopOnViolation && !config.fencing ? new LiveOverlaps() : undefined;
+  const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
+  const showProgress = Boolean(hooks.log) && hooks.progress !== false;
+  // One live count of overlapping holds, for the progress line and --stop-on-violation.
+  const overlaps = stopOnOverlap || showProgress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
@@ -144,16 +147,22 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       concurrency: config.concurrency,
       fencing: config.fencing,
     };
-    progress =
-      hooks.log && hooks.progress !== false
-        ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing })
-        : undefined;
+    progress = showProgress
+      ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing, overlaps })
+      : undefined;
     const record = (op: Parameters<HistoryWriter['append']>[0]) => {
       const indexed = writer.append(op);
       if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
       overlaps?.onOp(indexed);
       // Confirmed only: both holds' times known, the final history has the overlap too.
-      if (overlaps && overlaps.confirmed > 0 && !stoppedEarly && origin !== undefined && !timeUp.signal.aborted) {
+      if (
+        stopOnOverlap &&
+        overlaps &&
+        overlaps.confirmed > 0 &&
+        !stoppedEarly &&
+        origin !== undefined &&
+        !timeUp.signal.aborted
+      ) {
         stoppedEarly = {
           atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100,
           why: 'two clients held the lock at once (overlapping holds)',
