@@ -62,7 +62,8 @@ export function readScheduleFile(path: string): { config: Partial<TestConfig>; f
     return { config, faults: parseScheduledFaults(record.faults, `'${file}' faults`) };
   }
   if ('schedule' in record) {
-    const { schedule, ...config } = storedConfig(data, file);
+    // As a schedule file has it: the run parameters, not what named that one run.
+    const { schedule, name: _name, seed: _seed, storeDir: _store, ...config } = storedConfig(data, file);
     return { config, faults: schedule ?? [] };
   }
   throw new UserError(
