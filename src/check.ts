@@ -25,6 +25,6 @@ export {
 } from '../checkers/linearizable/parallel.js';
 export { findModel, guessModel, MODEL_NAMES, MODELS, type Model } from '../checkers/models/index.js';
 export { type CheckResult, exitCodeFor, type Validity, worst } from '../checkers/result.js';
-export { UserError } from './cli/errors.js';
 export type { Op, OpType, Process } from './history/op.js';
 export { type HistoryFormat, parseHistory, readHistoryFile } from './history/read.js';
+export { UserError } from './util/errors.js';

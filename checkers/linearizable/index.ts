@@ -20,10 +20,11 @@
  * (the whole check's) or a part's memory budget (each part its own), a part is undecided,
  * and without a violation the verdict is `unknown`, naming those parts and how far each got.
  */
-import { UserError } from '../../src/cli/errors.js';
+
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op } from '../../src/history/op.js';
 import { type PairedOp, type Pairing, pairOperations } from '../../src/history/pairs.js';
+import { UserError } from '../../src/util/errors.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
 import type { AnyModel, Model, OpInput, OpOutput } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';

@@ -4,8 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UserError } from '../cli/errors.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import type { Backend } from './backend.js';
 
 /** A --backend value that names a module rather than a built-in backend. */

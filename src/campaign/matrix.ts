@@ -4,9 +4,9 @@
  * order is deterministic, so that shards partition the same list on every machine.
  */
 import { backendByName } from '../backends/index.js';
-import { UserError } from '../cli/errors.js';
 import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { scenarioByName } from '../scenarios/index.js';
+import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
 import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
 

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 import type { Cell } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
 

@@ -29,11 +29,11 @@ import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
-import { UserError } from '../cli/errors.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import type { TestConfig } from '../runner/config.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
+import { UserError } from '../util/errors.js';
 import { expandCells } from './matrix.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 

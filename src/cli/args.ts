@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UserError } from './errors.js';
+import { UserError } from '../util/errors.js';
 
 /**
  * node:util parseArgs takes `--concurrency -1` for an option followed by another option

@@ -5,9 +5,9 @@ import { validateCampaign } from '../campaign/spec.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../runner/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';
+import { UserError } from '../util/errors.js';
 import { knownBackend, nameList, numberList, parseCommandArgs, positiveNumber, seedOf } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
-import { UserError } from './errors.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos bench [options]

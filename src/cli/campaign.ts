@@ -8,9 +8,9 @@ import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
+import { UserError } from '../util/errors.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
-import { UserError } from './errors.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]

@@ -19,7 +19,7 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
-import { EXIT_ERROR, UserError } from './errors.js';
+import { EXIT_ERROR, UserError } from '../util/errors.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
 const DEFAULT_MEMORY_LIMIT_MB = 1024;

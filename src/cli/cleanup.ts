@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ensureEngine } from '../cluster/engine.js';
 import { sweepOrphans } from '../cluster/sweep.js';
-import { UserError } from './errors.js';
+import { UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos cleanup [--all]
 

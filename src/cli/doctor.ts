@@ -13,8 +13,7 @@ import { execInContainer } from '../cluster/cluster.js';
 import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
-import { errorMessage } from '../util/errors.js';
-import { EXIT_ERROR, UserError } from './errors.js';
+import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos doctor
 

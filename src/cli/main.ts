@@ -3,7 +3,7 @@
  * The lockchaos command line: a thin layer over the library. Each subcommand lives in its
  * own file and exports `(argv) => Promise<exit code>`.
  */
-import { EXIT_ERROR, UserError } from './errors.js';
+import { EXIT_ERROR, UserError } from '../util/errors.js';
 
 type Command = {
   summary: string;

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { buildRunReport } from '../report/html.js';
 import { runExitCode } from '../runner/conditions.js';
 import { formatSummary } from '../runner/summary.js';
-import { UserError } from './errors.js';
+import { UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos report RUN_DIR
 

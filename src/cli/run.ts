@@ -8,9 +8,9 @@ import { run } from '../runner/run.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
+import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
 import { onOff, parseCommandArgs } from './args.js';
-import { UserError } from './errors.js';
 import { onInterrupt } from './interrupt.js';
 
 const HELP = `Usage: lockchaos run [options]

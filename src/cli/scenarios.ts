@@ -1,7 +1,7 @@
 /** `lockchaos scenarios`: the preset failure stories, what they reproduce and what to expect. */
 import { parseArgs } from 'node:util';
 import { SCENARIOS, type Scenario } from '../scenarios/index.js';
-import { UserError } from './errors.js';
+import { UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos scenarios [--json]
 

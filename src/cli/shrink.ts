@@ -1,7 +1,7 @@
 /** `lockchaos shrink RUN_DIR`: the smallest fault schedule that still breaks the lock. */
 import { describeCandidate, reproduceCommand, SHRINK_DEFAULTS, shrinkRun } from '../shrink/shrink.js';
+import { UserError } from '../util/errors.js';
 import { parseCommandArgs } from './args.js';
-import { UserError } from './errors.js';
 import { onInterrupt } from './interrupt.js';
 
 const HELP = `Usage: lockchaos shrink RUN_DIR [options]

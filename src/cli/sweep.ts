@@ -3,9 +3,9 @@ import { BACKENDS } from '../backends/index.js';
 import { DEFAULTS } from '../runner/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
+import { UserError } from '../util/errors.js';
 import { knownBackend, numberList, onOff, parseCommandArgs, positiveNumber, seedOf } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
-import { UserError } from './errors.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos sweep [options]

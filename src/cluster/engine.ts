@@ -6,8 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { UserError } from '../cli/errors.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 
 // testcontainers' reaper (Ryuk) is an image that cannot be pulled here; lockchaos removes

@@ -1,4 +1,4 @@
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 
 /**
  * A history that cannot be read or makes no sense as a Jepsen history (a truncated line, an

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { HistoryWriter } from './writer.js';
 

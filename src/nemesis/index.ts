@@ -3,8 +3,8 @@
  * schedule (schedule.ts), so `pause-node,partition` flips both independently.
  */
 import type { Backend, BackendCapabilities } from '../backends/backend.js';
-import { UserError } from '../cli/errors.js';
 import type { NodeHandle } from '../cluster/cluster.js';
+import { UserError } from '../util/errors.js';
 import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
 import type { Nemesis } from './nemesis.js';
 import {

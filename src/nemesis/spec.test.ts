@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 import { parseNemesisSpec } from './spec.js';
 
 describe('--nemesis spec', () => {

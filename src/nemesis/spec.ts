@@ -3,7 +3,7 @@
  * target after a colon: `pause-node:leader,partition:majorities-ring,kill-node`. Parsed
  * here into a list; a bad spec is one line that lists what is allowed.
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 
 export const NODE_TARGETS = ['one', 'minority', 'majority', 'all', 'leader'] as const;
 export const PARTITIONS = [

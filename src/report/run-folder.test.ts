@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
-import { UserError } from '../cli/errors.js';
 import { HistoryError } from '../history/errors.js';
 import { toJsonl } from '../history/jsonl.js';
+import { UserError } from '../util/errors.js';
 import { loadRun, parseHistoryPrefix } from './run-folder.js';
 
 const config = {

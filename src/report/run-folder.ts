@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { worst } from '../../checkers/result.js';
-import { UserError } from '../cli/errors.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
@@ -23,6 +22,7 @@ import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
+import { UserError } from '../util/errors.js';
 
 /** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
 const DEFAULT_STORE_KEY = 'lockchaos:set';

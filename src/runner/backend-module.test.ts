@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 import { loadBackendModule } from './backend-module.js';
 import { DEFAULTS, validateConfig } from './config.js';
 

@@ -7,10 +7,9 @@
  */
 import type { BackendOptions } from '../backends/backend.js';
 import { type Backend, loadBackend } from '../backends/index.js';
-import { UserError } from '../cli/errors.js';
 import type { NodeSpec } from '../cluster/cluster.js';
 import { withDeadline } from '../util/deadline.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 
 export const MODULE_LOAD_TIMEOUT_MS = 15_000;
 

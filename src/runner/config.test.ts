@@ -3,8 +3,8 @@ import type { Backend } from '../backends/backend.js';
 import { BACKENDS } from '../backends/index.js';
 import { redisSentinelBackend } from '../backends/redis-sentinel.js';
 import { redlockBackend } from '../backends/redlock.js';
-import { UserError } from '../cli/errors.js';
 import { configFromArgs } from '../cli/run.js';
+import { UserError } from '../util/errors.js';
 import { backendOptionsOf, DEFAULTS, validateConfig } from './config.js';
 
 const parse = (args: string[]) => {

@@ -6,12 +6,11 @@ import { basename } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
-import { UserError } from '../cli/errors.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
 
 export interface TestConfig {

@@ -6,8 +6,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/errors.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
+import { UserError } from '../util/errors.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
 
 export const SCHEDULE_FORMAT = 'lockchaos-schedule/1';

@@ -8,13 +8,12 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
-import { UserError } from '../cli/errors.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { readHistoryPrefix } from '../report/run-folder.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 import { run } from '../runner/run.js';
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
 import { shrinkHtml } from './html.js';
 import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';

@@ -2,7 +2,7 @@
  * Writing the store failed for a reason outside lockchaos (a full disk, a read-only or
  * forbidden folder): one UserError line naming the path and the fix, not a stack trace.
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../util/errors.js';
 
 const WHY: Record<string, [why: string, fix: string]> = {
   ENOSPC: ['the disk is full', 'free space there, or give --store a folder on another disk'],
