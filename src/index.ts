@@ -78,10 +78,11 @@ export * from './check.js';
 export { loadReplayConfig } from './cli/run.js';
 export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
 export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
+// One run: configuration, the runner (with its progress and report.html), its per-run checkers.
+export { type ReportedRunHooks as RunHooks, runAndReport as run } from './report/reported-run.js';
 export { checkRun } from './runner/check.js';
 export { DEFAULTS, type TestConfig, testName, validateConfig } from './runner/config.js';
-// One run: configuration, the runner, its per-run checkers.
-export { type RunHooks, type RunResult, run } from './runner/run.js';
+export type { RunResult } from './runner/run.js';
 export { SCENARIOS, type Scenario } from './scenarios/index.js';
 export * from './stats/index.js';
 export type { PointResult } from './sweep/analyse.js';

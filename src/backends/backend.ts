@@ -149,13 +149,8 @@ export interface Backend {
   leader?(nodes: NodeHandle[]): Promise<string | undefined>;
 }
 
-/**
- * An error after which the client knows the request had no effect (it was never sent).
- * Everything else a client throws is indefinite: the history records `info`.
- */
-export class DefiniteFailure extends Error {
-  override name = 'DefiniteFailure';
-}
+// A backend's client throws it; the recorder reads it (history/recorder.ts).
+export { DefiniteFailure } from '../history/definite-failure.js';
 
 /** Acquire retries: min(Tmax, Tbase * 2^attempt) + Uniform(0, jitter), seeded. */
 export const BACKOFF = { baseMs: 5, maxMs: 100, jitterMs: 25 };

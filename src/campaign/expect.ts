@@ -6,6 +6,8 @@
  * of acquires ok outside fault windows, from perf): a lock that answers nobody is not a
  * correct configuration, whatever its safety verdict.
  */
+
+import { availabilityShortfall } from '../../checkers/availability.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
@@ -33,23 +35,6 @@ function said(results: readonly CheckResult[], want: Validity): string {
     .map((r) => `${r.checker}: ${r.summary}`)
     .join('; ');
 }
-
-/**
- * When the run's acquires outside fault windows were ok less often than `min` (a share,
- * 0..1), the shortfall in words; undefined when met or when perf measured nothing.
- */
-export function availabilityShortfall(results: readonly CheckResult[], min: number): string | undefined {
-  const perf = results.find((r) => r.checker === 'perf');
-  const kinds = (perf?.details as { kinds?: Record<string, { outside?: { availability?: number | null } }> })?.kinds;
-  const got = kinds?.acquire?.outside?.availability;
-  if (got === undefined)
-    return `acquire availability outside faults was not measured (expected at least ${percent(min)})`;
-  if (got === null) return `no acquire was tried outside faults (expected at least ${percent(min)} ok)`;
-  if (got >= min) return undefined;
-  return `acquire ok outside faults ${percent(got)}, expected at least ${percent(min)}`;
-}
-
-const percent = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 export function judge(
   expect: Expectation,

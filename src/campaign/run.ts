@@ -29,8 +29,8 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { runAndReport } from '../report/reported-run.js';
 import { DEFAULTS } from '../runner/config.js';
-import { run } from '../runner/run.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
@@ -209,7 +209,7 @@ export async function campaign(
     let result: CellResult;
     try {
       // Each run's lines go to its log file; live progress would interleave across runs.
-      const r = await run(config, {
+      const r = await runAndReport(config, {
         log: runLog,
         progress: false,
         signal: hooks.signal,

@@ -6,8 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { buildRunReport } from '../report/html.js';
+import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
-import { formatSummary } from '../runner/summary.js';
 import { UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos report RUN_DIR

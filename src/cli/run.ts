@@ -2,11 +2,11 @@ import { WORKLOADS } from '../../workloads/index.js';
 import { BACKOFF } from '../backends/backend.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
+import { runAndReport } from '../report/reported-run.js';
+import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { DEFAULTS, parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
-import { run } from '../runner/run.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
-import { formatSummary } from '../runner/summary.js';
 import { SCENARIOS, scenarioByName } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
@@ -215,7 +215,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
   const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {
-    const result = await run(parsed.config, {
+    const result = await runAndReport(parsed.config, {
       log: (line) => console.error(line),
       signal: interrupt.signal,
       buildImage: parsed.build,

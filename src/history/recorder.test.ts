@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DefiniteFailure } from '../backends/backend.js';
+import { DefiniteFailure } from './definite-failure.js';
 import { Recorder, type UnindexedOp } from './recorder.js';
 
 describe('Recorder', () => {

@@ -5,10 +5,11 @@
  * connection, any error not known to be definite). After an `info` the recorder takes a
  * fresh process number (current + stride), so a process never issues again after `info`.
  */
-import { DefiniteFailure } from '../backends/backend.js';
+
 import type { Origin } from '../util/clock.js';
 import { sinceOrigin } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { DefiniteFailure } from './definite-failure.js';
 import type { Op, OpType } from './op.js';
 
 /** What a request returns to the recorder: the completion's type and payload. */

@@ -15,13 +15,13 @@ import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
-import { stoppedEarlyLine } from '../runner/summary.js';
 import { version } from '../version.js';
 import { CLIENT_JS } from './client.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
 import { rerunCommands } from './rerun.js';
 import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
+import { stoppedEarlyLine } from './summary.js';
 
 /** Colours per operation kind; other kinds take the extras in turn. */
 const KIND_COLORS: Record<string, string> = {

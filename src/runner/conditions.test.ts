@@ -6,9 +6,9 @@ import { H } from '../../test/unit/history-builder.js';
 import { judge } from '../campaign/expect.js';
 import { toJsonl } from '../history/jsonl.js';
 import { buildRunReport } from '../report/html.js';
+import { formatSummary } from '../report/summary.js';
 import { interrupted, overrun, runExitCode, runVerdict, workerLost } from './conditions.js';
 import { DEFAULTS, type TestConfig } from './config.js';
-import { formatSummary } from './summary.js';
 
 describe('a run that did not run as configured', () => {
   it('an interruption: verdict valid becomes unknown, exit 130', () => {

@@ -19,8 +19,6 @@ import { sweepOrphans } from '../cluster/sweep.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
-import { writeRunReport } from '../report/html.js';
-import { RunProgress } from '../report/progress.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
@@ -61,12 +59,25 @@ export interface RunHooks {
   log?: (line: string) => void;
   /** Aborting ends the workload early; the run still heals, tears down and checks. */
   signal?: AbortSignal;
-  /** Live progress on stderr while the workload runs (default: when `log` is given). */
-  progress?: boolean;
+  /**
+   * Live progress while the workload runs: called once the clients are connected, with
+   * the run's one overlap count; the observer sees every op as it is recorded. The runner
+   * only runs: progress lines and report.html are its callers' (report/reported-run.ts).
+   */
+  progress?: (run: { timeLimitS: number; fencing: boolean; overlaps: LiveOverlaps }) => RunObserver;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
   /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
   latest?: boolean;
+}
+
+/** What watches a run's ops as they are recorded (the progress line). */
+export interface RunObserver {
+  onOp(op: Op): void;
+  /** Every client has stopped: the closing line. */
+  finish(): void;
+  /** Stop without a closing line (the run failed, or finish() was called). */
+  stop(): void;
 }
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
@@ -116,16 +127,15 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   let pool: WorkerPool | undefined;
   let faults: RunFaults | undefined;
   let clusterS = 0;
-  let progress: RunProgress | undefined;
+  let progress: RunObserver | undefined;
   const conditions: RunCondition[] = [];
   // Stops the workload early: time is up, Ctrl-C, the history can no longer be written, or
   // (--stop-on-violation, unfenced) two holds overlapped.
   const timeUp = new AbortController();
   let stoppedEarly: StoppedEarly | undefined;
   const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
-  const showProgress = Boolean(hooks.log) && hooks.progress !== false;
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
-  const overlaps = stopOnOverlap || showProgress ? new LiveOverlaps() : undefined;
+  const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
   try {
     log(`starting ${backend.name} cluster (run ${runId})...`);
@@ -147,9 +157,10 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       concurrency: config.concurrency,
       fencing: config.fencing,
     };
-    progress = showProgress
-      ? new RunProgress({ timeLimitS: config.timeLimitS, fencing: config.fencing, overlaps })
-      : undefined;
+    progress =
+      hooks.progress && overlaps
+        ? hooks.progress({ timeLimitS: config.timeLimitS, fencing: config.fencing, overlaps })
+        : undefined;
     const record = (op: Parameters<HistoryWriter['append']>[0]) => {
       const indexed = writer.append(op);
       if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
@@ -169,7 +180,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
         };
         timeUp.abort();
       }
-      return progress ? progress.onOp(indexed) : indexed;
+      progress?.onOp(indexed);
+      return indexed;
     };
     pool = new WorkerPool(
       runId,
@@ -261,10 +273,6 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   writeFileSync(
     join(dir, 'results.json'),
     `${JSON.stringify({ valid, conditions, config, timings, results, ...early }, null, 2)}\n`,
-  );
-  await writeRunReport(dir).then(
-    (path) => log(`report: ${path}`),
-    (err) => log(`report.html not written: ${String(err)}`),
   );
   return { dir, config, valid, results, conditions, history, timings, ...early };
 }

@@ -9,9 +9,9 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import { join, resolve } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
+import { runAndReport } from '../report/reported-run.js';
 import { readHistoryPrefix } from '../report/run-folder.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
-import { run } from '../runner/run.js';
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
@@ -140,7 +140,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     };
     const logFile = join(out, 'runs', `${name}.log`);
     try {
-      const r = await run(config, {
+      const r = await runAndReport(config, {
         log: (line) => appendFileSync(logFile, `${line}\n`),
         progress: false,
         latest: false,

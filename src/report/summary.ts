@@ -1,8 +1,9 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
+
+import { availabilityShortfall } from '../../checkers/availability.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
-import { availabilityShortfall } from '../campaign/expect.js';
+import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import { scenarioByName } from '../scenarios/index.js';
-import { conditionsText, type RunCondition } from './conditions.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
 function expectationLine(

@@ -1,0 +1,28 @@
+/**
+ * A run as the CLI, campaigns and shrink make it: the runner runs, and this layer shows
+ * its progress and writes its report.html. (The runner imports nothing of the report.)
+ */
+
+import type { TestConfig } from '../runner/config.js';
+import { type RunHooks, type RunResult, run } from '../runner/run.js';
+import { writeRunReport } from './html.js';
+import { RunProgress } from './progress.js';
+
+export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
+  /** Live progress on stderr while the workload runs (default: when `log` is given). */
+  progress?: boolean;
+}
+
+export async function runAndReport(config: TestConfig, hooks: ReportedRunHooks = {}): Promise<RunResult> {
+  const log = hooks.log ?? (() => {});
+  const showProgress = Boolean(hooks.log) && hooks.progress !== false;
+  const result = await run(config, {
+    ...hooks,
+    progress: showProgress ? (p) => new RunProgress(p) : undefined,
+  });
+  await writeRunReport(result.dir).then(
+    (path) => log(`report: ${path}`),
+    (err) => log(`report.html not written: ${String(err)}`),
+  );
+  return result;
+}

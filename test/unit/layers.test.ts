@@ -1,0 +1,111 @@
+/**
+ * Dependencies point down. Each folder of the source has a layer; a file may import from
+ * its own layer or a lower one, never a higher one (the order is the README's
+ * "Architecture"). A folder that is not in the table fails the test: give it a layer.
+ * Type-only imports count too: a type that a lower layer needs belongs down there.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/util/paths.js';
+
+/** Folder (relative to the package root) → layer; lower numbers are lower layers. */
+const LAYERS: Record<string, number> = {
+  'src/util': 0,
+  'src/stats': 0,
+  'src/version.ts': 0,
+  'src/history': 1,
+  checkers: 2,
+  'src/backends': 2,
+  'src/cluster': 2,
+  'src/store': 3,
+  workloads: 3,
+  'src/worker': 3,
+  'src/nemesis': 4,
+  'src/runner': 5,
+  'src/scenarios': 6,
+  'src/report': 7,
+  'src/shrink': 8,
+  'src/campaign': 9,
+  'src/sweep': 10,
+  'src/bench': 10,
+  'src/cli': 11,
+  'src/check.ts': 11,
+  'src/index.ts': 11,
+};
+
+/** The table's entry for a file: its folder under src/ (or top folder), or the file itself. */
+function unitOf(file: string): string | undefined {
+  const rel = relative(packageRoot, file).split('\\').join('/');
+  const parts = rel.split('/');
+  if (parts[0] === 'src') return parts.length === 2 ? rel : `src/${parts[1]}`;
+  return parts[0];
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Relative module specifiers of a file's imports and re-exports (static and dynamic). */
+function importsOf(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'(\.[^']+)'/g)) found.push(m[1] as string);
+  for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) found.push(m[1] as string);
+  return found;
+}
+
+function upwardImports(files: readonly string[], read = (file: string) => readFileSync(file, 'utf8')): string[] {
+  const wrong: string[] = [];
+  for (const file of files) {
+    const from = unitOf(file);
+    const fromLayer = from === undefined ? undefined : LAYERS[from];
+    if (from === undefined || fromLayer === undefined) {
+      wrong.push(`${relative(packageRoot, file)}: its folder has no layer in test/unit/layers.test.ts`);
+      continue;
+    }
+    for (const spec of importsOf(read(file))) {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      const to = unitOf(target);
+      const toLayer = to === undefined ? undefined : LAYERS[to];
+      if (to === undefined || toLayer === undefined || toLayer > fromLayer) {
+        wrong.push(
+          `${relative(packageRoot, file)} (${from}, layer ${fromLayer}) imports ${spec} (${to}, layer ${toLayer})`,
+        );
+      }
+    }
+  }
+  return wrong;
+}
+
+describe('the layer order', () => {
+  const files = ['src', 'checkers', 'workloads'].flatMap((d) => sources(join(packageRoot, d)));
+
+  it('no source file imports from a higher layer', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it('catches an upward import, a type-only one and a dynamic one', () => {
+    const src = join(packageRoot, 'src');
+    expect(importsOf("import type { X } from '../runner/run.js';\nconst m = await import('../cli/main.js');")).toEqual([
+      '../runner/run.js',
+      '../cli/main.js',
+    ]);
+    expect(unitOf(join(src, 'history', 'pairs.ts'))).toBe('src/history');
+    expect(unitOf(join(src, 'index.ts'))).toBe('src/index.ts');
+    expect(unitOf(join(packageRoot, 'checkers', 'models', 'kv.ts'))).toBe('checkers');
+    const fake: Record<string, string> = {
+      [join(src, 'history', 'a.ts')]: "import type { RunResult } from '../runner/run.js';",
+      [join(src, 'runner', 'b.ts')]: "import { x } from '../history/a.js';\nexport { y } from './c.js';",
+      [join(src, 'nowhere', 'c.ts')]: '',
+    };
+    expect(upwardImports(Object.keys(fake), (f) => fake[f] ?? '')).toEqual([
+      'src/history/a.ts (src/history, layer 1) imports ../runner/run.js (src/runner, layer 5)',
+      'src/nowhere/c.ts: its folder has no layer in test/unit/layers.test.ts',
+    ]);
+  });
+});
