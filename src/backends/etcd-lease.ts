@@ -14,8 +14,6 @@ import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 const REOPEN_MS = 100;
 
 export class KeptLease {
-  /** Set when etcd said the lease no longer exists. */
-  lost: string | undefined;
   private stream: IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -102,8 +100,7 @@ export class KeptLease {
   private onAnswer(res: ILeaseKeepAliveResponse) {
     const sentAt = this.unanswered.shift();
     if (res.TTL === '0' || Number(res.TTL) <= 0) {
-      this.lost = 'etcd: lease expired or revoked';
-      this.stop();
+      this.stop(); // etcd says the lease no longer exists: nothing left to keep alive
     } else if (sentAt !== undefined && sentAt > this.renewedAt) {
       this.renewedAt = sentAt;
     }

@@ -27,7 +27,7 @@ import {
 } from './backend.js';
 import { KeptLease } from './etcd-lease.js';
 import { ETCD_CLIENT_PORT, etcdLeader, etcdNodeSpecs } from './etcd-node.js';
-import { newOwner } from './redis.js';
+import { newOwner } from './owner.js';
 
 /** etcd leases are whole seconds: the TTL asked for a ttlMs lock. */
 export const leaseTtlSeconds = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs / 1000));

@@ -19,8 +19,8 @@ import {
   type LockClient,
   type NodeAddress,
 } from './backend.js';
+import { newOwner } from './owner.js';
 import { PG_PORT, pgConnect, postgresNodeSpec, TOKEN_SEQUENCE } from './postgres-node.js';
-import { newOwner } from './redis.js';
 
 /** One statement: the lock, and the token only when the lock was granted. */
 const TRY_LOCK = `SELECT CASE WHEN pg_try_advisory_lock(hashtext($1)) THEN nextval('${TOKEN_SEQUENCE}') END AS token`;

@@ -3,6 +3,7 @@
  * compare-and-delete. The fencing token is a counter incremented in the same script as
  * the SET, so tokens grow with grants (but are lost if the node restarts empty).
  */
+
 import type { Redis } from 'ioredis';
 import { monotonicNow, sleep } from '../util/clock.js';
 import {
@@ -13,6 +14,7 @@ import {
   type Grant,
   type LockClient,
 } from './backend.js';
+import { newOwner } from './owner.js';
 import { classifyRedisError, REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
 
 /** KEYS[1] lock, KEYS[2] token counter; ARGV[1] owner, ARGV[2] ttl ms. Token or nil. */
@@ -28,12 +30,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0`;
-
-let grants = 0;
-export function newOwner(clientId: string): string {
-  grants += 1;
-  return `${clientId}:${process.pid}:${grants}`;
-}
 
 /**
  * The lock on one Redis (a single node, or whichever primary a Sentinel client is on).

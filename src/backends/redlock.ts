@@ -15,7 +15,8 @@ import {
   type Grant,
   type LockClient,
 } from './backend.js';
-import { COMPARE_AND_DELETE, newOwner } from './redis.js';
+import { newOwner } from './owner.js';
+import { COMPARE_AND_DELETE } from './redis.js';
 import { REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
 
 /** Votes that are a bare majority of n masters. */

@@ -26,7 +26,7 @@ import {
   type LockClient,
   type NodeAddress,
 } from './backend.js';
-import { newOwner } from './redis.js';
+import { newOwner } from './owner.js';
 import { ZK_CLIENT_PORT, zkLeader, zkNodeSpecs } from './zookeeper-node.js';
 import { ZkIndefinite, ZkSession, zookeeperMissing, zookeeperModule } from './zookeeper-session.js';
 

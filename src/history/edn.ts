@@ -525,23 +525,3 @@ function printString(s: string): string {
   // JSON's escapes are a subset of what the Clojure reader accepts.
   return JSON.stringify(s);
 }
-
-function printOp(op: Op): string {
-  const parts = [
-    `:index ${op.index}`,
-    `:time ${op.time}`,
-    `:type :${op.type}`,
-    `:process ${op.process === 'nemesis' ? ':nemesis' : op.process}`,
-    `:f ${KEYWORD_NAME.test(op.f) ? `:${op.f}` : printString(op.f)}`,
-  ];
-  if (op.key !== undefined) parts.push(`:key ${printString(op.key)}`);
-  parts.push(`:value ${printEdn(op.value)}`);
-  if (op.error !== undefined) parts.push(`:error ${printString(op.error)}`);
-  return `{${parts.join(', ')}}`;
-}
-
-/** A history as an EDN vector of op maps, one per line, as Knossos and Elle read them. */
-export function toEdn(history: readonly Op[]): string {
-  if (history.length === 0) return '[]\n';
-  return `[${history.map(printOp).join('\n ')}]\n`;
-}

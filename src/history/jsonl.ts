@@ -47,9 +47,3 @@ export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1
   }
   return ops;
 }
-
-export function toJsonl(history: readonly Op[]): string {
-  let out = '';
-  for (const op of history) out += `${JSON.stringify(op)}\n`;
-  return out;
-}

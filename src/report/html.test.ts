@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
-import { toJsonl } from '../history/jsonl.js';
+import { toJsonl } from '../../test/unit/history-writers.js';
 import type { TestConfig } from '../runner/config.js';
 import { CLIENT_JS } from './client.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';

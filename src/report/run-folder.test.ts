@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
+import { toJsonl } from '../../test/unit/history-writers.js';
 import { HistoryError } from '../history/errors.js';
-import { toJsonl } from '../history/jsonl.js';
 import { UserError } from '../util/errors.js';
 import { loadRun, parseHistoryPrefix } from './run-folder.js';
 

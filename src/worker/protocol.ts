@@ -37,7 +37,6 @@ export type FromWorker =
   | { type: 'ops'; ops: UnindexedOp[] }
   /** Connected to the lock service and the store, waiting for 'go'. */
   | { type: 'ready' }
-  | { type: 'done' }
   | { type: 'error'; message: string }
   /** Sent just before the worker stops itself at an armed pause point. */
   | { type: 'self-paused'; where: string };

@@ -114,10 +114,8 @@ process.on('message', (message: ToWorker) => {
   if (message.type === 'disarm-pause') armed = undefined;
   if (message.type === 'start') {
     run(message.config).then(
-      () => {
-        send({ type: 'done' });
-        process.disconnect?.();
-      },
+      // The runner knows the worker is done when its process exits.
+      () => process.disconnect?.(),
       (err) => {
         send({ type: 'error', message: errorStack(err) });
         process.disconnect?.();

@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../../src/cli/check.js';
-import { toEdn } from '../../src/history/edn.js';
-import { toJsonl } from '../../src/history/jsonl.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
+import { toEdn, toJsonl } from './history-writers.js';
 import { simulateHistory } from './linearizable-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-check-'));
