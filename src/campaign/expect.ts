@@ -15,7 +15,7 @@ import type { Expectation } from './spec.js';
 /** What a cell ended with. */
 export type Actual = 'valid' | 'invalid' | 'unknown' | 'error' | 'aborted' | 'not-run';
 
-export interface Outcome {
+export interface CellOutcome {
   actual: Actual;
   met: boolean;
   /** One line: the violation or the mismatch in words. */
@@ -44,7 +44,7 @@ export function judge(
     | { notRun: true },
   /** The least share of acquires that must be ok outside fault windows, when one is expected. */
   availability?: number,
-): Outcome {
+): CellOutcome {
   if ('notRun' in ended) return { actual: 'not-run', met: false, message: 'not run: the campaign was interrupted' };
   if (ended.aborted) {
     return { actual: 'aborted', met: false, message: 'interrupted before the run finished: no verdict' };

@@ -13,7 +13,7 @@ import { DefiniteFailure } from './definite-failure.js';
 import type { Op, OpType } from './op.js';
 
 /** What a request returns to the recorder: the completion's type and payload. */
-export type Outcome = { type: 'ok'; value?: unknown } | { type: 'fail'; error: string; value?: unknown };
+export type Observed = { type: 'ok'; value?: unknown } | { type: 'fail'; error: string; value?: unknown };
 
 export type UnindexedOp = Omit<Op, 'index'>;
 
@@ -45,8 +45,8 @@ export class Recorder {
     f: string,
     key: string | undefined,
     value: unknown,
-    request: () => Promise<Outcome>,
-  ): Promise<Outcome | { type: 'info'; error: string }> {
+    request: () => Promise<Observed>,
+  ): Promise<Observed | { type: 'info'; error: string }> {
     const process = this.process;
     this.emit('invoke', f, key, value, undefined, process);
     try {

@@ -38,8 +38,9 @@ export class WorkerPool implements PausableClients {
     runId: string,
     configs: WorkerConfig[],
     private readonly record: (op: UnindexedOp) => void,
+    /** The worker program (tests give a fake one that speaks the protocol). */
+    entry = workerEntry(),
   ) {
-    const entry = workerEntry();
     for (const config of configs) {
       const child = fork(entry, [], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

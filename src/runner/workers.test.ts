@@ -1,0 +1,91 @@
+/**
+ * WorkerPool with real child processes, but fake workers (test/unit/fixtures/fake-worker.mjs)
+ * that speak the protocol without a lock service: readiness, the ops and who holds the lock,
+ * a worker lost from outside, a pause point, and a stop that has to kill.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UnindexedOp } from '../history/recorder.js';
+import { packageRoot } from '../util/paths.js';
+import type { WorkerConfig } from '../worker/protocol.js';
+import { WorkerPool } from './workers.js';
+
+const FAKE = join(packageRoot, 'test/unit/fixtures/fake-worker.mjs');
+const pools: WorkerPool[] = [];
+
+function pool(workloads: string[]): { pool: WorkerPool; ops: UnindexedOp[] } {
+  const ops: UnindexedOp[] = [];
+  const configs = workloads.map((workload, client) => ({ client, workload }) as unknown as WorkerConfig);
+  const p = new WorkerPool('test', configs, (op) => ops.push(op), FAKE);
+  pools.push(p);
+  return { pool: p, ops };
+}
+
+const until = async (done: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+afterEach(() => {
+  for (const p of pools.splice(0)) p.kill();
+});
+
+describe('WorkerPool', () => {
+  it('is ready when every worker is; records their ops and follows who holds the lock', async () => {
+    const { pool: p, ops } = pool(['ok', 'ok']);
+    await p.ready(5000);
+    p.go(0n);
+    await until(() => ops.length === 5);
+    expect(ops.filter((o) => o.process === 1).map((o) => `${o.type} ${o.f}`)).toEqual([
+      'invoke acquire',
+      'ok acquire',
+      'invoke release',
+    ]);
+    // Client 0 holds its grant; client 1 began to release, so it no longer counts as a holder.
+    expect(p.holders()).toEqual([0]);
+    expect(p.grant(0)).toEqual({ token: 0 });
+    expect(p.maxProcess()).toBe(1);
+    await p.stop(2000);
+    expect(p.lost).toEqual([]);
+  });
+
+  it('rejects ready() when a worker exits first or reports an error', async () => {
+    await expect(pool(['ok', 'exit-before-ready']).pool.ready(5000)).rejects.toThrow(
+      'client worker 1 exited before it was ready',
+    );
+    await expect(pool(['error']).pool.ready(5000)).rejects.toThrow('client 0 cannot connect');
+  });
+
+  it('reports a worker killed from outside as lost, and one stopped by the runner as not', async () => {
+    const { pool: p } = pool(['ok', 'ok']);
+    await p.ready(5000);
+    p.go(0n);
+    process.kill(p.pid(1) as number, 'SIGKILL');
+    await until(() => p.lost.length === 1);
+    expect(p.lost[0]).toMatchObject({ client: 1, code: null, signal: 'SIGKILL' });
+    await p.stop(2000);
+    expect(p.lost).toHaveLength(1);
+  });
+
+  it('arms a pause point: true once the worker stopped itself, false when it never got there', async () => {
+    const { pool: p } = pool(['ok', 'never-pauses']);
+    await p.ready(5000);
+    expect(await p.armPause(0, 'after-acquire', 5000)).toBe(true);
+    expect(await p.armPause(1, 'after-acquire', 200)).toBe(false);
+    // stop() ends a SIGSTOPped worker too: it is killed when the grace runs out.
+    await p.stop(300);
+    expect(p.lost).toEqual([]);
+  });
+
+  it('kills a worker that does not stop within the grace', async () => {
+    const { pool: p } = pool(['ignores-stop']);
+    await p.ready(5000);
+    const pid = p.pid(0) as number;
+    await p.stop(300);
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(p.lost).toEqual([]);
+  });
+});
