@@ -114,8 +114,12 @@ process.on('message', (message: ToWorker) => {
   if (message.type === 'disarm-pause') armed = undefined;
   if (message.type === 'start') {
     run(message.config).then(
-      // The runner knows the worker is done when its process exits.
-      () => process.disconnect?.(),
+      // The last operations go before the channel closes; the runner knows the worker is
+      // done when its process exits.
+      () => {
+        flushOps();
+        process.disconnect?.();
+      },
       (err) => {
         send({ type: 'error', message: errorStack(err) });
         process.disconnect?.();
