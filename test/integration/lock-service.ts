@@ -17,8 +17,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Backend, Grant, LockClient, NodeAddress } from '../../src/backends/backend.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
+import type { NodeFaultContext } from '../../src/nemesis/context.js';
+import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
+import { Partition } from '../../src/nemesis/kinds/partition.js';
+import { NodePause } from '../../src/nemesis/kinds/pause-node.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import { type NodeFaultContext, NodeKill, NodePause, Partition } from '../../src/nemesis/node-faults.js';
 import { sleep } from '../../src/util/clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
@@ -234,8 +237,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
   const faultContext = (): NodeFaultContext => ({
     runId,
     nodes: cluster.nodes,
-    intervalS: 2,
-    ttlMs,
+    timing: { intervalS: 2, ttlMs },
     loseData: false,
     unavailable: new Set(),
   });

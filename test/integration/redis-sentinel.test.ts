@@ -11,7 +11,7 @@ import { redisSentinelBackend } from '../../src/backends/redis-sentinel.js';
 import { sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
-import { Partition } from '../../src/nemesis/node-faults.js';
+import { Partition } from '../../src/nemesis/kinds/partition.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
@@ -58,8 +58,7 @@ describe.skipIf(skip)('redis-sentinel', () => {
         runId,
         nodes: lockNodes(),
         leader: () => sentinelPrimary(lockNodes()),
-        intervalS: 10,
-        ttlMs: 1000,
+        timing: { intervalS: 10, ttlMs: 1000 },
         loseData: false,
         unavailable: new Set(),
       },

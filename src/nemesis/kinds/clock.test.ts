@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeHandle } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
-import { Rng } from '../util/rng.js';
-import { ClockStrobe, type NodeFaultContext } from './node-faults.js';
+import type { NodeHandle } from '../../cluster/cluster.js';
+import { sleep } from '../../util/clock.js';
+import { Rng } from '../../util/rng.js';
+import type { NodeFaultContext } from '../context.js';
+import { ClockStrobe } from './clock.js';
 
 describe('clock strobe', () => {
   it('brings back every node that went ahead, and only those, even when a node misses flips', async () => {
@@ -10,8 +11,7 @@ describe('clock strobe', () => {
     const ctx: NodeFaultContext = {
       runId: 't',
       nodes,
-      intervalS: 1,
-      ttlMs: 1000,
+      timing: { intervalS: 1, ttlMs: 1000 },
       loseData: false,
       unavailable: new Set(),
     };

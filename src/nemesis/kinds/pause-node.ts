@@ -1,0 +1,21 @@
+/** pause-node: the cgroup freezer stops every process of the node (docker pause), then thaws. */
+import type { NodeHandle } from '../../cluster/cluster.js';
+import { leaderUnfit } from '../applicability.js';
+import { faultKind, nodesHit } from '../kind.js';
+import { NodeOutage } from '../node-outage.js';
+import { NODE_TARGETS } from '../targets.js';
+
+export class NodePause extends NodeOutage {
+  readonly kind = 'pause-node';
+  protected takeDown = (n: NodeHandle) => n.pause();
+  protected bringBack = (n: NodeHandle) => n.resume();
+}
+
+export const pauseNode = faultKind({
+  name: 'pause-node',
+  targets: NODE_TARGETS,
+  what: "freeze a node's processes (cgroup freezer), then thaw",
+  unfit: (s, backend) => leaderUnfit(s.target, backend),
+  build: (s, ctx) => new NodePause(ctx, s.target),
+  words: (v) => ({ whom: nodesHit(v) }),
+});
