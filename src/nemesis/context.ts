@@ -48,6 +48,14 @@ export interface NodeFaultContext {
   split?: { bridge: string };
 }
 
+/** The node part of a context as a run starts: no node out, no split; not losing data unless said. */
+export const nodeFaultContext = (
+  runId: string,
+  nodes: NodeHandle[],
+  timing: FaultTiming,
+  more: Partial<Pick<NodeFaultContext, 'leader' | 'loseData'>> = {},
+): NodeFaultContext => ({ runId, nodes, timing, loseData: false, unavailable: new Set(), ...more });
+
 export interface NemesisContext extends NodeFaultContext {
   clients: ClientFaultTarget;
   /** The per-client proxies; empty unless a kind of the run uses them (FaultKindModule.usesProxies). */

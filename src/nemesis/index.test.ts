@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { Rng } from '../util/rng.js';
-import type { ClientFaultTarget, NemesisContext } from './context.js';
+import { type ClientFaultTarget, type NemesisContext, nodeFaultContext } from './context.js';
 import { buildNemeses, needsProxies, parseNemesisSpec } from './index.js';
 import { ClientClockStep } from './kinds/client-clock.js';
 import { ClientPause } from './kinds/client-pause.js';
@@ -49,11 +49,7 @@ function context(capabilities?: BackendCapabilities) {
     ['n1', 'n2', 'n3', 'store'].map((node) => ({ client, node, proxy: proxy() as unknown as TcpProxy })),
   );
   const ctx: NemesisContext = {
-    runId: 't',
-    nodes,
-    timing: { intervalS: 2, ttlMs: 1000 },
-    loseData: false,
-    unavailable: new Set(),
+    ...nodeFaultContext('t', nodes, { intervalS: 2, ttlMs: 1000 }),
     clients,
     routes,
     capabilities: capabilities ?? {

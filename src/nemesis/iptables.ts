@@ -26,7 +26,11 @@ export abstract class IptablesFault implements Nemesis {
   private ruled = new Set<NodeHandle>();
   /** The key under which a stop's value names the nodes it cleared. */
   protected abstract readonly stopKey: string;
-  constructor(protected readonly ctx: NodeFaultContext) {}
+  constructor(
+    protected readonly ctx: NodeFaultContext,
+    /** Which nodes (loss), or the partition's shape. */
+    protected readonly target: string,
+  ) {}
 
   /** Adds the rules of one fault (calling ruled() for each node given rules); the start's value, or null. */
   protected abstract addRules(rng: Rng, durationMs: number): Promise<Record<string, unknown> | null>;

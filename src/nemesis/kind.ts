@@ -5,9 +5,10 @@
  * module under kinds/; the registry (kinds/index.ts) lists them.
  */
 import type { Backend } from '../backends/backend.js';
-import type { Unfit } from './applicability.js';
+import { leaderUnfit, type Unfit } from './applicability.js';
 import type { NemesisContext } from './context.js';
 import type { Nemesis } from './nemesis.js';
+import { NODE_TARGETS } from './targets.js';
 
 /** One fault kind of a --nemesis spec, parsed (spec.ts). */
 export interface FaultSpec {
@@ -46,6 +47,12 @@ export interface FaultKindModule<Name extends string = string> {
 
 /** Keeps a kind's name a literal type, so that the registry's names are a union. */
 export const faultKind = <const Name extends string>(kind: FaultKindModule<Name>) => kind;
+
+/** The targets and applicability of a kind that hits whole nodes (pause-node, kill-node, loss). */
+export const onNodes = {
+  targets: NODE_TARGETS,
+  unfit: (s: FaultSpec, backend: Backend) => leaderUnfit(s.target, backend),
+};
 
 /** A list of node names, or whatever was recorded, as words. */
 export const listed = (x: unknown) => (Array.isArray(x) ? x.map(String).join(', ') : String(x));

@@ -6,6 +6,7 @@
 import type { Backend, NodeAddress } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import type { UnindexedOp } from '../history/recorder.js';
+import { nodeFaultContext } from '../nemesis/context.js';
 import {
   buildNemeses,
   type ClientFaultTarget,
@@ -83,14 +84,12 @@ export class RunFaults {
       pauseTtl: this.config.pauseTtl,
     };
     this.nemeses = this.build(this.specs, {
-      runId: this.runId,
-      nodes: this.lockNodes,
-      leader: this.backend.leader
-        ? () => this.backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined)
-        : undefined,
-      timing,
-      loseData: this.config.loseData ?? false,
-      unavailable: new Set(),
+      ...nodeFaultContext(this.runId, this.lockNodes, timing, {
+        leader: this.backend.leader
+          ? () => this.backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined)
+          : undefined,
+        loseData: this.config.loseData ?? false,
+      }),
       clients: opts.clients,
       routes: this.routes,
       capabilities: this.backend.capabilities ?? {},

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec, SHIFT_TTLS } from '../../src/backends/redis-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
-import type { NodeFaultContext } from '../../src/nemesis/context.js';
+import { type NodeFaultContext, nodeFaultContext } from '../../src/nemesis/context.js';
 import { ClockJump, ClockStrobe } from '../../src/nemesis/kinds/clock.js';
 import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
 import { DelayTraffic } from '../../src/nemesis/kinds/latency.js';
@@ -53,13 +53,7 @@ describe.skipIf(skip)('faults on real containers', () => {
       runId,
       ['r1', 'r2', 'r3'].map((n) => redisNodeSpec(n, 'node')),
     );
-    ctx = {
-      runId,
-      nodes: cluster.nodes,
-      timing: { intervalS: 1, ttlMs: 1000 },
-      loseData: false,
-      unavailable: new Set(),
-    };
+    ctx = nodeFaultContext(runId, cluster.nodes, { intervalS: 1, ttlMs: 1000 });
   });
   afterAll(async () => {
     await removeResources({ runId });

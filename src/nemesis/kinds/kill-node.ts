@@ -1,11 +1,9 @@
 /** kill-node: SIGKILL to the server (PID 1), then a restart of the container. */
 import type { NodeHandle } from '../../cluster/cluster.js';
 import type { Rng } from '../../util/rng.js';
-import { leaderUnfit } from '../applicability.js';
-import { faultKind, nodesHit } from '../kind.js';
+import { faultKind, nodesHit, onNodes } from '../kind.js';
 import type { FaultPlan, FaultStart } from '../nemesis.js';
 import { NodeOutage } from '../node-outage.js';
-import { NODE_TARGETS } from '../targets.js';
 
 export class NodeKill extends NodeOutage {
   readonly kind = 'kill-node';
@@ -39,9 +37,8 @@ export class NodeKill extends NodeOutage {
 
 export const killNode = faultKind({
   name: 'kill-node',
-  targets: NODE_TARGETS,
+  ...onNodes,
   what: 'SIGKILL the server, then restart it (--lose-data: restart empty)',
-  unfit: (s, backend) => leaderUnfit(s.target, backend),
   build: (s, ctx) => new NodeKill(ctx, s.target),
   words: (v) => ({ whom: nodesHit(v) }),
 });

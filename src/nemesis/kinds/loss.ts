@@ -1,23 +1,14 @@
 /** loss: drop a share of the packets into some nodes (iptables statistic). */
 import type { Rng } from '../../util/rng.js';
-import { leaderUnfit } from '../applicability.js';
-import type { NodeFaultContext } from '../context.js';
 import { IptablesFault, ruleTag } from '../iptables.js';
-import { faultKind, nodesHit } from '../kind.js';
+import { faultKind, nodesHit, onNodes } from '../kind.js';
 import { chooseNodes, mustNetExec } from '../nodes.js';
-import { NODE_TARGETS } from '../targets.js';
 
 export const LOSS_PROBABILITY = 0.2;
 
 export class PacketLoss extends IptablesFault {
   readonly kind = 'loss';
   protected readonly stopKey = 'nodes';
-  constructor(
-    ctx: NodeFaultContext,
-    private readonly target: string,
-  ) {
-    super(ctx);
-  }
 
   protected async addRules(rng: Rng, durationMs: number) {
     const nodes = await chooseNodes(this.ctx, this.target, rng);
@@ -48,9 +39,8 @@ export class PacketLoss extends IptablesFault {
 
 export const loss = faultKind({
   name: 'loss',
-  targets: NODE_TARGETS,
+  ...onNodes,
   what: 'drop 20% of packets into a node (iptables statistic)',
-  unfit: (s, backend) => leaderUnfit(s.target, backend),
   build: (s, ctx) => new PacketLoss(ctx, s.target),
   words: (v) => ({
     whom: nodesHit(v),

@@ -31,17 +31,11 @@ const cutsClients = (shape: string): shape is 'clients' | 'clients-majorities' =
 export class Partition extends IptablesFault {
   readonly kind = 'partition';
   protected readonly stopKey = 'healed';
-  constructor(
-    ctx: NodeFaultContext,
-    private readonly shape: string,
-  ) {
-    super(ctx);
-  }
 
   protected async addRules(rng: Rng, durationMs: number) {
-    const leader = this.shape === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
+    const leader = this.target === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
     const grudge = partitionGrudge(
-      this.shape,
+      this.target,
       this.ctx.nodes.map((n) => n.name),
       rng,
       leader,
@@ -58,7 +52,7 @@ export class Partition extends IptablesFault {
       await mustNetExec(node, ['bash', '-c', rules.join(' && ')]);
       this.ruledOn(node);
     }
-    return { shape: this.shape, drops: describeGrudge(grudge), ms: durationMs };
+    return { shape: this.target, drops: describeGrudge(grudge), ms: durationMs };
   }
 }
 

@@ -1,9 +1,7 @@
 /** pause-node: the cgroup freezer stops every process of the node (docker pause), then thaws. */
 import type { NodeHandle } from '../../cluster/cluster.js';
-import { leaderUnfit } from '../applicability.js';
-import { faultKind, nodesHit } from '../kind.js';
+import { faultKind, nodesHit, onNodes } from '../kind.js';
 import { NodeOutage } from '../node-outage.js';
-import { NODE_TARGETS } from '../targets.js';
 
 export class NodePause extends NodeOutage {
   readonly kind = 'pause-node';
@@ -13,9 +11,8 @@ export class NodePause extends NodeOutage {
 
 export const pauseNode = faultKind({
   name: 'pause-node',
-  targets: NODE_TARGETS,
+  ...onNodes,
   what: "freeze a node's processes (cgroup freezer), then thaw",
-  unfit: (s, backend) => leaderUnfit(s.target, backend),
   build: (s, ctx) => new NodePause(ctx, s.target),
   words: (v) => ({ whom: nodesHit(v) }),
 });
