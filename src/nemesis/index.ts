@@ -8,11 +8,13 @@ import type { Backend } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { UserError } from '../util/errors.js';
 import type { NemesisContext } from './context.js';
+import type { FaultSpec } from './kind.js';
 import type { Nemesis } from './nemesis.js';
-import { FAULT_KINDS, type FaultSpec, faultKindModule, parseNemesisSpec } from './spec.js';
+import { faultKindModule, parseNemesisSpec } from './spec.js';
 
 export type { ClientFaultTarget, NemesisContext } from './context.js';
-export { type FaultSpec, parseNemesisSpec } from './spec.js';
+export type { FaultSpec } from './kind.js';
+export { parseNemesisSpec } from './spec.js';
 
 /** The kind's module of a parsed spec (parsing made sure there is one). */
 function moduleOf(s: FaultSpec) {
@@ -28,10 +30,11 @@ export const needsProxies = (specs: FaultSpec[]) => specs.some((s) => moduleOf(s
 export function checkSpecForBackend(spec: string, backend: Backend, nodeCount: number): FaultSpec[] {
   const specs = parseNemesisSpec(spec);
   for (const s of specs) {
-    const unfit = moduleOf(s).unfit?.(s, backend, nodeCount);
+    const module = moduleOf(s);
+    const unfit = module.unfit?.(s, backend, nodeCount);
     if (!unfit) continue;
     if ('reason' in unfit) throw new UserError(`--nemesis ${s.kind}:${s.target} ${unfit.reason}`);
-    const shown = s.target === FAULT_KINDS[s.kind].targets[0] ? s.kind : `${s.kind}:${s.target}`;
+    const shown = s.target === module.targets[0] ? s.kind : `${s.kind}:${s.target}`;
     throw new UserError(
       `--nemesis ${shown} needs the backend capability ${unfit.capability}, which ${backend.name} does not declare: choose another fault or backend (lockchaos scenarios lists what fits)`,
     );

@@ -5,14 +5,13 @@
  * their targets are the registry's (kinds/index.ts).
  */
 import { UserError } from '../util/errors.js';
-import type { FaultSpec as AnyFaultSpec, FaultKindModule } from './kind.js';
+import type { FaultKindModule, FaultSpec } from './kind.js';
 import { FAULT_KIND_MODULES } from './kinds/index.js';
 
-export type FaultKind = (typeof FAULT_KIND_MODULES)[number]['name'];
+export type { FaultSpec } from './kind.js';
 
-export interface FaultSpec extends AnyFaultSpec {
-  kind: FaultKind;
-}
+/** The name of a registered fault kind. */
+export type FaultKind = (typeof FAULT_KIND_MODULES)[number]['name'];
 
 /** Every fault kind by name: the targets it takes (first = default), its directions, what it does. */
 export const FAULT_KINDS = Object.fromEntries(
@@ -38,7 +37,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
         `unknown nemesis '${rawKind}' in --nemesis '${spec}': choose none or some of ${Object.keys(FAULT_KINDS).join(', ')}`,
       );
     }
-    const kind = module.name as FaultKind;
+    const kind = module.name;
     const allowed = module.targets;
     const directions = module.directions ?? [];
     const badDirection = direction !== undefined && !directions.includes(direction);

@@ -40,7 +40,7 @@ export class PacketLoss extends IptablesFault {
 export const loss = faultKind({
   name: 'loss',
   ...onNodes,
-  what: 'drop 20% of packets into a node (iptables statistic)',
+  what: `drop ${LOSS_PROBABILITY * 100}% of packets into a node (iptables statistic)`,
   build: (s, ctx) => new PacketLoss(ctx, s.target),
   words: (v) => ({
     whom: nodesHit(v),
