@@ -91,7 +91,7 @@ async function iptablesCheck(): Promise<DoctorCheck> {
       HostConfig: { CapAdd: ['NET_ADMIN'], NetworkMode: 'none' },
     });
     await container.start();
-    // The same rule the loss fault adds (nemesis/node-faults.ts), on a port nothing uses.
+    // The same rule the loss fault adds (nemesis/kinds/loss.ts), on a port nothing uses.
     const rule = [
       'INPUT',
       '-p',

@@ -53,7 +53,8 @@ describe('fault kinds ask the backend what it declares', () => {
   it('no nemesis source names a backend', () => {
     const dir = join(packageRoot, 'src/nemesis');
     const names = Object.keys(BACKENDS);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+    const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+    for (const file of sources.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
       const text = readFileSync(join(dir, file), 'utf8');
       for (const name of names) expect(text, `${file} names ${name}`).not.toMatch(new RegExp(`['"\`]${name}['"\`]`));
     }

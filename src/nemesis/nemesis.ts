@@ -13,7 +13,7 @@ export interface FaultStart {
 }
 
 export interface Nemesis {
-  /** The fault kind, e.g. "pause-client"; history ops are start-<kind> / stop-<kind>. */
+  /** The fault kind, e.g. "client-pause"; history ops are start-<kind> / stop-<kind>. */
   readonly kind: string;
   /**
    * Starts one fault, drawing what it needs (which node, how far) from rng; null when there
@@ -37,7 +37,11 @@ export interface FaultPlan {
  */
 export const planned = (plan: FaultPlan | undefined, drawnMs: number) => plan?.durationMs ?? drawnMs;
 
-export interface NemesisOptions {
+/**
+ * When and how long: the run's timing, the same for every fault kind, given once. A fault
+ * lasts around the interval; time-based faults draw sizes around the TTL.
+ */
+export interface FaultTiming {
   /** Mean seconds between the end of one fault and the start of the next. */
   intervalS: number;
   ttlMs: number;

@@ -7,6 +7,14 @@
  */
 import net from 'node:net';
 
+/** One client's proxy to one server: the path client faults delay or cut. */
+export interface ProxyRoute {
+  client: number;
+  /** The node's name, or "store". */
+  node: string;
+  proxy: TcpProxy;
+}
+
 interface Direction {
   queue: { at: number; chunk: Buffer }[];
   timer?: NodeJS.Timeout;

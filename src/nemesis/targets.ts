@@ -13,6 +13,9 @@ function shuffled<T>(items: readonly T[], rng: Rng): T[] {
   return a;
 }
 
+/** The targets of the kinds that hit whole nodes (pause-node, kill-node, loss). */
+export const NODE_TARGETS = ['one', 'minority', 'majority', 'all', 'leader'] as const;
+
 /** one | minority | majority | all | leader (the leader's name, when known). */
 export function pickNodes(target: string, nodes: readonly string[], rng: Rng, leader?: string): string[] {
   const n = nodes.length;

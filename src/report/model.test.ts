@@ -20,13 +20,13 @@ const stored = (rs: CheckResult[]) => JSON.parse(JSON.stringify(rs)) as CheckRes
 function overlapping(): H {
   return new H()
     .acquire(0) // #0 #1
-    .invoke('nemesis', 'start-pause-client')
-    .ok('nemesis', 'start-pause-client', undefined, { client: 0, process: 0, ms: 1000 }) // #3
+    .invoke('nemesis', 'start-client-pause')
+    .ok('nemesis', 'start-client-pause', undefined, { client: 0, process: 0, ms: 1000 }) // #3
     .acquire(1) // #4 #5
     .invoke(1, 'write', S, [11])
     .ok(1, 'write', S, [11]) // #7
-    .invoke('nemesis', 'stop-pause-client')
-    .ok('nemesis', 'stop-pause-client', undefined, { client: 0 }) // #9
+    .invoke('nemesis', 'stop-client-pause')
+    .ok('nemesis', 'stop-client-pause', undefined, { client: 0 }) // #9
     .invoke(0, 'write', S, [10])
     .ok(0, 'write', S, [10]) // #11
     .release(1) // #12 #13
@@ -58,7 +58,7 @@ describe('report data', () => {
     expect(d.holds).toContainEqual([0, 2, 15, 1, 14, -1]);
     expect(d.holds).toContainEqual([1, 6, 13, 5, 12, -1]);
     expect(d.faults).toEqual([
-      { f: 'pause-client', label: 'pause-client · process 0 · 1000 ms', startMs: 4, endMs: 10, row: 0, lane: 0 },
+      { f: 'client-pause', label: 'client-pause · process 0 · 1000 ms', startMs: 4, endMs: 10, row: 0, lane: 0 },
     ]);
     expect(d.endMs).toBe(20);
   });
@@ -76,7 +76,7 @@ describe('report data', () => {
     ]);
     expect(overlap?.overlap).toEqual([6, 13]);
     expect(overlap?.words).toMatch(
-      /process 0 held 'L' from .* while process 1 also held 'L' .*; faults in effect: pause-client · process 0 · 1000 ms \(0\.004 s–0\.010 s\)$/,
+      /process 0 held 'L' from .* while process 1 also held 'L' .*; faults in effect: client-pause · process 0 · 1000 ms \(0\.004 s–0\.010 s\)$/,
     );
     expect(overlap?.view[0]).toBeLessThan(2);
     expect(overlap?.view[1]).toBeGreaterThan(15);

@@ -12,6 +12,7 @@ import { describeHold, type Hold, holdsOf } from '../../checkers/mutual-exclusio
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import { type LenientOp, pairLeniently } from '../history/pairs.js';
+import { faultLabel } from '../nemesis/label.js';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'pending';
 export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
@@ -154,25 +155,6 @@ interface StoredHold {
   acquireIndex: number;
   releaseIndex?: number;
   token?: number;
-}
-
-/** A fault in words from what the nemesis recorded: its kind, whom it hit, how. */
-export function faultLabel(f: string, value: unknown): string {
-  const v = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  const list = (x: unknown) => (Array.isArray(x) ? x.map(String).join(', ') : String(x));
-  const parts = [f];
-  if (typeof v.process === 'number') parts.push(`process ${v.process}`);
-  else if (typeof v.client === 'number') parts.push(`client ${v.client}`);
-  if (Array.isArray(v.clients)) parts.push(`clients ${list(v.clients)}`);
-  if (typeof v.shape === 'string') parts.push(v.shape);
-  if (v.nodes !== undefined) parts.push(list(v.nodes));
-  else if (typeof v.node === 'string') parts.push(v.node);
-  if (typeof v.to === 'string') parts.push(`to ${v.to}`);
-  if (typeof v.jumpMs === 'number') parts.push(`clock ${v.jumpMs >= 0 ? '+' : ''}${v.jumpMs} ms`);
-  if (typeof v.delayMs === 'number') parts.push(`+${v.delayMs} ms delay`);
-  if (typeof v.probability === 'number') parts.push(`${Math.round(v.probability * 100)}% loss`);
-  if (typeof v.ms === 'number') parts.push(`${v.ms} ms`);
-  return parts.join(' · ');
 }
 
 /** Violations from the checkers' structured details; counted checkers' first. */

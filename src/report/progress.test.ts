@@ -36,8 +36,8 @@ describe('run progress', () => {
       p.onOp({ type, f, process, time: ++time, key: f === 'acquire' || f === 'release' ? 'L' : undefined, value });
     op('invoke', 'acquire', 0);
     op('ok', 'acquire', 0);
-    op('invoke', 'start-pause-client', 'nemesis');
-    op('ok', 'start-pause-client', 'nemesis', { client: 0, process: 0 });
+    op('invoke', 'start-client-pause', 'nemesis');
+    op('ok', 'start-client-pause', 'nemesis', { client: 0, process: 0 });
     op('invoke', 'acquire', 1);
     op('ok', 'acquire', 1); // p0 has not released: one overlap
     op('invoke', 'release', 1);
@@ -54,10 +54,10 @@ describe('run progress', () => {
     c.advance(5000);
     p.tick();
     expect(out).toEqual([
-      'progress: 5.0 s of 15 s, 10.0 s left · 1 ops/s (6 ops) · overlapping holds: 2 · faults: pause-client p0\n',
+      'progress: 5.0 s of 15 s, 10.0 s left · 1 ops/s (6 ops) · overlapping holds: 2 · faults: client-pause process 0\n',
     ]);
-    op('invoke', 'stop-pause-client', 'nemesis');
-    op('ok', 'stop-pause-client', 'nemesis', { client: 0 });
+    op('invoke', 'stop-client-pause', 'nemesis');
+    op('ok', 'stop-client-pause', 'nemesis', { client: 0 });
     expect(p.line()).toContain('faults: none');
   });
 

@@ -14,6 +14,7 @@
  * (checkers/live-overlaps.ts).
  */
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
+import { shortFaultLabel } from '../nemesis/label.js';
 
 /** What progress needs of an op (an Op, indexed or not). */
 export interface ProgressOp {
@@ -107,7 +108,7 @@ export class RunProgress {
       const m = /^(start|stop)-(.+)$/.exec(op.f);
       if (m) {
         const id = `${m[2]}:${op.key ?? ''}`;
-        if (m[1] === 'start' && op.type === 'ok') this.faults.set(id, faultLabel(m[2] as string, op.value));
+        if (m[1] === 'start' && op.type === 'ok') this.faults.set(id, shortFaultLabel(m[2] as string, op.value));
         else if (m[1] === 'stop' && op.type !== 'invoke') this.faults.delete(id);
       }
       return op;
@@ -197,15 +198,4 @@ export class RunProgress {
     this.stopped = true;
     this.pause();
   }
-}
-
-/** A fault, short: its kind and whom it hit. */
-function faultLabel(kind: string, value: unknown): string {
-  const v = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  if (typeof v.process === 'number') return `${kind} p${v.process}`;
-  if (typeof v.client === 'number') return `${kind} client ${v.client}`;
-  if (Array.isArray(v.nodes)) return `${kind} ${v.nodes.join(',')}`;
-  if (typeof v.shape === 'string') return `${kind} ${v.shape}`;
-  if (typeof v.node === 'string') return `${kind} ${v.node}`;
-  return kind;
 }

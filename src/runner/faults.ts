@@ -6,10 +6,17 @@
 import type { Backend, NodeAddress } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { PausableClients } from '../nemesis/client-pause.js';
-import { buildNemeses, type FaultSpec, type Nemesis, needsProxies, parseNemesisSpec } from '../nemesis/index.js';
-import { TcpProxy } from '../nemesis/proxy.js';
-import type { ProxyRoute } from '../nemesis/proxy-faults.js';
+import { nodeFaultContext } from '../nemesis/context.js';
+import {
+  buildNemeses,
+  type ClientFaultTarget,
+  type FaultSpec,
+  type Nemesis,
+  type NemesisContext,
+  needsProxies,
+  parseNemesisSpec,
+} from '../nemesis/index.js';
+import { type ProxyRoute, TcpProxy } from '../nemesis/proxy.js';
 import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
 import { STORE_NODE } from '../store/datastore.js';
 import type { Origin } from '../util/clock.js';
@@ -27,6 +34,8 @@ export class RunFaults {
     private readonly backend: Backend,
     private readonly cluster: Cluster,
     private readonly runId: string,
+    /** How the nemeses are built from the spec and the context (a test gives fakes). */
+    private readonly build: (specs: FaultSpec[], ctx: NemesisContext) => Nemesis[] = buildNemeses,
   ) {
     this.specs = parseNemesisSpec(config.nemesis);
   }
@@ -63,28 +72,26 @@ export class RunFaults {
    * config's given schedule; resolves when all stopped.
    */
   run(opts: {
-    clients: PausableClients;
+    clients: ClientFaultTarget;
     rng: Rng;
     origin: Origin;
     record: (op: UnindexedOp) => void;
     signal: AbortSignal;
   }) {
-    this.nemeses = buildNemeses(this.specs, {
-      node: {
-        runId: this.runId,
-        nodes: this.lockNodes,
+    const timing = {
+      intervalS: this.config.nemesisIntervalS,
+      ttlMs: this.config.ttlMs,
+      pauseTtl: this.config.pauseTtl,
+    };
+    this.nemeses = this.build(this.specs, {
+      ...nodeFaultContext(this.runId, this.lockNodes, timing, {
         leader: this.backend.leader
           ? () => this.backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined)
           : undefined,
-        intervalS: this.config.nemesisIntervalS,
-        ttlMs: this.config.ttlMs,
-        pauseTtl: this.config.pauseTtl,
         loseData: this.config.loseData ?? false,
-        unavailable: new Set(),
-      },
+      }),
       clients: opts.clients,
       routes: this.routes,
-      concurrency: this.config.concurrency,
       capabilities: this.backend.capabilities ?? {},
     });
     return Promise.all(
@@ -92,7 +99,7 @@ export class RunFaults {
         runSchedule({
           nemesis,
           rng: opts.rng.fork(`nemesis:${nemesis.kind}`),
-          intervalS: this.config.nemesisIntervalS,
+          intervalS: timing.intervalS,
           origin: opts.origin,
           record: opts.record,
           signal: opts.signal,

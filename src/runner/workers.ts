@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { PausableClients } from '../nemesis/client-pause.js';
+import type { ClientFaultTarget } from '../nemesis/context.js';
 import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
@@ -25,7 +25,7 @@ interface Worker {
   selfPaused?: () => void;
 }
 
-export class WorkerPool implements PausableClients {
+export class WorkerPool implements ClientFaultTarget {
   private readonly workers: Worker[] = [];
   /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
   readonly errors: string[] = [];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ClientPause, type PausableClients } from '../../src/nemesis/client-pause.js';
+import type { ClientFaultTarget } from '../../src/nemesis/context.js';
+import { ClientPause } from '../../src/nemesis/kinds/client-pause.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 
@@ -8,7 +9,7 @@ import { Rng } from '../../src/util/rng.js';
 const ticker = `let n = 0; setInterval(() => process.send(++n), 10);`;
 
 describe('client-pause nemesis', () => {
-  const clients = (holders: number[]): PausableClients => ({
+  const clients = (holders: number[]): ClientFaultTarget => ({
     holders: () => holders,
     pid: () => child.pid,
     process: () => 0,

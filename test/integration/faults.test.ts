@@ -9,17 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec, SHIFT_TTLS } from '../../src/backends/redis-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
+import { type NodeFaultContext, nodeFaultContext } from '../../src/nemesis/context.js';
+import { ClockJump, ClockStrobe } from '../../src/nemesis/kinds/clock.js';
+import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
+import { DelayTraffic } from '../../src/nemesis/kinds/latency.js';
+import { PacketLoss } from '../../src/nemesis/kinds/loss.js';
+import { ClientPartition, Partition } from '../../src/nemesis/kinds/partition.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import {
-  ClockJump,
-  ClockStrobe,
-  type NodeFaultContext,
-  NodeKill,
-  PacketLoss,
-  Partition,
-} from '../../src/nemesis/node-faults.js';
-import { TcpProxy } from '../../src/nemesis/proxy.js';
-import { ClientPartition, Latency, type ProxyRoute } from '../../src/nemesis/proxy-faults.js';
+import { type ProxyRoute, TcpProxy } from '../../src/nemesis/proxy.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
@@ -56,7 +53,7 @@ describe.skipIf(skip)('faults on real containers', () => {
       runId,
       ['r1', 'r2', 'r3'].map((n) => redisNodeSpec(n, 'node')),
     );
-    ctx = { runId, nodes: cluster.nodes, intervalS: 1, ttlMs: 1000, loseData: false, unavailable: new Set() };
+    ctx = nodeFaultContext(runId, cluster.nodes, { intervalS: 1, ttlMs: 1000 });
   });
   afterAll(async () => {
     await removeResources({ runId });
@@ -197,14 +194,14 @@ describe.skipIf(skip)('faults on real containers', () => {
       return performance.now() - t0;
     };
     expect(await timed()).toBeLessThan(200);
-    const latency = new Latency(routes, 'nodes', 300, 1);
+    const latency = new DelayTraffic(routes, 'nodes', { intervalS: 1, ttlMs: 300 });
     const started = await latency.start(new Rng(6));
     const { delayMs } = (started as FaultStart).value as { delayMs: number };
     expect(await timed()).toBeGreaterThanOrEqual(2 * delayMs - 20); // both ways
     await latency.stop();
     expect(await timed()).toBeLessThan(200);
 
-    const cut = new ClientPartition(routes, 1, ctx, 'clients');
+    const cut = new ClientPartition(routes, ctx, 'clients');
     await cut.start(new Rng(7));
     const pending = c.ping();
     const early = await Promise.race([

@@ -17,8 +17,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Backend, Grant, LockClient, NodeAddress } from '../../src/backends/backend.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
+import { nodeFaultContext } from '../../src/nemesis/context.js';
+import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
+import { Partition } from '../../src/nemesis/kinds/partition.js';
+import { NodePause } from '../../src/nemesis/kinds/pause-node.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import { type NodeFaultContext, NodeKill, NodePause, Partition } from '../../src/nemesis/node-faults.js';
 import { sleep } from '../../src/util/clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
@@ -231,14 +234,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1] as number);
   });
 
-  const faultContext = (): NodeFaultContext => ({
-    runId,
-    nodes: cluster.nodes,
-    intervalS: 2,
-    ttlMs,
-    loseData: false,
-    unavailable: new Set(),
-  });
+  const faultContext = () => nodeFaultContext(runId, cluster.nodes, { intervalS: 2, ttlMs });
 
   it('names its leader, one of the nodes, and a new one when pause-node:leader freezes it', async () => {
     const leader = await backend.leader?.(cluster.nodes);

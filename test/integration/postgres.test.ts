@@ -12,8 +12,10 @@ import { postgresNodeSpec } from '../../src/backends/postgres-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
 import { docker, ensureImage, POSTGRES_IMAGE } from '../../src/cluster/engine.js';
 import { LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
+import { type NodeFaultContext, nodeFaultContext } from '../../src/nemesis/context.js';
+import { PacketLoss } from '../../src/nemesis/kinds/loss.js';
+import { Partition } from '../../src/nemesis/kinds/partition.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import { type NodeFaultContext, PacketLoss, Partition } from '../../src/nemesis/node-faults.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { expectFencingHoldsUnderPauses, leftovers, lockchaos, requireEngine } from './support.js';
@@ -43,7 +45,7 @@ describe.skipIf(skip)('network faults on an image without iptables (postgres)', 
       runId,
       names.map((n) => postgresNodeSpec(n, 5000)),
     );
-    ctx = { runId, nodes: cluster.nodes, intervalS: 1, ttlMs: 1000, loseData: false, unavailable: new Set() };
+    ctx = nodeFaultContext(runId, cluster.nodes, { intervalS: 1, ttlMs: 1000 });
   });
   afterAll(async () => {
     await removeResources({ runId });

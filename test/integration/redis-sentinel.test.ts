@@ -11,7 +11,8 @@ import { redisSentinelBackend } from '../../src/backends/redis-sentinel.js';
 import { sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
-import { Partition } from '../../src/nemesis/node-faults.js';
+import { nodeFaultContext } from '../../src/nemesis/context.js';
+import { Partition } from '../../src/nemesis/kinds/partition.js';
 import { sleep } from '../../src/util/clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
@@ -54,15 +55,12 @@ describe.skipIf(skip)('redis-sentinel', () => {
     expect(await old.wait(2, 2000)).toBe(2); // token 1 is on both replicas
 
     const cut = new Partition(
-      {
+      nodeFaultContext(
         runId,
-        nodes: lockNodes(),
-        leader: () => sentinelPrimary(lockNodes()),
-        intervalS: 10,
-        ttlMs: 1000,
-        loseData: false,
-        unavailable: new Set(),
-      },
+        lockNodes(),
+        { intervalS: 10, ttlMs: 1000 },
+        { leader: () => sentinelPrimary(lockNodes()) },
+      ),
       'isolate-leader',
     );
     const started = await cut.start(new Rng(3));

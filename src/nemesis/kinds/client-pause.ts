@@ -4,27 +4,12 @@
  * (a pause of an idle client shows nothing), and pauses for a seeded duration around the
  * TTL, mostly longer, so that the lease expires under the paused holder.
  */
-import { sleep } from '../util/clock.js';
-import type { Rng } from '../util/rng.js';
-import { type FaultPlan, type FaultStart, type Nemesis, type NemesisOptions, planned } from './nemesis.js';
-
-/** What client-pause needs from the runner: the workers and who holds the lock now. */
-export interface PausableClients {
-  /** Client indices whose current process holds a lock (acquire ok, no release yet). */
-  holders(): number[];
-  pid(client: number): number | undefined;
-  /** The client's current history process number. */
-  process(client: number): number;
-  /** The number of clients. */
-  count(): number;
-  /** What the client's current grant carried (the acquire's ok value), while it holds. */
-  grant(client: number): unknown;
-  /**
-   * Has the client stop itself at a pause point, and step its own clock by clockStepMs
-   * when resumed; false if it did not get there in time.
-   */
-  armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
-}
+import { sleep } from '../../util/clock.js';
+import type { Rng } from '../../util/rng.js';
+import { declared, lacks } from '../applicability.js';
+import type { ClientFaultTarget } from '../context.js';
+import { faultKind } from '../kind.js';
+import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
 /** Pause lengths as multiples of the TTL. */
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
@@ -35,8 +20,8 @@ export class ClientPause implements Nemesis {
   private current: { client: number; pid: number } | undefined;
 
   constructor(
-    protected readonly clients: PausableClients,
-    protected readonly opts: NemesisOptions,
+    protected readonly clients: ClientFaultTarget,
+    protected readonly opts: FaultTiming,
     protected readonly waitForHolderMs = 2000,
     /**
      * Absent: pause a client that holds the lock. Given: stop one at this point inside its
@@ -130,37 +115,27 @@ export class ClientPause implements Nemesis {
   }
 }
 
-/**
- * client-clock: the client's own clock steps while it is stopped between Redlock's votes
- * and its elapsed-time check, as NTP stepping a wall clock during a GC pause would.
- * backward: the step takes back most of the pause (0.8-1x of it), so the check passes and
- * the client believes in a lock whose keys expired while it was stopped. forward: a short
- * stop and a step past the TTL, so the check refuses a lock that was good (liveness only).
- */
-export class ClientClockStep extends ClientPause {
-  override readonly kind = 'client-clock';
-  constructor(
-    clients: PausableClients,
-    opts: NemesisOptions,
-    private readonly point: string,
-    private readonly direction: 'backward' | 'forward',
-    waitForClientMs = 2000,
-  ) {
-    super(clients, opts, waitForClientMs, point);
-  }
+/** A fault on a client, in words: the history process it stopped (the client, in older records). */
+export const clientWords = (v: Record<string, unknown>) => ({
+  whom:
+    typeof v.process === 'number'
+      ? `process ${v.process}`
+      : typeof v.client === 'number'
+        ? `client ${v.client}`
+        : undefined,
+});
 
-  override async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const ttl = this.opts.ttlMs;
-    if (this.direction === 'forward') {
-      return this.stopInAcquire(
-        rng,
-        this.point,
-        planned(plan, Math.round(ttl * rng.uniform(0.05, 0.1))),
-        Math.round(ttl * rng.uniform(1.0, 1.5)),
-      );
-    }
-    // The step takes back most of the pause as it is (a planned one, too).
-    const durationMs = planned(plan, Math.round(ttl * rng.uniform(1.2, 2.0)));
-    return this.stopInAcquire(rng, this.point, durationMs, -Math.round(durationMs * rng.uniform(0.8, 1.0)));
-  }
-}
+export const clientPause = faultKind({
+  name: 'client-pause',
+  targets: ['holder', 'in-acquire'],
+  what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes",
+  unfit: (s, backend) => (s.target === 'in-acquire' ? lacks(backend, 'inAcquirePausePoint') : undefined),
+  build: (s, ctx) =>
+    new ClientPause(
+      ctx.clients,
+      ctx.timing,
+      2000,
+      s.target === 'in-acquire' ? declared(ctx.capabilities.inAcquirePausePoint, 'in-acquire pause point') : undefined,
+    ),
+  words: clientWords,
+});

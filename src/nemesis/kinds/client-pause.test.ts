@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../util/rng.js';
-import { ClientClockStep, ClientPause, type PausableClients } from './client-pause.js';
+import { Rng } from '../../util/rng.js';
+import type { ClientFaultTarget } from '../context.js';
+import { ClientClockStep } from './client-clock.js';
+import { ClientPause } from './client-pause.js';
 
 const IN_ACQUIRE_POINT = 'test:after-votes';
 
 /** Clients that stop at once when armed, recording where and with what clock step. */
 function clients(holders: number[]) {
   const armed: { client: number; where: string; clockStepMs?: number }[] = [];
-  const pool: PausableClients = {
+  const pool: ClientFaultTarget = {
     holders: () => holders,
     pid: (c) => 1000 + c,
     process: (c) => c,

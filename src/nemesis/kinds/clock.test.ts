@@ -1,20 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeHandle } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
-import { Rng } from '../util/rng.js';
-import { ClockStrobe, type NodeFaultContext } from './node-faults.js';
+import type { NodeHandle } from '../../cluster/cluster.js';
+import { sleep } from '../../util/clock.js';
+import { Rng } from '../../util/rng.js';
+import { nodeFaultContext } from '../context.js';
+import { ClockStrobe } from './clock.js';
 
 describe('clock strobe', () => {
   it('brings back every node that went ahead, and only those, even when a node misses flips', async () => {
     const nodes = ['r1', 'r2'].map((name) => ({ name }) as NodeHandle);
-    const ctx: NodeFaultContext = {
-      runId: 't',
-      nodes,
-      intervalS: 1,
-      ttlMs: 1000,
-      loseData: false,
-      unavailable: new Set(),
-    };
+    const ctx = nodeFaultContext('t', nodes, { intervalS: 1, ttlMs: 1000 });
     const offset = new Map<string, number>();
     let r2Calls = 0;
     // r2 is down for its second and third shifts: both flips back; a later one brings it back.

@@ -1,0 +1,65 @@
+/**
+ * What a run hands its nemesis: one context for every fault kind. Timing (interval, TTL)
+ * enters once, apart from the nodes; the clients, the per-client proxies and the
+ * backend's declared capabilities sit beside them. Node faults see the node part only.
+ */
+import type { BackendCapabilities } from '../backends/backend.js';
+import type { NodeHandle } from '../cluster/cluster.js';
+import type { FaultTiming } from './nemesis.js';
+import type { ProxyRoute } from './proxy.js';
+
+/**
+ * The client workers, as the client faults see them (client-pause stops one, client-clock
+ * steps its clock, latency and clock:bridge ask who holds): the runner's worker pool.
+ */
+export interface ClientFaultTarget {
+  /** Client indices whose current process holds a lock (acquire ok, no release yet). */
+  holders(): number[];
+  pid(client: number): number | undefined;
+  /** The client's current history process number. */
+  process(client: number): number;
+  /** The number of clients. */
+  count(): number;
+  /** What the client's current grant carried (the acquire's ok value), while it holds. */
+  grant(client: number): unknown;
+  /**
+   * Has the client stop itself at a pause point, and step its own clock by clockStepMs
+   * when resumed; false if it did not get there in time.
+   */
+  armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
+}
+
+export interface NodeFaultContext {
+  runId: string;
+  /** The lock service's nodes (the data store is not faulted). */
+  nodes: NodeHandle[];
+  /** The current leader's node name, where the backend can tell. */
+  leader?: () => Promise<string | undefined>;
+  timing: FaultTiming;
+  /** kill-node: restart nodes empty. */
+  loseData: boolean;
+  /**
+   * Nodes paused or killed right now, shared by all fault kinds of the run: composed faults
+   * pick among the others (a frozen or dead container takes no `exec`), and a heal that
+   * must run inside a node waits until it is back.
+   */
+  unavailable: Set<string>;
+  /** The node both client groups reach while a clients-majorities split is in effect. */
+  split?: { bridge: string };
+}
+
+/** The node part of a context as a run starts: no node out, no split; not losing data unless said. */
+export const nodeFaultContext = (
+  runId: string,
+  nodes: NodeHandle[],
+  timing: FaultTiming,
+  more: Partial<Pick<NodeFaultContext, 'leader' | 'loseData'>> = {},
+): NodeFaultContext => ({ runId, nodes, timing, loseData: false, unavailable: new Set(), ...more });
+
+export interface NemesisContext extends NodeFaultContext {
+  clients: ClientFaultTarget;
+  /** The per-client proxies; empty unless a kind of the run uses them (FaultKindModule.usesProxies). */
+  routes: ProxyRoute[];
+  /** What the backend declared (checkSpecForBackend refused what it lacks). */
+  capabilities: BackendCapabilities;
+}

@@ -1,0 +1,62 @@
+/**
+ * A fault kind, whole: what --nemesis calls it, the targets it takes, its help line,
+ * whether it can run on a backend, how its nemesis is built from the run's context, and
+ * how a fault it recorded reads in the report and the progress line. Each kind is one
+ * module under kinds/; the registry (kinds/index.ts) lists them.
+ */
+import type { Backend } from '../backends/backend.js';
+import { leaderUnfit, type Unfit } from './applicability.js';
+import type { NemesisContext } from './context.js';
+import type { Nemesis } from './nemesis.js';
+import { NODE_TARGETS } from './targets.js';
+
+/** One fault kind of a --nemesis spec, parsed (spec.ts). */
+export interface FaultSpec {
+  kind: string;
+  target: string;
+  /** Which way a clock jumps, or whether it strobes (clock only; forward unless given). */
+  direction?: 'forward' | 'backward' | 'strobe';
+}
+
+/** A recorded fault in words: whom it hit, and how (each a short phrase). */
+export interface FaultWords {
+  whom?: string;
+  how?: string[];
+}
+
+export interface FaultKindModule<Name extends string = string> {
+  /** The name in --nemesis and in the history (start-<name>, stop-<name>). */
+  readonly name: Name;
+  /** The targets it takes, the default first. */
+  readonly targets: readonly string[];
+  /** The ways it can go (`kind:target:direction`), the default first; none: no third part. */
+  readonly directions?: readonly string[];
+  /** What it does, one line for --help and the campaign schema. */
+  readonly what: string;
+  /** A spec the grammar allows but the kind does not (clock:bridge:backward): why, in words. */
+  refuse?(spec: FaultSpec): string | undefined;
+  /** Why the spec cannot run on this backend with this many lock nodes; undefined: it can. */
+  unfit?(spec: FaultSpec, backend: Backend, lockNodes: number): Unfit | undefined;
+  /** Whether clients must reach the servers through per-client proxies for it. */
+  usesProxies?(spec: FaultSpec): boolean;
+  /** The nemesis for the spec, wired to the run (after unfit found nothing). */
+  build(spec: FaultSpec, ctx: NemesisContext): Nemesis;
+  /** A fault it started, in words, from the start's recorded value. */
+  words(value: Record<string, unknown>): FaultWords;
+}
+
+/** Keeps a kind's name a literal type, so that the registry's names are a union. */
+export const faultKind = <const Name extends string>(kind: FaultKindModule<Name>) => kind;
+
+/** The targets and applicability of a kind that hits whole nodes (pause-node, kill-node, loss). */
+export const onNodes = {
+  targets: NODE_TARGETS,
+  unfit: (s: FaultSpec, backend: Backend) => leaderUnfit(s.target, backend),
+};
+
+/** A list of node names, or whatever was recorded, as words. */
+export const listed = (x: unknown) => (Array.isArray(x) ? x.map(String).join(', ') : String(x));
+
+/** The nodes a fault hit, for the node fault kinds' words. */
+export const nodesHit = (v: Record<string, unknown>): string | undefined =>
+  v.nodes === undefined ? undefined : listed(v.nodes);

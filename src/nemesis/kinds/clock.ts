@@ -1,0 +1,188 @@
+/**
+ * clock: a node's clock moves, applied as the backend declares (capabilities.clock; on
+ * Redis nodes the same shift of every key's remaining TTL: Debian's redis-server cannot
+ * run under libfaketime, and Redis expires keys by wall-clock time, so a jump of J ms
+ * forward is exactly "every TTL J ms shorter"). A jump forward or backward, or a strobe.
+ */
+import type { ShiftTtls } from '../../backends/backend.js';
+import type { NodeHandle } from '../../cluster/cluster.js';
+import { sleep } from '../../util/clock.js';
+import type { Rng } from '../../util/rng.js';
+import { declared, lacks } from '../applicability.js';
+import type { NemesisContext, NodeFaultContext } from '../context.js';
+import { faultKind, nodesHit } from '../kind.js';
+import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
+import { chooseNodes } from '../nodes.js';
+
+/**
+ * clock: jumps on Redis nodes (Redlock's clock assumption). Forward expires keys early;
+ * backward keeps them longer than their holders were promised (liveness, not safety). A
+ * jump is instant, so there is nothing to undo at stop: the clock keeps its new time.
+ */
+export class ClockJump implements Nemesis {
+  readonly kind = 'clock';
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+    private readonly direction: 'forward' | 'backward',
+    private readonly shift: ShiftTtls,
+    /** Whether a client holds a grant of a bare majority of votes (Redlock, during a split). */
+    private readonly bareMajorityHeld: () => boolean = () => false,
+  ) {}
+
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
+    // it is longer than the TTL: the point there is to expire the majority's shared key.
+    const sign = this.direction === 'backward' ? -1 : 1;
+    const jumpMs = sign * aboutTtlMs(this.ctx.timing.ttlMs, rng, this.target === 'bridge' ? 1.0 : 0.5);
+    const bridge = this.target === 'bridge' ? await this.bridgeNode() : undefined;
+    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    const effects: Record<string, { expired: number; shifted: number }> = {};
+    for (const n of nodes) {
+      const [expired, shifted] = await this.shift(n, jumpMs);
+      effects[n.name] = { expired, shifted };
+    }
+    // On the bridge, whether it jumped at its moment or after waiting for it in vain.
+    const moment = bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {};
+    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects, ...moment }, durationMs };
+  }
+  /**
+   * clock:bridge jumps the node a client split shares, at the moment it matters: while a
+   * client holds a lock with a bare majority of votes, which the bridge's key completes
+   * (Kleppmann's story: A, B, C held; C's clock jumps; C, D, E granted to another).
+   */
+  private async bridgeNode(): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean }> {
+    const now = () => this.ctx.split !== undefined && this.bareMajorityHeld();
+    for (let waited = 0; !now() && waited < 4000; waited += 10) await sleep(10);
+    const bareMajorityHeld = now();
+    const bridge = this.ctx.nodes.find((n) => n.name === this.ctx.split?.bridge);
+    const nodes = bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
+    return { nodes, bareMajorityHeld };
+  }
+  async stop() {
+    return null;
+  }
+  async healAll() {}
+}
+
+/** What a strobe did, recorded as its stop's value; leftAhead: nodes it could not bring back. */
+interface StrobeEnd {
+  flips: number;
+  expired: number;
+  missed: number;
+  leftAhead?: string[];
+}
+
+/**
+ * clock:<target>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
+ * flips between now and `offsetMs` ahead, every `periodMs`. Redis keeps absolute expiry
+ * times, so each flip ahead expires early what it overtakes, and each flip back lengthens
+ * every TTL again: a key set while ahead outlives its TTL by the offset. The flips are the
+ * same TTL shifts as ClockJump's. The strobe always ends with the clock back where it was.
+ */
+export class ClockStrobe implements Nemesis {
+  readonly kind = 'clock';
+  private running: { state: { stopping: boolean }; done: Promise<StrobeEnd> } | undefined;
+
+  constructor(
+    private readonly ctx: NodeFaultContext,
+    private readonly target: string,
+    private readonly shift: ShiftTtls,
+  ) {}
+
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const offsetMs = aboutTtlMs(this.ctx.timing.ttlMs, rng);
+    const periodMs = Math.round(rng.uniform(50, 250));
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    const state = { stopping: false };
+    this.running = { state, done: this.strobe(nodes, offsetMs, periodMs, state) };
+    return { value: { nodes: nodes.map((n) => n.name), offsetMs, periodMs }, durationMs };
+  }
+
+  private async strobe(
+    nodes: NodeHandle[],
+    offsetMs: number,
+    periodMs: number,
+    state: { stopping: boolean },
+  ): Promise<StrobeEnd> {
+    let flips = 0;
+    let expired = 0;
+    // A node another fault took down misses a flip. One that missed going ahead is not
+    // brought back; one that missed coming back is brought back on a later flip.
+    let missed = 0;
+    const ahead = new Set<NodeHandle>();
+    const flip = async (forward: boolean) => {
+      for (const n of nodes) {
+        if (ahead.has(n) === forward) continue;
+        try {
+          expired += (await this.shift(n, forward ? offsetMs : -offsetMs))[0];
+          if (forward) ahead.add(n);
+          else ahead.delete(n);
+        } catch {
+          missed++;
+        }
+      }
+      flips++;
+    };
+    while (!state.stopping) {
+      await flip(true);
+      await sleep(periodMs);
+      await flip(false);
+      if (!state.stopping) await sleep(periodMs);
+    }
+    if (ahead.size > 0) await flip(false); // one last try
+    const leftAhead = [...ahead].map((n) => n.name);
+    return { flips, expired, missed, ...(leftAhead.length > 0 ? { leftAhead } : {}) };
+  }
+
+  async stop() {
+    const running = this.running;
+    if (!running) return null;
+    running.state.stopping = true;
+    this.running = undefined;
+    return await running.done;
+  }
+
+  async healAll() {
+    await this.stop();
+  }
+}
+
+/**
+ * Whether a client holds a grant of a bare majority of votes (Redlock, during a split):
+ * the moment clock:bridge waits for.
+ */
+function bareMajorityHeld(ctx: NemesisContext): () => boolean {
+  const quorum = ctx.capabilities.quorum;
+  if (!quorum) return () => false;
+  return () => {
+    const bare = quorum(ctx.nodes.length);
+    return ctx.clients.holders().some((c) => (ctx.clients.grant(c) as { votes?: number } | undefined)?.votes === bare);
+  };
+}
+
+export const clock = faultKind({
+  name: 'clock',
+  targets: ['minority', 'one', 'majority', 'all', 'bridge'],
+  directions: ['forward', 'backward', 'strobe'],
+  what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
+  refuse: (s) =>
+    s.target === 'bridge' && s.direction !== 'forward'
+      ? 'clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge'
+      : undefined,
+  unfit: (s, backend) => lacks(backend, 'clock') ?? (s.target === 'bridge' ? lacks(backend, 'quorum') : undefined),
+  build: (s, ctx) => {
+    const { shift, nodes: only } = declared(ctx.capabilities.clock, 'clock');
+    const on: NodeFaultContext = only ? { ...ctx, nodes: ctx.nodes.filter((n) => only(n.name)) } : ctx;
+    if (s.direction === 'strobe') return new ClockStrobe(on, s.target, shift);
+    return new ClockJump(on, s.target, s.direction ?? 'forward', shift, bareMajorityHeld(ctx));
+  },
+  words: (v) => ({
+    whom: nodesHit(v),
+    how: typeof v.jumpMs === 'number' ? [`clock ${v.jumpMs >= 0 ? '+' : ''}${v.jumpMs} ms`] : [],
+  }),
+});

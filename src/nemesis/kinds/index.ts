@@ -1,0 +1,23 @@
+/**
+ * The registry of fault kinds, in the order --help and messages list them. A new kind is
+ * its own module beside these and one entry here.
+ */
+import { clientClock } from './client-clock.js';
+import { clientPause } from './client-pause.js';
+import { clock } from './clock.js';
+import { killNode } from './kill-node.js';
+import { latency } from './latency.js';
+import { loss } from './loss.js';
+import { partition } from './partition.js';
+import { pauseNode } from './pause-node.js';
+
+export const FAULT_KIND_MODULES = [
+  clientPause,
+  pauseNode,
+  killNode,
+  partition,
+  loss,
+  latency,
+  clock,
+  clientClock,
+] as const;

@@ -1,0 +1,49 @@
+/** loss: drop a share of the packets into some nodes (iptables statistic). */
+import type { Rng } from '../../util/rng.js';
+import { IptablesFault, ruleTag } from '../iptables.js';
+import { faultKind, nodesHit, onNodes } from '../kind.js';
+import { chooseNodes, mustNetExec } from '../nodes.js';
+
+export const LOSS_PROBABILITY = 0.2;
+
+export class PacketLoss extends IptablesFault {
+  readonly kind = 'loss';
+  protected readonly stopKey = 'nodes';
+
+  protected async addRules(rng: Rng, durationMs: number) {
+    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    if (nodes.length === 0) return null;
+    for (const n of nodes) {
+      await mustNetExec(n, [
+        'iptables',
+        '-A',
+        'INPUT',
+        '-m',
+        'statistic',
+        '--mode',
+        'random',
+        '--probability',
+        String(LOSS_PROBABILITY),
+        '-m',
+        'comment',
+        '--comment',
+        ruleTag(this.ctx.runId),
+        '-j',
+        'DROP',
+      ]);
+      this.ruledOn(n);
+    }
+    return { nodes: nodes.map((n) => n.name), probability: LOSS_PROBABILITY, ms: durationMs };
+  }
+}
+
+export const loss = faultKind({
+  name: 'loss',
+  ...onNodes,
+  what: `drop ${LOSS_PROBABILITY * 100}% of packets into a node (iptables statistic)`,
+  build: (s, ctx) => new PacketLoss(ctx, s.target),
+  words: (v) => ({
+    whom: nodesHit(v),
+    how: typeof v.probability === 'number' ? [`${Math.round(v.probability * 100)}% loss`] : [],
+  }),
+});

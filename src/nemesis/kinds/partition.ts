@@ -1,0 +1,154 @@
+/**
+ * partition: cut nodes off from each other (iptables DROP in their network namespaces, as
+ * grudges: targets.ts), or clients off from nodes (per-client TCP proxies: the host's
+ * clients all reach the containers from one bridge address, so iptables cannot tell them
+ * apart).
+ */
+import type { Rng } from '../../util/rng.js';
+import { leaderUnfit } from '../applicability.js';
+import type { NodeFaultContext } from '../context.js';
+import { IptablesFault, ruleTag } from '../iptables.js';
+import { faultKind, listed } from '../kind.js';
+import { type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
+import { mustNetExec, whenAvailable } from '../nodes.js';
+import type { ProxyRoute } from '../proxy.js';
+import { describeGrudge, partitionGrudge } from '../targets.js';
+
+export const PARTITIONS = [
+  'halves',
+  'random-halves',
+  'majorities-ring',
+  'isolate-one',
+  'isolate-leader',
+  'bridge',
+  'clients',
+  'clients-majorities',
+] as const;
+
+const cutsClients = (shape: string): shape is 'clients' | 'clients-majorities' => shape.startsWith('clients');
+
+/** A partition between nodes, by shape (targets.ts: partitionGrudge). */
+export class Partition extends IptablesFault {
+  readonly kind = 'partition';
+  protected readonly stopKey = 'healed';
+
+  protected async addRules(rng: Rng, durationMs: number) {
+    const leader = this.target === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
+    const grudge = partitionGrudge(
+      this.target,
+      this.ctx.nodes.map((n) => n.name),
+      rng,
+      leader,
+    );
+    // A frozen or dead node hears nothing anyway; it gets its rules when it is back.
+    const byName = new Map(this.ctx.nodes.map((n) => [n.name, n]));
+    for (const [name, drops] of grudge) {
+      const node = byName.get(name);
+      if (!node || drops.size === 0) continue;
+      await whenAvailable(this.ctx, node);
+      const rules = [...drops].map(
+        (d) => `iptables -A INPUT -s ${byName.get(d)?.ip} -m comment --comment ${ruleTag(this.ctx.runId)} -j DROP`,
+      );
+      await mustNetExec(node, ['bash', '-c', rules.join(' && ')]);
+      this.ruledOn(node);
+    }
+    return { shape: this.target, drops: describeGrudge(grudge), ms: durationMs };
+  }
+}
+
+/**
+ * partition:clients cuts a random minority of the clients off from every lock node.
+ * partition:clients-majorities splits the clients in two groups and the nodes so that
+ * each group reaches a different majority, the two sharing one node (the bridge): the
+ * setting of Kleppmann's Redlock clock story (clock:bridge then jumps that node).
+ */
+export class ClientPartition implements Nemesis {
+  readonly kind = 'partition';
+  private cut: ProxyRoute[] = [];
+  /** Every client with a route, in order. */
+  private readonly clients: number[];
+  constructor(
+    private readonly routes: ProxyRoute[],
+    private readonly ctx: NodeFaultContext,
+    private readonly shape: 'clients' | 'clients-majorities',
+  ) {
+    this.clients = [...new Set(routes.map((r) => r.client))].sort((a, b) => a - b);
+  }
+
+  async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const count = this.clients.length;
+    const order = this.clients
+      .map((c) => ({ c, k: rng.next() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.c);
+    if (this.shape === 'clients') {
+      const chosen = order.slice(0, Math.max(1, Math.floor((count - 1) / 2))).sort();
+      this.cut = this.routes.filter((r) => r.node !== 'store' && chosen.includes(r.client));
+      for (const r of this.cut) r.proxy.setCut(true);
+      return { value: { shape: this.shape, clients: chosen, ms: durationMs }, durationMs };
+    }
+    const nodes = this.ctx.nodes.map((n) => n.name);
+    const shuffled = nodes
+      .map((n) => ({ n, k: rng.next() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.n);
+    const majority = Math.floor(nodes.length / 2) + 1;
+    const left = shuffled.slice(0, majority);
+    const right = shuffled.slice(majority - 1);
+    const bridge = shuffled[majority - 1] as string;
+    const groupA = order.slice(0, Math.ceil(count / 2));
+    const reaches = (client: number) => (groupA.includes(client) ? left : right);
+    this.cut = this.routes.filter((r) => r.node !== 'store' && !reaches(r.client).includes(r.node));
+    for (const r of this.cut) r.proxy.setCut(true);
+    this.ctx.split = { bridge };
+    return {
+      value: {
+        shape: this.shape,
+        groups: [
+          { clients: groupA.sort(), nodes: left.sort() },
+          { clients: order.slice(groupA.length).sort(), nodes: right.sort() },
+        ],
+        bridge,
+        ms: durationMs,
+      },
+      durationMs,
+    };
+  }
+  async stop() {
+    for (const r of this.cut) r.proxy.setCut(false);
+    const n = this.cut.length;
+    this.cut = [];
+    this.ctx.split = undefined;
+    return { routes: n };
+  }
+  async healAll() {
+    for (const r of this.routes) r.proxy.setCut(false);
+    this.cut = [];
+    this.ctx.split = undefined;
+  }
+}
+
+export const partition = faultKind({
+  name: 'partition',
+  targets: PARTITIONS,
+  what: 'iptables DROP between nodes; clients: cut some clients from the nodes; clients-majorities: two client groups each reach another majority, sharing one node (proxies)',
+  unfit: (s, backend, lockNodes) => {
+    const leader = leaderUnfit(s.target, backend);
+    if (leader) return leader;
+    if (s.target === 'clients-majorities' && lockNodes < 3) {
+      return { reason: `needs at least 3 nodes; ${backend.name} has ${lockNodes}` };
+    }
+    if (!cutsClients(s.target) && lockNodes < 2) {
+      return { reason: `needs at least 2 nodes; ${backend.name} has ${lockNodes}: use partition:clients` };
+    }
+    return undefined;
+  },
+  usesProxies: (s) => cutsClients(s.target),
+  build: (s, ctx) =>
+    cutsClients(s.target) ? new ClientPartition(ctx.routes, ctx, s.target) : new Partition(ctx, s.target),
+  words: (v) => ({
+    whom: typeof v.shape === 'string' ? v.shape : undefined,
+    how: Array.isArray(v.clients) ? [`clients ${listed(v.clients)}`] : [],
+  }),
+});
