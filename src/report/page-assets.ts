@@ -39,7 +39,8 @@ export function inlineCall(main: () => void): string;
 export function inlineCall<T>(main: (data: T) => void, dataId: string): string;
 export function inlineCall(main: (data?: unknown) => void, dataId?: string): string {
   const args = dataId === undefined ? '' : `JSON.parse(document.getElementById(${JSON.stringify(dataId)}).textContent)`;
-  const js = `(${main.toString()})(${args});`;
+  // Strict, as a module's code is where it was compiled (a classic script is not by default).
+  const js = `'use strict';\n(${main.toString()})(${args});`;
   if (/<\/script/i.test(js)) throw new Error(`${main.name} cannot be inlined: it contains a closing tag`);
   return js;
 }
