@@ -5,6 +5,7 @@
  * concurrency and throughput against concurrency.
  */
 import { relative } from 'node:path';
+import { benchPlots } from '../report/browser/bench-plots.js';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import { MIN_BEYOND, quantileName, samplesNeeded } from '../stats/quantiles.js';
@@ -45,42 +46,6 @@ const latencyCell = (r: BenchResult, q: number) => {
   const title = `${x.n} samples, ~${cell(x.beyond, 1)} beyond; meaningful from ${samplesNeeded(q)}`;
   return `<td class="num${x.meaningful ? '' : ' thin'}" title="${escapeHtml(title)}">${cell(x.value, 1)}${x.meaningful ? '' : '*'}</td>`;
 };
-
-const PLOT_SCRIPT = `
-const host = document.getElementById('plots');
-const backends = [...new Set(DATA.points.map((p) => p.backend))];
-const jitters = [...new Set(DATA.points.map((p) => p.jitterMs))];
-const conc = [...new Set(DATA.points.map((p) => p.concurrency))].sort((a, b) => a - b);
-const q = (p, want) => { const x = p && p.latencyMs.find((l) => l.q === want); return x && x.value !== null ? Math.max(x.value, 0.01) : null; };
-const colors = ['#2563eb', '#dc2626', '#7c3aed'];
-for (const backend of backends) {
-  const at = (c, j) => DATA.points.find((p) => p.backend === backend && p.concurrency === c && p.jitterMs === j);
-  const div = document.createElement('div');
-  div.className = 'plot';
-  div.innerHTML = '<h3></h3>';
-  div.querySelector('h3').textContent = backend;
-  host.append(div);
-  const lat = [conc], latSeries = [{ label: 'clients' }];
-  const thr = [conc], thrSeries = [{ label: 'clients' }];
-  jitters.forEach((j, ji) => {
-    const dash = ji === 0 ? undefined : [6, 4];
-    [[0.5, 'p50'], [0.99, 'p99'], [0.999, 'p99.9']].forEach(([want, name], qi) => {
-      lat.push(conc.map((c) => q(at(c, j), want)));
-      latSeries.push({ label: name + ' jitter ' + j, stroke: colors[qi], dash, width: 2 });
-    });
-    thr.push(conc.map((c) => { const p = at(c, j); return p ? p.grantsPerS : null; }));
-    thrSeries.push({ label: 'grants/s jitter ' + j, stroke: '#059669', dash, width: 2 });
-    thr.push(conc.map((c) => { const p = at(c, j); return p ? p.handoffsPerS : null; }));
-    thrSeries.push({ label: 'handoffs/s jitter ' + j, stroke: '#ca8a04', dash, width: 2 });
-  });
-  const x = { time: false, distr: 3 };
-  new uPlot({ width: 420, height: 260, title: 'acquire latency, ms', scales: { x, y: { distr: 3 } },
-    axes: [{ label: 'clients' }, {}], series: latSeries }, lat, div);
-  new uPlot({ width: 420, height: 220, title: 'throughput, per s', scales: { x },
-    axes: [{ label: 'clients' }, {}], series: thrSeries }, thr, div);
-}
-document.body.dataset.ready = 'true';
-`;
 
 export function benchHtml(r: BenchReport, generatedAt = new Date()): string {
   const s = r.spec;
@@ -142,7 +107,7 @@ grant's; fairness is Jain's index of the grants per client (1: equal shares, 1/n
       ),
       body,
       data: { points: r.points },
-      script: PLOT_SCRIPT,
+      script: benchPlots,
     },
     generatedAt,
   );

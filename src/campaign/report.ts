@@ -4,8 +4,10 @@
  */
 import { relative } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
+import { sortableTables } from '../report/browser/sortable-tables.js';
 import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
+import { inlineCall, pageStyle } from '../report/page-assets.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
 
@@ -219,23 +221,6 @@ export function terminalTable(s: CampaignSummary): string {
 const OUTCOME_ORDER = { miss: 0, skip: 1, met: 2 } as const;
 const outcomeOf = (r: CellResult): keyof typeof OUTCOME_ORDER => (r.met ? 'met' : interrupted(r) ? 'skip' : 'miss');
 
-/** Click a column's head to sort by it (again: the other way); numbers as numbers. */
-const SORT_SCRIPT = `document.querySelectorAll('table.sortable th').forEach((th, col) => {
-  th.addEventListener('click', () => {
-    const body = th.closest('table').tBodies[0];
-    const down = th.dataset.dir !== 'asc';
-    th.parentNode.querySelectorAll('th').forEach((h) => delete h.dataset.dir);
-    th.dataset.dir = down ? 'asc' : 'desc';
-    const key = (tr) => tr.cells[col].dataset.key ?? tr.cells[col].textContent;
-    const rows = [...body.rows].sort((a, b) => {
-      const x = key(a), y = key(b), nx = Number(x), ny = Number(y);
-      const c = x !== '' && y !== '' && !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : x.localeCompare(y);
-      return down ? c : -c;
-    });
-    body.append(...rows);
-  });
-});`;
-
 /**
  * A self-contained page: no external script or style, links relative to the campaign
  * folder. Rows are coloured by outcome (met or not), not by verdict: an INVALID that was
@@ -276,21 +261,7 @@ export function summaryHtml(s: CampaignSummary): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; margin: 0 0 .2em; } h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
-table.tally { width: auto; margin-bottom: 1em; }
-.meta { color: #555; margin: 0 0 1em; }
-.verdict { font-weight: 600; padding: .3em .6em; border-radius: 4px; display: inline-block; }
-.verdict.ok { background: #e3f4e3; color: #185c18; } .verdict.bad { background: #fbe3e3; color: #8a1414; }
-table { border-collapse: collapse; width: 100%; }
-th, td { border-bottom: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; position: sticky; top: 0; }
-tr.miss { background: #fdf0f0; } tr.skip { color: #888; } tr.met { background: #f3faf3; }
-td.num { text-align: right; white-space: nowrap; } td.msg { max-width: 40em; font-size: .92em; }
-.o-miss { color: #a01010; font-weight: 600; } .o-met { color: #186018; font-weight: 600; } .o-skip { color: #888; }
-table.sortable th { cursor: pointer; user-select: none; } th[data-dir="asc"]::after { content: " ▲"; } th[data-dir="desc"]::after { content: " ▼"; }
-</style></head><body>
+<style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
 <p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
@@ -302,7 +273,7 @@ ${tallyTable(byConfiguration(s), Boolean(s.shard))}
 ${rows}
 </tbody></table>
 <p class="meta">Mismatches first; click a column's head to sort by it. Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
-<script>${SORT_SCRIPT}</script>
+<script>${inlineCall(sortableTables)}</script>
 </body></html>
 `;
 }

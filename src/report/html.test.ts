@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import type { TestConfig } from '../runner/config.js';
-import { CLIENT_JS } from './client.js';
+import { reportPage } from './browser/report-page.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
+import { inlineCall } from './page-assets.js';
 import { rerunCommands, shellWord } from './rerun.js';
 
 const config: TestConfig = {
@@ -82,8 +83,9 @@ describe('report.html', () => {
   });
 
   it('has a client script that parses', () => {
-    expect(() => new Function(CLIENT_JS)).not.toThrow();
-    expect(CLIENT_JS).not.toContain('</script');
+    const script = inlineCall(reportPage, 'report-data');
+    expect(() => new Function(script)).not.toThrow();
+    expect(script).not.toContain('</script');
   });
 
   it('reports a valid run with nothing to highlight', () => {
@@ -151,7 +153,7 @@ describe('re-run commands', () => {
 
   it('keeps the header with the verdict in view, and the checkers before the perf table', async () => {
     const html = readFileSync(await writeRunReport(folder(toJsonl(violating().ops))), 'utf8');
-    expect(html).toMatch(/header \{[^}]*position:sticky; top:0;/);
+    expect(html).toMatch(/header \{[^}]*position:\s*sticky;\s*top:\s*0;/);
     expect(html.indexOf('<section id="checkers">')).toBeGreaterThan(0);
     expect(html.indexOf('<section id="checkers">')).toBeLessThan(html.indexOf('<table id="perf">'));
   });

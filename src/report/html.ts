@@ -9,15 +9,15 @@
  * `writeRunReport(dir)` reads a run folder (also one whose runner was killed: then the
  * checkers run here on the recorded prefix) and writes report.html and junit.xml.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { version } from '../version.js';
-import { CLIENT_JS } from './client.js';
+import { type ReportPageData, reportPage } from './browser/report-page.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
+import { inlineCall, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
 import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
@@ -49,21 +49,6 @@ export const scriptJson = (value: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
-const require = createRequire(import.meta.url);
-let uplotAssets: { js: string; css: string; version: string } | undefined;
-/** uPlot's script and styles, read once, to inline into a page. */
-export function uplot() {
-  if (!uplotAssets) {
-    const js = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
-    const css = readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
-    const pkg = JSON.parse(readFileSync(require.resolve('uplot/package.json'), 'utf8')) as { version: string };
-    if (/<\/script/i.test(js) || /<\/style/i.test(css))
-      throw new Error('uPlot assets cannot be inlined: they contain a closing tag');
-    uplotAssets = { js, css, version: pkg.version };
-  }
-  return uplotAssets;
-}
-
 /**
  * The start of a self-contained page, up to its <title>: a Content-Security-Policy that
  * forbids loading anything (scripts and styles are inline), and no favicon request.
@@ -82,69 +67,6 @@ const NOT_COUNTED = ' — shown, not counted toward the verdict';
 const conditionBadge = (conditions: readonly RunCondition[]) =>
   conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
 const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
-
-const CSS = `
-:root { --ink:#0f172a; --muted:#475569; --line:#e2e8f0; --bg:#f1f5f9; --red:#dc2626; --green:#15803d; --amber:#b45309; }
-* { box-sizing: border-box; }
-body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; color:var(--ink); background:var(--bg); }
-header { background:#0f172a; color:#f8fafc; padding:14px 24px 12px; position:sticky; top:0; z-index:20; }
-header h1 { margin:0; font-size:20px; font-weight:600; display:flex; align-items:center; gap:12px; flex-wrap:wrap; }
-header .sub { color:#cbd5e1; margin-top:4px; font-size:13px; }
-header code { color:#e2e8f0; }
-.badge { display:inline-block; padding:2px 10px; border-radius:999px; font-size:13px; font-weight:700; letter-spacing:.03em; }
-.badge.invalid { background:var(--red); color:#fff; } .badge.valid { background:#16a34a; color:#fff; } .badge.unknown { background:#d97706; color:#fff; }
-main { max-width:1500px; margin:0 auto; padding:16px 24px 40px; }
-section { scroll-margin-top:96px; background:#fff; border:1px solid var(--line); border-radius:8px; padding:14px 18px; margin-bottom:16px; }
-h2 { font-size:16px; margin:0 0 10px; }
-.banner { border-radius:8px; padding:10px 14px; margin-bottom:12px; border:1px solid; }
-.banner.warn { background:#fffbeb; border-color:#f59e0b; color:#78350f; }
-.banner.note { background:#f0f9ff; border-color:#7dd3fc; color:#0c4a6e; }
-.callout { border-left:4px solid var(--red); background:#fef2f2; padding:10px 14px; border-radius:4px; }
-.callout.ok { border-color:#16a34a; background:#f0fdf4; } .callout.undecided { border-color:#d97706; background:#fffbeb; }
-.verdict-line { margin:0 0 8px; color:var(--green); font-weight:600; }
-.callout .who { font-weight:600; color:var(--red); margin-bottom:2px; }
-.callout.ok .who { color:var(--green); } .callout.undecided .who { color:var(--amber); }
-#violations-list { margin:8px 0 0; max-height:220px; overflow:auto; padding:0; list-style:none; border:1px solid var(--line); border-radius:6px; }
-#violations-list li { padding:5px 10px; border-bottom:1px solid var(--line); cursor:pointer; font-size:13px; }
-#violations-list li:hover { background:#f8fafc; } #violations-list li.current { background:#fee2e2; }
-#violations-list .tag { color:var(--muted); font-size:12px; margin-right:6px; }
-.toolbar { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0 8px; }
-button { font:inherit; font-size:13px; padding:3px 10px; border:1px solid #cbd5e1; border-radius:6px; background:#fff; cursor:pointer; color:var(--ink); }
-button:hover { background:#f1f5f9; }
-#view-range { color:var(--muted); font-size:13px; margin-left:8px; font-variant-numeric:tabular-nums; }
-.legend { display:flex; flex-wrap:wrap; gap:14px; font-size:12.5px; color:var(--muted); align-items:center; }
-.legend .sw { display:inline-block; width:22px; height:11px; border-radius:2px; vertical-align:-1px; margin-right:5px; }
-.hint { color:var(--muted); font-size:12.5px; margin-top:6px; }
-#timeline-wrap { border:1px solid var(--line); border-radius:6px; overflow:hidden; }
-#timeline { display:block; width:100%; user-select:none; cursor:crosshair; }
-#timeline text { font:11px system-ui,sans-serif; }
-#timeline .lane-label { fill:#334155; font-weight:500; }
-#timeline .tick, #timeline .axis-unit { fill:#64748b; font-variant-numeric:tabular-nums; }
-#timeline .fault-label { fill:#fff; font-size:10.5px; font-weight:600; }
-#timeline .bar-label { fill:#fff; font-size:10px; pointer-events:none; }
-#timeline .bar-label.dark { fill:#0f172a; paint-order:stroke; stroke:#fff; stroke-width:2.5px; }
-#timeline .hold { fill:#f59e0b; }
-#timeline .cluster { fill:#94a3b8; }
-#timeline .badge-num { fill:#fff; font-size:10.5px; font-weight:700; pointer-events:none; }
-ol.marks { margin:6px 0 0; padding-left:0; list-style:none; counter-reset:mark; display:flex; flex-wrap:wrap; gap:4px 18px; font-size:13px; }
-ol.marks li { counter-increment:mark; }
-ol.marks li::before { content:counter(mark); display:inline-block; width:17px; height:17px; line-height:17px; border-radius:50%; background:#dc2626; color:#fff; font-size:10.5px; font-weight:700; text-align:center; margin-right:6px; }
-#op-details { min-height:1.4em; margin-top:6px; font-size:13px; color:var(--ink); font-variant-numeric:tabular-nums; }
-#tip { position:fixed; z-index:30; background:#0f172a; color:#f8fafc; padding:6px 9px; border-radius:6px; font-size:12px; white-space:pre-wrap; pointer-events:none; max-width:480px; box-shadow:0 4px 12px rgba(0,0,0,.25); }
-section > table, .kv { border-collapse:collapse; width:100%; font-size:13px; }
-section > table th, section > table td, .kv td { text-align:left; padding:6px 8px; border-bottom:1px solid var(--line); vertical-align:top; }
-section > table th { color:var(--muted); font-weight:600; font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
-td.v-invalid { color:var(--red); font-weight:700; } td.v-valid { color:var(--green); font-weight:700; } td.v-unknown { color:var(--amber); font-weight:700; }
-tr.not-counted td { color:var(--muted); } tr.not-counted td.v-invalid { color:#f87171; }
-.cols { display:grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap:16px; }
-@media (max-width: 900px) { .cols { grid-template-columns: 1fr; } }
-pre { background:#0f172a; color:#e2e8f0; padding:8px 12px; border-radius:6px; overflow:auto; font-size:12.5px; margin:4px 0 10px; white-space:pre-wrap; word-break:break-all; }
-code { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; font-size:12.5px; }
-.kv td:first-child { color:var(--muted); width:40%; }
-.files a { margin-right:14px; }
-footer { color:var(--muted); font-size:12px; text-align:center; margin-top:10px; }
-.uplot { font-family:inherit; } .u-legend { font-size:12.5px; }
-`;
 
 function legendHtml(data: ReportData, colors: string[]): string {
   const kinds = data.fs.map(
@@ -300,10 +222,10 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
     banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
-  const payload = { ...data, colors };
+  const payload: ReportPageData = { ...data, colors };
   return `${pageHead(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}
 <style>${assets.css}</style>
-<style>${CSS}</style>
+<style>${pageStyle('report')}${pageStyle('uplot-fonts')}</style>
 </head>
 <body data-verdict="${verdictClass(run.valid)}">
 <header>
@@ -366,7 +288,7 @@ ${filesHtml(run.dir)}
 <div id="tip" hidden></div>
 <script type="application/json" id="report-data">${scriptJson(payload)}</script>
 <script>${assets.js}</script>
-<script>${CLIENT_JS}</script>
+<script>${inlineCall(reportPage, 'report-data')}</script>
 </body>
 </html>
 `;

@@ -5,38 +5,29 @@
  * here, plots in the browser; `body[data-ready]` says the plots are drawn.
  */
 import { version } from '../version.js';
-import { escapeHtml, pageHead, scriptJson, uplot } from './html.js';
+import { escapeHtml, pageHead, scriptJson } from './html.js';
+import { inlineCall, pageStyle, uplot } from './page-assets.js';
 
-const CSS = `
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; margin: 0 0 .2em; } h2 { font-size: 1.15em; margin: 1.4em 0 .4em; }
-.meta { color: #555; margin: 0 0 1em; } .note { color: #555; font-size: .92em; max-width: 60em; }
-table { border-collapse: collapse; margin: .4em 0 1em; }
-th, td { border-bottom: 1px solid #ddd; padding: .25em .55em; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-tr.disagree { background: #fdf3e3; } .thin { color: #a05a00; } .bad { color: #a01010; font-weight: 600; }
-.plots { display: flex; flex-wrap: wrap; gap: 1.2em; } .plot { min-width: 420px; }
-.plot h3 { font-size: 1em; margin: .2em 0; } code { font-size: .92em; }
-.uplot { font-family: inherit; } .u-legend { font-size: 12.5px; }
-`;
-
-export interface MeasurementPage {
+export interface MeasurementPage<T> {
   title: string;
   /** One line under the title, already HTML. */
   meta: string;
   /** The page's sections, already HTML; a `<div class="plots" id="...">` for the script to fill. */
   body: string;
-  /** Given to the script as `DATA`. */
-  data: unknown;
-  /** Plain JS run after uPlot loads; it reads DATA and must end by setting body[data-ready]. */
-  script: string;
+  /** Given to the script. */
+  data: T;
+  /**
+   * Run in the page after uPlot loads, given the data (inlined by its source text: see
+   * inlineCall); it must end by setting body[data-ready].
+   */
+  script: (data: T) => void;
 }
 
-export function measurementPage(p: MeasurementPage, generatedAt = new Date()): string {
+export function measurementPage<T>(p: MeasurementPage<T>, generatedAt = new Date()): string {
   const assets = uplot();
   return `${pageHead(p.title)}
 <style>${assets.css}</style>
-<style>${CSS}</style>
+<style>${pageStyle('measurement')}${pageStyle('uplot-fonts')}</style>
 </head>
 <body>
 <h1>${escapeHtml(p.title)}</h1>
@@ -45,10 +36,7 @@ ${p.body}
 <footer class="note">lockchaos ${escapeHtml(version)} · written ${escapeHtml(generatedAt.toISOString())} · plots: uPlot ${escapeHtml(assets.version)} (MIT)</footer>
 <script type="application/json" id="page-data">${scriptJson(p.data)}</script>
 <script>${assets.js}</script>
-<script>
-const DATA = JSON.parse(document.getElementById('page-data').textContent);
-${p.script}
-</script>
+<script>${inlineCall(p.script, 'page-data')}</script>
 </body>
 </html>
 `;

@@ -6,17 +6,9 @@
 import { relative } from 'node:path';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { escapeHtml } from '../report/html.js';
+import { pageStyle } from '../report/page-assets.js';
 import type { Candidate } from './search.js';
 import type { FailingRun, ShrinkResult } from './shrink.js';
-
-const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
-h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.1em;margin:1.4em 0 .4em}
-.sides{display:grid;grid-template-columns:1fr 1fr;gap:1em}.side{border:1px solid #ccc;border-radius:6px;padding:.6em 1em}
-.side.minimal{border-color:#2a7;background:#f3fbf6}table{border-collapse:collapse;width:100%}
-td,th{border-bottom:1px solid #e4e4e4;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#f6f6f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}code,pre{background:#f4f4f4;border-radius:4px;padding:.1em .3em}
-pre{padding:.6em;white-space:pre-wrap;word-break:break-all}.kept{color:#176b3a;font-weight:600}.no{color:#888}
-.violation{color:#a01818}.sub{color:#555}`;
 
 function faultRows(faults: readonly ScheduledFault[]): string {
   if (faults.length === 0) return '<tr><td colspan="4" class="no">no faults</td></tr>';
@@ -73,7 +65,7 @@ export function shrinkHtml(r: ShrinkResult, minimal: FailingRun, reproduce: stri
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <link rel="icon" href="data:,">
 <title>shrink · ${escapeHtml(r.original.config.name)} · ${r.smaller ? 'smaller reproducer' : 'already minimal'}</title>
-<style>${CSS}</style></head><body>
+<style>${pageStyle('shrink')}</style></head><body>
 <h1>Shrink of ${escapeHtml(r.original.config.name)} (seed ${r.original.config.seed})</h1>
 <p id="outcome"><b>${escapeHtml(outcome)}</b>${escapeHtml(ended)} <span class="sub">${r.runs} runs in ${r.elapsedS} s; a candidate was kept when invalid in enough of its fresh runs.</span></p>
 <p>Reproduce (fresh seeds each time):</p><pre id="reproduce">${escapeHtml(reproduce)}</pre>

@@ -4,6 +4,7 @@
  * for points where the two disagree, the runs that show why, linked to their reports.
  */
 import { relative } from 'node:path';
+import { sweepPlots } from '../report/browser/sweep-plots.js';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import type { Interval } from '../stats/binomial-interval.js';
@@ -37,47 +38,6 @@ function runLinks(r: SweepResult, runs: readonly SweepRun[]): string {
     })
     .join('<br>');
 }
-
-const PLOT_SCRIPT = `
-const groups = new Map();
-for (const p of DATA.points) {
-  const key = 'TTL ' + p.ttlMs + ' ms, ' + p.concurrency + ' clients';
-  if (!groups.has(key)) groups.set(key, []);
-  groups.get(key).push(p);
-}
-const host = document.getElementById('plots');
-for (const [title, points] of groups) {
-  points.sort((a, b) => a.pauseTtl - b.pauseTtl);
-  const div = document.createElement('div');
-  div.className = 'plot';
-  div.innerHTML = '<h3></h3>';
-  div.querySelector('h3').textContent = title;
-  host.append(div);
-  const val = (f) => points.map((p) => { const v = f(p); return v === null || v === undefined ? null : v; });
-  const data = [
-    points.map((p) => p.pauseTtl),
-    val((p) => p.observed.p),
-    val((p) => p.observed.clopperPearson && p.observed.clopperPearson.low),
-    val((p) => p.observed.clopperPearson && p.observed.clopperPearson.high),
-    val((p) => p.predicted && p.predicted.p),
-    val((p) => p.runsDataViolation / Math.max(1, p.trials)),
-  ];
-  new uPlot({
-    width: 560, height: 340,
-    scales: { x: { time: false }, y: { range: [0, 1] } },
-    axes: [{ label: 'client pause / TTL' }, { label: 'P(run has two holders)' }],
-    series: [
-      { label: 'pause/TTL' },
-      { label: 'observed', stroke: '#b91c1c', width: 0, points: { show: true, size: 9, fill: '#b91c1c' } },
-      { label: 'observed 95% low', stroke: '#b91c1c', dash: [3, 4], width: 1, points: { show: false } },
-      { label: 'observed 95% high', stroke: '#b91c1c', dash: [3, 4], width: 1, points: { show: false } },
-      { label: 'formula', stroke: '#2563eb', width: 2 },
-      { label: 'data violations', stroke: '#7c3aed', width: 1, points: { show: true, size: 5 } },
-    ],
-  }, data, div);
-}
-document.body.dataset.ready = 'true';
-`;
 
 export function sweepHtml(r: SweepResult, generatedAt = new Date()): string {
   const s = r.spec;
@@ -122,7 +82,7 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
       ),
       body,
       data: { points: r.points },
-      script: PLOT_SCRIPT,
+      script: sweepPlots,
     },
     generatedAt,
   );

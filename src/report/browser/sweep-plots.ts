@@ -1,0 +1,65 @@
+/**
+ * sweep.html's script: one uPlot chart per TTL and concurrency, observed P(two holders)
+ * with its exact interval against the formula, x the pause as a multiple of the TTL.
+ * Inlined by its source text (inlineCall): it reaches nothing outside its body but the
+ * page's DOM and uPlot.
+ */
+import type UPlot from 'uplot';
+import type { PointResult } from '../../sweep/analyse.js';
+
+/** The global uPlot's script defines, in the page. */
+declare const uPlot: typeof UPlot;
+
+export interface SweepPageData {
+  points: PointResult[];
+}
+
+export function sweepPlots(data: SweepPageData): void {
+  const groups = new Map<string, PointResult[]>();
+  for (const p of data.points) {
+    const key = `TTL ${p.ttlMs} ms, ${p.concurrency} clients`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(p);
+  }
+  const host = document.getElementById('plots')!;
+  for (const [title, points] of groups) {
+    points.sort((a, b) => a.pauseTtl - b.pauseTtl);
+    const div = document.createElement('div');
+    div.className = 'plot';
+    div.innerHTML = '<h3></h3>';
+    div.querySelector('h3')!.textContent = title;
+    host.append(div);
+    const val = (f: (p: PointResult) => number | null | undefined) =>
+      points.map((p) => {
+        const v = f(p);
+        return v === null || v === undefined ? null : v;
+      });
+    const series: UPlot.AlignedData = [
+      points.map((p) => p.pauseTtl),
+      val((p) => p.observed.p),
+      val((p) => p.observed.clopperPearson?.low),
+      val((p) => p.observed.clopperPearson?.high),
+      val((p) => p.predicted?.p),
+      val((p) => p.runsDataViolation / Math.max(1, p.trials)),
+    ];
+    new uPlot(
+      {
+        width: 560,
+        height: 340,
+        scales: { x: { time: false }, y: { range: [0, 1] } },
+        axes: [{ label: 'client pause / TTL' }, { label: 'P(run has two holders)' }],
+        series: [
+          { label: 'pause/TTL' },
+          { label: 'observed', stroke: '#b91c1c', width: 0, points: { show: true, size: 9, fill: '#b91c1c' } },
+          { label: 'observed 95% low', stroke: '#b91c1c', dash: [3, 4], width: 1, points: { show: false } },
+          { label: 'observed 95% high', stroke: '#b91c1c', dash: [3, 4], width: 1, points: { show: false } },
+          { label: 'formula', stroke: '#2563eb', width: 2 },
+          { label: 'data violations', stroke: '#7c3aed', width: 1, points: { show: true, size: 5 } },
+        ],
+      },
+      series,
+      div,
+    );
+  }
+  document.body.dataset.ready = 'true';
+}
