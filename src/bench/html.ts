@@ -5,11 +5,11 @@
  * concurrency and throughput against concurrency.
  */
 import { relative } from 'node:path';
-import { benchPlots } from '../report/browser/bench-plots.js';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import { MIN_BEYOND, quantileName, samplesNeeded } from '../stats/quantiles.js';
 import { textTable } from '../util/text-table.js';
+import { benchPlots } from './browser/plots.js';
 import type { BenchSpec } from './grid.js';
 import type { BenchResult } from './measure.js';
 

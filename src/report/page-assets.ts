@@ -5,7 +5,7 @@
  * - their style sheets, src/report/browser/*.css: real files that Biome lints, read from
  *   the package at run time (tsc does not copy them into dist/, so they are read from
  *   src/ both from sources and from dist/; package.json ships them);
- * - their scripts, functions in src/report/browser/*.ts: type-checked against the DOM and
+ * - their scripts, functions in a browser/ folder (src/report/browser/, src/sweep/browser/, src/bench/browser/): type-checked against the DOM and
  *   the data they are given, and inlined by their source text (whichever of tsc or the
  *   test runner compiled them), so no bundler is needed;
  * - uPlot's script and styles, from its package.

@@ -4,11 +4,11 @@
  * for points where the two disagree, the runs that show why, linked to their reports.
  */
 import { relative } from 'node:path';
-import { sweepPlots } from '../report/browser/sweep-plots.js';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import type { Interval } from '../stats/binomial-interval.js';
 import type { PointResult, SweepRun } from './analyse.js';
+import { sweepPlots } from './browser/plots.js';
 import type { SweepSpec } from './grid.js';
 
 export interface SweepResult {

@@ -5,7 +5,7 @@
  * page's DOM and uPlot.
  */
 import type UPlot from 'uplot';
-import type { PointResult } from '../../sweep/analyse.js';
+import type { PointResult } from '../analyse.js';
 
 /** The global uPlot's script defines, in the page. */
 declare const uPlot: typeof UPlot;

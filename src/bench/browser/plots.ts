@@ -5,7 +5,7 @@
  * nothing outside its body but the page's DOM and uPlot.
  */
 import type UPlot from 'uplot';
-import type { BenchResult } from '../../bench/measure.js';
+import type { BenchResult } from '../measure.js';
 
 /** The global uPlot's script defines, in the page. */
 declare const uPlot: typeof UPlot;
