@@ -7,8 +7,8 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { secs } from './history-index.js';
 import type { CheckResult } from './result.js';
+import { secs } from './seconds.js';
 
 interface Tokened {
   token: number;

@@ -11,8 +11,8 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { secs } from './history-index.js';
 import type { CheckResult } from './result.js';
+import { secs } from './seconds.js';
 
 /** A lock-set write's set: the value itself (unfenced) or the first of [set, token]. */
 export function writtenSet(value: unknown): number[] {

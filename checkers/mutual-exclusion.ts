@@ -12,8 +12,9 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { faultWindows, secs } from './history-index.js';
+import { faultWindows } from './fault-windows.js';
 import type { CheckResult } from './result.js';
+import { secs } from './seconds.js';
 
 export interface Hold {
   process: number;

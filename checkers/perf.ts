@@ -26,10 +26,11 @@
 
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
-import { faultWindows } from './history-index.js';
+import { faultWindows } from './fault-windows.js';
 import type { CheckResult } from './result.js';
 
-export interface Latency {
+/** The latency of a phase's ok operations, in ms. */
+export interface LatencySummary {
   p50: number;
   p95: number;
   p99: number;
@@ -44,7 +45,7 @@ export interface PhaseStats {
   /** ok / attempts; null without attempts. */
   availability: number | null;
   /** Of the ok operations; null without any. */
-  latencyMs: Latency | null;
+  latencyMs: LatencySummary | null;
   /** ok operations per second of the phase; null when the phase took no time. */
   perSecond: number | null;
 }

@@ -6,7 +6,7 @@
  * of acquires ok outside fault windows, from perf): a lock that answers nobody is not a
  * correct configuration, whatever its safety verdict.
  */
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
 
@@ -18,10 +18,6 @@ export interface Outcome {
   met: boolean;
   /** One line: the violation or the mismatch in words. */
   message: string;
-}
-
-export function actualOf(valid: Validity): 'valid' | 'invalid' | 'unknown' {
-  return valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
 }
 
 const counted = (results: readonly CheckResult[]) => results.filter((r) => r.counts !== false);
@@ -72,7 +68,7 @@ export function judge(
     const got = verdictWord(ended.valid);
     return { actual: 'error', met: false, message: `the run ${conditionsText(ended.conditions)} (verdict ${got})` };
   }
-  const actual = actualOf(ended.valid);
+  const actual = verdictName(ended.valid);
   const violations = said(ended.results, false);
   if (actual === 'unknown') {
     const why = said(ended.results, 'unknown');

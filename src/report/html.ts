@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { stoppedEarlyLine } from '../runner/summary.js';
 import { version } from '../version.js';
@@ -81,7 +81,6 @@ const NOT_COUNTED = ' — shown, not counted toward the verdict';
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
 const conditionBadge = (conditions: readonly RunCondition[]) =>
   conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
-const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
 
 const CSS = `
 :root { --ink:#0f172a; --muted:#475569; --line:#e2e8f0; --bg:#f1f5f9; --red:#dc2626; --green:#15803d; --amber:#b45309; }
@@ -198,7 +197,7 @@ function checkerRows(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
       const counted = r.counts !== false;
-      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictClass(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
+      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictName(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
     })
     .join('\n');
 }
@@ -305,9 +304,9 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <style>${assets.css}</style>
 <style>${CSS}</style>
 </head>
-<body data-verdict="${verdictClass(run.valid)}">
+<body data-verdict="${verdictName(run.valid)}">
 <header>
-<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictName(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>

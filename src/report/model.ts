@@ -7,17 +7,17 @@
  * Times are milliseconds since the test's origin, rounded to microseconds. Op indices are
  * the stored history's (history.jsonl line = index + 1).
  */
-import { faultWindows } from '../../checkers/history-index.js';
+import { faultWindows } from '../../checkers/fault-windows.js';
 import { describeHold, type Hold, holdsOf } from '../../checkers/mutual-exclusion.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
-import { type LenientOp, pairLeniently } from '../history/pairs.js';
+import { type LenientOp, type LenientOutcome, pairLeniently } from '../history/pairs.js';
 
-export type Outcome = 'ok' | 'fail' | 'info' | 'pending';
-export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
+/** A bar's outcome, as its index in this list. */
+export const BAR_OUTCOMES: readonly LenientOutcome[] = ['ok', 'fail', 'info', 'pending'];
 
 /**
- * One operation: [lane, f (index into `fs`), outcome (index into OUTCOMES), startMs,
+ * One operation: [lane, f (index into `fs`), outcome (index into BAR_OUTCOMES), startMs,
  * endMs (-1: never completed), invoke index, completion index (-1: none), value in brief,
  * error, the bar's label (barLabel)].
  */
@@ -454,7 +454,7 @@ export function prepareReport(
     return [
       laneOf(p.invoke.process as number),
       fIndex.get(p.invoke.f) ?? 0,
-      OUTCOMES.indexOf(p.outcome),
+      BAR_OUTCOMES.indexOf(p.outcome),
       ms(p.invoke.time),
       c ? ms(c.time) : -1,
       p.invoke.index,

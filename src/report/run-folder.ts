@@ -12,8 +12,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { CheckResult, Validity } from '../../checkers/result.js';
-import { worst } from '../../checkers/result.js';
+import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
@@ -189,10 +188,6 @@ function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
   });
 }
 
-/** The run's verdict: the worst of its counted checkers. */
-const verdictOf = (results: readonly CheckResult[]) =>
-  worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
-
 const cutLine = (line: number) => `history.jsonl line ${line}, the last, was cut mid-write and is left out`;
 
 export function loadRun(dir: string): LoadedRun {
@@ -250,7 +245,7 @@ export function loadRun(dir: string): LoadedRun {
       ...base,
       ...extra,
       results: stored.results,
-      valid: stored.valid ?? verdictOf(stored.results),
+      valid: stored.valid ?? countedVerdict(stored.results),
       ...(stored.timings ? { timings: stored.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
       ...(stored.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
@@ -258,7 +253,7 @@ export function loadRun(dir: string): LoadedRun {
     };
   }
   const results = checkPrefix(history, config);
-  const valid = verdictOf(results);
+  const valid = countedVerdict(results);
   const why =
     unreadable !== undefined
       ? `results.json is unreadable (${unreadable})`

@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
-import { worst } from '../../checkers/result.js';
+import { countedVerdict } from '../../checkers/result.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
 import { backendByName } from '../backends/index.js';
@@ -255,7 +255,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // test.json again, now with the faults the run applied: its schedule, as data.
   writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
   const results = checkRun(history, config, { storeKey: STORE_KEY });
-  const valid = runVerdict(worst(results.filter((r) => r.counts !== false).map((r) => r.valid)), conditions);
+  const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   const early = stoppedEarly ? { stoppedEarly } : {};
   writeFileSync(

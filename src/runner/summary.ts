@@ -1,5 +1,5 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { availabilityShortfall } from '../campaign/expect.js';
 import { scenarioByName } from '../scenarios/index.js';
 import { conditionsText, type RunCondition } from './conditions.js';
@@ -13,7 +13,7 @@ function expectationLine(
   const scenario = config.scenario ? scenarioByName(config.scenario) : undefined;
   if (!scenario) return [];
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
-  const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
+  const actual = verdictName(valid);
   const mode = config.fencing ? 'fenced' : 'unfenced';
   const short = scenario.availability === undefined ? undefined : availabilityShortfall(results, scenario.availability);
   const as = expected !== actual ? 'NOT as expected' : short ? `NOT as expected: ${short}` : 'as expected';

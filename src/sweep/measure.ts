@@ -4,7 +4,7 @@
  * holder believed it had left when the pause began (the grant's validityMs, counted from
  * the acquire's completion), and what the checkers found.
  */
-import { faultWindows } from '../../checkers/history-index.js';
+import { faultWindows } from '../../checkers/fault-windows.js';
 import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
 import type { Validity } from '../../checkers/result.js';
 import type { LoadedRun } from '../report/run-folder.js';
