@@ -15,6 +15,7 @@
  */
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
+import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 
 export const MIN_GRANTS = 2;
@@ -84,12 +85,12 @@ export function checkEvidence(
         .filter((p) => p.outcome === 'fail' && p.completion)
         .slice(0, 20)
         .map((p) => {
-          const token = Array.isArray(p.invoke.value) ? p.invoke.value[1] : undefined;
+          const { token } = decodeWrite(p.invoke.value);
           const w: { index: number; process: number; token?: number } = {
             index: (p.completion as Op).index,
             process: p.process,
           };
-          if (typeof token === 'number') w.token = token;
+          if (token !== undefined) w.token = token;
           return w;
         });
     }

@@ -7,6 +7,7 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 import { secs } from './seconds.js';
 
@@ -52,12 +53,12 @@ export function duplicatedTokens(grants: Tokened[]): { token: number; first: Tok
   return [...found.values()];
 }
 
-function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
+function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => number | undefined): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== f || completion?.type !== 'ok') continue;
     const t = token(f === 'acquire' ? completion : invoke);
-    if (typeof t === 'number') out.push({ token: t, invoke, completion });
+    if (t !== undefined) out.push({ token: t, invoke, completion });
   }
   return out;
 }
@@ -72,7 +73,7 @@ const indices = (r: { earlier: Tokened; later: Tokened }) => ({
 export function checkFencing(history: readonly Op[], opts: { storeKey: string; fenced: boolean }): CheckResult {
   const base = { checker: 'fencing', counts: opts.fenced };
   const pairs = pairLeniently(history);
-  const grants = tokened(pairs, 'acquire', (op) => (op.value as { token?: unknown } | undefined)?.token);
+  const grants = tokened(pairs, 'acquire', (op) => decodeGrant(op.value).token);
   if (grants.length === 0) {
     return { ...base, counts: false, valid: true, summary: 'no grant carried a fencing token' };
   }
@@ -82,7 +83,7 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
     ? tokened(
         pairs.filter((p) => p.invoke.key === opts.storeKey),
         'write',
-        (op) => (Array.isArray(op.value) ? op.value[1] : undefined),
+        (op) => decodeWrite(op.value).token,
       )
     : [];
   const staleAccepted = regressions(writes, false);

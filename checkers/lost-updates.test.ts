@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkLostUpdates, writtenSet } from './lost-updates.js';
+import { checkLostUpdates } from './lost-updates.js';
+import { decodeWrite } from './op-values.js';
 
 const S = 'S';
 
@@ -104,8 +105,10 @@ function referenceOverwrites(history: readonly Op[]): Map<number, number | undef
   }
   const out = new Map<number, number | undefined>();
   for (const w of writes) {
-    const element = writtenSet(w.invoke.value).at(-1) as number;
-    const o = writes.find((x) => x.invoke.time > w.completion.time && !writtenSet(x.invoke.value).includes(element));
+    const element = decodeWrite(w.invoke.value).set.at(-1) as number;
+    const o = writes.find(
+      (x) => x.invoke.time > w.completion.time && !decodeWrite(x.invoke.value).set.includes(element),
+    );
     out.set(element, o?.completion.index);
   }
   return out;

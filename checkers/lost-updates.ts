@@ -11,14 +11,12 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 import { secs } from './seconds.js';
 
-/** A lock-set write's set: the value itself (unfenced) or the first of [set, token]. */
-export function writtenSet(value: unknown): number[] {
-  if (Array.isArray(value) && value.length === 2 && Array.isArray(value[0])) return value[0] as number[];
-  return Array.isArray(value) ? (value as number[]) : [];
-}
+/** A lock-set write's set of elements (checkers/op-values.ts). */
+const writtenSet = (value: unknown) => decodeWrite(value).set as readonly number[];
 
 export function checkLostUpdates(history: readonly Op[], storeKey: string): CheckResult {
   const base = { checker: 'lost-updates', counts: true };

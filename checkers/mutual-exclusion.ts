@@ -13,6 +13,7 @@
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import { faultWindows } from './fault-windows.js';
+import { decodeGrant } from './op-values.js';
 import type { CheckResult } from './result.js';
 import { secs } from './seconds.js';
 
@@ -62,7 +63,7 @@ export function holds(history: readonly Op[]): Hold[] {
       continue;
     }
     if (invoke.f === 'acquire' && completion?.type === 'ok') {
-      const value = completion.value as { token?: number } | undefined;
+      const { token } = decodeGrant(completion.value);
       const hold: Hold = {
         process: p,
         lock: invoke.key ?? '',
@@ -70,7 +71,7 @@ export function holds(history: readonly Op[]): Hold[] {
         end: completion.time,
         acquireIndex: completion.index,
       };
-      if (typeof value?.token === 'number') hold.token = value.token;
+      if (token !== undefined) hold.token = token;
       result.push(hold);
       open.set(p, hold);
     }

@@ -6,10 +6,11 @@
  * Store operations on the history, key = the store key:
  *   read           completion value: the set (an array; null before the first write)
  *   write          value: the new set (unfenced) or [set, token] (fenced); the new
- *                  element is always the last one of the set
+ *                  element is always the last one of the set (checkers/op-values.ts)
  * A stale token is answered "rejected": recorded as `fail`, since nothing was applied.
  */
 
+import { encodeWrite } from '../checkers/op-values.js';
 import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
@@ -50,7 +51,7 @@ async function holdAndAdd(ctx: ClientContext, grant: Grant, added: number): Prom
   if (current === null) return true; // rejected: nothing to write, release
   await sleep(opts.holdMs);
   const next = [...(current as number[]), added];
-  const value = opts.fencing ? [next, token] : next;
+  const value = encodeWrite(next, opts.fencing, token);
   const write = await recorder.perform('write', opts.storeKey, value, async () =>
     (await store.write(opts.storeKey, next, token)) ? { type: 'ok' } : { type: 'fail', error: 'rejected: stale token' },
   );

@@ -253,6 +253,7 @@ describe('bar labels', () => {
     expect(barLabel('acquire', { validityMs: 980 })).toBe('');
     expect(barLabel('write', [[3, 7, 12], 20])).toBe('+12 (token 20)');
     expect(barLabel('write', [3, 7, 12])).toBe('+12');
+    expect(barLabel('write', [[3, 7], null])).toBe('+7');
     expect(barLabel('read', [3, 7, 12])).toBe('3 elements');
     expect(barLabel('read', null)).toBe('empty');
     expect(barLabel('release', { owner: 'x', token: 20 })).toBe('');

@@ -9,6 +9,7 @@
  */
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { describeHold, type Hold, holdsOf } from '../../checkers/mutual-exclusion.js';
+import { decodeGrant, decodeWrite } from '../../checkers/op-values.js';
 import type { CheckResult } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import { type LenientOp, type LenientOutcome, pairLeniently } from '../history/pairs.js';
@@ -118,19 +119,18 @@ export function brief(value: unknown): string {
  * token, the element a write adds (and its token), the size of a set read; else brief().
  */
 export function barLabel(f: string, value: unknown): string {
-  const v = value as Record<string, unknown> | unknown[] | null | undefined;
-  if (f === 'acquire' && v && typeof v === 'object' && !Array.isArray(v)) {
-    return typeof v.token === 'number' ? `token ${v.token}` : '';
+  if (f === 'acquire' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { token } = decodeGrant(value);
+    return token !== undefined ? `token ${token}` : '';
   }
-  if (f === 'write' && Array.isArray(v)) {
-    const fenced = v.length === 2 && Array.isArray(v[0]) && typeof v[1] === 'number';
-    const set = (fenced ? v[0] : v) as unknown[];
+  if (f === 'write' && Array.isArray(value)) {
+    const { set, token } = decodeWrite(value);
     const added = set.at(-1);
-    if (typeof added === 'number') return `+${added}${fenced ? ` (token ${v[1]})` : ''}`;
+    if (typeof added === 'number') return `+${added}${token !== undefined ? ` (token ${token})` : ''}`;
   }
   if (f === 'read') {
-    if (v === null) return 'empty';
-    if (Array.isArray(v)) return `${v.length} element${v.length === 1 ? '' : 's'}`;
+    if (value === null) return 'empty';
+    if (Array.isArray(value)) return `${value.length} element${value.length === 1 ? '' : 's'}`;
   }
   if (f === 'release') return ''; // its value is the grant: in the details, not on the bar
   return brief(value);

@@ -6,6 +6,7 @@
  */
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
+import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
 import type { LoadedRun } from '../report/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
@@ -63,8 +64,8 @@ export function measureRun(
   // The validity each grant carried, by the index of its acquire's completion.
   const validityAt = new Map<number, number>();
   for (const op of run.history) {
-    const v = op.f === 'acquire' && op.type === 'ok' ? (op.value as { validityMs?: number } | undefined) : undefined;
-    if (typeof v?.validityMs === 'number') validityAt.set(op.index, v.validityMs);
+    const validityMs = op.f === 'acquire' && op.type === 'ok' ? decodeGrant(op.value).validityMs : undefined;
+    if (validityMs !== undefined) validityAt.set(op.index, validityMs);
   }
   const held = holds(run.history);
   const pauses: MeasuredPause[] = [];
