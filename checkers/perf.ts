@@ -28,6 +28,7 @@ import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
 import { faultWindows } from './fault-windows.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
 
 /** The latency of a phase's ok operations, in ms. */
 export interface LatencySummary {
@@ -203,3 +204,10 @@ function summarize(d: PerfDetails): string {
     `${name} ${formatPercent(s.availability)} ok${s.latencyMs ? `, p99 ${formatMs(s.latencyMs.p99)} ms` : ''}`;
   return `${head}; ${phase('outside faults', k.outside)}; ${phase(`during faults (${d.faultS} of ${d.spanS} s)`, k.during)}`;
 }
+
+/** How the service served its clients in and out of faults: shown for every run, never a verdict. */
+export const perfChecker: RunChecker = {
+  name: () => 'perf',
+  counts: () => false,
+  check: (run) => checkPerf(run.history),
+};

@@ -14,6 +14,7 @@
  */
 
 export { checkPerf, type PerfDetails } from '../checkers/perf.js';
+export { checkRun } from '../workloads/check-run.js';
 export { WORKLOADS } from '../workloads/index.js';
 // Building blocks for a backend of your own (README, "Adding a lock backend").
 export {
@@ -78,7 +79,6 @@ export * from './check.js';
 export { loadReplayConfig } from './cli/run.js';
 export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
 export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
-export { checkRun } from './runner/check.js';
 export { DEFAULTS, type TestConfig, testName, validateConfig } from './runner/config.js';
 // One run: configuration, the runner, its per-run checkers.
 export { type RunHooks, type RunResult, run } from './runner/run.js';

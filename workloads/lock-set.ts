@@ -10,7 +10,13 @@
  * A stale token is answered "rejected": recorded as `fail`, since nothing was applied.
  */
 
+import { evidenceChecker } from '../checkers/evidence.js';
+import { fencingChecker } from '../checkers/fencing.js';
+import { lockLinearizableChecker, storeLinearizableChecker } from '../checkers/linearizable/run-checks.js';
+import { lostUpdatesChecker } from '../checkers/lost-updates.js';
+import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
 import { encodeWrite } from '../checkers/op-values.js';
+import { perfChecker } from '../checkers/perf.js';
 import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
@@ -23,6 +29,15 @@ export const lockSetWorkload: Workload = {
   name: 'lock-set',
   description: 'under the lock: read a set from the store, hold, write it back with one new element',
   finalRead: true,
+  checkers: [
+    mutualExclusionChecker,
+    lockLinearizableChecker,
+    lostUpdatesChecker,
+    fencingChecker,
+    storeLinearizableChecker,
+    evidenceChecker({ writes: true }),
+    perfChecker,
+  ],
   async client(ctx) {
     for (let n = 0; !ctx.stop.aborted; ) {
       const grant = await recordAcquire(ctx);

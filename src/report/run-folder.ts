@@ -13,10 +13,10 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
+import { checkRun } from '../../workloads/check-run.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { checkRun } from '../runner/check.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
