@@ -131,6 +131,13 @@ export function checkEvidence(
   return { checker: 'evidence', valid: true, summary: `${counted}${warn}`, details };
 }
 
+/** The warnings of a run's evidence result: worth saying though the run could be judged. */
+export function evidenceWarnings(results: readonly CheckResult[]): string[] {
+  const warnings = (results.find((r) => r.checker === 'evidence')?.details as Partial<EvidenceDetails> | undefined)
+    ?.warnings;
+  return Array.isArray(warnings) ? warnings : [];
+}
+
 /**
  * Counted: a safety verdict on (next to) nothing is no verdict. `writes`: whether the
  * workload writes the store (then accepted writes and reads are needed too).

@@ -97,6 +97,23 @@ export function checkLostUpdates(
   };
 }
 
+/**
+ * lost-updates on a history that stopped before the final read (a killed run's prefix): the
+ * last read during the run would be taken for it, and every add acknowledged after that read
+ * would look lost. So the answer is unknown, with what was recorded.
+ */
+export function lostUpdatesWithoutFinalRead(r: CheckResult): CheckResult {
+  if (r.valid === 'unknown') return r;
+  const acknowledged = (r.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged ?? 0;
+  return {
+    checker: r.checker,
+    counts: r.counts ?? true,
+    valid: 'unknown',
+    summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
+    details: { acknowledged, finalRead: false },
+  };
+}
+
 /** Every element of a lock-set history's writes is acknowledged or lost: counted. */
 export const lostUpdatesChecker: RunChecker = {
   name: () => 'lost-updates',

@@ -182,6 +182,12 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
   return { checker: 'perf', valid: true, summary: summarize(details), details };
 }
 
+/** The perf checker's figures among a run's results; undefined for runs stored before perf. */
+export function perfDetailsOf(results: readonly CheckResult[]): PerfDetails | undefined {
+  const details = results.find((r) => r.checker === 'perf')?.details as PerfDetails | undefined;
+  return details?.kinds ? details : undefined;
+}
+
 /** A share as a percentage, to a tenth: 33.3%; a dash when there was nothing to share. */
 export const formatPercent = (x: number | null) => (x === null ? '–' : `${round(x * 100, 1)}%`);
 /** Milliseconds to a useful precision: 4206, 12.3, 0.34. */

@@ -22,3 +22,15 @@ const VIOLATIONS: Record<string, (result: CheckResult) => CheckerViolation[]> = 
 export function violationsOf(result: CheckResult): CheckerViolation[] {
   return Object.hasOwn(VIOLATIONS, result.checker) ? VIOLATIONS[result.checker](result) : [];
 }
+
+/**
+ * A result's first violation in words, as JUnit's failure message gives it: the checker's
+ * `first` detail (mutual-exclusion's and lost-updates' a line, fencing's one per kind),
+ * else its summary.
+ */
+export function firstViolationWords(r: CheckResult): string {
+  const first = r.details?.first;
+  if (typeof first === 'string') return first;
+  if (Array.isArray(first) && first.every((x) => typeof x === 'string')) return first.join('; ');
+  return r.summary;
+}

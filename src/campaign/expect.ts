@@ -6,6 +6,7 @@
  * of acquires ok outside fault windows, from perf): a lock that answers nobody is not a
  * correct configuration, whatever its safety verdict.
  */
+import { perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
@@ -35,9 +36,7 @@ function said(results: readonly CheckResult[], want: Validity): string {
  * 0..1), the shortfall in words; undefined when met or when perf measured nothing.
  */
 export function availabilityShortfall(results: readonly CheckResult[], min: number): string | undefined {
-  const perf = results.find((r) => r.checker === 'perf');
-  const kinds = (perf?.details as { kinds?: Record<string, { outside?: { availability?: number | null } }> })?.kinds;
-  const got = kinds?.acquire?.outside?.availability;
+  const got = perfDetailsOf(results)?.kinds.acquire?.outside?.availability;
   if (got === undefined)
     return `acquire availability outside faults was not measured (expected at least ${percent(min)})`;
   if (got === null) return `no acquire was tried outside faults (expected at least ${percent(min)} ok)`;

@@ -12,7 +12,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
-import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
+import { evidenceWarnings } from '../../checkers/evidence.js';
+import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { stoppedEarlyLine } from '../runner/summary.js';
@@ -170,8 +171,8 @@ function legendHtml(data: ReportData, colors: string[]): string {
  * outside fault windows and those invoked during them. Empty for runs stored before perf.
  */
 function perfTable(results: readonly CheckResult[]): string {
-  const details = results.find((r) => r.checker === 'perf')?.details as PerfDetails | undefined;
-  if (!details?.kinds || Object.keys(details.kinds).length === 0) return '';
+  const details = perfDetailsOf(results);
+  if (!details || Object.keys(details.kinds).length === 0) return '';
   const phases: [keyof KindStats, string][] =
     details.faultS > 0
       ? [
@@ -295,7 +296,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
       `<div class="banner note" id="stopped-early"><b>Stopped early.</b> ${escapeHtml(stoppedEarlyLine(run.stoppedEarly, config.timeLimitS))}. Healed, read and checked as usual.</div>`,
     );
   }
-  for (const w of run.results.flatMap((r) => (r.details?.warnings as string[] | undefined) ?? [])) {
+  for (const w of evidenceWarnings(run.results)) {
     banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);

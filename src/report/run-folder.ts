@@ -12,6 +12,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
 import { checkRun } from '../../workloads/check-run.js';
 import { parseJsonl } from '../history/jsonl.js';
@@ -166,26 +167,12 @@ function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
   return alone && !writeAfter;
 }
 
-/**
- * The checkers on a recorded prefix. Lost updates needs the final read: without it, the
- * last read during the run would be taken for it, and every add acknowledged after that
- * read would look lost. So without a final read it answers unknown.
- */
+/** The checkers on a recorded prefix; without the final read, lost updates cannot tell (unknown). */
 function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
   const storeKey = storeKeyOf(history);
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
-  return results.map((r) => {
-    if (r.checker !== 'lost-updates' || r.valid === 'unknown') return r;
-    const acknowledged = (r.details as { acknowledged?: number } | undefined)?.acknowledged ?? 0;
-    return {
-      checker: r.checker,
-      counts: r.counts ?? true,
-      valid: 'unknown',
-      summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
-      details: { acknowledged, finalRead: false },
-    };
-  });
+  return results.map((r) => (r.checker === 'lost-updates' ? lostUpdatesWithoutFinalRead(r) : r));
 }
 
 const cutLine = (line: number) => `history.jsonl line ${line}, the last, was cut mid-write and is left out`;

@@ -1,4 +1,5 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
+import { evidenceWarnings } from '../../checkers/evidence.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { availabilityShortfall } from '../campaign/expect.js';
 import { scenarioByName } from '../scenarios/index.js';
@@ -29,7 +30,7 @@ export function formatSummary(r: {
   stoppedEarly?: { atS: number; why: string };
 }): string {
   const conditions = r.conditions ?? [];
-  const warnings = r.results.flatMap((c) => (c.details?.warnings as string[] | undefined) ?? []);
+  const warnings = evidenceWarnings(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';

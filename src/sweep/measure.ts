@@ -5,7 +5,7 @@
  * the acquire's completion), and what the checkers found.
  */
 import { faultWindows } from '../../checkers/fault-windows.js';
-import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
+import { type Hold, holds, type MutualExclusionDetails } from '../../checkers/mutual-exclusion.js';
 import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
 import type { LoadedRun } from '../report/run-folder.js';
@@ -94,7 +94,7 @@ export function measureRun(
     notAsConfigured: run.conditions.length > 0,
     grants: validityMs.length,
     validityMs,
-    overlaps: Number((mutex?.details as { overlaps?: number } | undefined)?.overlaps ?? 0),
+    overlaps: Number((mutex?.details as Partial<MutualExclusionDetails> | undefined)?.overlaps ?? 0),
     dataViolation: run.results.some((r) => r.counts !== false && r.valid === false && r.checker !== 'mutual-exclusion'),
     pauses,
     pausesOfNoHolder,
