@@ -7,12 +7,12 @@
  * correct configuration, whatever its safety verdict.
  */
 import { perfDetailsOf } from '../../checkers/perf.js';
-import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, type Validity, type VerdictName, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
 
 /** What a cell ended with. */
-export type Actual = 'valid' | 'invalid' | 'unknown' | 'error' | 'aborted' | 'not-run';
+export type Actual = VerdictName | 'error' | 'aborted' | 'not-run';
 
 export interface Outcome {
   actual: Actual;
