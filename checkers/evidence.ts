@@ -18,7 +18,7 @@ import { pairLeniently } from '../src/history/pairs.js';
 import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 import type { RunChecker } from './run-checker.js';
-import type { CheckerViolation } from './violation.js';
+import type { CheckerViolation } from './violations.js';
 
 export const MIN_GRANTS = 2;
 export const MIN_ACCEPTED = 3;

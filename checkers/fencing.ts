@@ -11,7 +11,7 @@ import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 import type { RunChecker } from './run-checker.js';
 import { secs } from './seconds.js';
-import type { CheckerViolation } from './violation.js';
+import type { CheckerViolation } from './violations.js';
 
 interface Tokened {
   token: number;

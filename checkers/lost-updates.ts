@@ -15,7 +15,7 @@ import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
 import type { RunChecker } from './run-checker.js';
 import { secs } from './seconds.js';
-import type { CheckerViolation } from './violation.js';
+import type { CheckerViolation } from './violations.js';
 
 /** A lock-set write's set of elements (checkers/op-values.ts). */
 const writtenSet = (value: unknown) => decodeWrite(value).set as readonly number[];

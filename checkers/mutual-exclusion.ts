@@ -17,7 +17,7 @@ import { decodeGrant } from './op-values.js';
 import type { CheckResult } from './result.js';
 import type { RunChecker } from './run-checker.js';
 import { secs } from './seconds.js';
-import type { CheckerViolation } from './violation.js';
+import type { CheckerViolation } from './violations.js';
 
 export interface Hold {
   process: number;

@@ -11,8 +11,7 @@ import { faultWindows } from '../../checkers/fault-windows.js';
 import { holdsOf } from '../../checkers/mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from '../../checkers/op-values.js';
 import type { CheckResult } from '../../checkers/result.js';
-import type { HeldSpan, ViolationKind } from '../../checkers/violation.js';
-import { violationsOf } from '../../checkers/violations.js';
+import { type HeldSpan, type ViolationKind, violationsOf } from '../../checkers/violations.js';
 import type { Op } from '../history/op.js';
 import { type LenientOp, type LenientOutcome, pairLeniently } from '../history/pairs.js';
 
