@@ -162,7 +162,7 @@ export function checkMutualExclusion(
 export const mutualExclusionChecker: RunChecker = {
   name: () => 'mutual-exclusion',
   counts: (run) => !run.fenced,
-  check: (run) => checkMutualExclusion(run.history, { counts: !run.fenced }),
+  check: (run) => checkMutualExclusion(run.history, { counts: mutualExclusionChecker.counts(run) }),
 };
 
 /** A hold as results.json stores it: JSON turns an open end (Infinity) into null. */
