@@ -3,6 +3,7 @@
  * it, against the least a scenario or a campaign cell expects. A lock that answers nobody
  * is not a correct configuration, whatever its safety verdict.
  */
+import { perfDetailsOf } from './perf.js';
 import type { CheckResult } from './result.js';
 
 /**
@@ -10,9 +11,7 @@ import type { CheckResult } from './result.js';
  * 0..1), the shortfall in words; undefined when met or when perf measured nothing.
  */
 export function availabilityShortfall(results: readonly CheckResult[], min: number): string | undefined {
-  const perf = results.find((r) => r.checker === 'perf');
-  const kinds = (perf?.details as { kinds?: Record<string, { outside?: { availability?: number | null } }> })?.kinds;
-  const got = kinds?.acquire?.outside?.availability;
+  const got = perfDetailsOf(results)?.kinds.acquire?.outside?.availability;
   if (got === undefined)
     return `acquire availability outside faults was not measured (expected at least ${percent(min)})`;
   if (got === null) return `no acquire was tried outside faults (expected at least ${percent(min)} ok)`;

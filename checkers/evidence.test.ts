@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, worst } from '../checkers/result.js';
-import { checkRun } from '../src/runner/check.js';
-import { DEFAULTS, type TestConfig } from '../src/runner/config.js';
+import { countedVerdict, exitCodeFor } from '../checkers/result.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkEvidence } from './evidence.js';
+import { checkRun } from '../workloads/check-run.js';
+import { checkEvidence, evidenceViolations } from './evidence.js';
 
 const S = 'S';
-const config = (over: Partial<TestConfig> = {}): TestConfig => ({ ...DEFAULTS, name: 't', seed: 1, ...over });
-const verdict = (h: H, c: TestConfig) =>
-  worst(
-    checkRun(h.ops, c, { storeKey: S })
-      .filter((r) => r.counts !== false)
-      .map((r) => r.valid),
-  );
+type Run = { workload: string; fencing: boolean };
+const config = (over: Partial<Run> = {}): Run => ({ workload: 'lock-set', fencing: false, ...over });
+const verdict = (h: H, c: Run) => countedVerdict(checkRun(h.ops, c, { storeKey: S }));
 
 /** n cycles of acquire, read, write (ok or rejected), release; then a final read. */
 function lockSet(n: number, { fenced = false, rejectAllBut = Number.POSITIVE_INFINITY } = {}): H {
@@ -69,6 +64,13 @@ describe('evidence', () => {
     expect(r.valid).toBe(true);
     expect(r.details.warnings[0]).toMatch(/the store rejected 20 of 30 writes \(66.7%\)/);
     expect(r.summary).toMatch(/warning: the store rejected 20 of 30/);
+    // The writes turned away, as the report shows them: under fencing's name, not counted.
+    const turnedAway = evidenceViolations(JSON.parse(JSON.stringify(r)));
+    expect(turnedAway).toHaveLength(20);
+    expect(turnedAway[0]).toMatchObject({ kind: 'turned-away', checker: 'fencing', shownOnly: true });
+    expect(turnedAway[0]?.words).toMatch(
+      /^the store turned away process 1's write with stale token 11 \(op #\d+\): a stale holder kept out$/,
+    );
   });
 
   it('no read of the store: unknown', () => {

@@ -15,7 +15,10 @@
  */
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
+import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
+import type { CheckerViolation } from './violations.js';
 
 export const MIN_GRANTS = 2;
 export const MIN_ACCEPTED = 3;
@@ -42,8 +45,14 @@ export type EvidenceDetails = {
   /** Worth saying though the run could be judged. */
   warnings: string[];
   /** Fenced: the first writes the store turned away (completion op index), for the report. */
-  rejectedWrites?: { index: number; process: number; token?: number }[];
+  rejectedWrites?: RejectedWrite[];
 };
+
+export interface RejectedWrite {
+  index: number;
+  process: number;
+  token?: number;
+}
 
 const pct = (n: number, of: number) => `${Math.round((1000 * n) / of) / 10}%`;
 
@@ -84,12 +93,12 @@ export function checkEvidence(
         .filter((p) => p.outcome === 'fail' && p.completion)
         .slice(0, 20)
         .map((p) => {
-          const token = Array.isArray(p.invoke.value) ? p.invoke.value[1] : undefined;
-          const w: { index: number; process: number; token?: number } = {
+          const { token } = decodeWrite(p.invoke.value);
+          const w: RejectedWrite = {
             index: (p.completion as Op).index,
             process: p.process,
           };
-          if (typeof token === 'number') w.token = token;
+          if (token !== undefined) w.token = token;
           return w;
         });
     }
@@ -120,4 +129,39 @@ export function checkEvidence(
   }
   const warn = details.warnings.length ? `; warning: ${details.warnings.join('; ')}` : '';
   return { checker: 'evidence', valid: true, summary: `${counted}${warn}`, details };
+}
+
+/** The warnings of a run's evidence result: worth saying though the run could be judged. */
+export function evidenceWarnings(results: readonly CheckResult[]): string[] {
+  const warnings = (results.find((r) => r.checker === 'evidence')?.details as Partial<EvidenceDetails> | undefined)
+    ?.warnings;
+  return Array.isArray(warnings) ? warnings : [];
+}
+
+/**
+ * Counted: a safety verdict on (next to) nothing is no verdict. `writes`: whether the
+ * workload writes the store (then accepted writes and reads are needed too).
+ */
+export function evidenceChecker(opts: { writes: boolean }): RunChecker {
+  return {
+    name: () => 'evidence',
+    counts: () => true,
+    check: (run) => checkEvidence(run.history, { writes: opts.writes, storeKey: run.storeKey, fenced: run.fenced }),
+  };
+}
+
+/** The writes a fenced store turned away: fencing at work, not a violation; shown, under fencing's name. */
+export function evidenceViolations(result: CheckResult): CheckerViolation[] {
+  const rejected = (result.details as Partial<EvidenceDetails> | undefined)?.rejectedWrites;
+  if (result.valid === false || !Array.isArray(rejected)) return [];
+  return rejected.map((w) => {
+    const token = w.token === undefined ? '' : ` with stale token ${w.token}`;
+    return {
+      kind: 'turned-away',
+      checker: 'fencing',
+      shownOnly: true,
+      words: `the store turned away process ${w.process}'s write${token} (op #${w.index}): a stale holder kept out`,
+      marks: [{ index: w.index, label: `write rejected${token}` }],
+    };
+  });
 }

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkFencing, regressions } from './fencing.js';
+import { checkFencing, fencingViolations, regressions } from './fencing.js';
+
+/** A result as results.json stores it, as the report reads it back (Infinity becomes null). */
+const stored = <T>(r: T): T => JSON.parse(JSON.stringify(r));
 
 const S = 'S';
 
@@ -31,6 +34,16 @@ describe('fencing', () => {
     const r = checkFencing(h.ops, { storeKey: S, fenced: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/accepted token 1 from process 0.*after it had accepted token 2/);
+    expect(fencingViolations(stored(r))).toEqual([
+      {
+        kind: 'stale',
+        words: 'the store accepted token 1 (op #7) after it had accepted token 2 (op #5)',
+        marks: [
+          { index: 5, label: 'store accepts token 2' },
+          { index: 7, label: 'then accepts older token 1' },
+        ],
+      },
+    ]);
   });
 
   it('catches a grant whose token did not grow (a lock service that forgot)', () => {
@@ -38,6 +51,9 @@ describe('fencing', () => {
     const r = checkFencing(h.ops, { storeKey: S, fenced: false });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/granted token 5.*not larger than token 5/);
+    expect(fencingViolations(stored(r)).map((v) => [v.kind, v.words])).toEqual([
+      ['regression', 'a grant with token 5 (op #5) came after a grant with token 5 (op #1)'],
+    ]);
   });
 
   it('names a forked token source: the same token granted to two clients', () => {

@@ -7,8 +7,11 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { secs } from './history-index.js';
+import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
+import { secs } from './seconds.js';
+import type { CheckerViolation } from './violations.js';
 
 interface Tokened {
   token: number;
@@ -52,27 +55,51 @@ export function duplicatedTokens(grants: Tokened[]): { token: number; first: Tok
   return [...found.values()];
 }
 
-function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => unknown): Tokened[] {
+function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => number | undefined): Tokened[] {
   const out: Tokened[] = [];
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== f || completion?.type !== 'ok') continue;
     const t = token(f === 'acquire' ? completion : invoke);
-    if (typeof t === 'number') out.push({ token: t, invoke, completion });
+    if (t !== undefined) out.push({ token: t, invoke, completion });
   }
   return out;
 }
 
-const indices = (r: { earlier: Tokened; later: Tokened }) => ({
+/** Two operations out of token order, structured for reports: completion op indices in the stored history. */
+export interface TokenPair {
+  earlierIndex: number;
+  laterIndex: number;
+  earlierToken: number;
+  laterToken: number;
+}
+
+const indices = (r: { earlier: Tokened; later: Tokened }): TokenPair => ({
   earlierIndex: r.earlier.completion.index,
   laterIndex: r.later.completion.index,
   earlierToken: r.earlier.token,
   laterToken: r.later.token,
 });
 
-export function checkFencing(history: readonly Op[], opts: { storeKey: string; fenced: boolean }): CheckResult {
+// A type, not an interface: results.json details are a plain record.
+export type FencingDetails = {
+  grants: number;
+  /** How many; when invalid, the first 50 instead. */
+  grantRegressions: number | TokenPair[];
+  duplicatedTokens: number;
+  acceptedWrites: number;
+  /** How many; when invalid, the first 50 instead. */
+  staleAccepted: number | TokenPair[];
+  /** When invalid: the first of each kind in words. */
+  first?: string[];
+};
+
+export function checkFencing(
+  history: readonly Op[],
+  opts: { storeKey: string; fenced: boolean },
+): CheckResult & { details?: FencingDetails } {
   const base = { checker: 'fencing', counts: opts.fenced };
   const pairs = pairLeniently(history);
-  const grants = tokened(pairs, 'acquire', (op) => (op.value as { token?: unknown } | undefined)?.token);
+  const grants = tokened(pairs, 'acquire', (op) => decodeGrant(op.value).token);
   if (grants.length === 0) {
     return { ...base, counts: false, valid: true, summary: 'no grant carried a fencing token' };
   }
@@ -82,11 +109,11 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
     ? tokened(
         pairs.filter((p) => p.invoke.key === opts.storeKey),
         'write',
-        (op) => (Array.isArray(op.value) ? op.value[1] : undefined),
+        (op) => decodeWrite(op.value).token,
       )
     : [];
   const staleAccepted = regressions(writes, false);
-  const details = {
+  const details: FencingDetails = {
     grants: grants.length,
     grantRegressions: grantRegressions.length,
     duplicatedTokens: duplicated.length,
@@ -129,9 +156,43 @@ export function checkFencing(history: readonly Op[], opts: { storeKey: string; f
     details: {
       ...details,
       first: words,
-      // Structured, for reports: completion op indices in the stored history.
       staleAccepted: staleAccepted.slice(0, 50).map(indices),
       grantRegressions: grantRegressions.slice(0, 50).map(indices),
     },
   };
+}
+
+/** Tokens must grow with the grants; with fencing, the store must keep stale ones out: counted then. */
+export const fencingChecker: RunChecker = {
+  name: () => 'fencing',
+  counts: (run) => run.fenced,
+  check: (run) => checkFencing(run.history, { storeKey: run.storeKey, fenced: run.fenced }),
+};
+
+/** The stale tokens a result says the store accepted, and the grants out of token order. */
+export function fencingViolations(result: CheckResult): CheckerViolation[] {
+  const d = result.details as Partial<FencingDetails> | undefined;
+  if (result.valid !== false || !d) return [];
+  const list = (x: unknown) => (Array.isArray(x) ? (x as TokenPair[]) : []);
+  const stale = list(d.staleAccepted).map(
+    (s): CheckerViolation => ({
+      kind: 'stale',
+      words: `the store accepted token ${s.laterToken} (op #${s.laterIndex}) after it had accepted token ${s.earlierToken} (op #${s.earlierIndex})`,
+      marks: [
+        { index: s.earlierIndex, label: `store accepts token ${s.earlierToken}` },
+        { index: s.laterIndex, label: `then accepts older token ${s.laterToken}` },
+      ],
+    }),
+  );
+  const regressions = list(d.grantRegressions).map(
+    (s): CheckerViolation => ({
+      kind: 'regression',
+      words: `a grant with token ${s.laterToken} (op #${s.laterIndex}) came after a grant with token ${s.earlierToken} (op #${s.earlierIndex})`,
+      marks: [
+        { index: s.earlierIndex, label: `granted token ${s.earlierToken}` },
+        { index: s.laterIndex, label: `later granted token ${s.laterToken}` },
+      ],
+    }),
+  );
+  return [...stale, ...regressions];
 }

@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkLostUpdates, writtenSet } from './lost-updates.js';
+import { checkLostUpdates, lostUpdatesViolations, lostUpdatesWithoutFinalRead } from './lost-updates.js';
+import { decodeWrite } from './op-values.js';
+
+/** A result as results.json stores it, as the report reads it back (Infinity becomes null). */
+const stored = <T>(r: T): T => JSON.parse(JSON.stringify(r));
 
 const S = 'S';
 
@@ -32,6 +36,21 @@ describe('lost updates', () => {
     const r = checkLostUpdates(h.ops, S);
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/element 10, acknowledged to process 0.*overwritten by process 1/);
+    const [v, ...more] = lostUpdatesViolations(stored(r));
+    expect(more).toEqual([]);
+    expect(v?.words).toMatch(
+      /^lost element 10, acknowledged to process 0 at .* \(op #1\), overwritten by process 1's write at .* \(op #3\)$/,
+    );
+    expect(v?.marks).toEqual([
+      { index: 1, label: 'writes 10 (acknowledged)' },
+      { index: 3, label: 'overwrites the set without 10' },
+    ]);
+    // A killed run's prefix: its last read is no final read, so nothing can be called lost.
+    expect(lostUpdatesWithoutFinalRead(r)).toMatchObject({
+      valid: 'unknown',
+      counts: true,
+      summary: expect.stringMatching(/^no final read: .* \(2 acknowledged adds recorded\)$/),
+    });
   });
 
   it('does not count unacknowledged (info or rejected) writes as lost', () => {
@@ -104,8 +123,10 @@ function referenceOverwrites(history: readonly Op[]): Map<number, number | undef
   }
   const out = new Map<number, number | undefined>();
   for (const w of writes) {
-    const element = writtenSet(w.invoke.value).at(-1) as number;
-    const o = writes.find((x) => x.invoke.time > w.completion.time && !writtenSet(x.invoke.value).includes(element));
+    const element = decodeWrite(w.invoke.value).set.at(-1) as number;
+    const o = writes.find(
+      (x) => x.invoke.time > w.completion.time && !decodeWrite(x.invoke.value).set.includes(element),
+    );
     out.set(element, o?.completion.index);
   }
   return out;

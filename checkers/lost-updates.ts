@@ -9,18 +9,43 @@
  * acknowledged, until one leaves it out. Each look either finds that write (once per
  * element) or finds the element in a write's set (paid for by that set's size).
  */
-import type { Op } from '../src/history/op.js';
+import type { Op, Process } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { secs } from './history-index.js';
+import { decodeWrite } from './op-values.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
+import { secs } from './seconds.js';
+import type { CheckerViolation } from './violations.js';
 
-/** A lock-set write's set: the value itself (unfenced) or the first of [set, token]. */
-export function writtenSet(value: unknown): number[] {
-  if (Array.isArray(value) && value.length === 2 && Array.isArray(value[0])) return value[0] as number[];
-  return Array.isArray(value) ? (value as number[]) : [];
+/** A lock-set write's set of elements (checkers/op-values.ts). */
+const writtenSet = (value: unknown) => decodeWrite(value).set as readonly number[];
+
+/** A lost element, structured for reports: op indices refer to the stored history. */
+export interface LostElement {
+  element: number;
+  /** The writer's process. */
+  writer: Process;
+  writeIndex: number;
+  overwriteIndex?: number;
+  words: string;
 }
 
-export function checkLostUpdates(history: readonly Op[], storeKey: string): CheckResult {
+// A type, not an interface: results.json details are a plain record.
+export type LostUpdatesDetails = {
+  acknowledged: number;
+  final: number;
+  lost: number;
+  unexpected: number;
+  first?: string;
+  /** The first 100 lost elements. */
+  lostElements?: LostElement[];
+  unexpectedElements?: number[];
+};
+
+export function checkLostUpdates(
+  history: readonly Op[],
+  storeKey: string,
+): CheckResult & { details?: LostUpdatesDetails } {
   const base = { checker: 'lost-updates', counts: true };
   const pairs = pairLeniently(history).filter((p) => p.invoke.key === storeKey);
   const writes = pairs.filter((p) => p.invoke.f === 'write' && p.completion?.type === 'ok');
@@ -60,7 +85,6 @@ export function checkLostUpdates(history: readonly Op[], storeKey: string): Chec
     details: {
       ...counts,
       first,
-      // Structured, for reports: op indices refer to the stored history.
       lostElements: lost.slice(0, 100).map((l) => ({
         element: l.element,
         writer: l.writer.process,
@@ -71,6 +95,43 @@ export function checkLostUpdates(history: readonly Op[], storeKey: string): Chec
       unexpectedElements: unexpected.slice(0, 100),
     },
   };
+}
+
+/**
+ * lost-updates on a history that stopped before the final read (a killed run's prefix): the
+ * last read during the run would be taken for it, and every add acknowledged after that read
+ * would look lost. So the answer is unknown, with what was recorded.
+ */
+export function lostUpdatesWithoutFinalRead(r: CheckResult): CheckResult {
+  if (r.valid === 'unknown') return r;
+  const acknowledged = (r.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged ?? 0;
+  return {
+    checker: r.checker,
+    counts: r.counts ?? true,
+    valid: 'unknown',
+    summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
+    details: { acknowledged, finalRead: false },
+  };
+}
+
+/** Every element of a lock-set history's writes is acknowledged or lost: counted. */
+export const lostUpdatesChecker: RunChecker = {
+  name: () => 'lost-updates',
+  counts: () => true,
+  check: (run) => checkLostUpdates(run.history, run.storeKey),
+};
+
+/** The lost elements a result names, each with its write and the write that dropped it. */
+export function lostUpdatesViolations(result: CheckResult): CheckerViolation[] {
+  const lost = (result.details as LostUpdatesDetails | undefined)?.lostElements;
+  if (result.valid !== false || !Array.isArray(lost)) return [];
+  return lost.map((l) => {
+    const marks = [{ index: l.writeIndex, label: `writes ${l.element} (acknowledged)` }];
+    if (l.overwriteIndex !== undefined) {
+      marks.push({ index: l.overwriteIndex, label: `overwrites the set without ${l.element}` });
+    }
+    return { kind: 'lost', words: `lost ${l.words}`, marks };
+  });
 }
 
 /**

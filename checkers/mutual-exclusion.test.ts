@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { H } from '../test/unit/history-builder.js';
-import { checkMutualExclusion, holds } from './mutual-exclusion.js';
+import { checkMutualExclusion, holds, mutualExclusionViolations } from './mutual-exclusion.js';
+
+/** A result as results.json stores it, as the report reads it back (Infinity becomes null). */
+const stored = <T>(r: T): T => JSON.parse(JSON.stringify(r));
 
 describe('mutual exclusion', () => {
   it('accepts holds one after another', () => {
@@ -15,6 +18,28 @@ describe('mutual exclusion', () => {
     const r = checkMutualExclusion(h.ops, { counts: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/process 0 held 'L'.*while process 1 acquired it/);
+    const [v, ...more] = mutualExclusionViolations(stored(r));
+    expect(more).toEqual([]);
+    expect(v?.kind).toBe('overlap');
+    expect(v?.words).toMatch(
+      /^process 0 held 'L' from .* \(op #1\) to .* \(release #4\), while process 1 also held 'L' from .* \(op #3\) to .* \(release #6\)$/,
+    );
+    expect(v?.marks).toEqual([
+      { index: 1, label: 'p0 acquires' },
+      { index: 3, label: 'p1 acquires while p0 holds' },
+      { index: 4, label: 'p0 releases' },
+      { index: 6, label: 'p1 releases' },
+    ]);
+  });
+
+  it('names holds never released as lasting to the end, from the stored result too', () => {
+    const r = stored(checkMutualExclusion(new H().acquire(0).acquire(1).ops, { counts: false }));
+    const [v] = mutualExclusionViolations(r);
+    expect(v?.holds?.map((h) => h.end)).toEqual([Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]);
+    expect(v?.words).toMatch(/to the end of the test, while process 1 also held 'L' .* to the end of the test$/);
+    expect(mutualExclusionViolations(stored(checkMutualExclusion(new H().acquire(0).ops, { counts: true })))).toEqual(
+      [],
+    );
   });
 
   it('ends a belief at the release invocation, not its completion', () => {

@@ -12,8 +12,12 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
-import { faultWindows, secs } from './history-index.js';
+import { faultWindows } from './fault-windows.js';
+import { decodeGrant } from './op-values.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
+import { secs } from './seconds.js';
+import type { CheckerViolation } from './violations.js';
 
 export interface Hold {
   process: number;
@@ -61,7 +65,7 @@ export function holds(history: readonly Op[]): Hold[] {
       continue;
     }
     if (invoke.f === 'acquire' && completion?.type === 'ok') {
-      const value = completion.value as { token?: number } | undefined;
+      const { token } = decodeGrant(completion.value);
       const hold: Hold = {
         process: p,
         lock: invoke.key ?? '',
@@ -69,7 +73,7 @@ export function holds(history: readonly Op[]): Hold[] {
         end: completion.time,
         acquireIndex: completion.index,
       };
-      if (typeof value?.token === 'number') hold.token = value.token;
+      if (token !== undefined) hold.token = token;
       result.push(hold);
       open.set(p, hold);
     }
@@ -97,13 +101,27 @@ export function overlaps(all: readonly Hold[]): Overlap[] {
   return found;
 }
 
-export function describeHold(h: Hold): string {
+/** `verb`: "also held" for the second of an overlapping pair. */
+export function describeHold(h: Hold, verb = 'held'): string {
   const end = Number.isFinite(h.end) ? secs(h.end) : 'the end of the test';
   const token = h.token !== undefined ? ` with token ${h.token}` : '';
-  return `process ${h.process} held '${h.lock}'${token} from ${secs(h.start)} (op #${h.acquireIndex}) to ${end}${h.releaseIndex !== undefined ? ` (release #${h.releaseIndex})` : ''}`;
+  return `process ${h.process} ${verb} '${h.lock}'${token} from ${secs(h.start)} (op #${h.acquireIndex}) to ${end}${h.releaseIndex !== undefined ? ` (release #${h.releaseIndex})` : ''}`;
 }
 
-export function checkMutualExclusion(history: readonly Op[], opts: { counts: boolean }): CheckResult {
+// A type, not an interface: results.json details are a plain record.
+export type MutualExclusionDetails = {
+  holds: number;
+  overlaps: number;
+  /** The first overlap in words (the summary's). */
+  first?: string;
+  /** The first 50 overlapping pairs, for the report. */
+  pairs?: Overlap[];
+};
+
+export function checkMutualExclusion(
+  history: readonly Op[],
+  opts: { counts: boolean },
+): CheckResult & { details: MutualExclusionDetails } {
   const all = holdsOf(history);
   const found = overlaps(all);
   const windows = faultWindows(history);
@@ -134,4 +152,41 @@ export function checkMutualExclusion(history: readonly Op[], opts: { counts: boo
       pairs: found.slice(0, 50).map((o) => ({ first: o.first, second: o.second })),
     },
   };
+}
+
+/**
+ * With fencing, two clients believing they hold the lock at once is expected (a paused
+ * holder outlives its lease), so the verdict rests on the data: shown, not counted. Without
+ * fencing, the beliefs themselves must not overlap.
+ */
+export const mutualExclusionChecker: RunChecker = {
+  name: () => 'mutual-exclusion',
+  counts: (run) => !run.fenced,
+  check: (run) => checkMutualExclusion(run.history, { counts: mutualExclusionChecker.counts(run) }),
+};
+
+/** A hold as results.json stores it: JSON turns an open end (Infinity) into null. */
+type StoredHold = Omit<Hold, 'end'> & { end: number | null };
+
+/** The overlapping pairs a result names, each with the ops to mark. */
+export function mutualExclusionViolations(result: CheckResult): CheckerViolation[] {
+  const pairs = (result.details as { pairs?: { first: StoredHold; second: StoredHold }[] } | undefined)?.pairs;
+  if (result.valid !== false || !Array.isArray(pairs)) return [];
+  const hold = (h: StoredHold): Hold => ({ ...h, end: h.end ?? Number.POSITIVE_INFINITY });
+  return pairs.map((p) => {
+    const a = hold(p.first);
+    const b = hold(p.second);
+    const marks = [
+      { index: a.acquireIndex, label: `p${a.process} acquires` },
+      { index: b.acquireIndex, label: `p${b.process} acquires while p${a.process} holds` },
+    ];
+    if (a.releaseIndex !== undefined) marks.push({ index: a.releaseIndex, label: `p${a.process} releases` });
+    if (b.releaseIndex !== undefined) marks.push({ index: b.releaseIndex, label: `p${b.process} releases` });
+    return {
+      kind: 'overlap',
+      words: `${describeHold(a)}, while ${describeHold(b, 'also held')}`,
+      marks,
+      holds: [a, b],
+    };
+  });
 }

@@ -26,10 +26,12 @@
 
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
-import { faultWindows } from './history-index.js';
+import { faultWindows } from './fault-windows.js';
 import type { CheckResult } from './result.js';
+import type { RunChecker } from './run-checker.js';
 
-export interface Latency {
+/** The latency of a phase's ok operations, in ms. */
+export interface LatencySummary {
   p50: number;
   p95: number;
   p99: number;
@@ -44,7 +46,7 @@ export interface PhaseStats {
   /** ok / attempts; null without attempts. */
   availability: number | null;
   /** Of the ok operations; null without any. */
-  latencyMs: Latency | null;
+  latencyMs: LatencySummary | null;
   /** ok operations per second of the phase; null when the phase took no time. */
   perSecond: number | null;
 }
@@ -180,6 +182,12 @@ export function checkPerf(history: readonly Op[]): CheckResult & { details: Perf
   return { checker: 'perf', valid: true, summary: summarize(details), details };
 }
 
+/** The perf checker's figures among a run's results; undefined for runs stored before perf. */
+export function perfDetailsOf(results: readonly CheckResult[]): PerfDetails | undefined {
+  const details = results.find((r) => r.checker === 'perf')?.details as PerfDetails | undefined;
+  return details?.kinds ? details : undefined;
+}
+
 /** A share as a percentage, to a tenth: 33.3%; a dash when there was nothing to share. */
 export const formatPercent = (x: number | null) => (x === null ? '–' : `${round(x * 100, 1)}%`);
 /** Milliseconds to a useful precision: 4206, 12.3, 0.34. */
@@ -202,3 +210,10 @@ function summarize(d: PerfDetails): string {
     `${name} ${formatPercent(s.availability)} ok${s.latencyMs ? `, p99 ${formatMs(s.latencyMs.p99)} ms` : ''}`;
   return `${head}; ${phase('outside faults', k.outside)}; ${phase(`during faults (${d.faultS} of ${d.spanS} s)`, k.during)}`;
 }
+
+/** How the service served its clients in and out of faults: shown for every run, never a verdict. */
+export const perfChecker: RunChecker = {
+  name: () => 'perf',
+  counts: () => false,
+  check: (run) => checkPerf(run.history),
+};

@@ -1,12 +1,19 @@
 /**
  * What every checker returns. `valid` is Jepsen's three-valued verdict: `unknown` means
  * the checker could not decide (a budget ran out, the history is too short), never a
- * guess. A run's verdict is the worst of its checkers' (false < unknown < true).
+ * guess. A run's verdict is the worst of its counted checkers' (false < unknown < true).
  */
 export type Validity = true | false | 'unknown';
 
-/** A verdict in one word, as the summary, the report and JUnit print it. */
-export const verdictWord = (v: Validity) => (v === true ? 'valid' : v === false ? 'INVALID' : 'unknown');
+/** A verdict's name: what expectations, scenarios and the report's classes compare. */
+export type VerdictName = 'valid' | 'invalid' | 'unknown';
+
+export function verdictName(v: Validity): VerdictName {
+  return v === true ? 'valid' : v === false ? 'invalid' : 'unknown';
+}
+
+/** A verdict in one word, as the summary, the report and JUnit print it: INVALID stands out. */
+export const verdictWord = (v: Validity) => (v === false ? 'INVALID' : verdictName(v));
 
 export interface CheckResult {
   /** The checker's name as shown in summaries: "mutual-exclusion", "linearizable(mutex)" ... */
@@ -30,6 +37,11 @@ export function worst(verdicts: Iterable<Validity>): Validity {
     if (v === 'unknown') result = 'unknown';
   }
   return result;
+}
+
+/** A run's verdict from its checkers': the worst of those that count. */
+export function countedVerdict(results: readonly CheckResult[]): Validity {
+  return worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
 }
 
 /** The CLI's exit code for a verdict: 0 valid, 1 invalid, 2 unknown (3 is an error). */

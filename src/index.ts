@@ -14,6 +14,7 @@
  */
 
 export { checkPerf, type PerfDetails } from '../checkers/perf.js';
+export { checkRun } from '../workloads/check-run.js';
 export { WORKLOADS } from '../workloads/index.js';
 // Building blocks for a backend of your own (README, "Adding a lock backend").
 export {
@@ -80,7 +81,6 @@ export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
 export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
 // One run: configuration, the runner (with its progress and report.html), its per-run checkers.
 export { type ReportedRunHooks as RunHooks, runAndReport as run } from './report/reported-run.js';
-export { checkRun } from './runner/check.js';
 export { DEFAULTS, type TestConfig, testName, validateConfig } from './runner/config.js';
 export type { RunResult } from './runner/run.js';
 export { SCENARIOS, type Scenario } from './scenarios/index.js';

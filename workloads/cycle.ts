@@ -2,6 +2,7 @@
  * The steps every lock workload shares: record an acquire, record a release, wait
  * between cycles at the configured rate.
  */
+import { encodeGrant } from '../checkers/op-values.js';
 import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import type { ClientContext } from './workload.js';
@@ -13,10 +14,7 @@ export async function recordAcquire(ctx: ClientContext): Promise<Grant | null> {
   const outcome = await recorder.perform('acquire', opts.lock, undefined, async () => {
     grant = await lock.acquire(opts.lock, { ttlMs: opts.ttlMs, timeoutMs: opts.acquireTimeoutMs });
     if (!grant) return { type: 'fail', error: 'timeout: lock busy' };
-    const value: Record<string, unknown> = { validityMs: Math.round(grant.validityMs) };
-    if (grant.token !== undefined) value.token = grant.token;
-    if (grant.votes !== undefined) value.votes = grant.votes;
-    return { type: 'ok', value };
+    return { type: 'ok', value: encodeGrant(grant) };
   });
   return outcome.type === 'ok' ? grant : null;
 }

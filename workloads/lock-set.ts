@@ -6,10 +6,17 @@
  * Store operations on the history, key = the store key:
  *   read           completion value: the set (an array; null before the first write)
  *   write          value: the new set (unfenced) or [set, token] (fenced); the new
- *                  element is always the last one of the set
+ *                  element is always the last one of the set (checkers/op-values.ts)
  * A stale token is answered "rejected": recorded as `fail`, since nothing was applied.
  */
 
+import { evidenceChecker } from '../checkers/evidence.js';
+import { fencingChecker } from '../checkers/fencing.js';
+import { lockLinearizableChecker, storeLinearizableChecker } from '../checkers/linearizable/run-checks.js';
+import { lostUpdatesChecker } from '../checkers/lost-updates.js';
+import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
+import { encodeWrite } from '../checkers/op-values.js';
+import { perfChecker } from '../checkers/perf.js';
 import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
@@ -22,6 +29,15 @@ export const lockSetWorkload: Workload = {
   name: 'lock-set',
   description: 'under the lock: read a set from the store, hold, write it back with one new element',
   finalRead: true,
+  checkers: [
+    mutualExclusionChecker,
+    lockLinearizableChecker,
+    lostUpdatesChecker,
+    fencingChecker,
+    storeLinearizableChecker,
+    evidenceChecker({ writes: true }),
+    perfChecker,
+  ],
   async client(ctx) {
     for (let n = 0; !ctx.stop.aborted; ) {
       const grant = await recordAcquire(ctx);
@@ -50,7 +66,7 @@ async function holdAndAdd(ctx: ClientContext, grant: Grant, added: number): Prom
   if (current === null) return true; // rejected: nothing to write, release
   await sleep(opts.holdMs);
   const next = [...(current as number[]), added];
-  const value = opts.fencing ? [next, token] : next;
+  const value = encodeWrite(next, opts.fencing, token);
   const write = await recorder.perform('write', opts.storeKey, value, async () =>
     (await store.write(opts.storeKey, next, token)) ? { type: 'ok' } : { type: 'fail', error: 'rejected: stale token' },
   );

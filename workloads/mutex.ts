@@ -1,4 +1,8 @@
 /** mutex: acquire, hold, release. Checked for mutual exclusion of the holders' beliefs. */
+import { evidenceChecker } from '../checkers/evidence.js';
+import { lockLinearizableChecker } from '../checkers/linearizable/run-checks.js';
+import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
+import { perfChecker } from '../checkers/perf.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
 import type { Workload } from './workload.js';
@@ -7,6 +11,7 @@ export const mutexWorkload: Workload = {
   name: 'mutex',
   description: 'acquire, hold, release; checks that no two clients believed they held the lock at once',
   finalRead: false,
+  checkers: [mutualExclusionChecker, lockLinearizableChecker, evidenceChecker({ writes: false }), perfChecker],
   async client(ctx) {
     while (!ctx.stop.aborted) {
       const grant = await recordAcquire(ctx);

@@ -3,6 +3,7 @@
  * workload gets a lock client, the data store, a recorder, and a signal that says stop;
  * it records every request through the recorder.
  */
+import type { RunChecker } from '../checkers/run-checker.js';
 import type { LockClient } from '../src/backends/backend.js';
 import type { Recorder } from '../src/history/recorder.js';
 import type { DataStore } from '../src/store/datastore.js';
@@ -43,4 +44,6 @@ export interface Workload {
   client(ctx: ClientContext): Promise<void>;
   /** Whether the run ends with a final read of the store (after the nemesis heals). */
   finalRead: boolean;
+  /** The checkers a run of it gets, in the summary's order; each says whether it counts. */
+  checkers: readonly RunChecker[];
 }

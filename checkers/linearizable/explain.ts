@@ -3,7 +3,7 @@
  * as data for reports. Built where the part was searched (a worker thread, perhaps), so
  * everything here is plain data that crosses threads.
  */
-import type { Outcome } from '../../src/history/pairs.js';
+import type { PairedOutcome } from '../../src/history/pairs.js';
 import { type Model, type PartOp, Rejection } from '../models/model.js';
 import type { PartSearch } from './search.js';
 
@@ -63,7 +63,7 @@ export interface Counterexample {
 export interface OpRecord {
   process: number;
   f: string;
-  outcome: Outcome;
+  outcome: PairedOutcome;
   invokeIndex: number;
   /** The completion's index; absent for operations that never completed. */
   completionIndex?: number;

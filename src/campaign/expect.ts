@@ -8,22 +8,18 @@
  */
 
 import { availabilityShortfall } from '../../checkers/availability.js';
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, type Validity, type VerdictName, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import type { Expectation } from './spec.js';
 
 /** What a cell ended with. */
-export type Actual = 'valid' | 'invalid' | 'unknown' | 'error' | 'aborted' | 'not-run';
+export type Actual = VerdictName | 'error' | 'aborted' | 'not-run';
 
 export interface CellOutcome {
   actual: Actual;
   met: boolean;
   /** One line: the violation or the mismatch in words. */
   message: string;
-}
-
-export function actualOf(valid: Validity): 'valid' | 'invalid' | 'unknown' {
-  return valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
 }
 
 const counted = (results: readonly CheckResult[]) => results.filter((r) => r.counts !== false);
@@ -57,7 +53,7 @@ export function judge(
     const got = verdictWord(ended.valid);
     return { actual: 'error', met: false, message: `the run ${conditionsText(ended.conditions)} (verdict ${got})` };
   }
-  const actual = actualOf(ended.valid);
+  const actual = verdictName(ended.valid);
   const violations = said(ended.results, false);
   if (actual === 'unknown') {
     const why = said(ended.results, 'unknown');

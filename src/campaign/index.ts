@@ -1,5 +1,5 @@
 /** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
-export { type Actual, actualOf, type CellOutcome, judge } from './expect.js';
+export { type Actual, type CellOutcome, judge } from './expect.js';
 export { type Cell, cellId, expandCells, parseShard, type Shard, shardCells } from './matrix.js';
 export {
   type CampaignSummary,

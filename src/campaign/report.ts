@@ -171,7 +171,8 @@ export function campaignJUnit(s: CampaignSummary): string {
 
 const pad = (s: string, n: number) => s.padEnd(n);
 const seconds = (s: number) => (s > 0 ? `${s.toFixed(1)} s` : '-');
-const word = (a: Actual) => (a === 'invalid' ? 'INVALID' : a);
+/** A verdict as verdictWord prints it; the other ends (error, aborted, not-run) as they are. */
+const word = (a: Actual) => (a === 'invalid' ? verdictWord(false) : a);
 
 /** The table printed at the end of a campaign. */
 export function terminalTable(s: CampaignSummary): string {

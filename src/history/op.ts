@@ -32,7 +32,3 @@ export interface Op {
 }
 
 export const OP_TYPES: readonly OpType[] = ['invoke', 'ok', 'fail', 'info'];
-
-export function isClientOp(op: Op): boolean {
-  return op.process !== 'nemesis';
-}

@@ -21,7 +21,11 @@
 import { HistoryError } from './errors.js';
 import { OP_TYPES, type Op } from './op.js';
 
-export type Outcome = 'ok' | 'info' | 'pending';
+/** How a strictly paired operation ended: ok, info, or pending (never completed). */
+export type PairedOutcome = 'ok' | 'info' | 'pending';
+
+/** How a leniently paired operation ended: PairedOutcome, or fail (kept, not removed). */
+export type LenientOutcome = PairedOutcome | 'fail';
 
 export interface PairedOp {
   process: number;
@@ -30,7 +34,7 @@ export interface PairedOp {
   invoke: Op;
   /** The ok or info completion (also fail, leniently); none when it never completed. */
   completion?: Op;
-  outcome: Outcome;
+  outcome: PairedOutcome;
   /** Position of the invocation in the history array. */
   call: number;
   /** Position of the ok completion (leniently, of the fail too); Infinity for info and pending operations. */
@@ -47,7 +51,7 @@ export interface Pairing {
 }
 
 /** A leniently paired operation: a failed one is kept, with outcome `fail`. */
-export type LenientOp = Omit<PairedOp, 'outcome'> & { outcome: Outcome | 'fail' };
+export type LenientOp = Omit<PairedOp, 'outcome'> & { outcome: LenientOutcome };
 
 /** A history paired leniently (see the top of this file), with what the pairing counted. */
 export interface LenientPairing {

@@ -11,8 +11,9 @@
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { formatMs, formatPercent, type KindStats, type PerfDetails, type PhaseStats } from '../../checkers/perf.js';
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { evidenceWarnings } from '../../checkers/evidence.js';
+import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
+import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { version } from '../version.js';
 import { type ReportPageData, reportPage } from './browser/report-page.js';
@@ -66,7 +67,6 @@ const NOT_COUNTED = ' — shown, not counted toward the verdict';
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
 const conditionBadge = (conditions: readonly RunCondition[]) =>
   conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
-const verdictClass = (v: Validity) => (v === true ? 'valid' : v === false ? 'invalid' : 'unknown');
 
 function legendHtml(data: ReportData, colors: string[]): string {
   const kinds = data.fs.map(
@@ -93,8 +93,8 @@ function legendHtml(data: ReportData, colors: string[]): string {
  * outside fault windows and those invoked during them. Empty for runs stored before perf.
  */
 function perfTable(results: readonly CheckResult[]): string {
-  const details = results.find((r) => r.checker === 'perf')?.details as PerfDetails | undefined;
-  if (!details?.kinds || Object.keys(details.kinds).length === 0) return '';
+  const details = perfDetailsOf(results);
+  if (!details || Object.keys(details.kinds).length === 0) return '';
   const phases: [keyof KindStats, string][] =
     details.faultS > 0
       ? [
@@ -120,7 +120,7 @@ function checkerRows(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
       const counted = r.counts !== false;
-      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictClass(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
+      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictName(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
     })
     .join('\n');
 }
@@ -218,7 +218,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
       `<div class="banner note" id="stopped-early"><b>Stopped early.</b> ${escapeHtml(stoppedEarlyLine(run.stoppedEarly, config.timeLimitS))}. Healed, read and checked as usual.</div>`,
     );
   }
-  for (const w of run.results.flatMap((r) => (r.details?.warnings as string[] | undefined) ?? [])) {
+  for (const w of evidenceWarnings(run.results)) {
     banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
@@ -227,9 +227,9 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <style>${assets.css}</style>
 <style>${pageStyle('report')}${pageStyle('uplot-fonts')}</style>
 </head>
-<body data-verdict="${verdictClass(run.valid)}">
+<body data-verdict="${verdictName(run.valid)}">
 <header>
-<h1>${escapeHtml(config.name)} <span class="badge ${verdictClass(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
+<h1>${escapeHtml(config.name)} <span class="badge ${verdictName(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>

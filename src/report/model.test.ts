@@ -7,7 +7,7 @@ import type { CheckResult } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { barLabel, brief, latencyData, OUTCOMES, prepareReport } from './model.js';
+import { BAR_OUTCOMES, barLabel, brief, latencyData, prepareReport } from './model.js';
 
 const S = 'S';
 /** Stored results go through JSON (Infinity becomes null): as the report reads them. */
@@ -54,7 +54,7 @@ describe('report data', () => {
     expect(d.stats).toMatchObject({ ops: h.ops.length, operations: 8, shownOperations: 8, processes: 3 });
     const first = d.bars[0];
     // [lane, f, outcome, startMs, endMs, invoke index, completion index, value, error]
-    expect(first).toEqual([0, 0, OUTCOMES.indexOf('ok'), 1, 2, 0, 1, '{}', '', '']);
+    expect(first).toEqual([0, 0, BAR_OUTCOMES.indexOf('ok'), 1, 2, 0, 1, '{}', '', '']);
     expect(d.holds).toContainEqual([0, 2, 15, 1, 14, -1]);
     expect(d.holds).toContainEqual([1, 6, 13, 5, 12, -1]);
     expect(d.faults).toEqual([
@@ -135,7 +135,7 @@ describe('report data', () => {
       .info(1, 'acquire', 'L', undefined, 'timeout')
       .invoke(2, 'read', S);
     const d = prepareReport(h.ops, []);
-    expect(d.bars.map((b) => OUTCOMES[b[2]])).toEqual(['fail', 'info', 'pending']);
+    expect(d.bars.map((b) => BAR_OUTCOMES[b[2]])).toEqual(['fail', 'info', 'pending']);
     expect(d.bars[0]?.[8]).toBe('busy');
     expect(d.bars[2]?.[4]).toBe(-1);
     expect(d.bars[2]?.[6]).toBe(-1);
@@ -253,6 +253,7 @@ describe('bar labels', () => {
     expect(barLabel('acquire', { validityMs: 980 })).toBe('');
     expect(barLabel('write', [[3, 7, 12], 20])).toBe('+12 (token 20)');
     expect(barLabel('write', [3, 7, 12])).toBe('+12');
+    expect(barLabel('write', [[3, 7], null])).toBe('+7');
     expect(barLabel('read', [3, 7, 12])).toBe('3 elements');
     expect(barLabel('read', null)).toBe('empty');
     expect(barLabel('release', { owner: 'x', token: 20 })).toBe('');

@@ -7,18 +7,20 @@
  * Times are milliseconds since the test's origin, rounded to microseconds. Op indices are
  * the stored history's (history.jsonl line = index + 1).
  */
-import { faultWindows } from '../../checkers/history-index.js';
-import { describeHold, type Hold, holdsOf } from '../../checkers/mutual-exclusion.js';
+import { faultWindows } from '../../checkers/fault-windows.js';
+import { holdsOf } from '../../checkers/mutual-exclusion.js';
+import { decodeGrant, decodeWrite } from '../../checkers/op-values.js';
 import type { CheckResult } from '../../checkers/result.js';
+import { type HeldSpan, type ViolationKind, violationsOf } from '../../checkers/violations.js';
 import type { Op } from '../history/op.js';
-import { type LenientOp, pairLeniently } from '../history/pairs.js';
+import { type LenientOp, type LenientOutcome, pairLeniently } from '../history/pairs.js';
 import { faultLabel } from '../nemesis/label.js';
 
-export type Outcome = 'ok' | 'fail' | 'info' | 'pending';
-export const OUTCOMES: readonly Outcome[] = ['ok', 'fail', 'info', 'pending'];
+/** A bar's outcome, as its index in this list. */
+export const BAR_OUTCOMES: readonly LenientOutcome[] = ['ok', 'fail', 'info', 'pending'];
 
 /**
- * One operation: [lane, f (index into `fs`), outcome (index into OUTCOMES), startMs,
+ * One operation: [lane, f (index into `fs`), outcome (index into BAR_OUTCOMES), startMs,
  * endMs (-1: never completed), invoke index, completion index (-1: none), value in brief,
  * error, the bar's label (barLabel)].
  */
@@ -44,8 +46,6 @@ export interface Fault {
   /** The lane of the process the fault targeted (a paused client), or -1. */
   lane: number;
 }
-
-export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'turned-away' | 'other';
 
 export interface Violation {
   checker: string;
@@ -119,19 +119,18 @@ export function brief(value: unknown): string {
  * token, the element a write adds (and its token), the size of a set read; else brief().
  */
 export function barLabel(f: string, value: unknown): string {
-  const v = value as Record<string, unknown> | unknown[] | null | undefined;
-  if (f === 'acquire' && v && typeof v === 'object' && !Array.isArray(v)) {
-    return typeof v.token === 'number' ? `token ${v.token}` : '';
+  if (f === 'acquire' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { token } = decodeGrant(value);
+    return token !== undefined ? `token ${token}` : '';
   }
-  if (f === 'write' && Array.isArray(v)) {
-    const fenced = v.length === 2 && Array.isArray(v[0]) && typeof v[1] === 'number';
-    const set = (fenced ? v[0] : v) as unknown[];
+  if (f === 'write' && Array.isArray(value)) {
+    const { set, token } = decodeWrite(value);
     const added = set.at(-1);
-    if (typeof added === 'number') return `+${added}${fenced ? ` (token ${v[1]})` : ''}`;
+    if (typeof added === 'number') return `+${added}${token !== undefined ? ` (token ${token})` : ''}`;
   }
   if (f === 'read') {
-    if (v === null) return 'empty';
-    if (Array.isArray(v)) return `${v.length} element${v.length === 1 ? '' : 's'}`;
+    if (value === null) return 'empty';
+    if (Array.isArray(value)) return `${value.length} element${value.length === 1 ? '' : 's'}`;
   }
   if (f === 'release') return ''; // its value is the grant: in the details, not on the bar
   return brief(value);
@@ -146,19 +145,13 @@ function kindOrder(fs: Iterable<string>): string[] {
   });
 }
 
-/** A hold as stored in results.json: JSON turns an open end (Infinity) into null. */
-interface StoredHold {
-  process: number;
-  lock: string;
-  start: number;
-  end: number | null;
-  acquireIndex: number;
-  releaseIndex?: number;
-  token?: number;
-}
-
-/** Violations from the checkers' structured details; counted checkers' first. */
-function violationsOf(
+/**
+ * The violations the checkers name (each decodes its own stored result), placed on the
+ * timeline: lanes, times in ms, the range to show, and for an overlap the faults in effect
+ * then. Counted checkers' first; a result found invalid that names none in structure is
+ * shown by its summary.
+ */
+function placedViolations(
   results: readonly CheckResult[],
   timeOf: (index: number) => number | undefined,
   laneOf: (process: number) => number,
@@ -174,122 +167,51 @@ function violationsOf(
     const pad = Math.max((hi - lo) * 0.25, 50);
     return [Math.max(0, lo - pad), Math.min(Math.max(endMs, hi), hi + pad)];
   };
+  const endOf = (h: HeldSpan) => (Number.isFinite(h.end) ? ms(h.end) : -1);
+  const until = (h: HeldSpan) => (Number.isFinite(h.end) ? ms(h.end) : endMs);
+  /** The faults in effect during [from, to] ms, in words. */
+  const inEffect = (from: number, to: number) =>
+    faults
+      .filter((f) => f.startMs <= to && (f.endMs < 0 ? endMs : f.endMs) >= from)
+      .map(
+        (f) =>
+          `${f.label} (${(f.startMs / 1e3).toFixed(3)} s–${f.endMs < 0 ? 'end' : `${(f.endMs / 1e3).toFixed(3)} s`})`,
+      );
   const ordered = [...results].sort((a, b) => Number(b.counts !== false) - Number(a.counts !== false));
   for (const r of ordered) {
-    // Fencing at work, not a violation: the writes a fenced store turned away (shown last).
-    const rejected = (r.details as { rejectedWrites?: unknown } | undefined)?.rejectedWrites;
-    if (r.valid !== false && Array.isArray(rejected)) {
-      for (const w of rejected as { index: number; process: number; token?: number }[]) {
-        const token = w.token === undefined ? '' : ` with stale token ${w.token}`;
-        out.push({
-          checker: 'fencing',
-          counted: false,
-          kind: 'turned-away',
-          words: `the store turned away process ${w.process}'s write${token} (op #${w.index}): a stale holder kept out`,
-          marks: [{ index: w.index, label: `write rejected${token}` }],
-          view: around([timeOf(w.index)]),
-        });
-      }
-    }
-    if (r.valid !== false) continue;
-    const counted = r.counts !== false;
-    const d = (r.details ?? {}) as Record<string, unknown>;
-    const before = out.length;
-    if (Array.isArray(d.pairs)) {
-      for (const p of d.pairs as { first: StoredHold; second: StoredHold }[]) {
-        const hold = (h: StoredHold): Hold => ({ ...h, end: h.end ?? Number.POSITIVE_INFINITY }) as Hold;
-        const a = hold(p.first);
-        const b = hold(p.second);
-        const endOf = (h: Hold) => (Number.isFinite(h.end) ? ms(h.end) : -1);
-        const until = (h: Hold) => (Number.isFinite(h.end) ? ms(h.end) : endMs);
+    const found = violationsOf(r);
+    for (const v of found) {
+      const placed: Violation = {
+        checker: v.checker ?? r.checker,
+        counted: !v.shownOnly && r.counts !== false,
+        kind: v.kind,
+        words: v.words,
+        marks: v.marks,
+        view: around(v.marks.map((m) => timeOf(m.index))),
+      };
+      if (v.holds) {
+        const [a, b] = v.holds;
         const overlap: [number, number] = [Math.max(ms(a.start), ms(b.start)), Math.min(until(a), until(b))];
-        const marks = [
-          { index: a.acquireIndex, label: `p${a.process} acquires` },
-          { index: b.acquireIndex, label: `p${b.process} acquires while p${a.process} holds` },
+        const during = inEffect(overlap[0], overlap[1]);
+        if (during.length) placed.words += `; faults in effect: ${during.join(', ')}`;
+        placed.holds = [
+          [laneOf(a.process), ms(a.start), endOf(a)],
+          [laneOf(b.process), ms(b.start), endOf(b)],
         ];
-        if (a.releaseIndex !== undefined) marks.push({ index: a.releaseIndex, label: `p${a.process} releases` });
-        if (b.releaseIndex !== undefined) marks.push({ index: b.releaseIndex, label: `p${b.process} releases` });
-        // The faults in effect while the two beliefs overlapped, as the checker names them.
-        const during = faults
-          .filter((f) => f.startMs <= overlap[1] && (f.endMs < 0 ? endMs : f.endMs) >= overlap[0])
-          .map(
-            (f) =>
-              `${f.label} (${(f.startMs / 1e3).toFixed(3)} s–${f.endMs < 0 ? 'end' : `${(f.endMs / 1e3).toFixed(3)} s`})`,
-          );
-        out.push({
-          checker: r.checker,
-          counted,
-          kind: 'overlap',
-          words:
-            `${describeHold(a)}, while ${describeHold(b).replace(/ held /, ' also held ')}` +
-            (during.length ? `; faults in effect: ${during.join(', ')}` : ''),
-          marks,
-          holds: [
-            [laneOf(a.process), ms(a.start), endOf(a)],
-            [laneOf(b.process), ms(b.start), endOf(b)],
-          ],
-          overlap,
-          view: around([ms(a.start), ms(b.start), until(a), until(b)]),
-        });
+        placed.overlap = overlap;
+        placed.view = around([ms(a.start), ms(b.start), until(a), until(b)]);
       }
+      out.push(placed);
     }
-    if (Array.isArray(d.lostElements)) {
-      for (const l of d.lostElements as {
-        element: number;
-        writeIndex: number;
-        overwriteIndex?: number;
-        words: string;
-      }[]) {
-        const marks = [{ index: l.writeIndex, label: `writes ${l.element} (acknowledged)` }];
-        if (l.overwriteIndex !== undefined) {
-          marks.push({ index: l.overwriteIndex, label: `overwrites the set without ${l.element}` });
-        }
-        out.push({
-          checker: r.checker,
-          counted,
-          kind: 'lost',
-          words: `lost ${l.words}`,
-          marks,
-          view: around(marks.map((m) => timeOf(m.index))),
-        });
-      }
-    }
-    const tokenPairs = (list: unknown, kind: 'stale' | 'regression') => {
-      if (!Array.isArray(list)) return;
-      for (const s of list as {
-        earlierIndex: number;
-        laterIndex: number;
-        earlierToken: number;
-        laterToken: number;
-      }[]) {
-        const marks =
-          kind === 'stale'
-            ? [
-                { index: s.earlierIndex, label: `store accepts token ${s.earlierToken}` },
-                { index: s.laterIndex, label: `then accepts older token ${s.laterToken}` },
-              ]
-            : [
-                { index: s.earlierIndex, label: `granted token ${s.earlierToken}` },
-                { index: s.laterIndex, label: `later granted token ${s.laterToken}` },
-              ];
-        const words =
-          kind === 'stale'
-            ? `the store accepted token ${s.laterToken} (op #${s.laterIndex}) after it had accepted token ${s.earlierToken} (op #${s.earlierIndex})`
-            : `a grant with token ${s.laterToken} (op #${s.laterIndex}) came after a grant with token ${s.earlierToken} (op #${s.earlierIndex})`;
-        out.push({
-          checker: r.checker,
-          counted,
-          kind,
-          words,
-          marks,
-          view: around(marks.map((m) => timeOf(m.index))),
-        });
-      }
-    };
-    tokenPairs(d.staleAccepted, 'stale');
-    tokenPairs(d.grantRegressions, 'regression');
-    if (out.length === before) {
-      out.push({ checker: r.checker, counted, kind: 'other', words: r.summary, marks: [], view: [0, endMs] });
+    if (r.valid === false && !found.some((v) => !v.shownOnly)) {
+      out.push({
+        checker: r.checker,
+        counted: r.counts !== false,
+        kind: 'other',
+        words: r.summary,
+        marks: [],
+        view: [0, endMs],
+      });
     }
   }
   // Every kind shows near the top: the first of each (checker, kind) before the rest, so a
@@ -351,7 +273,7 @@ export function prepareReport(
     const wanted = new Set<number>();
     const processOfIndex = new Map<number, number>();
     for (const op of history) if (op.process !== 'nemesis') processOfIndex.set(op.index, op.process);
-    const provisional = violationsOf(results, timeOf, () => -1, endMs);
+    const provisional = placedViolations(results, timeOf, () => -1, endMs);
     for (const v of provisional.slice(0, 20)) {
       for (const m of v.marks) {
         const p = processOfIndex.get(m.index);
@@ -390,7 +312,7 @@ export function prepareReport(
       lane: typeof target === 'number' ? laneOf(target) : -1,
     };
   });
-  const violations = violationsOf(results, timeOf, laneOf, endMs, faults);
+  const violations = placedViolations(results, timeOf, laneOf, endMs, faults);
   const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
 
   // Operation bars, bounded: past maxBars, every op that a violation names, ended info or
@@ -436,7 +358,7 @@ export function prepareReport(
     return [
       laneOf(p.invoke.process as number),
       fIndex.get(p.invoke.f) ?? 0,
-      OUTCOMES.indexOf(p.outcome),
+      BAR_OUTCOMES.indexOf(p.outcome),
       ms(p.invoke.time),
       c ? ms(c.time) : -1,
       p.invoke.index,

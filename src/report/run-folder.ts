@@ -12,12 +12,12 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { CheckResult, Validity } from '../../checkers/result.js';
-import { worst } from '../../checkers/result.js';
+import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
+import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
+import { checkRun } from '../../workloads/check-run.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { checkRun } from '../runner/check.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
@@ -167,31 +167,13 @@ function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
   return alone && !writeAfter;
 }
 
-/**
- * The checkers on a recorded prefix. Lost updates needs the final read: without it, the
- * last read during the run would be taken for it, and every add acknowledged after that
- * read would look lost. So without a final read it answers unknown.
- */
+/** The checkers on a recorded prefix; without the final read, lost updates cannot tell (unknown). */
 function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
   const storeKey = storeKeyOf(history);
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
-  return results.map((r) => {
-    if (r.checker !== 'lost-updates' || r.valid === 'unknown') return r;
-    const acknowledged = (r.details as { acknowledged?: number } | undefined)?.acknowledged ?? 0;
-    return {
-      checker: r.checker,
-      counts: r.counts ?? true,
-      valid: 'unknown',
-      summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
-      details: { acknowledged, finalRead: false },
-    };
-  });
+  return results.map((r) => (r.checker === 'lost-updates' ? lostUpdatesWithoutFinalRead(r) : r));
 }
-
-/** The run's verdict: the worst of its counted checkers. */
-const verdictOf = (results: readonly CheckResult[]) =>
-  worst(results.filter((r) => r.counts !== false).map((r) => r.valid));
 
 const cutLine = (line: number) => `history.jsonl line ${line}, the last, was cut mid-write and is left out`;
 
@@ -250,7 +232,7 @@ export function loadRun(dir: string): LoadedRun {
       ...base,
       ...extra,
       results: stored.results,
-      valid: stored.valid ?? verdictOf(stored.results),
+      valid: stored.valid ?? countedVerdict(stored.results),
       ...(stored.timings ? { timings: stored.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
       ...(stored.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
@@ -258,7 +240,7 @@ export function loadRun(dir: string): LoadedRun {
     };
   }
   const results = checkPrefix(history, config);
-  const valid = verdictOf(results);
+  const valid = countedVerdict(results);
   const why =
     unreadable !== undefined
       ? `results.json is unreadable (${unreadable})`

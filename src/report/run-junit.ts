@@ -7,18 +7,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { type CheckResult, verdictWord } from '../../checkers/result.js';
+import { verdictWord } from '../../checkers/result.js';
+import { firstViolationWords } from '../../checkers/violations.js';
 import { conditionsText } from '../runner/conditions.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 import type { LoadedRun } from './run-folder.js';
-
-/** The first violation in words: the checker's `first` detail, else its summary. */
-function violationWords(r: CheckResult): string {
-  const first = r.details?.first;
-  if (typeof first === 'string') return first;
-  if (Array.isArray(first) && first.every((x) => typeof x === 'string')) return first.join('; ');
-  return r.summary;
-}
 
 export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
   const { config } = run;
@@ -30,7 +23,7 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
     if (!counted) out.unshift('not counted toward the verdict (shown for information)');
     if (counted && r.valid === false) {
       c.failure = {
-        message: `${violationWords(r)} (report: ${reportPath})`,
+        message: `${firstViolationWords(r)} (report: ${reportPath})`,
         body: `${r.summary}\n\nreport: ${reportPath}\nseed: ${config.seed}\n${cutNote}`,
       };
     } else if (counted && r.valid === 'unknown') {

@@ -1,7 +1,7 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
-
 import { availabilityShortfall } from '../../checkers/availability.js';
-import { type CheckResult, type Validity, verdictWord } from '../../checkers/result.js';
+import { evidenceWarnings } from '../../checkers/evidence.js';
+import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import { scenarioByName } from '../scenarios/index.js';
 
@@ -14,7 +14,7 @@ function expectationLine(
   const scenario = config.scenario ? scenarioByName(config.scenario) : undefined;
   if (!scenario) return [];
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
-  const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
+  const actual = verdictName(valid);
   const mode = config.fencing ? 'fenced' : 'unfenced';
   const short = scenario.availability === undefined ? undefined : availabilityShortfall(results, scenario.availability);
   const as = expected !== actual ? 'NOT as expected' : short ? `NOT as expected: ${short}` : 'as expected';
@@ -30,7 +30,7 @@ export function formatSummary(r: {
   stoppedEarly?: { atS: number; why: string };
 }): string {
   const conditions = r.conditions ?? [];
-  const warnings = r.results.flatMap((c) => (c.details?.warnings as string[] | undefined) ?? []);
+  const warnings = evidenceWarnings(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const lines = r.results.map((c) => {
     const note = c.counts === false ? ' (shown, not counted)' : '';

@@ -8,7 +8,8 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
-import { worst } from '../../checkers/result.js';
+import { countedVerdict } from '../../checkers/result.js';
+import { checkRun } from '../../workloads/check-run.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
 import { backendByName } from '../backends/index.js';
@@ -25,7 +26,6 @@ import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
-import { checkRun } from './check.js';
 import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
 import { backendOptionsOf, type TestConfig, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
@@ -267,7 +267,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // test.json again, now with the faults the run applied: its schedule, as data.
   writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
   const results = checkRun(history, config, { storeKey: STORE_KEY });
-  const valid = runVerdict(worst(results.filter((r) => r.counts !== false).map((r) => r.valid)), conditions);
+  const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   const early = stoppedEarly ? { stoppedEarly } : {};
   writeFileSync(

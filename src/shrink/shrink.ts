@@ -7,7 +7,7 @@
  */
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { verdictWord } from '../../checkers/result.js';
+import { verdictName, verdictWord } from '../../checkers/result.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { runAndReport } from '../report/reported-run.js';
 import { readHistoryPrefix } from '../report/run-folder.js';
@@ -71,7 +71,7 @@ export function loadFailingRun(dir: string): FailingRun {
     );
   }
   if (stored.valid !== false) {
-    const word = stored.valid === true ? 'valid' : 'unknown';
+    const word = verdictName(stored.valid === true ? true : 'unknown');
     throw new UserError(
       `'${dir}' is ${word}: shrink looks for the smallest run that still fails, so give it an invalid run`,
     );

@@ -4,8 +4,9 @@
  * holder believed it had left when the pause began (the grant's validityMs, counted from
  * the acquire's completion), and what the checkers found.
  */
-import { faultWindows } from '../../checkers/history-index.js';
-import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
+import { faultWindows } from '../../checkers/fault-windows.js';
+import { type Hold, holds, type MutualExclusionDetails } from '../../checkers/mutual-exclusion.js';
+import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
 import type { LoadedRun } from '../report/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
@@ -63,8 +64,8 @@ export function measureRun(
   // The validity each grant carried, by the index of its acquire's completion.
   const validityAt = new Map<number, number>();
   for (const op of run.history) {
-    const v = op.f === 'acquire' && op.type === 'ok' ? (op.value as { validityMs?: number } | undefined) : undefined;
-    if (typeof v?.validityMs === 'number') validityAt.set(op.index, v.validityMs);
+    const validityMs = op.f === 'acquire' && op.type === 'ok' ? decodeGrant(op.value).validityMs : undefined;
+    if (validityMs !== undefined) validityAt.set(op.index, validityMs);
   }
   const held = holds(run.history);
   const pauses: MeasuredPause[] = [];
@@ -93,7 +94,7 @@ export function measureRun(
     notAsConfigured: run.conditions.length > 0,
     grants: validityMs.length,
     validityMs,
-    overlaps: Number((mutex?.details as { overlaps?: number } | undefined)?.overlaps ?? 0),
+    overlaps: Number((mutex?.details as Partial<MutualExclusionDetails> | undefined)?.overlaps ?? 0),
     dataViolation: run.results.some((r) => r.counts !== false && r.valid === false && r.checker !== 'mutual-exclusion'),
     pauses,
     pausesOfNoHolder,

@@ -1,6 +1,8 @@
 /**
- * Small views of a history shared by the data checkers: the nemesis's fault windows, and
- * times as text. (Client operations are paired in src/history/pairs.ts, pairLeniently.)
+ * The nemesis's fault windows: when each fault it recorded was in effect. The checkers
+ * that say what was going on at a time read them (mutual-exclusion, perf), and so do the
+ * report's fault bands and the sweep's pauses. (Client operations are paired in
+ * src/history/pairs.ts, pairLeniently.)
  */
 import type { Op } from '../src/history/op.js';
 
@@ -40,6 +42,3 @@ export function faultWindows(history: readonly Op[]): FaultWindow[] {
   }
   return windows;
 }
-
-/** "1.234 s": a history time in seconds, for messages. */
-export const secs = (ns: number) => `${(ns / 1e9).toFixed(3)} s`;

@@ -5,12 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../../checkers/linearizable/index.js';
-import type { CheckResult } from '../../checkers/result.js';
-import type { Op, OpType } from '../history/op.js';
-import { errorMessage } from '../util/errors.js';
-import { checkRun } from './check.js';
-import { DEFAULTS, type TestConfig } from './config.js';
+import { checkLinearizable } from '../checkers/linearizable/index.js';
+import type { CheckResult } from '../checkers/result.js';
+import type { Op, OpType } from '../src/history/op.js';
+import { errorMessage } from '../src/util/errors.js';
+import { checkRun } from './check-run.js';
 
 const LOCK = 'L';
 const STORE = 'S';
@@ -88,13 +87,40 @@ function filteredCheck(history: Op[], keep: (op: Op) => boolean, model: string, 
 }
 
 describe('checkRun', () => {
+  it("runs the workload's checkers, in its order, each counted as it says", () => {
+    const history = lockSetHistory([]);
+    const names = (workload: string, fencing: boolean) =>
+      checkRun(history, { workload, fencing }, { storeKey: STORE }).map(
+        (r) => `${r.checker}${r.counts ? '' : ' (shown)'}`,
+      );
+    expect(names('mutex', false)).toEqual([
+      'mutual-exclusion',
+      'linearizable(mutex) (shown)',
+      'evidence',
+      'perf (shown)',
+    ]);
+    expect(names('lock-set', true)).toEqual([
+      'mutual-exclusion (shown)',
+      'linearizable(mutex) (shown)',
+      'lost-updates',
+      // No grant carried a token: nothing for fencing to judge.
+      'fencing (shown)',
+      'linearizable(fenced-register)',
+      'evidence',
+      'perf (shown)',
+    ]);
+    expect(names('lock-set', false)[4]).toBe('linearizable(register)');
+    expect(() => checkRun(history, { workload: 'nope', fencing: false }, { storeKey: STORE })).toThrow(
+      /unknown workload 'nope'/,
+    );
+  });
+
   it('checks the lock and the store from one pairing, with the answers of the filtered histories', () => {
     let broken = 0;
     fc.assert(
       fc.property(fc.array(stepArb, { maxLength: 40 }), fc.boolean(), (steps, fencing) => {
         const history = lockSetHistory(steps);
-        const config: TestConfig = { ...DEFAULTS, name: 't', seed: 1, fencing, workload: 'lock-set' };
-        const results = checkRun(history, config, { storeKey: STORE });
+        const results = checkRun(history, { workload: 'lock-set', fencing }, { storeKey: STORE });
         const model = fencing ? 'fenced-register' : 'register';
         const byName = (name: string) => timeless(results.find((r) => r.checker === name) as CheckResult);
         const mutex = filteredCheck(history, (op) => op.key !== STORE, 'mutex', ['acquire', 'release']);

@@ -1,0 +1,57 @@
+/**
+ * The values the lock workloads record on the history, written and read here only: the
+ * workloads encode them, the checkers, the report and the sweep decode them.
+ *
+ * - An acquire's ok completion records the grant: `{validityMs, token?, votes?}` (the
+ *   validity the client believes, the fencing token, Redlock's votes).
+ * - A write (lock-set) records the new set, or `[set, token]` with fencing (token null when
+ *   the grant carried none); the element added is always the set's last.
+ */
+/** A grant as an acquire's ok completion records it. */
+export interface GrantValue {
+  validityMs?: number;
+  token?: number;
+  votes?: number;
+}
+
+/** A write's value taken apart: the set, and the token when the write was fenced. */
+export interface WriteValue {
+  set: readonly unknown[];
+  /** Whether the value was [set, token]. */
+  fenced: boolean;
+  token?: number;
+}
+
+/** A backend's grant (src/backends/backend.ts, Grant) as the acquire's value. */
+export function encodeGrant(grant: { validityMs: number; token?: number; votes?: number }): GrantValue {
+  const value: GrantValue = { validityMs: Math.round(grant.validityMs) };
+  if (grant.token !== undefined) value.token = grant.token;
+  if (grant.votes !== undefined) value.votes = grant.votes;
+  return value;
+}
+
+/** The numeric fields of an acquire's value; any other value (a foreign history's) has none. */
+export function decodeGrant(value: unknown): GrantValue {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const v = value as Record<string, unknown>;
+  const grant: GrantValue = {};
+  if (typeof v.validityMs === 'number') grant.validityMs = v.validityMs;
+  if (typeof v.token === 'number') grant.token = v.token;
+  if (typeof v.votes === 'number') grant.votes = v.votes;
+  return grant;
+}
+
+/** The set written, fenced with the grant's token when `fenced` (see the top of this file). */
+export function encodeWrite(set: readonly number[], fenced: boolean, token: number | undefined): unknown {
+  return fenced ? [set, token] : set;
+}
+
+/** A write's value: [set, token] when fenced, else the set itself; anything else an empty set. */
+export function decodeWrite(value: unknown): WriteValue {
+  if (!Array.isArray(value)) return { set: [], fenced: false };
+  if (value.length === 2 && Array.isArray(value[0])) {
+    const token = value[1];
+    return typeof token === 'number' ? { set: value[0], fenced: true, token } : { set: value[0], fenced: true };
+  }
+  return { set: value, fenced: false };
+}

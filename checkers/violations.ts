@@ -1,0 +1,58 @@
+/**
+ * A violation as the checker that found it names it, for the report to show: its kind, in
+ * words, and the operations to mark. Each checker decodes its own stored details into these
+ * (mutualExclusionViolations and the others, beside their checkers), from results.json as
+ * the run wrote it; the report only places them on its timeline. A checker that names none
+ * in structure (linearizability) has none here: the report shows its summary.
+ */
+import { evidenceViolations } from './evidence.js';
+import { fencingViolations } from './fencing.js';
+import { lostUpdatesViolations } from './lost-updates.js';
+import { mutualExclusionViolations } from './mutual-exclusion.js';
+import type { CheckResult } from './result.js';
+
+export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'turned-away' | 'other';
+
+/** A span a process believed it held the lock: times in ns, end Infinity when it never ended. */
+export interface HeldSpan {
+  process: number;
+  start: number;
+  end: number;
+}
+
+export interface CheckerViolation {
+  kind: ViolationKind;
+  words: string;
+  /** Op indices (the stored history's) to highlight, with a short label each. */
+  marks: { index: number; label: string }[];
+  /** Overlapping beliefs: the two holds. */
+  holds?: [HeldSpan, HeldSpan];
+  /** Not a violation but a check at work, shown for information (fencing turning a write away). */
+  shownOnly?: boolean;
+  /** The checker the report names, when not the one that recorded it. */
+  checker?: string;
+}
+
+/** By the name the checker's results carry. */
+const VIOLATIONS: Record<string, (result: CheckResult) => CheckerViolation[]> = {
+  'mutual-exclusion': mutualExclusionViolations,
+  'lost-updates': lostUpdatesViolations,
+  fencing: fencingViolations,
+  evidence: evidenceViolations,
+};
+
+export function violationsOf(result: CheckResult): CheckerViolation[] {
+  return Object.hasOwn(VIOLATIONS, result.checker) ? VIOLATIONS[result.checker](result) : [];
+}
+
+/**
+ * A result's first violation in words, as JUnit's failure message gives it: the checker's
+ * `first` detail (mutual-exclusion's and lost-updates' a line, fencing's one per kind),
+ * else its summary.
+ */
+export function firstViolationWords(r: CheckResult): string {
+  const first = r.details?.first;
+  if (typeof first === 'string') return first;
+  if (Array.isArray(first) && first.every((x) => typeof x === 'string')) return first.join('; ');
+  return r.summary;
+}
