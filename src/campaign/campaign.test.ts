@@ -49,7 +49,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown run option',
       'seeds: [1]\ndefaults: { tll: 5 }\nmatrix:\n  - backend: redis\n    expect: valid',
-      /^campaign\.yaml: defaults\.tll: unknown key: expected one of time-limit, concurrency, ttl, /,
+      /^campaign\.yaml: defaults\.tll: unknown key: expected one of lose-data, time-limit, concurrency, ttl, /,
     ],
     [
       'an empty matrix',

@@ -1,35 +1,34 @@
 /**
  * The campaign file's JSON Schema, for editors (YAML language servers complete and check
  * a file whose first line is `# yaml-language-server: $schema=.../campaign.schema.json`).
- * Built from the same registries and option table that validation uses, so the two cannot
+ * Built from the same registries and parameter table that validation uses, so the two cannot
  * drift: a test compares it with the file shipped in examples/.
  */
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
+import { OPTION_PARAMETERS, type Parameter } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import { EXPECTATIONS, OPTION_FIELDS } from './spec.js';
+import { EXPECTATIONS } from './spec.js';
 
 type Json = Record<string, unknown>;
 
 const oneOrMany = (item: Json): Json => ({ anyOf: [item, { type: 'array', items: item, minItems: 1 }] });
 
-/** A run option's type, from the check that validates it. */
-function optionSchema(key: keyof typeof OPTION_FIELDS): Json {
-  if (key === 'lose-data' || key === 'stop-on-violation') return { type: 'boolean' };
-  if (key === 'backend-options') return { type: 'string', pattern: '^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$' };
-  const integer = ['concurrency', 'ttl', 'nodes'].includes(key);
-  const zero = key === 'hold' || key === 'rate' || key === 'backoff-jitter';
-  return { type: integer ? 'integer' : 'number', ...(zero ? { minimum: 0 } : { exclusiveMinimum: 0 }) };
+/** A run option's type, from its row (runner/parameters.ts), as the campaign's check has it. */
+function optionSchema(p: Parameter): Json {
+  if (p.type === 'switch') return { type: 'boolean' };
+  if (p.type === 'string') return { type: 'string', ...(p.pattern ? { pattern: p.pattern } : {}) };
+  if (p.type !== 'number') throw new Error(`run option ${p.flag}: a campaign takes no ${p.type} option`);
+  const type = p.bounds?.integer ? 'integer' : 'number';
+  return { type, ...(p.bounds?.zero ? { minimum: 0 } : { exclusiveMinimum: 0 }) };
 }
 
 export function campaignJsonSchema(): Json {
   const options: Json = {
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(
-      (Object.keys(OPTION_FIELDS) as (keyof typeof OPTION_FIELDS)[]).map((k) => [k, optionSchema(k)]),
-    ),
+    properties: Object.fromEntries(OPTION_PARAMETERS.map((p) => [p.flag, optionSchema(p)])),
   };
   const seed = { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1 };
   const fencing = { enum: ['on', 'off', true, false] };

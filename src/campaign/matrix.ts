@@ -4,8 +4,8 @@
  * order is deterministic, so that shards partition the same list on every machine.
  */
 import { backendByName } from '../backends/index.js';
-import { DEFAULTS, type TestConfig, testName, validateConfig } from '../runner/config.js';
-import { scenarioByName } from '../scenarios/index.js';
+import { type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
 import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
@@ -85,14 +85,11 @@ export function expandCells(spec: CampaignSpec): Cell[] {
     // A plain entry is one pseudo-scenario: no preset, nemesis from the entry.
     const presets = entry.scenario ?? [undefined];
     for (const scenarioName of presets) {
-      const scenario = scenarioName === undefined ? undefined : scenarioByName(scenarioName);
-      const preset = scenario?.config ?? {};
+      // Built-in defaults < the campaign's defaults < the scenario's own < the entry's options.
+      const { scenario, config: base } = resolveScenario(scenarioName, { under: spec.defaults, over: entry.options });
       if (scenario) {
         // A scenario fixes its workload and backend; some stories apply to other backends too.
-        const allowed = {
-          backend: [preset.backend ?? DEFAULTS.backend, ...(scenario.backends ?? [])],
-          workload: [preset.workload ?? DEFAULTS.workload],
-        };
+        const allowed = scenarioRunsOn(scenario);
         for (const key of ['backend', 'workload'] as const) {
           const bad = entry[key]?.find((g) => !allowed[key].includes(g));
           if (bad !== undefined) {
@@ -103,13 +100,14 @@ export function expandCells(spec: CampaignSpec): Cell[] {
           }
         }
       }
-      const backends = entry.backend ?? [preset.backend ?? DEFAULTS.backend];
-      const workloads = entry.workload ?? [preset.workload ?? DEFAULTS.workload];
-      const nemeses = scenario ? [preset.nemesis ?? DEFAULTS.nemesis] : (entry.nemesis ?? [DEFAULTS.nemesis]);
+      const backends = entry.backend ?? [base.backend];
+      const workloads = entry.workload ?? [base.workload];
+      // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
+      const nemeses = entry.nemesis ?? [base.nemesis];
       for (const backend of backends) {
         for (const workload of workloads) {
           for (const nemesis of nemeses) {
-            for (const fencing of entry.fencing ?? [false]) {
+            for (const fencing of entry.fencing ?? [base.fencing]) {
               const b = backendByName(backend);
               if (fencing && b && !b.fencing.supported) {
                 throw new SchemaError(
@@ -143,19 +141,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                     `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencing ? 'fenced' : 'unfenced']} ${fencing ? 'fenced' : 'unfenced'})`,
                   );
                 }
-                const { name: _n, ...presetConfig } = preset as Partial<TestConfig>;
-                const config: TestConfig = {
-                  ...DEFAULTS,
-                  ...spec.defaults,
-                  ...presetConfig,
-                  ...entry.options,
-                  backend,
-                  workload,
-                  nemesis,
-                  fencing,
-                  seed,
-                  name: '',
-                };
+                const config: TestConfig = { name: '', ...base, backend, workload, nemesis, fencing, seed };
                 config.name = testName(config);
                 const id = cellId({ ...key, backendOptions: config.backendOptions, label: entry.label });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };

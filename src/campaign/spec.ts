@@ -30,7 +30,7 @@ import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
-import type { TestConfig } from '../runner/config.js';
+import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
@@ -44,28 +44,8 @@ import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError,
 export type Expectation = 'valid' | 'invalid' | 'any';
 export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid', 'any'];
 
-/** Run options as the file spells them: the `lockchaos run` flag names. */
-export interface RunOptionsFile {
-  'time-limit'?: number;
-  concurrency?: number;
-  ttl?: number;
-  hold?: number;
-  rate?: number;
-  'acquire-timeout'?: number;
-  'request-timeout'?: number;
-  'nemesis-interval'?: number;
-  nodes?: number;
-  /** kill-node restarts Redis nodes empty. */
-  'lose-data'?: boolean;
-  /** The backend's own options, key=value,key=value. */
-  'backend-options'?: string;
-  /** End an unfenced run at its first overlap of holds (an invalid cell then costs seconds). */
-  'stop-on-violation'?: boolean;
-  /** client-pause pauses exactly this many TTLs. */
-  'pause-ttl'?: number;
-  /** The Uniform(0, jitter) ms of each acquire retry's backoff. */
-  'backoff-jitter'?: number;
-}
+/** Run options as the file spells them: the `lockchaos run` flag names (runner/parameters.ts). */
+export type { RunOptionsFile };
 
 type OneOrMany<T> = T | T[];
 type FencingWord = 'on' | 'off' | boolean;
@@ -107,25 +87,7 @@ export interface CampaignFile {
 }
 
 /** Run options, as TestConfig fields. */
-export type RunOptions = Partial<
-  Pick<
-    TestConfig,
-    | 'timeLimitS'
-    | 'concurrency'
-    | 'ttlMs'
-    | 'holdMs'
-    | 'rate'
-    | 'acquireTimeoutMs'
-    | 'requestTimeoutMs'
-    | 'nemesisIntervalS'
-    | 'nodes'
-    | 'loseData'
-    | 'backendOptions'
-    | 'stopOnViolation'
-    | 'pauseTtl'
-    | 'backoffJitterMs'
-  >
->;
+export type { RunOptions };
 
 /** The axes, validated. */
 interface CellAxes {
@@ -162,35 +124,28 @@ export interface CampaignSpec {
   matrix: MatrixEntry[];
 }
 
-export const OPTION_FIELDS = {
-  'time-limit': ['timeLimitS', num({ min: 0, exclusiveMin: true })],
-  concurrency: ['concurrency', num({ integer: true, min: 0, exclusiveMin: true })],
-  ttl: ['ttlMs', num({ integer: true, min: 0, exclusiveMin: true })],
-  hold: ['holdMs', num({ min: 0 })],
-  rate: ['rate', num({ min: 0 })],
-  'acquire-timeout': ['acquireTimeoutMs', num({ min: 0, exclusiveMin: true })],
-  'request-timeout': ['requestTimeoutMs', num({ min: 0, exclusiveMin: true })],
-  'nemesis-interval': ['nemesisIntervalS', num({ min: 0, exclusiveMin: true })],
-  nodes: ['nodes', num({ integer: true, min: 0, exclusiveMin: true })],
-  'lose-data': ['loseData', bool()],
-  'backend-options': ['backendOptions', str({ what: 'key=value,key=value' })],
-  'stop-on-violation': ['stopOnViolation', bool()],
-  'pause-ttl': ['pauseTtl', num({ min: 0, exclusiveMin: true })],
-  'backoff-jitter': ['backoffJitterMs', num({ min: 0 })],
-} as const satisfies Record<
-  keyof RunOptionsFile,
-  readonly [keyof RunOptions, Check<number> | Check<boolean> | Check<string>]
->;
+/** A run option's check in a campaign file, from its row: its type, and its sign (the run checks the bounds). */
+function optionCheck(p: Parameter): Check<number> | Check<boolean> | Check<string> {
+  if (p.type === 'number') return num({ integer: p.bounds?.integer, min: 0, exclusiveMin: !p.bounds?.zero });
+  if (p.type === 'switch') return bool();
+  if (p.type === 'string') return str({ what: p.what });
+  throw new Error(`run option ${p.flag}: a campaign takes no ${p.type} option`);
+}
+
+/** Each option a campaign file may give (its flag name): its TestConfig field and its check. */
+export const OPTION_FIELDS: Record<string, readonly [string, Check<unknown>]> = Object.fromEntries(
+  OPTION_PARAMETERS.map((p) => [p.flag, [p.field, optionCheck(p)]]),
+);
 
 const optionsCheck: Check<RunOptions> = (() => {
   const shape = Object.fromEntries(Object.entries(OPTION_FIELDS).map(([k, [, check]]) => [k, check]));
   const rec = record(shape, { what: 'a map of run options' });
   return (v, path) => {
     const raw = rec(v, path);
-    const out: Record<string, number | boolean | string> = {};
+    const out: Record<string, unknown> = {};
     for (const [key, [field]] of Object.entries(OPTION_FIELDS)) {
       const x = raw[key];
-      if (x !== undefined) out[field] = x as number | boolean | string;
+      if (x !== undefined) out[field] = x;
     }
     return out as RunOptions;
   };

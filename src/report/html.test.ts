@@ -136,7 +136,7 @@ describe('re-run commands', () => {
     });
     expect(r.replay).toBe("lockchaos run --replay '/runs/a b/2026/test.json'");
     expect(r.flags).toBe(
-      'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --fencing off --time-limit 15 --concurrency 5 --ttl 1000 --hold 100 --rate 0 --acquire-timeout 5000 --request-timeout 1000 --nemesis-interval 2 --lose-data --nodes 5 --seed 3 --name mine --store /tmp/s',
+      'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --lose-data --fencing off --time-limit 15 --concurrency 5 --ttl 1000 --hold 100 --rate 0 --acquire-timeout 5000 --request-timeout 1000 --nemesis-interval 2 --nodes 5 --seed 3 --name mine --store /tmp/s',
     );
     expect(r.unmapped).toEqual([]);
     expect(rerunCommands('/r', { ...config, loseData: false }).flags).not.toContain('--lose-data');

@@ -1,6 +1,6 @@
 /**
- * A test's configuration: everything needed to run it again (seed included), written to
- * test.json. Validation turns bad values into one-line UserErrors that name the fix.
+ * A test's configuration (its parameters: parameters.ts) checked: validation turns bad
+ * values into one-line UserErrors that name the fix; a stored test.json is read back.
  */
 import { basename } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
@@ -13,67 +13,9 @@ import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
 
-export interface TestConfig {
-  /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
-  name: string;
-  backend: string;
-  workload: string;
-  /** The faults: 'none', or fault kinds separated by commas, e.g. 'pause-node:leader,partition' (nemesis/spec.ts). */
-  nemesis: string;
-  fencing: boolean;
-  /** Seconds of workload under faults (then heal and final read). */
-  timeLimitS: number;
-  concurrency: number;
-  ttlMs: number;
-  holdMs: number;
-  /** Target acquire cycles per second across all clients (0: as fast as they go). */
-  rate: number;
-  acquireTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** Mean seconds between faults. */
-  nemesisIntervalS: number;
-  /** kill-node restarts Redis nodes empty (their append-only file wiped). */
-  loseData?: boolean;
-  /** The scenario preset this configuration came from (its expected outcome is known). */
-  scenario?: string;
-  /** Lock-service nodes (Redlock masters); undefined: the backend's default. */
-  nodes?: number;
-  /** The backend's own options, `key=value,key=value` (the backend's `options` name them). */
-  backendOptions?: string;
-  /**
-   * The faults to apply, at their times (a schedule file, a replay, a shrink's candidate);
-   * absent: drawn from the seed. A run records the faults it applied here (test.json).
-   */
-  schedule?: ScheduledFault[];
-  /** End the workload at the first counted overlap of holds (unfenced), then heal and check. */
-  stopOnViolation?: boolean;
-  /**
-   * client-pause pauses for exactly this many TTLs (a sweep's axis); undefined: a seeded
-   * draw from PAUSE_TTL_FACTOR (0.8–2×).
-   */
-  pauseTtl?: number;
-  /** The U(0, jitter) ms added to every acquire retry's backoff; undefined: BACKOFF.jitterMs (25). */
-  backoffJitterMs?: number;
-  seed: number;
-  /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
-  storeDir: string;
-}
+import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
-export const DEFAULTS: Omit<TestConfig, 'name' | 'seed'> = {
-  backend: 'redis',
-  workload: 'lock-set',
-  nemesis: 'none',
-  fencing: false,
-  timeLimitS: 30,
-  concurrency: 5,
-  ttlMs: 1000,
-  holdMs: 100,
-  rate: 0,
-  acquireTimeoutMs: 5000,
-  requestTimeoutMs: 1000,
-  nemesisIntervalS: 3,
-  storeDir: 'store',
-};
+export { DEFAULTS, type TestConfig };
 
 /**
  * backend-workload-nemesis-fenced; a module backend by its file name, safe as a folder name
@@ -85,38 +27,17 @@ export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' 
     '_',
   );
 
-/**
- * Upper (and some lower) bounds: past them a run cannot work here (setTimeout overflows
- * past 24.8 days; every client is a process, every node a container; faults every
- * microsecond are no schedule). Campaign cells are held to the same.
- */
-export const LIMITS = {
-  'time-limit': { max: 86_400, unit: 's', why: 'a day' },
-  concurrency: { max: 100, unit: '', why: 'each client is a process' },
-  nodes: { max: 15, unit: '', why: 'each node is a container' },
-  'nemesis-interval': { min: 0.1, max: 86_400, unit: 's', why: 'a fault needs time to take effect' },
-  ttl: { max: 3_600_000, unit: 'ms', why: 'an hour' },
-  hold: { max: 3_600_000, unit: 'ms', why: 'an hour' },
-  'acquire-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
-  'request-timeout': { max: 3_600_000, unit: 'ms', why: 'an hour' },
-  rate: { max: 100_000, unit: '/s', why: 'far more than clients can do' },
-  'pause-ttl': { min: 0.01, max: 100, unit: '× TTL', why: 'a pause is a fraction of a lease to many leases' },
-  'backoff-jitter': { max: 60_000, unit: 'ms', why: 'a minute' },
-} as const satisfies Record<string, { min?: number; max: number; unit: string; why: string }>;
-
-function positive(name: keyof typeof LIMITS, value: number, { integer = false, zero = false } = {}) {
+/** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
+function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
   const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
   if (!ok) {
     throw new UserError(
-      `--${name} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
+      `--${flag} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
     );
   }
-  const limit: { min?: number; max: number; unit: string; why: string } = LIMITS[name];
-  if (value > limit.max || (limit.min !== undefined && value < limit.min)) {
-    const range = limit.min !== undefined ? `from ${limit.min} to ${limit.max}` : `at most ${limit.max}`;
-    throw new UserError(
-      `--${name} must be ${range}${limit.unit ? ` ${limit.unit}` : ''} (${limit.why}), got '${value}'`,
-    );
+  if (value > max || (min !== undefined && value < min)) {
+    const range = min !== undefined ? `from ${min} to ${max}` : `at most ${max}`;
+    throw new UserError(`--${flag} must be ${range}${unit ? ` ${unit}` : ''} (${why}), got '${value}'`);
   }
 }
 
@@ -133,7 +54,13 @@ export function validateConfig(c: TestConfig): TestConfig {
   if (!workloadByName(c.workload)) {
     throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
   }
-  if (c.nodes !== undefined) positive('nodes', c.nodes, { integer: true });
+  // Every number within its bounds (the node count before the nodes are counted); one
+  // without a default may be left out.
+  for (const p of PARAMETER_LIST) {
+    const value = c[p.field];
+    if (p.type !== 'number' || !p.bounds || (value === undefined && p.default === undefined)) continue;
+    withinBounds(p.flag, value as number, p.bounds);
+  }
   const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
     throw new UserError('--nemesis is empty: give none, or fault kinds (lockchaos run --help)');
@@ -155,23 +82,11 @@ export function validateConfig(c: TestConfig): TestConfig {
       `--name must be a folder name of letters, digits, . _ + - (no /, no .., not starting with .), got '${c.name}'`,
     );
   }
-  positive('time-limit', c.timeLimitS);
-  positive('concurrency', c.concurrency, { integer: true });
-  positive('ttl', c.ttlMs, { integer: true });
-  positive('hold', c.holdMs, { zero: true });
-  positive('rate', c.rate, { zero: true });
-  positive('acquire-timeout', c.acquireTimeoutMs);
-  positive('request-timeout', c.requestTimeoutMs);
-  positive('nemesis-interval', c.nemesisIntervalS);
-  if (c.pauseTtl !== undefined) {
-    positive('pause-ttl', c.pauseTtl);
-    if (!parseNemesisSpec(c.nemesis).some((s) => s.kind === 'client-pause')) {
-      throw new UserError(
-        `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
-      );
-    }
+  if (c.pauseTtl !== undefined && !parseNemesisSpec(c.nemesis).some((s) => s.kind === 'client-pause')) {
+    throw new UserError(
+      `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
+    );
   }
-  if (c.backoffJitterMs !== undefined) positive('backoff-jitter', c.backoffJitterMs, { zero: true });
   if (c.nodes !== undefined) {
     if (lockNodes !== c.nodes) {
       throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
@@ -219,24 +134,8 @@ export function backendOptionsOf(
   return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
 }
 
-/** test.json fields and their types: what a stored configuration must have. */
-const STORED_FIELDS: Record<string, 'string' | 'number' | 'boolean'> = {
-  name: 'string',
-  backend: 'string',
-  workload: 'string',
-  nemesis: 'string',
-  fencing: 'boolean',
-  timeLimitS: 'number',
-  concurrency: 'number',
-  ttlMs: 'number',
-  holdMs: 'number',
-  rate: 'number',
-  acquireTimeoutMs: 'number',
-  requestTimeoutMs: 'number',
-  nemesisIntervalS: 'number',
-  seed: 'number',
-  storeDir: 'string',
-};
+/** The JSON type each kind of parameter is stored as. */
+const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on-off': 'boolean' } as const;
 
 /**
  * A stored test.json, read back (by --replay and by reports): JSON, an object, and every
@@ -256,8 +155,9 @@ export function parseJson(text: string, file: string): unknown {
 }
 
 /**
- * A stored configuration's fields checked: every field a run records, of its type, but
- * those in `except` (a schedule file's configuration has no name, seed or store).
+ * A stored configuration's fields checked: every field every run has recorded, and any
+ * other field given, of its type (parameters.ts), but those in `except` (a schedule file's
+ * configuration has no name, seed or store). Other keys are kept as they are.
  */
 export function storedConfig(data: unknown, file: string, except: readonly string[] = []): Partial<TestConfig> {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
@@ -269,17 +169,23 @@ export function storedConfig(data: unknown, file: string, except: readonly strin
     );
   }
   const stored = data as Record<string, unknown>;
-  for (const [key, type] of Object.entries(STORED_FIELDS)) {
-    if (except.includes(key)) continue;
-    const got = stored[key];
-    if (typeof got !== type) {
-      const what = got === undefined ? 'missing' : `${JSON.stringify(got)} is not a ${type}`;
-      throw new UserError(`'${file}' is not a test configuration: ${key}: ${what}`);
+  for (const p of PARAMETER_LIST) {
+    if (except.includes(p.field)) continue;
+    const got = stored[p.field];
+    if (got === undefined) {
+      if (p.alwaysRecorded) throw new UserError(`'${file}' is not a test configuration: ${p.field}: missing`);
+      // Recorded since a later version: an older run ran as its default.
+      if (p.default !== undefined) stored[p.field] = p.default;
+      continue;
     }
-  }
-  if (stored.schedule !== undefined) stored.schedule = parseScheduledFaults(stored.schedule, `'${file}' schedule`);
-  if (stored.stopOnViolation !== undefined && typeof stored.stopOnViolation !== 'boolean') {
-    throw new UserError(`'${file}' is not a test configuration: stopOnViolation: not a boolean`);
+    if (p.type === 'faults') {
+      stored[p.field] = parseScheduledFaults(got, `'${file}' ${p.field}`);
+      continue;
+    }
+    const type = STORED_TYPE[p.type];
+    if (typeof got !== type) {
+      throw new UserError(`'${file}' is not a test configuration: ${p.field}: ${JSON.stringify(got)} is not a ${type}`);
+    }
   }
   return stored as Partial<TestConfig>;
 }
@@ -299,7 +205,7 @@ export function parseScheduledFaults(data: unknown, where: string): ScheduledFau
       throw bad(`has kind ${JSON.stringify(kind)}: use one of ${Object.keys(FAULT_KINDS).join(', ')}`);
     }
     const ms = (v: unknown, name: string, min: number) => {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > LIMITS['time-limit'].max * 1000) {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > PARAMETERS.timeLimitS.bounds.max * 1000) {
         throw bad(`has ${name} ${JSON.stringify(v)}: give milliseconds, ${min} to a day`);
       }
       return v;

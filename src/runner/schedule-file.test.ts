@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,23 @@ describe('schedule files', () => {
     if (parsed === 'help') throw new Error('unreachable');
     expect(parsed.config).toMatchObject({ nemesis: 'client-pause', timeLimitS: 9, storeDir: DEFAULTS.storeDir });
     expect(parsed.config.schedule).toEqual(faults);
+  });
+
+  it("keeps every run parameter of the schedule's run, fencing and nodes too; flags given win", () => {
+    const fenced = join(dir, 'fenced');
+    mkdirSync(fenced, { recursive: true });
+    writeFileSync(join(fenced, 'test.json'), JSON.stringify({ ...stored, fencing: true, nodes: 1, loseData: true }));
+    const parsed = configFromArgs(['--schedule', fenced]);
+    if (parsed === 'help') throw new Error('unreachable');
+    expect(parsed.config).toMatchObject({
+      fencing: true,
+      nodes: 1,
+      loseData: true,
+      name: 'redis-lock-set-client-pause-fenced',
+    });
+    const unfenced = configFromArgs(['--schedule', fenced, '--fencing', 'off']);
+    if (unfenced === 'help') throw new Error('unreachable');
+    expect(unfenced.config.fencing).toBe(false);
   });
 
   it('reads back the schedule file it writes', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { UserError } from '../util/errors.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
+import { PARAMETERS } from './parameters.js';
 
 export const SCHEDULE_FORMAT = 'lockchaos-schedule/1';
 
@@ -48,23 +49,32 @@ export function readRunFile(path: string, flag?: string): { file: string; text: 
   }
 }
 
+/** What names one run: a schedule lends the other run parameters. */
+const ONE_RUN: readonly string[] = ['name', 'seed', 'storeDir'];
+
+/** The run parameters a schedule lends: those this version knows, but what names one run and the faults. */
+const lent = (config: Partial<TestConfig>): Partial<ScheduleConfig> =>
+  Object.fromEntries(
+    Object.entries(config).filter(([k]) => Object.hasOwn(PARAMETERS, k) && !ONE_RUN.includes(k) && k !== 'schedule'),
+  );
+
 /**
  * Reads a schedule: a schedule file, or a run's test.json or folder (its recorded faults).
  * A bad file is one UserError line that names it and what is wrong.
  */
-export function readScheduleFile(path: string): { config: Partial<TestConfig>; faults: ScheduledFault[] } {
+export function readScheduleFile(path: string): { config: Partial<ScheduleConfig>; faults: ScheduledFault[] } {
   const { file, text } = readRunFile(path, '--schedule');
   const data = parseJson(text, file);
   const record =
     data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
   if (record.format === SCHEDULE_FORMAT) {
-    const config = storedConfig(record.config, `${file} config`, ['name', 'seed', 'storeDir']);
-    return { config, faults: parseScheduledFaults(record.faults, `'${file}' faults`) };
+    const config = storedConfig(record.config, `${file} config`, ONE_RUN);
+    return { config: lent(config), faults: parseScheduledFaults(record.faults, `'${file}' faults`) };
   }
   if ('schedule' in record) {
     // As a schedule file has it: the run parameters, not what named that one run.
-    const { schedule, name: _name, seed: _seed, storeDir: _store, ...config } = storedConfig(data, file);
-    return { config, faults: schedule ?? [] };
+    const config = storedConfig(data, file);
+    return { config: lent(config), faults: config.schedule ?? [] };
   }
   throw new UserError(
     `--schedule: '${file}' is not a schedule: give a schedule file (format ${SCHEDULE_FORMAT}, as lockchaos shrink writes), or a run folder or test.json that recorded its faults`,

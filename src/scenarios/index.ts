@@ -3,7 +3,8 @@
  * source and the outcome expected with and without fencing. `lockchaos scenarios` lists
  * them; `lockchaos run --scenario NAME [--fencing on|off]` runs one.
  */
-import type { TestConfig } from '../runner/config.js';
+import { DEFAULTS, type TestConfig } from '../runner/parameters.js';
+import { UserError } from '../util/errors.js';
 
 /** What a scenario should end with: a verdict, or an error (e.g. fencing on Redlock). */
 export type Expected = 'valid' | 'invalid' | 'error';
@@ -246,4 +247,40 @@ export const SCENARIOS: Record<string, Scenario> = Object.fromEntries(list.map((
 
 export function scenarioByName(name: string): Scenario | undefined {
   return Object.hasOwn(SCENARIOS, name) ? SCENARIOS[name] : undefined;
+}
+
+/** The backends and the workload a scenario's story runs on: its own backend first, then the others it names. */
+export function scenarioRunsOn(s: Scenario): { backend: string[]; workload: string[] } {
+  const own = s.config.backend ?? DEFAULTS.backend;
+  return {
+    backend: [own, ...(s.backends ?? []).filter((b) => b !== own)],
+    workload: [s.config.workload ?? DEFAULTS.workload],
+  };
+}
+
+/** A run's parameters, but what names one run (its name and seed). */
+export type RunParameters = Omit<TestConfig, 'name' | 'seed'>;
+
+/**
+ * The parameters of a run of scenario `name` (undefined: of no scenario), in layers, each
+ * over the ones before: DEFAULTS, `under` (a campaign's defaults), the scenario's own
+ * configuration, `over` (a schedule's parameters and the flags given; a campaign entry's
+ * options and axes). The scenario is recorded in them; the name and seed are the caller's.
+ * Whether `over` may change the scenario's backend or workload is the caller's to check
+ * (scenarioRunsOn), in its own words. An unknown name is a UserError.
+ */
+export function resolveScenario(
+  name: string | undefined,
+  layers: { under?: Partial<RunParameters>; over?: Partial<RunParameters> } = {},
+): { scenario?: Scenario; config: RunParameters } {
+  const scenario = name === undefined ? undefined : scenarioByName(name);
+  if (name !== undefined && !scenario) {
+    throw new UserError(
+      `unknown scenario '${name}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`,
+    );
+  }
+  const { name: _name, ...preset } = scenario?.config ?? {};
+  const config: RunParameters = { ...DEFAULTS, ...layers.under, ...preset, ...layers.over };
+  if (scenario) config.scenario = scenario.name;
+  return scenario ? { scenario, config } : { config };
 }

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expandCells } from '../campaign/matrix.js';
+import { OPTION_FIELDS, validateCampaign } from '../campaign/spec.js';
+import { configFromArgs, runCommand } from '../cli/run.js';
+import { rerunCommands } from '../report/rerun.js';
+import { UserError } from '../util/errors.js';
+import { parseStoredConfig, type TestConfig, validateConfig } from './config.js';
+import { DEFAULTS, PARAMETER_LIST } from './parameters.js';
+
+const parse = (args: string[]) => {
+  const p = configFromArgs(args);
+  if (p === 'help') throw new Error('help');
+  return p.config;
+};
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('the run parameters table', () => {
+  it('has one flag per row, and DEFAULTS are its defaults', () => {
+    const flags = PARAMETER_LIST.map((p) => p.flag);
+    expect(new Set(flags).size).toBe(flags.length);
+    expect(DEFAULTS).toEqual(
+      Object.fromEntries(PARAMETER_LIST.filter((p) => p.default !== undefined).map((p) => [p.field, p.default])),
+    );
+  });
+
+  it('is what lockchaos run --help lists, in its order', async () => {
+    const out: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => out.push(line));
+    expect(await runCommand(['--help'])).toBe(0);
+    const help = out.join('\n');
+    const at = PARAMETER_LIST.map((p) => help.indexOf(`\n  --${p.flag}${p.arg ? ` ${p.arg}` : ''} `));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(help).toContain(`(default ${DEFAULTS.timeLimitS})`);
+  });
+
+  it('is what a campaign file takes as options: every row but the axes and what the campaign sets', () => {
+    expect(Object.keys(OPTION_FIELDS)).toEqual(PARAMETER_LIST.filter((p) => p.campaign !== false).map((p) => p.flag));
+    for (const axis of ['backend', 'workload', 'nemesis', 'fencing', 'scenario', 'seed', 'store', 'name', 'schedule']) {
+      expect(OPTION_FIELDS).not.toHaveProperty(axis);
+    }
+  });
+
+  it('round-trips: the re-run command of a configuration parses back to it', () => {
+    // A value of every row's type, none the default (the scenario and schedule are given apart).
+    const config = { name: 'mine', seed: 7 } as Record<string, unknown>;
+    for (const p of PARAMETER_LIST) {
+      if (p.field === 'scenario' || p.field === 'schedule' || p.field in config) continue;
+      config[p.field] = p.type === 'number' ? 7 : p.type === 'string' ? `v-${p.flag}` : true;
+    }
+    const { flags, unmapped } = rerunCommands('/r', config as unknown as TestConfig);
+    expect(unmapped).toEqual([]);
+    expect(parse(flags.split(' ').slice(2))).toEqual(config);
+  });
+
+  it('checks what a stored test.json holds by the rows: an optional field of the wrong type is refused', () => {
+    const stored = { ...DEFAULTS, name: 't', seed: 1 };
+    expect(parseStoredConfig(JSON.stringify(stored), 'test.json')).toEqual(stored);
+    expect(() => parseStoredConfig(JSON.stringify({ ...stored, loseData: 'yes' }), 'test.json')).toThrow(
+      new UserError(`'test.json' is not a test configuration: loseData: "yes" is not a boolean`),
+    );
+    expect(() => parseStoredConfig(JSON.stringify({ ...stored, nodes: '5' }), 'test.json')).toThrow(
+      /nodes: "5" is not a number$/,
+    );
+    expect(() => parseStoredConfig(JSON.stringify({ ...stored, seed: undefined }), 'test.json')).toThrow(
+      /seed: missing$/,
+    );
+  });
+
+  it('holds every number to its bounds, named by its flag', () => {
+    for (const p of PARAMETER_LIST) {
+      if (p.type !== 'number' || !p.bounds) continue;
+      const config = { ...DEFAULTS, name: 't', seed: 1, [p.field]: p.bounds.max * 2 } as TestConfig;
+      expect(() => validateConfig(config)).toThrow(new RegExp(`^--${p.flag} must be (at most|from) `));
+    }
+  });
+});
+
+describe('a scenario, from the command line and in a campaign', () => {
+  it('gives the same run parameters: one resolveScenario', () => {
+    for (const scenario of ['gc-pause', 'redlock-clock-jump', 'redis-restart-amnesia', 'control']) {
+      const { name: _cli, ...cli } = parse(['--scenario', scenario, '--seed', '1']);
+      const [cell] = expandCells(validateCampaign({ seeds: [1], matrix: [{ scenario, fencing: 'off' }] }));
+      const { name: _cell, ...fromCampaign } = cell?.config ?? ({} as TestConfig);
+      expect(cli).toEqual(fromCampaign);
+      expect(cli.scenario).toBe(scenario);
+    }
+  });
+
+  it('refuses a backend the story does not run on, each in its own words', () => {
+    expect(() => parse(['--scenario', 'gc-pause', '--backend', 'redlock'])).toThrow(
+      /^scenario gc-pause runs on redis, etcd, zookeeper, not --backend redlock$/,
+    );
+    expect(() => validateCampaign({ seeds: [1], matrix: [{ scenario: 'gc-pause', backend: 'redlock' }] })).toThrow(
+      /matrix\[0\]\.backend: scenario "gc-pause" runs backend redis or etcd or zookeeper, not redlock: leave backend out/,
+    );
+    expect(() => parse(['--scenario', 'nope'])).toThrow(/^unknown scenario 'nope': choose one of gc-pause, /);
+  });
+});
