@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 10's first-contact check, for real: a fresh Debian machine, root, with only Node
+# (and npm), no Docker engine and no lockchaos image; a `git clone` of this repository and
+# the README's first command, `bash scripts/first-run.sh`, alone must reach a verdict.
+#
+# The fresh machine is a privileged container (Docker-in-Docker) made from a minimal Debian
+# bookworm rootfs (mmdebstrap --variant=minbase, plus git and ca-certificates), with this
+# host's Node and npm copied in and this host's apt and npm configuration (mirrors, CA
+# certificates): nothing of lockchaos, no docker.io, no image. Its /var/lib/docker is a
+# volume (overlay2 on overlay2 does not work). Inside, as root:
+#   git clone /src lockchaos && cd lockchaos && bash scripts/first-run.sh
+# /src is this checkout (read-only), so the clone is of its HEAD commit: commit first.
+# Every line of the output is prefixed with the seconds since the clone, which gives the
+# stages' times (engine, npm ci, build, image, run).
+#
+#   bash test/fresh-machine/run.sh [first-run.sh arguments...]
+#
+# Takes about 10 minutes on 2 cores (rootfs 1-2 min, then inside: apt docker.io ~1 min,
+# npm ci 1-2 min, build ~1 min, node image 2-3 min, the run ~1 min); longer on a busy
+# machine. Docker-heavy: not part of the test suite, run it alone.
+# Needs root, a Docker engine on this host, mmdebstrap, and Debian's mirror and npm's registry.
+# Exit 0 when a verdict line appeared (INVALID is the expected verdict), 1 otherwise.
+# KEEP=1 leaves the container running for a look (docker exec -it lockchaos-fresh-machine bash);
+# remove it and its volume and image after with: bash test/fresh-machine/run.sh --clean
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+label=lockchaos.helper=fresh-machine
+name=lockchaos-fresh-machine
+image=lockchaos-fresh-machine:bookworm
+volume=lockchaos-fresh-machine-docker
+
+clean() {
+  docker rm -f "$name" >/dev/null 2>&1 || true
+  docker volume rm "$volume" >/dev/null 2>&1 || true
+  docker image rm "$image" >/dev/null 2>&1 || true
+}
+if [ "${1:-}" = --clean ]; then clean; exit 0; fi
+[ "$(id -u)" = 0 ] || { echo "fresh-machine: run as root (mmdebstrap, a privileged container)" >&2; exit 3; }
+command -v mmdebstrap >/dev/null || { echo "fresh-machine: needs mmdebstrap (apt-get install mmdebstrap)" >&2; exit 3; }
+
+node_bin=$(readlink -f "$(command -v node)")
+npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")  # .../node_modules/npm
+start=$SECONDS
+clean
+if [ "${KEEP:-0}" != 1 ]; then trap clean EXIT; fi
+
+# 1. The rootfs: minbase, git, CA certificates; this host's mirrors, apt settings, CAs,
+#    npm configuration, and its Node (binary, headers, npm).
+work=$(mktemp -d /tmp/lockchaos-fresh.XXXXXX)
+trap 'rm -rf "$work"; [ "${KEEP:-0}" = 1 ] || clean' EXIT
+echo "fresh-machine: rootfs (mmdebstrap minbase bookworm + git, ca-certificates; Node $(node --version), npm $(npm --version))..."
+hooks=(
+  --customize-hook="tar -C / -c ${node_bin#/} ${npm_dir#/} usr/include/node 2>/dev/null | tar -C \"\$1\" -x"
+  --customize-hook="[ -e \"\$1/usr/bin/node\" ] || ln -s /${node_bin#/} \"\$1/usr/bin/node\""
+  --customize-hook="ln -sf /${npm_dir#/}/bin/npm-cli.js \"\$1/usr/bin/npm\"; ln -sf /${npm_dir#/}/bin/npx-cli.js \"\$1/usr/bin/npx\""
+  --customize-hook="for f in /etc/apt/apt.conf.d/99artifact-registry /etc/apt/apt.conf.d/99farm-no-dep11; do [ ! -f \$f ] || cp \$f \"\$1/etc/apt/apt.conf.d/\"; done"
+  --customize-hook="cp /usr/local/share/ca-certificates/*.crt \"\$1/usr/local/share/ca-certificates/\" 2>/dev/null || true; chroot \"\$1\" update-ca-certificates >/dev/null"
+  --customize-hook="for f in /etc/npmrc /usr/etc/npmrc /root/.npmrc; do [ ! -f \$f ] || { mkdir -p \"\$1\$(dirname \$f)\"; cp \$f \"\$1\$f\"; }; done"
+)
+mmdebstrap --quiet --variant=minbase --include=ca-certificates,git \
+  --aptopt='APT::Install-Recommends "false"' \
+  "${hooks[@]}" \
+  bookworm "$work/rootfs.tar" \
+  "deb http://deb.debian.org/debian bookworm bookworm-updates main" \
+  "deb http://deb.debian.org/debian-security bookworm-security main"
+docker import --change "LABEL $label" --change 'CMD ["sleep", "infinity"]' \
+  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  "$work/rootfs.tar" "$image" >/dev/null
+rm -f "$work/rootfs.tar"
+echo "fresh-machine: rootfs and image in $((SECONDS - start)) s"
+
+# 2. The machine: privileged (its own dockerd), the host's cgroups (v1 here), a volume
+#    for its /var/lib/docker, this checkout read-only at /src.
+docker volume create --label "$label" "$volume" >/dev/null
+docker run -d --name "$name" --label "$label" --privileged --cgroupns=host \
+  --hostname fresh-machine \
+  -v "$volume:/var/lib/docker" -v "$repo:/src:ro" \
+  "$image" sleep infinity >/dev/null
+docker exec "$name" sh -c 'command -v docker dockerd mmdebstrap || true; ls /var/lib/docker | wc -l' \
+  | sed 's/^/fresh-machine: before: /'
+
+# 3. Inside, as root: clone, cd, the README's first command.
+echo "fresh-machine: inside: git clone /src lockchaos && cd lockchaos && bash scripts/first-run.sh $*"
+set +e
+docker exec -e HOME=/root -w /root "$name" bash -c '
+  git config --global --add safe.directory "*"
+  git clone -q /src lockchaos && cd lockchaos && git log --oneline -1 && bash scripts/first-run.sh "$@"
+  echo "first-run.sh exit: $?"
+' bash "$@" 2>&1 | (
+  t0=$SECONDS
+  while IFS= read -r line; do printf '[%4d s] %s\n' $((SECONDS - t0)) "$line"; done
+) | tee "$work/out.log"
+set -e
+echo "fresh-machine: all in $((SECONDS - start)) s"
+if grep -q 'verdict:' "$work/out.log"; then
+  echo "fresh-machine: reached a verdict: $(grep 'verdict:' "$work/out.log" | tail -1 | sed 's/^\[ *[0-9]* s\] //')"
+  exit 0
+fi
+echo "fresh-machine: no verdict"
+exit 1
