@@ -41,13 +41,16 @@ command -v mmdebstrap >/dev/null || { echo "fresh-machine: needs mmdebstrap (apt
 node_bin=$(readlink -f "$(command -v node)")
 npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")  # .../node_modules/npm
 start=$SECONDS
-clean
-if [ "${KEEP:-0}" != 1 ]; then trap clean EXIT; fi
+docker rm -f "$name" >/dev/null 2>&1 || true
+docker volume rm "$volume" >/dev/null 2>&1 || true
 
 # 1. The rootfs: minbase, git, CA certificates; this host's mirrors, apt settings, CAs,
 #    npm configuration, and its Node (binary, headers, npm).
 work=$(mktemp -d /tmp/lockchaos-fresh.XXXXXX)
 trap 'rm -rf "$work"; [ "${KEEP:-0}" = 1 ] || clean' EXIT
+if docker image inspect "$image" >/dev/null 2>&1; then
+  echo "fresh-machine: reusing the image $image (left by KEEP=1; --clean removes it)"
+else
 echo "fresh-machine: rootfs (mmdebstrap minbase bookworm + git, ca-certificates; Node $(node --version), npm $(npm --version))..."
 hooks=(
   --customize-hook="tar -C / -c ${node_bin#/} ${npm_dir#/} usr/include/node 2>/dev/null | tar -C \"\$1\" -x"
@@ -61,18 +64,38 @@ mmdebstrap --quiet --variant=minbase --include=ca-certificates,git \
   --aptopt='APT::Install-Recommends "false"' \
   "${hooks[@]}" \
   bookworm "$work/rootfs.tar" \
-  "deb http://deb.debian.org/debian bookworm bookworm-updates main" \
+  "deb http://deb.debian.org/debian bookworm main" \
+  "deb http://deb.debian.org/debian bookworm-updates main" \
   "deb http://deb.debian.org/debian-security bookworm-security main"
 docker import --change "LABEL $label" --change 'CMD ["sleep", "infinity"]' \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   "$work/rootfs.tar" "$image" >/dev/null
 rm -f "$work/rootfs.tar"
 echo "fresh-machine: rootfs and image in $((SECONDS - start)) s"
+fi
 
 # 2. The machine: privileged (its own dockerd), the host's cgroups (v1 here), a volume
-#    for its /var/lib/docker, this checkout read-only at /src.
+#    for its /var/lib/docker, this checkout read-only at /src. Where the host's root lacks
+#    a capability (these VMs have no CAP_SYS_RESOURCE in the bounding set), --privileged
+#    fails ("unable to apply caps"): then every capability but the missing ones, no
+#    seccomp/AppArmor, unmasked /proc and /sys, every device, and the cgroup tree read-write.
+bnd=$((16#$(awk '/^CapBnd/ {print $2}' /proc/self/status)))
+last=$(cat /proc/sys/kernel/cap_last_cap)
+missing=()
+for ((c = 0; c <= last; c++)); do (( (bnd >> c) & 1 )) || missing+=("$c"); done
+if [ ${#missing[@]} = 0 ]; then
+  machine=(--privileged)
+else
+  names=$(capsh --decode=$(printf '%x' $(( (1 << (last + 1)) - 1 - bnd ))) 2>/dev/null | sed 's/.*=//; s/cap_//g' | tr a-z A-Z)
+  [ -n "$names" ] || { echo "fresh-machine: capabilities ${missing[*]} are missing and capsh (libcap2-bin) is not there to name them" >&2; exit 3; }
+  machine=(--cap-add ALL)
+  for c in ${names//,/ }; do machine+=(--cap-drop "$c"); done
+  machine+=(--security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined
+    --device-cgroup-rule 'a *:* rwm' -v /sys/fs/cgroup:/sys/fs/cgroup:rw)
+  echo "fresh-machine: no --privileged (the host lacks ${names}): ${machine[*]}"
+fi
 docker volume create --label "$label" "$volume" >/dev/null
-docker run -d --name "$name" --label "$label" --privileged --cgroupns=host \
+docker run -d --name "$name" --label "$label" "${machine[@]}" --cgroupns=host \
   --hostname fresh-machine \
   -v "$volume:/var/lib/docker" -v "$repo:/src:ro" \
   "$image" sleep infinity >/dev/null
