@@ -3,9 +3,9 @@
 # Makes sure a Docker engine answers (as root on Debian: installs docker.io and starts
 # dockerd), installs the npm packages and builds when that was not done yet, then runs
 # the gc-pause story unfenced (the node image is built on first use). The first time, on
-# a fresh Debian machine with 2 cores, takes 5 to 10 minutes: the engine ~40 s, npm ci
-# ~1 min, the build ~1 min, the node image 2 to 6 min, the run ~40 s
-# (test/fresh-machine/run.sh measures it); later runs start at once.
+# a fresh Debian machine with 2 cores, takes 4 to 10 minutes: the engine 20-40 s, npm ci
+# 25-60 s, the build 20-60 s, the node image 2-6 min, the run ~40 s (quiet machine - busy
+# one; test/fresh-machine/run.sh measures it); later runs start at once.
 # Any further arguments go to `lockchaos run`, e.g. --fencing on.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,9 +15,10 @@
 #
 #   bash test/fresh-machine/run.sh [first-run.sh arguments...]
 #
-# Takes about 10 minutes on 2 cores (rootfs 1-2 min, then inside: apt docker.io ~1 min,
-# npm ci 1-2 min, build ~1 min, node image 2-3 min, the run ~1 min); longer on a busy
-# machine. Docker-heavy: not part of the test suite, run it alone.
+# Takes 5 minutes on a quiet 2-core machine, 13 under load (measured 2026-12-01: rootfs
+# 64 s / 197 s, then inside: docker.io and dockerd 18 s / 37 s, npm ci 25 s / 56 s, build
+# 18 s / 64 s, node image 133 s / 369 s, the run 37 s / 40 s). Docker-heavy: not part of
+# the test suite, run it alone.
 # Needs root, a Docker engine on this host, mmdebstrap, and Debian's mirror and npm's registry.
 # Exit 0 when a verdict line appeared (INVALID is the expected verdict), 1 otherwise.
 # KEEP=1 leaves the container running for a look (docker exec -it lockchaos-fresh-machine bash);
