@@ -98,7 +98,7 @@ async function provide(image: string, opts: { build: boolean; log?: (line: strin
   }
   const command = `bash ${build.join(' ')}`;
   if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
-  opts.log?.(`image ${image} is missing: building it (about a minute, once)...`);
+  opts.log?.(`image ${image} is missing: building it (a few minutes, once)...`);
   const code = await new Promise<number>((resolve) => {
     const child = spawn('bash', build, { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (c) => resolve(c ?? 1));
