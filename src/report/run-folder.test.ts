@@ -26,9 +26,9 @@ const config = {
   storeDir: 'store',
 };
 
-function runFolder(history: string, results?: unknown): string {
+function runFolder(history: string, results?: unknown, stored: object = config): string {
   const dir = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
-  writeFileSync(join(dir, 'test.json'), JSON.stringify(config));
+  writeFileSync(join(dir, 'test.json'), JSON.stringify(stored));
   writeFileSync(join(dir, 'history.jsonl'), history);
   if (results !== undefined) writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
   return dir;
@@ -149,6 +149,24 @@ describe('loading a run folder', () => {
     const complete = during.invoke(5, 'read', 'lockchaos:set').ok(5, 'read', 'lockchaos:set', [1]);
     const run = loadRun(runFolder(toJsonl(complete.ops)));
     expect(run.results.find((r) => r.checker === 'lost-updates')?.valid).toBe(false);
+  });
+
+  it('checks the store key test.json records, not one guessed from the history', () => {
+    // The first write goes to another key: a guess from the history would judge that one.
+    const h = new H()
+      .invoke(2, 'write', 'scratch', [7])
+      .ok(2, 'write', 'scratch', [7])
+      .invoke(0, 'write', 'app:state', [1])
+      .ok(0, 'write', 'app:state', [1])
+      .invoke(1, 'write', 'app:state', [2])
+      .ok(1, 'write', 'app:state', [2])
+      .invoke(5, 'read', 'app:state')
+      .ok(5, 'read', 'app:state', [2]);
+    const lostUpdates = (stored: object) =>
+      loadRun(runFolder(toJsonl(h.ops), undefined, stored)).results.find((r) => r.checker === 'lost-updates');
+    expect(lostUpdates({ ...config, storeKey: 'app:state' })).toMatchObject({ valid: false });
+    // An older folder has no storeKey: the runner's one key, which this history never wrote.
+    expect(lostUpdates(config)?.valid).not.toBe(false);
   });
 
   it('checks again when results.json is unreadable', () => {

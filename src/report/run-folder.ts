@@ -21,11 +21,9 @@ import { pairLeniently } from '../history/pairs.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { parseStoredConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
+import { STORE_KEY } from '../store/keys.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
-
-/** run.ts's STORE_KEY; not imported from there, since run.ts pulls in Docker. */
-const DEFAULT_STORE_KEY = 'lockchaos:set';
 
 export interface LoadedRun {
   /** The folder as given. */
@@ -149,8 +147,10 @@ function finishPrefix(ops: Op[], last: string, line: number, source: string): { 
   return droppedLine === undefined ? { history: sorted } : { history: sorted, droppedLine };
 }
 
-function storeKeyOf(history: readonly Op[]): string {
-  return history.find((op) => op.f === 'write' && op.key !== undefined)?.key ?? DEFAULT_STORE_KEY;
+/** The store key the runner recorded in test.json; the one key it has always used, before. */
+function storeKeyOf(stored: TestConfig): string {
+  const { storeKey } = stored as TestConfig & { storeKey?: unknown };
+  return typeof storeKey === 'string' ? storeKey : STORE_KEY;
 }
 
 /**
@@ -169,7 +169,7 @@ function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
 
 /** The checkers on a recorded prefix; without the final read, lost updates cannot tell (unknown). */
 function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
-  const storeKey = storeKeyOf(history);
+  const storeKey = storeKeyOf(config);
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
   return results.map((r) => (r.checker === 'lost-updates' ? lostUpdatesWithoutFinalRead(r) : r));

@@ -21,6 +21,7 @@ import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
+import { STORE_KEY } from '../store/keys.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
@@ -32,7 +33,6 @@ import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
-export const STORE_KEY = 'lockchaos:set';
 
 export interface RunResult {
   dir: string;
@@ -118,7 +118,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     rmSync(latest, { force: true });
     symlinkSync(relative(config.storeDir, dir), latest);
   }
-  writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeTestJson(dir, config);
 
   const runId = randomBytes(4).toString('hex');
   const writer = new HistoryWriter(join(dir, 'history.jsonl'));
@@ -265,7 +265,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.
-  writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeTestJson(dir, config);
   const results = checkRun(history, config, { storeKey: STORE_KEY });
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
@@ -275,6 +275,11 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     `${JSON.stringify({ valid, conditions, config, timings, results, ...early }, null, 2)}\n`,
   );
   return { dir, config, valid, results, conditions, history, timings, ...early };
+}
+
+/** test.json: the configuration, and the store key the run's checks read (run-folder.ts). */
+function writeTestJson(dir: string, config: TestConfig): void {
+  writeFileSync(join(dir, 'test.json'), `${JSON.stringify({ ...config, storeKey: STORE_KEY }, null, 2)}\n`);
 }
 
 /**
