@@ -15,7 +15,7 @@ import { BACKENDS } from '../src/backends/index.js';
 import { startCluster } from '../src/cluster/cluster.js';
 import { ensureEngine, ensureImage, POSTGRES_IMAGE } from '../src/cluster/engine.js';
 import { removeResources } from '../src/cluster/labels.js';
-import { storeNodeSpec } from '../src/store/datastore.js';
+import { dataStoreNodeSpec } from '../src/datastore/datastore.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
@@ -26,7 +26,7 @@ console.log('cluster                        nodes  ready (s), each round      me
 for (const name of ['redlock', 'redis', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres']) {
   const backend = BACKENDS[name];
   if (!backend) continue;
-  const specs = [...backend.nodeSpecs({ ttlMs: 1000 }), storeNodeSpec()];
+  const specs = [...backend.nodeSpecs({ ttlMs: 1000 }), dataStoreNodeSpec()];
   const times: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const runId = `bench${randomBytes(3).toString('hex')}`;

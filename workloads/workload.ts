@@ -5,8 +5,8 @@
  */
 import type { RunChecker } from '../checkers/run-checker.js';
 import type { LockClient } from '../src/backends/backend.js';
+import type { DataStore } from '../src/datastore/datastore.js';
 import type { Recorder } from '../src/history/recorder.js';
-import type { DataStore } from '../src/store/datastore.js';
 import type { Rng } from '../src/util/rng.js';
 
 export interface WorkloadOptions {

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
+import { DATASTORE_NODE } from '../datastore/datastore.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { ClientFaultTarget, FaultSpec, Nemesis, NemesisContext } from '../nemesis/index.js';
 import type { FaultPlan, FaultStart } from '../nemesis/nemesis.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { STORE_NODE } from '../store/datastore.js';
 import { monotonicNow, sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import { DEFAULTS, type TestConfig } from './config.js';
@@ -40,7 +40,7 @@ const node = (name: string, role: 'node' | 'store', port: number) =>
 const cluster: Cluster = {
   runId: 'r',
   networkName: 'net',
-  nodes: [node('n1', 'node', 7001), node('n2', 'node', 7002), node(STORE_NODE, 'store', 7009)],
+  nodes: [node('n1', 'node', 7001), node('n2', 'node', 7002), node(DATASTORE_NODE, 'store', 7009)],
   node: (name) => cluster.nodes.find((n) => n.name === name) as NodeHandle,
   collectLogs: async () => ({}),
 };
@@ -143,7 +143,7 @@ describe("a run's faults", () => {
         { name: 'n1', ip: '127.0.0.1' },
         { name: 'n2', ip: '127.0.0.1' },
       ],
-      store: { name: STORE_NODE, ip: '127.0.0.1' },
+      store: { name: DATASTORE_NODE, ip: '127.0.0.1' },
     });
   });
 

@@ -5,6 +5,7 @@
  */
 import type { Backend, NodeAddress } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
+import { DATASTORE_NODE } from '../datastore/datastore.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import { nodeFaultContext } from '../nemesis/context.js';
 import {
@@ -18,7 +19,6 @@ import {
 } from '../nemesis/index.js';
 import { type ProxyRoute, TcpProxy } from '../nemesis/proxy.js';
 import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
-import { STORE_NODE } from '../store/datastore.js';
 import type { Origin } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
 import type { TestConfig } from './config.js';
@@ -64,7 +64,7 @@ export class RunFaults {
         ? { name: n.name, ip: '127.0.0.1', port: route.proxy.port, direct: { ip: n.ip, port: n.port } }
         : { name: n.name, ip: n.ip };
     };
-    return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(STORE_NODE)) };
+    return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(DATASTORE_NODE)) };
   }
 
   /**

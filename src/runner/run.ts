@@ -17,11 +17,11 @@ import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
 import { sweepOrphans } from '../cluster/sweep.js';
+import { DATASTORE_NODE, DataStore, dataStoreNodeSpec } from '../datastore/datastore.js';
+import { STORE_KEY } from '../datastore/keys.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
-import { DataStore, STORE_NODE, storeNodeSpec } from '../store/datastore.js';
-import { STORE_KEY } from '../store/keys.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
@@ -107,7 +107,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     );
   }
   const backendOptions = backendOptionsOf(config, backend);
-  const specs = [...checkedNodeSpecs(backend, backendOptions), storeNodeSpec()];
+  const specs = [...checkedNodeSpecs(backend, backendOptions), dataStoreNodeSpec()];
   await ensureImage({ build: hooks.buildImage ?? true, log, images: specs.flatMap((s) => (s.image ? [s.image] : [])) });
 
   // No : or , in folder names: artifact uploaders refuse them.
@@ -290,7 +290,7 @@ function writeTestJson(dir: string, config: TestConfig): void {
 async function finalRead(cluster: Cluster, config: TestConfig, recorder: Recorder): Promise<RunCondition | undefined> {
   let store: DataStore;
   try {
-    store = await DataStore.connect(cluster.node(STORE_NODE).ip, config.requestTimeoutMs * 5);
+    store = await DataStore.connect(cluster.node(DATASTORE_NODE).ip, config.requestTimeoutMs * 5);
   } catch (err) {
     return {
       kind: 'store-lost',

@@ -6,8 +6,8 @@
 
 import { workloadByName } from '../../workloads/index.js';
 import { importBackend } from '../backends/import.js';
+import { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
-import { DataStore } from '../store/datastore.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 import { errorStack } from '../util/errors.js';
 import { Rng } from '../util/rng.js';

@@ -18,7 +18,7 @@ const LAYERS: Record<string, number> = {
   checkers: 2,
   'src/backends': 2,
   'src/cluster': 2,
-  'src/store': 3,
+  'src/datastore': 3,
   workloads: 3,
   'src/worker': 3,
   'src/nemesis': 4,

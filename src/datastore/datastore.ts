@@ -13,10 +13,10 @@ import type { Redis } from 'ioredis';
 import { classifyRedisError, redisClient, redisNodeSpec } from '../backends/redis-node.js';
 import type { NodeSpec } from '../cluster/cluster.js';
 
-export const STORE_NODE = 'store';
+export const DATASTORE_NODE = 'store';
 
-export function storeNodeSpec(): NodeSpec {
-  return redisNodeSpec(STORE_NODE, 'store');
+export function dataStoreNodeSpec(): NodeSpec {
+  return redisNodeSpec(DATASTORE_NODE, 'store');
 }
 
 /** KEYS[1] value, KEYS[2] newest token seen; ARGV[1] token. {1, value} or {0} if stale. */
