@@ -137,7 +137,32 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
+  const record = (op: Parameters<HistoryWriter['append']>[0]) => {
+    const indexed = writer.append(op);
+    if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
+    overlaps?.onOp(indexed);
+    // Confirmed only: both holds' times known, the final history has the overlap too.
+    if (
+      stopOnOverlap &&
+      overlaps &&
+      overlaps.confirmed > 0 &&
+      !stoppedEarly &&
+      origin !== undefined &&
+      !timeUp.signal.aborted
+    ) {
+      stoppedEarly = {
+        atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100,
+        why: 'two clients held the lock at once (overlapping holds)',
+      };
+      timeUp.abort();
+    }
+    progress?.onOp(indexed);
+    return indexed;
+  };
   try {
+    // The client workers load while the cluster starts; they connect once given their
+    // addresses (pool.start below).
+    pool = new WorkerPool(runId, config.concurrency, record);
     log(`starting ${backend.name} cluster (run ${runId})...`);
     cluster = await startCluster(runId, specs);
     clusterS = (Date.now() - t0) / 1000;
@@ -161,30 +186,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       hooks.progress && overlaps
         ? hooks.progress({ timeLimitS: config.timeLimitS, fencing: config.fencing, overlaps })
         : undefined;
-    const record = (op: Parameters<HistoryWriter['append']>[0]) => {
-      const indexed = writer.append(op);
-      if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
-      overlaps?.onOp(indexed);
-      // Confirmed only: both holds' times known, the final history has the overlap too.
-      if (
-        stopOnOverlap &&
-        overlaps &&
-        overlaps.confirmed > 0 &&
-        !stoppedEarly &&
-        origin !== undefined &&
-        !timeUp.signal.aborted
-      ) {
-        stoppedEarly = {
-          atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100,
-          why: 'two clients held the lock at once (overlapping holds)',
-        };
-        timeUp.abort();
-      }
-      progress?.onOp(indexed);
-      return indexed;
-    };
-    pool = new WorkerPool(
-      runId,
+    pool.start(
       Array.from({ length: config.concurrency }, (_, client) => ({
         client,
         backend: config.backend,
@@ -196,7 +198,6 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
         seed: config.seed,
         backendOptions,
       })),
-      record,
     );
     // Time starts when every client is connected, so the whole time limit is workload.
     await pool.ready(60_000);

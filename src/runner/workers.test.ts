@@ -16,7 +16,8 @@ const pools: WorkerPool[] = [];
 function pool(workloads: string[]): { pool: WorkerPool; ops: UnindexedOp[] } {
   const ops: UnindexedOp[] = [];
   const configs = workloads.map((workload, client) => ({ client, workload }) as unknown as WorkerConfig);
-  const p = new WorkerPool('test', configs, (op) => ops.push(op), FAKE);
+  const p = new WorkerPool('test', configs.length, (op) => ops.push(op), FAKE);
+  p.start(configs);
   pools.push(p);
   return { pool: p, ops };
 }

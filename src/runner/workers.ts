@@ -34,33 +34,45 @@ export class WorkerPool implements ClientFaultTarget {
   private stopping = false;
   private goAt?: number;
 
+  /**
+   * Forks `count` workers at once, before they are given their configuration (start()):
+   * a worker's imports (the client libraries) take CPU for about a second, which then
+   * overlaps the cluster's start instead of following it.
+   */
   constructor(
     runId: string,
-    configs: WorkerConfig[],
+    count: number,
     private readonly record: (op: UnindexedOp) => void,
     /** The worker program (tests give a fake one that speaks the protocol). */
     entry = workerEntry(),
   ) {
-    for (const config of configs) {
+    for (let client = 0; client < count; client++) {
       const child = fork(entry, [], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         env: { ...process.env, [WORKER_ENV]: `${runId}@${ownerLabel()}` },
       });
       const worker: Worker = {
         child,
-        process: config.client,
+        process: client,
         ready: false,
         finished: new Promise((resolve) => child.once('exit', () => resolve())),
       };
       child.once('exit', (code, signal) => {
         if (this.stopping) return;
         const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
-        this.lost.push({ client: config.client, code, signal, ...(atS === undefined ? {} : { atS }) });
+        this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
       });
       child.on('message', (m: FromWorker) => this.onMessage(worker, m));
-      child.on('error', (err) => this.errors.push(`worker ${config.client}: ${err.message}`));
+      child.on('error', (err) => this.errors.push(`worker ${client}: ${err.message}`));
       this.workers.push(worker);
-      this.send(worker, { type: 'start', config });
+    }
+  }
+
+  /** Gives each worker its configuration (client k the k-th): it connects, then says ready. */
+  start(configs: readonly WorkerConfig[]): void {
+    for (const config of configs) {
+      const worker = this.workers[config.client];
+      if (worker) this.send(worker, { type: 'start', config });
     }
   }
 
