@@ -3,13 +3,13 @@
  * log lines; writing EDN; and one clear error per malformed input.
  */
 import { describe, expect, it } from 'vitest';
-import { parseEdn, parseEdnHistory } from '../../src/history/edn.js';
-import { HistoryError } from '../../src/history/errors.js';
-import { parseJepsenLog } from '../../src/history/jepsen-log.js';
-import { parseJsonl } from '../../src/history/jsonl.js';
-import type { Op } from '../../src/history/op.js';
-import { guessFormat } from '../../src/history/read.js';
-import { toEdn, toJsonl } from './history-writers.js';
+import { toEdn, toJsonl } from '../../test/unit/history-writers.js';
+import { parseEdn, parseEdnHistory } from './edn.js';
+import { HistoryError } from './errors.js';
+import { parseJepsenLog } from './jepsen-log.js';
+import { parseJsonl } from './jsonl.js';
+import type { Op } from './op.js';
+import { guessFormat } from './read.js';
 
 function errorOf(f: () => unknown): string {
   try {

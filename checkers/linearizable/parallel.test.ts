@@ -6,10 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../../checkers/linearizable/index.js';
-import { checkLinearizableParallel } from '../../checkers/linearizable/parallel.js';
 import type { Op } from '../../src/history/op.js';
-import { simulateHistory } from './linearizable-support.js';
+import { simulateHistory } from '../../test/unit/linearizable-support.js';
+import { checkLinearizable } from './index.js';
+import { checkLinearizableParallel } from './parallel.js';
 
 /**
  * Histories of one model, one per seed, interleaved op by op, each with its own keys (a

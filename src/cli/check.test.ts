@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { checkCommand } from '../../src/cli/check.js';
-import type { Op, OpType, Process } from '../../src/history/op.js';
-import { toEdn, toJsonl } from './history-writers.js';
-import { simulateHistory } from './linearizable-support.js';
+import { toEdn, toJsonl } from '../../test/unit/history-writers.js';
+import { simulateHistory } from '../../test/unit/linearizable-support.js';
+import type { Op, OpType, Process } from '../history/op.js';
+import { checkCommand } from './check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

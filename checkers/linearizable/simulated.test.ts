@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../../checkers/linearizable/index.js';
-import { MODEL_NAMES } from '../../checkers/models/index.js';
-import { bruteForce, modelNamed, simulateHistory, verifyWitness } from './linearizable-support.js';
+import { bruteForce, modelNamed, simulateHistory, verifyWitness } from '../../test/unit/linearizable-support.js';
+import { MODEL_NAMES } from '../models/index.js';
+import { checkLinearizable } from './index.js';
 
 const RUNS = 400;
 

@@ -5,9 +5,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../../checkers/linearizable/index.js';
-import { MODEL_NAMES } from '../../checkers/models/index.js';
-import { bruteForce, buildHistory, historyArb, modelNamed, verifyWitness } from './linearizable-support.js';
+import {
+  bruteForce,
+  buildHistory,
+  historyArb,
+  modelNamed,
+  verifyWitness,
+} from '../../test/unit/linearizable-support.js';
+import { MODEL_NAMES } from '../models/index.js';
+import { checkLinearizable } from './index.js';
 
 const RUNS = 10_000;
 

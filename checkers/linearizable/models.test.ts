@@ -3,11 +3,11 @@
  * would give, and what the checker says about the invalid ones.
  */
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../../checkers/linearizable/index.js';
-import { guessModel } from '../../checkers/models/index.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
-import { simulateHistory } from './linearizable-support.js';
+import { simulateHistory } from '../../test/unit/linearizable-support.js';
+import { guessModel } from '../models/index.js';
+import { checkLinearizable } from './index.js';
 
 /** A history, written as [process, type, f, value?, key?] rows. */
 function h(...rows: [Process, OpType, string, unknown?, string?][]): Op[] {
