@@ -1,6 +1,7 @@
 /** `lockchaos scenarios`: the preset failure stories, what they reproduce and what to expect. */
 import { parseArgs } from 'node:util';
-import { SCENARIOS, type Scenario } from '../scenarios/index.js';
+import { flagWords } from '../runner/parameters.js';
+import { SCENARIOS } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 
 const HELP = `Usage: lockchaos scenarios [--json]
@@ -33,22 +34,10 @@ export async function scenariosCommand(argv: string[]): Promise<number> {
     console.log(`${s.name}`);
     console.log(`  ${s.description}`);
     console.log(`  source:   ${s.source}`);
-    console.log(
-      `  runs:     --backend ${c.backend}${s.backends ? ` (or ${s.backends.filter((b) => b !== c.backend).join(', ')})` : ''} --workload ${c.workload} --nemesis ${c.nemesis} --ttl ${c.ttlMs} --hold ${c.holdMs}${optional(c)}`,
-    );
+    const others = s.backends ? ` (or --backend ${s.backends.filter((b) => b !== c.backend).join(', ')})` : '';
+    console.log(`  runs:     ${flagWords(c).join(' ')}${others}`);
     console.log(`  expected: unfenced ${s.expected.unfenced}, fenced ${s.expected.fenced}`);
     console.log('');
   }
   return 0;
-}
-
-/** The flags a preset sets beyond the usual five, as they would be typed. */
-function optional(c: Scenario['config']): string {
-  const flags = [
-    c.rate !== undefined ? `--rate ${c.rate}` : '',
-    c.nemesisIntervalS !== undefined ? `--nemesis-interval ${c.nemesisIntervalS}` : '',
-    c.timeLimitS !== undefined ? `--time-limit ${c.timeLimitS}` : '',
-    c.loseData ? '--lose-data' : '',
-  ];
-  return flags.map((f) => (f ? ` ${f}` : '')).join('');
 }

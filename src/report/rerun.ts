@@ -1,7 +1,7 @@
 /** The commands that run a stored test again: by its test.json, and as flags. */
 import { join, resolve } from 'node:path';
 import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
-import { PARAMETER_LIST, PARAMETERS } from '../runner/parameters.js';
+import { flagWords, PARAMETERS } from '../runner/parameters.js';
 
 /** A word for a POSIX shell: bare when safe, else single-quoted. */
 export function shellWord(s: string): string {
@@ -20,14 +20,7 @@ const NOT_FLAGS = new Set<string>(['scenario', 'schedule', 'name', 'storeDir']);
  * names test.json fields no flag here knows (a newer configuration): only --replay keeps them.
  */
 export function rerunCommands(dir: string, config: TestConfig): { replay: string; flags: string; unmapped: string[] } {
-  const words = ['lockchaos', 'run'];
-  for (const p of PARAMETER_LIST) {
-    const v = config[p.field];
-    if (NOT_FLAGS.has(p.field) || v === undefined || v === null) continue;
-    if (p.type === 'switch') {
-      if (v) words.push(`--${p.flag}`);
-    } else words.push(`--${p.flag}`, p.type === 'on-off' ? (v ? 'on' : 'off') : String(v));
-  }
+  const words = ['lockchaos', 'run', ...flagWords(config, NOT_FLAGS)];
   const { schedule, name, storeDir } = PARAMETERS;
   if (config.schedule) words.push(`--${schedule.flag}`, join(resolve(dir), 'test.json'));
   if (config.name && config.name !== testName(config)) words.push(`--${name.flag}`, config.name);

@@ -397,3 +397,20 @@ export function helpText(p: Parameter): string {
   if (typeof p.help === 'function') return p.help(defaultText(p));
   return p.default === undefined ? p.help : `${p.help} (default ${defaultText(p)})`;
 }
+
+/**
+ * The given fields as `lockchaos run` flags, in the table's order: a switch by its flag
+ * alone when set, an on-off field as on or off, others by their value. Fields in `skip`
+ * and unset ones are left out.
+ */
+export function flagWords(config: Partial<TestConfig>, skip: ReadonlySet<string> = new Set()): string[] {
+  const words: string[] = [];
+  for (const p of PARAMETER_LIST) {
+    const v = config[p.field];
+    if (skip.has(p.field) || v === undefined || v === null) continue;
+    if (p.type === 'switch') {
+      if (v) words.push(`--${p.flag}`);
+    } else words.push(`--${p.flag}`, p.type === 'on-off' ? (v ? 'on' : 'off') : String(v));
+  }
+  return words;
+}
