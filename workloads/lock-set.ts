@@ -28,7 +28,7 @@ const element = (ctx: ClientContext, n: number) => n * ctx.opts.concurrency + ct
 export const lockSetWorkload: Workload = {
   name: 'lock-set',
   description: 'under the lock: read a set from the store, hold, write it back with one new element',
-  finalRead: true,
+  usesStore: true,
   checkers: [
     mutualExclusionChecker,
     lockLinearizableChecker,
@@ -54,6 +54,7 @@ export const lockSetWorkload: Workload = {
  */
 async function holdAndAdd(ctx: ClientContext, grant: Grant, added: number): Promise<boolean> {
   const { opts, recorder, store } = ctx;
+  if (!store) throw new Error('lock-set uses the data store: the worker connects it (usesStore)');
   const token = opts.fencing ? grant.token : undefined;
   let current: number[] | null = null;
   const read = await recorder.perform('read', opts.storeKey, undefined, async () => {

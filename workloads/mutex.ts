@@ -10,7 +10,7 @@ import type { Workload } from './workload.js';
 export const mutexWorkload: Workload = {
   name: 'mutex',
   description: 'acquire, hold, release; checks that no two clients believed they held the lock at once',
-  finalRead: false,
+  usesStore: false,
   checkers: [mutualExclusionChecker, lockLinearizableChecker, evidenceChecker({ writes: false }), perfChecker],
   async client(ctx) {
     while (!ctx.stop.aborted) {

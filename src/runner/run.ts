@@ -239,7 +239,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
-    if (workload.finalRead && !writer.error) {
+    if (workload.usesStore && !writer.error) {
       const lost = await finalRead(cluster, config, new Recorder(pool.maxProcess() + 1, 1, origin, record));
       if (lost) conditions.push(lost);
     }

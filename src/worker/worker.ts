@@ -6,7 +6,7 @@
 
 import { workloadByName } from '../../workloads/index.js';
 import { importBackend } from '../backends/import.js';
-import { DataStore } from '../datastore/datastore.js';
+import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 import { errorStack } from '../util/errors.js';
@@ -84,7 +84,12 @@ async function run(config: WorkerConfig) {
     clock: clientClock,
     backend: config.backendOptions,
   });
-  const store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
+  // Loaded only when used: the store's client library is most of a worker's start.
+  let store: DataStore | undefined;
+  if (workload.usesStore) {
+    const { DataStore } = await import('../datastore/datastore.js');
+    store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
+  }
   send({ type: 'ready' });
   const origin = await go;
   const recorder = new Recorder(config.client, config.options.concurrency, origin, recordOp);
@@ -100,7 +105,7 @@ async function run(config: WorkerConfig) {
     });
   } finally {
     await lock.close();
-    await store.close();
+    await store?.close();
   }
 }
 
