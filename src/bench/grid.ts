@@ -25,7 +25,7 @@ export const BENCH_DEFAULTS = {
   jitterMs: [BACKOFF.jitterMs, 0],
   nemesis: 'none',
   // 24 points of the default bench at ~6 s of load, plus cluster start, client processes,
-  // checks and teardown: 12 minutes measured on a loaded 2-core machine, one at a time.
+  // checks and teardown: 5 minutes measured on a quiet 2-core machine, one at a time.
   timeLimitS: 6,
   holdMs: 5,
   seed: 1,

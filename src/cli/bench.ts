@@ -39,9 +39,9 @@ Options:
 
 Samples: a tail quantile q is meaningful with at least ${MIN_BEYOND} samples beyond it, n(1-q) >= ${MIN_BEYOND}:
 p99 needs ${samplesNeeded(0.99)} grants, p99.9 ${samplesNeeded(0.999)}, p99.99 ${samplesNeeded(0.9999)}; fewer are marked *. The
-default bench (4 backends x 3 concurrencies x 2 jitters, 6 s each) took 12 minutes on a
-loaded 2-core machine (starting 32 client processes dominates a 32-client point) and gives
-a few to a few hundred grants a point: no p99 is meaningful. Raise --time-limit for tails.
+default bench (4 backends x 3 concurrencies x 2 jitters, 6 s each) took 5 minutes on a
+quiet 2-core machine (8-24 s a point) and gives tens to hundreds of grants a point: no p99
+is meaningful. Raise --time-limit for tails.
 
 Exit codes: 0 every point measured, 1 a point's run failed, 3 error (a bad flag, no Docker
 engine), 130 interrupted.`;
