@@ -42,8 +42,12 @@
  *   (holes), plus some operations in a short window after it". So an entry is (state,
  *   frontier, holes, window words), typically 6-8 integers, in one growable Int32Array
  *   arena with an open-addressing table over it; hashes only speed up the comparisons;
- * - each operation caches its last transition (from state -> to state), since the search
- *   tries the same operation from the same state again and again while backtracking;
+ * - transitions are cached: each operation its last one (from state -> to state), and a
+ *   table by (operation, state) the ones before, since the search tries the same operations
+ *   from the same states again and again while backtracking; a model's step (which may build
+ *   a state or a rejection) and interning its result cost far more than a look;
+ * - the dead ends are kept as numbers, and made into objects only for a counterexample:
+ *   a linearizable history passes a new farthest point at nearly every step forward;
  * - states are interned to small integers by the model's key.
  */
 import { type Model, type OpInput, type OpOutput, Rejection } from '../models/model.js';
@@ -119,6 +123,11 @@ export class PartSearch<S> {
   private readonly transFrom: Int32Array;
   /** ... to state, or -1 when it could not take effect. */
   private readonly transTo: Int32Array;
+  /** The transitions asked for, by (op, state): see transition(). */
+  private readonly transOp: Int32Array;
+  private readonly transState: Int32Array;
+  private readonly transNext: Int32Array;
+  private readonly transShift: number;
 
   // The linearized set and its hashes.
   private readonly bits: Int32Array;
@@ -168,8 +177,14 @@ export class PartSearch<S> {
   maxLinearized = 0;
   /** The latest return entry at which the search had to backtrack, and the configurations there. */
   private failEntry = 0;
-  private readonly deadEnds: DeadEnd[] = [];
-  private readonly deadEndKeys = new Set<string>();
+  private deadCount = 0;
+  private readonly deadState = new Int32Array(MAX_DEAD_ENDS);
+  private readonly deadDepth = new Int32Array(MAX_DEAD_ENDS);
+  /** Per dead end, its last TAIL_LENGTH linearized ops (op ids, not tags). */
+  private readonly deadTail = new Int32Array(MAX_DEAD_ENDS * TAIL_LENGTH);
+  /** Per dead end, the ops called but not linearized (op ids, in call order), and how many. */
+  private readonly deadPending = Array.from({ length: MAX_DEAD_ENDS }, () => new Int32Array(16));
+  private readonly deadPendingLength = new Int32Array(MAX_DEAD_ENDS);
 
   constructor(
     private readonly model: Model<S>,
@@ -238,6 +253,12 @@ export class PartSearch<S> {
 
     this.transFrom = new Int32Array(n).fill(-1);
     this.transTo = new Int32Array(n);
+    let transBits = 10;
+    while (transBits < 20 && 1 << transBits < n * 8) transBits++;
+    this.transShift = 32 - transBits;
+    this.transOp = new Int32Array(1 << transBits).fill(-1);
+    this.transState = new Int32Array(1 << transBits);
+    this.transNext = new Int32Array(1 << transBits);
     this.bits = new Int32Array((n >>> 5) + 1);
     this.zobrist1 = new Int32Array(n);
     this.zobrist2 = new Int32Array(n);
@@ -498,15 +519,10 @@ export class PartSearch<S> {
     if (scratch.length < (length - start) * 2) scratch = this.scratch = new Int32Array((length - start) * 4);
     let front = start;
     let rest = 0;
-    const retInput = this.ops[retOp].input;
-    const retOutput = this.ops[retOp].output;
     for (let i = start; i < length; i++) {
       const e = candEntry[i];
       const to = candTo[i];
-      const first =
-        e === retCall ||
-        (!retLegal &&
-          (e === flushing || !(this.model.step(this.states[to], retInput, retOutput) instanceof Rejection)));
+      const first = e === retCall || (!retLegal && (e === flushing || this.transition(retOp, to) >= 0));
       if (first) {
         candEntry[front] = e;
         candTo[front++] = to;
@@ -555,10 +571,23 @@ export class PartSearch<S> {
   /** The interned states' memory, estimated. */
   private stateBytes = 0;
 
+  /**
+   * The state `op` leads to from `state`, or -1 when it cannot take effect there. The search
+   * asks for the same few transitions again and again while it backtracks; a step of the
+   * model (which may build a state and a rejection) and the interning of its result (a hash
+   * of the state's key) cost far more than a look in this table, which never allocates.
+   * Lossy (a slot holds the last pair hashed to it): it only saves work.
+   */
   private transition(op: number, state: number): number {
+    const slot = (Math.imul(op, 0x9e3779b1) ^ Math.imul(state + 1, 0x85ebca6b)) >>> this.transShift;
+    if (this.transOp[slot] === op && this.transState[slot] === state) return this.transNext[slot];
     const o = this.ops[op];
     const next = this.model.step(this.states[state], o.input, o.output);
-    return next instanceof Rejection ? -1 : this.intern(next);
+    const to = next instanceof Rejection ? -1 : this.intern(next);
+    this.transOp[slot] = op;
+    this.transState[slot] = state;
+    this.transNext[slot] = to;
+    return to;
   }
 
   /**
@@ -674,37 +703,65 @@ export class PartSearch<S> {
   /**
    * The search had to backtrack at return entry `entry`. The latest such entry over the whole
    * search is where no linearization can go on; keep a few distinct configurations there.
+   * In a linearizable history every new farthest point comes here, so a configuration is
+   * kept as numbers in preallocated arrays, compared with the few kept ones directly, and
+   * made into DeadEnd objects only when failure() asks.
    */
   private noteDeadEnd(entry: number, state: number, depth: number): void {
     if (entry > this.failEntry) {
       this.failEntry = entry;
-      this.deadEnds.length = 0;
-      this.deadEndKeys.clear();
-    } else if (this.deadEnds.length >= MAX_DEAD_ENDS) {
+      this.deadCount = 0;
+    } else if (this.deadCount >= MAX_DEAD_ENDS) {
       return;
     }
-    const pending: number[] = [];
-    for (let e = this.next[HEAD]; e !== entry && e !== NIL; e = this.next[e]) {
-      if (this.isCall[e] === 1) pending.push(this.entryOp[e]);
+    const { next, isCall, entryOp, deadPending, deadPendingLength, deadState } = this;
+    const slot = this.deadCount;
+    let pending = deadPending[slot];
+    let length = 0;
+    for (let e = next[HEAD]; e !== entry && e !== NIL; e = next[e]) {
+      if (isCall[e] !== 1) continue;
+      if (length === pending.length) {
+        const bigger = new Int32Array(pending.length * 2);
+        bigger.set(pending);
+        pending = deadPending[slot] = bigger;
+      }
+      pending[length++] = entryOp[e];
     }
-    const key = `${state}|${pending.join(',')}`;
-    if (this.deadEndKeys.has(key)) return;
-    this.deadEndKeys.add(key);
-    const tail: number[] = [];
-    for (let d = Math.max(0, depth - TAIL_LENGTH); d < depth; d++)
-      tail.push(this.ops[this.entryOp[this.stackEntry[d]]].tag);
-    this.deadEnds.push({
-      state,
-      linearized: depth,
-      tail,
-      pending: pending.slice(0, PENDING_SHOWN).map((o) => this.ops[o].tag),
-    });
+    for (let i = 0; i < slot; i++) {
+      if (deadState[i] !== state || deadPendingLength[i] !== length) continue;
+      const other = deadPending[i];
+      let same = true;
+      for (let j = 0; j < length && same; j++) same = other[j] === pending[j];
+      if (same) return;
+    }
+    deadState[slot] = state;
+    deadPendingLength[slot] = length;
+    this.deadDepth[slot] = depth;
+    const from = Math.max(0, depth - TAIL_LENGTH);
+    for (let d = from; d < depth; d++) this.deadTail[slot * TAIL_LENGTH + d - from] = entryOp[this.stackEntry[d]];
+    this.deadCount = slot + 1;
   }
 
   /** After 'illegal': the op (tag) at which no linearization can go on, and the configurations there. */
   failure(): { op: number; deadEnds: DeadEnd[] } | undefined {
     if (this.status !== 'illegal' || this.failEntry === 0) return undefined;
-    return { op: this.ops[this.entryOp[this.failEntry]].tag, deadEnds: this.deadEnds };
+    const tag = (op: number) => this.ops[op].tag;
+    const deadEnds: DeadEnd[] = [];
+    for (let slot = 0; slot < this.deadCount; slot++) {
+      const depth = this.deadDepth[slot];
+      const start = slot * TAIL_LENGTH;
+      const tailLength = Math.min(depth, TAIL_LENGTH);
+      deadEnds.push({
+        state: this.deadState[slot],
+        linearized: depth,
+        tail: Array.from(this.deadTail.subarray(start, start + tailLength), tag),
+        pending: Array.from(
+          this.deadPending[slot].subarray(0, Math.min(this.deadPendingLength[slot], PENDING_SHOWN)),
+          tag,
+        ),
+      });
+    }
+    return { op: tag(this.entryOp[this.failEntry]), deadEnds };
   }
 
   /** After 'linearizable': the linearization found, as tags in order. */
@@ -742,6 +799,9 @@ export class PartSearch<S> {
       this.callEntry,
       this.transFrom,
       this.transTo,
+      this.transOp,
+      this.transState,
+      this.transNext,
       this.bits,
       this.zobrist1,
       this.zobrist2,

@@ -50,12 +50,7 @@ export const casRegister: Model<unknown> = {
         return input.value ?? null;
       case 'cas': {
         const [from, to] = input.value as [unknown, unknown];
-        return sameValue(from, state)
-          ? (to ?? null)
-          : reject(
-              () =>
-                `cas from ${showValue(from)} to ${showValue(to)} succeeded, but the register holds ${showValue(state)}`,
-            );
+        return sameValue(from, state) ? (to ?? null) : reject(casMismatch, from, to, state);
       }
       default:
         return readRejection(output, state, 'the register') ?? state;
@@ -77,3 +72,6 @@ export const casRegister: Model<unknown> = {
 function casPair(input: OpInput): [unknown, unknown] {
   return input.value as [unknown, unknown];
 }
+
+const casMismatch = (from: unknown, to: unknown, state: unknown) =>
+  `cas from ${showValue(from)} to ${showValue(to)} succeeded, but the register holds ${showValue(state)}`;

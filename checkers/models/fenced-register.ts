@@ -56,10 +56,7 @@ export const fencedRegister: Model<FencedState> = {
     const stale = state.token !== null && token < state.token;
     if (!stale) return { value: value ?? null, token };
     if (!output.known) return state; // the store rejected it; nobody heard
-    return reject(
-      () =>
-        `write of ${showValue(value)} with token ${token} was accepted, but token ${state.token} had already been accepted`,
-    );
+    return reject(staleWrite, value, token, state.token);
   },
   pure: (input) => input.f === 'read',
   key: (state) => `${state.token}|${valueKey(state.value)}`,
@@ -140,3 +137,6 @@ function staleTokenAccepted(ops: readonly PartOp[]): { op: number; reason: strin
   }
   return found;
 }
+
+const staleWrite = (value: unknown, token: number, accepted: number | null) =>
+  `write of ${showValue(value)} with token ${token} was accepted, but token ${accepted} had already been accepted`;

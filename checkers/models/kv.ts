@@ -70,7 +70,7 @@ export const kv: Model<KvState> = {
       default: {
         if (!output.known) return state;
         const got = getValue(output.value);
-        return got === state ? state : reject(() => `get → ${showValue(got)}, but the key holds ${showValue(state)}`);
+        return got === state ? state : reject(getMismatch, got, state);
       }
     }
   },
@@ -94,6 +94,8 @@ export const kv: Model<KvState> = {
     return ops.some((op) => op.input.f === 'append') ? undefined : impossibleObservation(ops, valueKey(initial), roles);
   },
 };
+
+const getMismatch = (got: string, state: string) => `get → ${showValue(got)}, but the key holds ${showValue(state)}`;
 
 function text(v: unknown): string | undefined {
   if (typeof v === 'string') return v;

@@ -28,21 +28,40 @@ export interface OpOutput {
 
 /**
  * Why an operation cannot take effect in a state, in words. The search meets rejections on
- * its hot path and reads the reason only for the counterexample it reports, so the words are
- * built when first read.
+ * its hot path (most steps it tries are rejected) and reads the reason only for the
+ * counterexample it reports, so the words are built when first read, from a function and
+ * its arguments kept as they are: a closure over them would cost a context and a function
+ * per rejection, several times this object, and most of what a search allocates.
  */
 export class Rejection {
   private words: string | undefined;
-  constructor(private readonly explain: () => string) {}
+  constructor(
+    private readonly explain: (a: never, b: never, c: never) => string,
+    private readonly a?: unknown,
+    private readonly b?: unknown,
+    private readonly c?: unknown,
+  ) {}
   get reason(): string {
-    this.words ??= this.explain();
+    this.words ??= (this.explain as (a: unknown, b: unknown, c: unknown) => string)(this.a, this.b, this.c);
     return this.words;
   }
 }
 
-/** A rejection; `explain` builds its reason, only if it is ever read. */
-export function reject(explain: () => string): Rejection {
-  return new Rejection(explain);
+/**
+ * A rejection; `explain(a, b, c)` builds its reason, only if it is ever read. Give a function
+ * defined once (at module level) and its arguments, not a closure made at each step.
+ */
+export function reject(explain: () => string): Rejection;
+export function reject<A>(explain: (a: A) => string, a: A): Rejection;
+export function reject<A, B>(explain: (a: A, b: B) => string, a: A, b: B): Rejection;
+export function reject<A, B, C>(explain: (a: A, b: B, c: C) => string, a: A, b: B, c: C): Rejection;
+export function reject(
+  explain: (a: never, b: never, c: never) => string,
+  a?: unknown,
+  b?: unknown,
+  c?: unknown,
+): Rejection {
+  return new Rejection(explain, a, b, c);
 }
 
 /** One operation of a part as models see it when reducing indefinite operations. */
@@ -174,8 +193,11 @@ export function showValue(v: unknown): string {
 /** A read of a register-like value: why it cannot take effect while `held` is current, if it cannot. */
 export function readRejection(output: OpOutput, held: unknown, subject: string): Rejection | undefined {
   if (!output.known || sameValue(output.value, held)) return undefined;
-  return reject(() => `read ${showValue(output.value)}, but ${subject} holds ${showValue(held)}`);
+  return reject(readMismatch, output.value, held, subject);
 }
+
+const readMismatch = (read: unknown, held: unknown, subject: string) =>
+  `read ${showValue(read)}, but ${subject} holds ${showValue(held)}`;
 
 /** A read in a few words: "read → 5", "read (no answer)". */
 export function describeRead(output: OpOutput): string {

@@ -18,11 +18,13 @@ export const mutexAnon: Model<AnonMutexState> = {
     return undefined;
   },
   step(held, input) {
-    if (input.f === 'acquire')
-      return held ? reject(() => `acquire by process ${input.process}, but the lock is held`) : true;
-    return held ? false : reject(() => `release by process ${input.process}, but the lock is free`);
+    if (input.f === 'acquire') return held ? reject(acquireHeld, input.process) : true;
+    return held ? false : reject(releaseFree, input.process);
   },
   key: (held) => (held ? 1 : 0),
   describe: (held) => (held ? 'the lock is held' : 'the lock is free'),
   describeOp: (input) => input.f,
 };
+
+const acquireHeld = (process: number) => `acquire by process ${process}, but the lock is held`;
+const releaseFree = (process: number) => `release by process ${process}, but the lock is free`;

@@ -23,18 +23,10 @@ export const mutex: Model<MutexState> = {
     const p = input.process;
     if (input.f === 'acquire') {
       if (state === null) return p;
-      return reject(() =>
-        state === p
-          ? `acquire by process ${p}, which the model has holding the lock already (a release that failed, "not-held", counts as never made)`
-          : `acquire by process ${p}, but the lock is held by process ${state}`,
-      );
+      return reject(acquireHeld, p, state);
     }
     if (state === p) return null;
-    return reject(() =>
-      state === null
-        ? `release by process ${p}, but the lock is free`
-        : `release by process ${p}, but the lock is held by process ${state}`,
-    );
+    return reject(releaseNotHeld, p, state);
   },
   key: (state) => (state === null ? 'free' : state),
   describe: (state) => (state === null ? 'the lock is free' : `the lock is held by process ${state}`),
@@ -46,3 +38,12 @@ export const mutex: Model<MutexState> = {
     return ops.map((op) => (op.output.known ? 'keep' : op.input.f === 'acquire' ? 'drop' : 'keep'));
   },
 };
+
+const acquireHeld = (p: number, holder: number) =>
+  holder === p
+    ? `acquire by process ${p}, which the model has holding the lock already (a release that failed, "not-held", counts as never made)`
+    : `acquire by process ${p}, but the lock is held by process ${holder}`;
+const releaseNotHeld = (p: number, holder: number | null) =>
+  holder === null
+    ? `release by process ${p}, but the lock is free`
+    : `release by process ${p}, but the lock is held by process ${holder}`;
