@@ -61,6 +61,9 @@ const MIN_OPERATIONS = 200_000;
  */
 const SHARED_SLICE = 1 << 14;
 
+/** Parts a worker holds at once: the one it is on and the next. */
+const PREFETCH = 2;
+
 /** The compiled worker: beside this file, or, from the TypeScript sources, in dist/. */
 function workerUrl(): URL | undefined {
   for (const path of ['./part-worker.js', '../../dist/checkers/linearizable/part-worker.js']) {
@@ -127,48 +130,58 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   const queue = prepared.parts
     .map((_, i) => i)
     .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
-  let next = 0;
   const take = (): number | undefined => {
-    while (next < n && !decided.wanted(queue[next])) next++;
-    return next < n ? queue[next++] : undefined;
+    while (queue.length > 0 && !decided.wanted(queue[0])) queue.shift();
+    return queue.shift();
   };
   const job = (part: number): PartJob => ({
     part,
     model: prepared.model.name,
     initial: prepared.options.initial,
     data: encodePart(prepared.parts[part]),
-    remainingMs: Math.max(0, prepared.deadline - performance.now()),
+    deadline: performance.timeOrigin + prepared.deadline,
     memoryLimitBytes: prepared.memoryLimitBytes,
     baseBytes: prepared.options.baseBytes ?? 0,
     witness: prepared.options.witness === true,
     slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
   });
   return new Promise((resolve, reject) => {
-    const running = new Map<Worker, number>();
+    // Each worker's parts, the one it is on first: it is given the next before it finishes,
+    // so that it never waits for this thread (between slices, or in a collection of its heap).
+    const assigned = new Map<Worker, number[]>();
     const pool = new Set<Worker>();
     let failed = false;
     let searching = true; // this thread, on parts of its own
     const stop = (w: Worker) => {
       pool.delete(w);
-      running.delete(w);
+      // Parts given to it and not begun go back to the front of the queue.
+      queue.unshift(...(assigned.get(w)?.slice(1) ?? []));
+      assigned.delete(w);
       void w.terminate();
     };
     const settle = () => {
-      if (running.size > 0 || searching || failed) return;
+      if ([...assigned.values()].some((parts) => parts.length > 0) || searching || failed) return;
       for (const w of [...pool]) stop(w);
       sampleProcess(prepared);
       resolve(decided);
     };
     const done = (part: number, outcome: PartDone['outcome']) => {
       decided.record(part, outcome);
-      if (outcome.status === 'illegal') for (const [w, p] of running) if (!decided.wanted(p) && p !== part) stop(w); // after it: cancelled
+      if (outcome.status !== 'illegal') return;
+      for (const [w, parts] of assigned)
+        if (parts.length > 0 && !decided.wanted(parts[0]) && parts[0] !== part) stop(w); // after it: cancelled
     };
     const dispatch = (w: Worker) => {
-      const part = take();
-      if (part === undefined) return settle();
-      running.set(w, part);
-      const message = job(part);
-      w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
+      const parts = assigned.get(w) ?? [];
+      assigned.set(w, parts);
+      while (parts.length < PREFETCH) {
+        const part = take();
+        if (part === undefined) break;
+        parts.push(part);
+        const message = job(part);
+        w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
+      }
+      if (parts.length === 0) settle();
     };
     const fail = (err: unknown) => {
       failed = true;
@@ -179,13 +192,13 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       pool.add(w);
       w.on('message', (msg: PartDone) => {
         if (!pool.has(w)) return; // cancelled, its answer already on the way
-        running.delete(w);
+        assigned.get(w)?.shift();
         done(msg.part, msg.outcome);
         dispatch(w);
       });
       w.on('error', (err: Error & { code?: string }) => {
         if (!pool.has(w)) return;
-        const part = running.get(w);
+        const part = assigned.get(w)?.[0];
         stop(w);
         if (part !== undefined && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           // The worker's own heap gave out before the part's budget did: out of memory all the

@@ -18,8 +18,11 @@ export interface PartJob {
   /** The check's --initial, for the model's init. */
   initial: unknown;
   data: PartWire;
-  /** What is left of the check's time budget (clocks differ between threads). */
-  remainingMs: number;
+  /**
+   * The check's deadline as a time since the epoch (performance.timeOrigin + now()):
+   * performance.now() has another origin in each thread.
+   */
+  deadline: number;
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
@@ -37,7 +40,7 @@ if (port && workerData === PART_WORKER) {
     const model = findModel(job.model);
     if (!model) throw new Error(`part worker: unknown model ${job.model}`);
     const limits = {
-      deadline: performance.now() + job.remainingMs,
+      deadline: job.deadline - performance.timeOrigin,
       memoryLimitBytes: job.memoryLimitBytes,
       baseBytes: job.baseBytes,
     };

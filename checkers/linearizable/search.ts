@@ -94,6 +94,43 @@ const TAIL_LENGTH = 12;
 const PENDING_SHOWN = 24;
 const MAX_DEAD_ENDS = 8;
 
+/**
+ * The events (calls and returns) in history order: by position, calls before returns at the
+ * same position, then by op. Positions are whole history positions, so each event packs into
+ * one exact number and a native numeric sort does it, several times faster than a comparator
+ * over event numbers (a part's construction was mostly that sort).
+ */
+function eventOrder(pos: Float64Array, op: Int32Array, call: Uint8Array, n: number): Int32Array {
+  const m = pos.length;
+  const order = new Int32Array(m);
+  const packed = new Float64Array(m);
+  const stride = n + 1;
+  let exact = true;
+  for (let i = 0; i < m && exact; i++) {
+    const key = (pos[i] * 2 + (1 - call[i])) * stride + op[i];
+    exact = Number.isSafeInteger(key) && pos[i] >= 0;
+    packed[i] = key;
+  }
+  if (exact) {
+    packed.sort();
+    // An event is identified by its op and whether it is the call: the return's slot follows its call's.
+    const slotOf = new Int32Array(n * 2).fill(-1);
+    for (let i = 0; i < m; i++) slotOf[op[i] * 2 + (1 - call[i])] = i;
+    for (let r = 0; r < m; r++) {
+      const key = packed[r];
+      const o = key % stride;
+      const isReturn = Math.floor(key / stride) % 2;
+      order[r] = slotOf[o * 2 + isReturn];
+    }
+    return order;
+  }
+  const events = Array.from({ length: m }, (_, i) => i).sort(
+    (a, b) => pos[a] - pos[b] || call[b] - call[a] || op[a] - op[b],
+  );
+  order.set(events);
+  return order;
+}
+
 export class PartSearch<S> {
   readonly n: number;
   readonly requiredTotal: number;
@@ -228,9 +265,7 @@ export class PartSearch<S> {
         eventCall[k++] = 0;
       }
     }
-    const order = Array.from({ length: m }, (_, i) => i).sort(
-      (a, b) => eventPos[a] - eventPos[b] || eventCall[b] - eventCall[a] || eventOp[a] - eventOp[b],
-    );
+    const order = eventOrder(eventPos, eventOp, eventCall, n);
     this.next = new Int32Array(m + 1);
     this.prev = new Int32Array(m + 1);
     this.entryOp = new Int32Array(m + 1).fill(NIL);
