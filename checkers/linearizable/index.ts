@@ -93,6 +93,8 @@ export interface LinearizableResult extends CheckResult {
 
 const GiB = 1024 ** 3;
 export const DEFAULT_SLICE = 1 << 18;
+/** Slices a part gets in the first round of searchInThread: about a second of search. */
+const FIRST_ROUND = 8;
 
 /** A history made ready for checking: its parts in check order, and what the pre-check found. */
 export interface Prepared {
@@ -135,17 +137,28 @@ export function checkLinearizablePaired(
   return searchInThread(preparePaired(pairing, model, options, performance.now()));
 }
 
-/** The parts searched in this thread, round robin (see the top of this file). */
+/**
+ * The parts searched in this thread, round robin (see the top of this file). A part's search
+ * is made when it first runs, and the first round gives each part FIRST_ROUND slices: most
+ * parts end within it, and hand their arrays to the next (buffers.ts) instead of all parts'
+ * memos growing side by side, which on large histories made V8 collect the whole heap again
+ * and again. Parts still open after it share the rest slice by slice.
+ */
 export function searchInThread(prepared: Prepared): LinearizableResult {
   const decided = new Decided(prepared.parts.length);
   if (!prepared.impossible) {
-    const checks = prepared.parts.map((part) => newPartCheck(prepared, part, prepared.deadline));
+    const checks: (PartCheck | undefined)[] = new Array(prepared.parts.length);
     const slice = prepared.options.sliceIterations ?? DEFAULT_SLICE;
-    let active = checks.map((_, i) => i);
-    while (active.length > 0) {
+    let active = prepared.parts.map((_, i) => i);
+    for (let round = 0; active.length > 0; round++) {
       for (const i of active) {
         if (!decided.wanted(i)) continue;
-        if (checks[i].run(slice) !== 'running') decided.record(i, checks[i].outcome());
+        checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
+        const check = checks[i];
+        if (check.run(round === 0 ? slice * FIRST_ROUND : slice) !== 'running') {
+          decided.record(i, check.outcome());
+          checks[i] = undefined;
+        }
       }
       sampleProcess(prepared);
       active = active.filter((i) => decided.wanted(i));

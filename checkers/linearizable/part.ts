@@ -164,6 +164,7 @@ export class PartCheck {
     if (this.status === 'linearizable' && this.witness)
       result.witness = search.witness().map((tag) => this.part.records[tag].invokeIndex);
     if (this.status === 'illegal') result.counterexample = explain(this.model, this.part, search, this.deadlines);
+    search.release();
     this.result = result;
     this.search = undefined;
     this.budget.search = undefined;

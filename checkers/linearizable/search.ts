@@ -34,7 +34,8 @@
  *   immediately followed by a blind write or by nothing, so moving it there loses nothing.
  *
  * Speed and memory:
- * - everything is in typed arrays; a step allocates nothing unless the model does;
+ * - everything is in typed arrays, on buffers handed on from one part's search to the next
+ *   (buffers.ts); a step allocates nothing unless the model does;
  * - the linearized set is a bitset with incremental Zobrist hashes (two 32-bit halves);
  * - a remembered configuration is stored compactly and exactly, not as a copy of the bitset
  *   (which for 100k operations is 12.5 kB each): the set is always "every operation called
@@ -51,6 +52,7 @@
  * - states are interned to small integers by the model's key.
  */
 import { type Model, type OpInput, type OpOutput, Rejection } from '../models/model.js';
+import { buffers } from './buffers.js';
 
 export interface SearchOp {
   input: OpInput;
@@ -102,8 +104,8 @@ const MAX_DEAD_ENDS = 8;
  */
 function eventOrder(pos: Float64Array, op: Int32Array, call: Uint8Array, n: number): Int32Array {
   const m = pos.length;
-  const order = new Int32Array(m);
-  const packed = new Float64Array(m);
+  const order = buffers.int32(m);
+  const packed = buffers.float64(m);
   const stride = n + 1;
   let exact = true;
   for (let i = 0; i < m && exact; i++) {
@@ -114,7 +116,7 @@ function eventOrder(pos: Float64Array, op: Int32Array, call: Uint8Array, n: numb
   if (exact) {
     packed.sort();
     // An event is identified by its op and whether it is the call: the return's slot follows its call's.
-    const slotOf = new Int32Array(n * 2).fill(-1);
+    const slotOf = buffers.int32(n * 2, -1);
     for (let i = 0; i < m; i++) slotOf[op[i] * 2 + (1 - call[i])] = i;
     for (let r = 0; r < m; r++) {
       const key = packed[r];
@@ -122,12 +124,14 @@ function eventOrder(pos: Float64Array, op: Int32Array, call: Uint8Array, n: numb
       const isReturn = Math.floor(key / stride) % 2;
       order[r] = slotOf[o * 2 + isReturn];
     }
+    buffers.give(packed, slotOf);
     return order;
   }
   const events = Array.from({ length: m }, (_, i) => i).sort(
     (a, b) => pos[a] - pos[b] || call[b] - call[a] || op[a] - op[b],
   );
   order.set(events);
+  buffers.give(packed);
   return order;
 }
 
@@ -231,10 +235,10 @@ export class PartSearch<S> {
     this.ops = [...ops].sort((a, b) => a.call - b.call);
     const n = this.ops.length;
     this.n = n;
-    this.required = new Uint8Array(n);
-    this.pure = new Uint8Array(n);
-    this.blind = new Uint8Array(n);
-    this.flush = new Uint8Array(n);
+    this.required = buffers.uint8(n);
+    this.pure = buffers.uint8(n);
+    this.blind = buffers.uint8(n);
+    this.flush = buffers.uint8(n);
     let requiredTotal = 0;
     for (let i = 0; i < n; i++) {
       if (model.pure?.(this.ops[i].input)) this.pure[i] = 1;
@@ -251,9 +255,9 @@ export class PartSearch<S> {
     // Events in history order; at equal positions (a deadline equal to another op's return)
     // calls go first, though returns never share a position with a call.
     const m = n + requiredTotal;
-    const eventPos = new Float64Array(m);
-    const eventOp = new Int32Array(m);
-    const eventCall = new Uint8Array(m);
+    const eventPos = buffers.float64(m);
+    const eventOp = buffers.int32(m);
+    const eventCall = buffers.uint8(m);
     let k = 0;
     for (let i = 0; i < n; i++) {
       eventPos[k] = this.ops[i].call;
@@ -266,12 +270,12 @@ export class PartSearch<S> {
       }
     }
     const order = eventOrder(eventPos, eventOp, eventCall, n);
-    this.next = new Int32Array(m + 1);
-    this.prev = new Int32Array(m + 1);
-    this.entryOp = new Int32Array(m + 1).fill(NIL);
-    this.isCall = new Uint8Array(m + 1);
-    this.match = new Int32Array(m + 1).fill(NIL);
-    const callEntry = new Int32Array(n);
+    this.next = buffers.int32(m + 1);
+    this.prev = buffers.int32(m + 1);
+    this.entryOp = buffers.int32(m + 1, NIL);
+    this.isCall = buffers.uint8(m + 1);
+    this.match = buffers.int32(m + 1, NIL);
+    const callEntry = buffers.int32(n);
     this.callEntry = callEntry;
     for (let r = 0; r < m; r++) {
       const e = r + 1;
@@ -285,18 +289,19 @@ export class PartSearch<S> {
       this.next[e] = e === m ? NIL : e + 1;
       this.prev[e] = e - 1;
     }
+    buffers.give(eventPos, eventOp, eventCall, order);
 
-    this.transFrom = new Int32Array(n).fill(-1);
-    this.transTo = new Int32Array(n);
+    this.transFrom = buffers.int32(n, -1);
+    this.transTo = buffers.int32(n);
     let transBits = 10;
     while (transBits < 20 && 1 << transBits < n * 8) transBits++;
     this.transShift = 32 - transBits;
-    this.transOp = new Int32Array(1 << transBits).fill(-1);
-    this.transState = new Int32Array(1 << transBits);
-    this.transNext = new Int32Array(1 << transBits);
-    this.bits = new Int32Array((n >>> 5) + 1);
-    this.zobrist1 = new Int32Array(n);
-    this.zobrist2 = new Int32Array(n);
+    this.transOp = buffers.int32(1 << transBits, -1);
+    this.transState = buffers.int32(1 << transBits);
+    this.transNext = buffers.int32(1 << transBits);
+    this.bits = buffers.int32((n >>> 5) + 1);
+    this.zobrist1 = buffers.int32(n);
+    this.zobrist2 = buffers.int32(n);
     let seed = 0x9e3779b9 ^ n;
     for (let i = 0; i < n; i++) {
       // xorshift32: deterministic, so runs are repeatable.
@@ -309,21 +314,21 @@ export class PartSearch<S> {
       seed ^= seed << 5;
       this.zobrist2[i] = seed;
     }
-    this.stackEntry = new Int32Array(n + 1);
-    this.stackState = new Int32Array(n + 1);
-    this.stackHi = new Int32Array(n + 1);
-    this.frameStart = new Int32Array(n + 1);
-    this.frameCursor = new Int32Array(n + 1);
-    this.frameEnd = new Int32Array(n + 1);
-    this.frameReturn = new Int32Array(n + 1);
-    this.candEntry = new Int32Array(Math.max(64, n * 2));
-    this.candTo = new Int32Array(Math.max(64, n * 2));
+    this.stackEntry = buffers.int32(n + 1);
+    this.stackState = buffers.int32(n + 1);
+    this.stackHi = buffers.int32(n + 1);
+    this.frameStart = buffers.int32(n + 1);
+    this.frameCursor = buffers.int32(n + 1);
+    this.frameEnd = buffers.int32(n + 1);
+    this.frameReturn = buffers.int32(n + 1);
+    this.candEntry = buffers.int32(Math.max(64, n * 2));
+    this.candTo = buffers.int32(Math.max(64, n * 2));
     // Sized for a search that goes straight through; they grow when it does not.
     let tableSize = 16;
     while (tableSize < n * 4) tableSize *= 2;
-    this.table = new Int32Array(tableSize);
-    this.tableHash = new Int32Array(tableSize);
-    this.arena = new Int32Array(Math.max(64, n * 8));
+    this.table = buffers.int32(tableSize);
+    this.tableHash = buffers.int32(tableSize);
+    this.arena = buffers.int32(Math.max(64, n * 8));
     this.intern(initial);
   }
 
@@ -551,7 +556,10 @@ export class PartSearch<S> {
     const retCall = this.callEntry[retOp];
     const retLegal = transFrom[retOp] === state && transTo[retOp] >= 0;
     let scratch = this.scratch;
-    if (scratch.length < (length - start) * 2) scratch = this.scratch = new Int32Array((length - start) * 4);
+    if (scratch.length < (length - start) * 2) {
+      buffers.give(scratch);
+      scratch = this.scratch = buffers.int32((length - start) * 4);
+    }
     let front = start;
     let rest = 0;
     for (let i = start; i < length; i++) {
@@ -576,10 +584,11 @@ export class PartSearch<S> {
   private growCandidates(): boolean {
     const size = this.candEntry.length * 2;
     if (!this.budget?.canAllocate(size * 8)) return false;
-    const entries = new Int32Array(size);
+    const entries = buffers.int32(size);
     entries.set(this.candEntry);
-    const tos = new Int32Array(size);
+    const tos = buffers.int32(size);
     tos.set(this.candTo);
+    buffers.give(this.candEntry, this.candTo);
     this.candEntry = entries;
     this.candTo = tos;
     return true;
@@ -647,8 +656,9 @@ export class PartSearch<S> {
         break;
       }
       if (holeCount === holes.length) {
-        const bigger = new Int32Array(holes.length * 2);
+        const bigger = buffers.int32(holes.length * 2);
         bigger.set(holes);
+        buffers.give(holes);
         holes = this.holes = bigger;
       }
       holes[holeCount++] = o;
@@ -693,8 +703,9 @@ export class PartSearch<S> {
     if (this.arenaLength + size > arena.length) {
       const bigger = Math.max(arena.length * 2, this.arenaLength + size);
       if (!this.budget?.canAllocate(bigger * 4)) return -1;
-      const grown = new Int32Array(bigger);
+      const grown = buffers.int32(bigger);
       grown.set(arena.subarray(0, this.arenaLength));
+      buffers.give(arena);
       arena = this.arena = grown;
     }
     const at = this.arenaLength;
@@ -717,8 +728,8 @@ export class PartSearch<S> {
   private growTable(): boolean {
     const size = this.table.length * 2;
     if (!this.budget?.canAllocate(size * 8)) return false;
-    const table = new Int32Array(size);
-    const tableHash = new Int32Array(size);
+    const table = buffers.int32(size);
+    const tableHash = buffers.int32(size);
     const mask = size - 1;
     const oldTable = this.table;
     const oldHash = this.tableHash;
@@ -730,6 +741,7 @@ export class PartSearch<S> {
       table[slot] = ref;
       tableHash[slot] = oldHash[i];
     }
+    buffers.give(oldTable, oldHash);
     this.table = table;
     this.tableHash = tableHash;
     return true;
@@ -821,7 +833,22 @@ export class PartSearch<S> {
    * heap, which holds whatever else the process did before (an earlier file, say).
    */
   get bytes(): number {
-    const arrays = [
+    let bytes = this.stateBytes + this.ops.length * 8;
+    for (const a of this.arrays()) bytes += a.byteLength;
+    return bytes;
+  }
+
+  /**
+   * Once decided and read (failure(), witness()): hands the search's arrays on to the next
+   * search in this thread (buffers.ts). It cannot be used after; stateOf() still answers.
+   */
+  release(): void {
+    if (this.status === 'running') this.status = 'out-of-memory';
+    buffers.give(...this.arrays());
+  }
+
+  private arrays(): ArrayBufferView[] {
+    return [
       this.required,
       this.pure,
       this.blind,
@@ -855,8 +882,5 @@ export class PartSearch<S> {
       this.arena,
       this.holes,
     ];
-    let bytes = this.stateBytes + this.ops.length * 8;
-    for (const a of arrays) bytes += a.byteLength;
-    return bytes;
   }
 }

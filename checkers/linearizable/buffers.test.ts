@@ -1,0 +1,39 @@
+/**
+ * The search's buffer pool: a buffer handed back comes out again for the next array of its
+ * size class, filled as asked (the search relies on zeroed arrays), with exactly the asked
+ * length; buffers not from the pool's size classes are not kept.
+ */
+import { describe, expect, it } from 'vitest';
+import { buffers } from './buffers.js';
+
+describe('buffers', () => {
+  it('hands a given-back buffer out again, filled as asked and of the asked length', () => {
+    const a = buffers.int32(1000);
+    a.fill(7);
+    buffers.give(a);
+    const b = buffers.int32(900, -1);
+    expect(b.buffer).toBe(a.buffer);
+    expect(b.length).toBe(900);
+    expect(b.every((x) => x === -1)).toBe(true);
+    buffers.give(b);
+    const c = buffers.uint8(4000);
+    expect(c.buffer).toBe(a.buffer);
+    expect(c.every((x) => x === 0)).toBe(true);
+    buffers.give(c);
+    const d = buffers.float64(500);
+    expect(d.buffer).toBe(a.buffer);
+    expect(d.every((x) => x === 0)).toBe(true);
+  });
+
+  it('keeps a buffer once however often it is given back, and only its own size classes', () => {
+    const a = buffers.int32(300);
+    buffers.give(a, a);
+    const b = buffers.int32(300);
+    const c = buffers.int32(300);
+    expect(b.buffer).toBe(a.buffer);
+    expect(c.buffer).not.toBe(a.buffer);
+    const odd = new Int32Array(300);
+    buffers.give(odd);
+    expect(buffers.int32(300).buffer).not.toBe(odd.buffer);
+  });
+});
