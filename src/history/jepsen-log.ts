@@ -20,10 +20,13 @@ import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
 import { toOp } from './validate.js';
 
-/** Everything up to and including jepsen.util's marker, in its old and new log layouts. */
-const UTIL_PREFIX = /^.*?\bjepsen\.util(?: - |: )/;
+/**
+ * Everything up to and including jepsen.util's marker, in its old and new log layouts, with
+ * any run of whitespace around the ' - ' and after the ':' (as Porcupine's parser reads them).
+ */
+const UTIL_PREFIX = /^.*?\bjepsen\.util(?:\s+-\s+|:\s+)/;
 /** Any other logger's prefix: a level, a logger name, ' - '. */
-const LEVEL_PREFIX = /^.*?\b(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\s+(?:\[[^\]]*\]\s+)?[\w.$-]+(?: - |: )/;
+const LEVEL_PREFIX = /^.*?\b(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\s+(?:\[[^\]]*\]\s+)?[\w.$-]+(?:\s+-\s+|:\s+)/;
 /** After the process: a tab, or (tabs expanded) whitespace and the type keyword. */
 const AFTER_PROCESS = String.raw`(?:\t|[ \t]+:[\w.-]+(?:\s|$))`;
 /** An op line starts with a process (an integer or :nemesis) and then AFTER_PROCESS. */

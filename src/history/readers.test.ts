@@ -233,6 +233,10 @@ describe('jepsen-log', () => {
     expect(parseJepsenLog('1 :invoke :write 3\n1  :ok  :write  3')).toEqual(
       parseJepsenLog('1\t:invoke\t:write\t3\n1\t:ok\t:write\t3'),
     );
+    // Any whitespace around the prefix's ' - ' and after its ':', and at the end of a line.
+    expect(
+      parseJepsenLog('INFO jepsen.util  -  1 :invoke :write 3  \r\nINFO [w 1] jepsen.util:\t1   :ok   :write 3\r\n'),
+    ).toEqual(parseJepsenLog('1\t:invoke\t:write\t3\n1\t:ok\t:write\t3'));
     expect(guessFormat('h', spaced)).toBe('jepsen-log');
     expect(errorOf(() => parseJepsenLog('0 :invoke :read nil\n0   :ok   :read   [1 2'))).toBe(
       "jepsen.log line 2: cannot read the value '[1 2' as EDN: end of input inside the vector opened at line 1: expected ']'",
