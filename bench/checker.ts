@@ -20,7 +20,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkLinearizableParallel } from '../checkers/linearizable/parallel.js';
+import { checkLinearizableParallel, MIN_OPERATIONS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { Rng } from '../src/util/rng.js';
 
@@ -340,9 +340,11 @@ function cases(quick: boolean): Case[] {
   const big = quick ? 10_000 : 100_000;
   // Jepsen's register tests: five values, so each has thousands of writers; few crashes.
   out.push({ model: 'register', clients: 10, operations: big, infoRate: 0.001, values: 5, seed: 42 });
-  // Porcupine's kv tests: 10 keys, 50 clients, get/put/append; in this thread, then on 2 threads.
-  for (const threads of [1, 2])
-    out.push({ model: 'kv', clients: 50, operations: big, infoRate: 0.001, keys: 10, threads, seed: 42 });
+  // Porcupine's kv tests: 10 keys, 50 clients, get/put/append; in this thread, then on 2
+  // threads; and a 1M-operation one, where a second thread pays (see parallel.ts).
+  for (const operations of quick ? [big] : [big, 1_000_000])
+    for (const threads of [1, 2])
+      out.push({ model: 'kv', clients: 50, operations, infoRate: 0.001, keys: 10, threads, seed: 42 });
   if (!quick) out.push({ model: 'register', clients: 10, operations: 1_000_000, infoRate: 0.001, seed: 42 });
   // Several files in one process, the hardest first: each its own budget and verdict.
   out.push({
@@ -395,6 +397,8 @@ function main(): void {
   console.log(`checker benchmark, node ${process.version}, each case in its own process\n`);
   const kvPairs = kvCases(args);
   const times: number[] = [];
+  /** The kv cases' times by size, one thread then two: each size's speed-up is printed. */
+  const kvTimes = new Map<number, number[]>();
   for (const c of kvPairs ?? cases(args.includes('--quick'))) {
     const child = spawnSync(process.execPath, [self, '--case', JSON.stringify(c)], {
       encoding: 'utf8',
@@ -407,6 +411,7 @@ function main(): void {
     }
     const m = JSON.parse(child.stdout) as Measured;
     times.push(m.ms);
+    if (c.model === 'kv' && !kvPairs) kvTimes.set(c.operations, [...(kvTimes.get(c.operations) ?? []), m.ms]);
     const row = (c: Case, m: Measured, label?: string) =>
       rows.push([
         label ?? c.model,
@@ -441,6 +446,11 @@ function main(): void {
     else if (c.corrupt) notes.push(`${c.model}, ${c.clients} clients: ${m.summary}`);
   }
   console.log(table(rows));
+  const kvSpeedUps = [...kvTimes].filter(([, t]) => t.length === 2);
+  if (kvSpeedUps.length > 0)
+    console.log(
+      `\nkv, two threads against one: ${kvSpeedUps.map(([ops, [one, two]]) => `${(one / two).toFixed(2)}x at ${ops.toLocaleString('en-US')} operations`).join(', ')} (goal 1.7x; by default a history under ${MIN_OPERATIONS.toLocaleString('en-US')} operations is checked in one thread)`,
+    );
   if (kvPairs) {
     // The machine's other load comes and goes: each pair ran back to back.
     const speedUps = [];

@@ -53,7 +53,7 @@ export interface ParallelOptions extends CheckOptions {
  * collector and its optimizing compiler, which two busy threads leave to share; the
  * worker's first part, run before its code is optimized, costs several times its later ones.
  */
-const MIN_OPERATIONS = 200_000;
+export const MIN_OPERATIONS = 200_000;
 
 /**
  * Search steps this thread takes on its own part between looks at the workers' messages:

@@ -96,45 +96,6 @@ const TAIL_LENGTH = 12;
 const PENDING_SHOWN = 24;
 const MAX_DEAD_ENDS = 8;
 
-/**
- * The events (calls and returns) in history order: by position, calls before returns at the
- * same position, then by op. Positions are whole history positions, so each event packs into
- * one exact number and a native numeric sort does it, several times faster than a comparator
- * over event numbers (a part's construction was mostly that sort).
- */
-function eventOrder(pos: Float64Array, op: Int32Array, call: Uint8Array, n: number): Int32Array {
-  const m = pos.length;
-  const order = buffers.int32(m);
-  const packed = buffers.float64(m);
-  const stride = n + 1;
-  let exact = true;
-  for (let i = 0; i < m && exact; i++) {
-    const key = (pos[i] * 2 + (1 - call[i])) * stride + op[i];
-    exact = Number.isSafeInteger(key) && pos[i] >= 0;
-    packed[i] = key;
-  }
-  if (exact) {
-    packed.sort();
-    // An event is identified by its op and whether it is the call: the return's slot follows its call's.
-    const slotOf = buffers.int32(n * 2, -1);
-    for (let i = 0; i < m; i++) slotOf[op[i] * 2 + (1 - call[i])] = i;
-    for (let r = 0; r < m; r++) {
-      const key = packed[r];
-      const o = key % stride;
-      const isReturn = Math.floor(key / stride) % 2;
-      order[r] = slotOf[o * 2 + isReturn];
-    }
-    buffers.give(packed, slotOf);
-    return order;
-  }
-  const events = Array.from({ length: m }, (_, i) => i).sort(
-    (a, b) => pos[a] - pos[b] || call[b] - call[a] || op[a] - op[b],
-  );
-  order.set(events);
-  buffers.give(packed);
-  return order;
-}
-
 export class PartSearch<S> {
   readonly n: number;
   readonly requiredTotal: number;
@@ -269,7 +230,11 @@ export class PartSearch<S> {
         eventCall[k++] = 0;
       }
     }
-    const order = eventOrder(eventPos, eventOp, eventCall, n);
+    // Nearly in order already (calls are, and each return follows its call closely): the
+    // comparator sort (TimSort, adaptive) is close to linear on it.
+    const order = Array.from({ length: m }, (_, i) => i).sort(
+      (a, b) => eventPos[a] - eventPos[b] || eventCall[b] - eventCall[a] || eventOp[a] - eventOp[b],
+    );
     this.next = buffers.int32(m + 1);
     this.prev = buffers.int32(m + 1);
     this.entryOp = buffers.int32(m + 1, NIL);
@@ -289,12 +254,12 @@ export class PartSearch<S> {
       this.next[e] = e === m ? NIL : e + 1;
       this.prev[e] = e - 1;
     }
-    buffers.give(eventPos, eventOp, eventCall, order);
+    buffers.give(eventPos, eventOp, eventCall);
 
     this.transFrom = buffers.int32(n, -1);
     this.transTo = buffers.int32(n);
     let transBits = 10;
-    while (transBits < 20 && 1 << transBits < n * 8) transBits++;
+    while (transBits < 18 && 1 << transBits < n * 2) transBits++;
     this.transShift = 32 - transBits;
     this.transOp = buffers.int32(1 << transBits, -1);
     this.transState = buffers.int32(1 << transBits);
