@@ -47,11 +47,20 @@ export interface ParallelOptions extends CheckOptions {
 
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
- * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread):
- * about 1.0x at 100k and 150k operations, 1.2-1.5x at 200k, 1.3-1.4x at 300k. A second
- * thread cannot do better there: a thread alone already has the other core for V8's
- * collector and its optimizing compiler, which two busy threads leave to share; the
- * worker's first part, run before its code is optimized, costs several times its later ones.
+ * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread,
+ * 2026-12-01): about 1.0x at 100k operations, 1.2-1.4x at 300k, 1.5-1.6x at 1M. Why a
+ * second thread does no better on smaller histories, each measured:
+ * - a thread alone uses about 1.3 cores: V8's collector and optimizing compiler run on the
+ *   other one, which two busy threads leave to share (two isolates with pure typed-array
+ *   loops scale 2x here; with the search's allocation, 1.3-1.5x);
+ * - a thread's first parts run before its code is optimized and its heap has grown: at
+ *   100k operations that is 150-200 ms of a 700 ms check, paid by each thread;
+ * - what this thread does alone (pairing, splitting: 100 ms at 100k) and what crossing to a
+ *   worker costs (encoding here, decoding and building the part there: 10-30% of the
+ *   part's search) do not shrink with threads.
+ * Worker processes with --single-threaded-gc (no helper threads to share) did no better from
+ * a cold start, nor did warming a worker on a prefix of the history while this thread
+ * prepares, nor checking on workers alone.
  */
 export const MIN_OPERATIONS = 200_000;
 
