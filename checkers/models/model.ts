@@ -319,7 +319,7 @@ export function impossibleObservation(
     return index;
   };
   /** When the initial value is overwritten for certain: the first completion of any ok producer. */
-  const initialAlive = overwritten(Number.NEGATIVE_INFINITY).ret;
+  const initialAlive = overwritten.ret(Number.NEGATIVE_INFINITY);
   let worst = -1;
   ops.forEach((op, i) => {
     if (!op.output.known) return;
@@ -336,14 +336,18 @@ export function impossibleObservation(
 }
 
 /**
- * For a moment `after`: the ok producer invoked after it that completes first (-1 and
- * Infinity when none), from the ok producers sorted by call with suffix minima of their
- * completions.
+ * For a moment `after`: the ok producer invoked after it that completes first (`who`, -1
+ * when none) and its completion (`ret`, Infinity when none), from the ok producers sorted by
+ * call with suffix minima of their completions. Two lookups rather than one answer object:
+ * the pre-check asks once per producer, and a history of unique values has as many
+ * producers as writes.
  */
-function overwrittenAfter(
-  ops: readonly PartOp[],
-  overwriters: number[],
-): (after: number) => { who: number; ret: number } {
+interface Overwritten {
+  ret(after: number): number;
+  who(after: number): number;
+}
+
+function overwrittenAfter(ops: readonly PartOp[], overwriters: number[]): Overwritten {
   overwriters.sort((a, b) => ops[a].call - ops[b].call);
   const minRet = new Float64Array(overwriters.length + 1).fill(Number.POSITIVE_INFINITY);
   const minWho = new Int32Array(overwriters.length + 1).fill(-1);
@@ -357,7 +361,7 @@ function overwrittenAfter(
       minWho[i] = minWho[i + 1];
     }
   }
-  return (after) => {
+  const at = (after: number): number => {
     let lo = 0;
     let hi = overwriters.length;
     while (lo < hi) {
@@ -365,8 +369,9 @@ function overwrittenAfter(
       if (ops[overwriters[mid]].call > after) hi = mid;
       else lo = mid + 1;
     }
-    return { who: minWho[lo], ret: minRet[lo] };
+    return lo;
   };
+  return { ret: (after) => minRet[at(after)], who: (after) => minWho[at(after)] };
 }
 
 interface ProducerIndex {
@@ -374,11 +379,14 @@ interface ProducerIndex {
   explains(r: number, op: PartOp): boolean;
 }
 
-function indexProducers(
-  ops: readonly PartOp[],
-  list: readonly number[],
-  overwritten: (after: number) => { ret: number },
-): ProducerIndex {
+function indexProducers(ops: readonly PartOp[], list: readonly number[], overwritten: Overwritten): ProducerIndex {
+  if (list.length === 1) {
+    // Most values of most histories have one producer: no arrays for it.
+    const only = list[0];
+    const p = ops[only];
+    const alive = Number.isFinite(p.ret) ? overwritten.ret(p.ret) : Number.POSITIVE_INFINITY;
+    return { explains: (r, op) => r !== only && p.call <= op.ret && alive >= op.call };
+  }
   const sorted = [...list].sort((a, b) => ops[a].call - ops[b].call);
   const n = sorted.length;
   const calls = new Float64Array(n);
@@ -392,7 +400,7 @@ function indexProducers(
   for (let k = 0; k < n; k++) {
     const p = ops[sorted[k]];
     calls[k] = p.call;
-    const alive = Number.isFinite(p.ret) ? overwritten(p.ret).ret : Number.POSITIVE_INFINITY;
+    const alive = Number.isFinite(p.ret) ? overwritten.ret(p.ret) : Number.POSITIVE_INFINITY;
     if (alive > b) {
       s = b;
       b = alive;
@@ -427,14 +435,14 @@ function whyImpossible(
   r: number,
   initialValueKey: string | number,
   producers: Map<string | number, number[]>,
-  overwritten: (after: number) => { who: number; ret: number },
+  overwritten: Overwritten,
   roles: ValueRoles & { subject: string; shownValue(op: PartOp): string },
 ): string {
   const op = ops[r];
   const v = roles.observes(op) as string | number;
   const reasons: string[] = [];
   if (v === initialValueKey) {
-    const w = overwritten(Number.NEGATIVE_INFINITY).who;
+    const w = overwritten.who(Number.NEGATIVE_INFINITY);
     reasons.push(
       `it was the initial value, but op ${ops[w].input.index} overwrote it before op ${op.input.index} was invoked`,
     );
@@ -446,7 +454,7 @@ function whyImpossible(
       reasons.push(`op ${producer.input.index} writes it, but only after op ${op.input.index} completed`);
       continue;
     }
-    const w = overwritten(producer.ret).who;
+    const w = overwritten.who(producer.ret);
     reasons.push(
       `op ${producer.input.index} wrote it, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
     );
