@@ -1,13 +1,22 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LiveOverlaps } from '../../checkers/live-overlaps.js';
-import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
+import { type LiveOp, LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { H } from '../../test/unit/history-builder.js';
-import { RunProgress } from './progress.js';
+import { type ProgressOptions, RunProgress } from './progress.js';
 
 function sink(isTTY = false) {
   const out: string[] = [];
   return { out, stream: { isTTY, columns: 200, write: (s: string) => out.push(s) } };
+}
+
+/** A progress line and the overlap count it shows, fed as the runner feeds both. */
+function progress(options: Omit<ProgressOptions, 'overlaps'>) {
+  const overlaps = new LiveOverlaps();
+  const p = new RunProgress({ ...options, overlaps });
+  const feed = <T extends LiveOp & { value?: unknown }>(op: T) => {
+    overlaps.onOp(op);
+    return p.onOp(op);
+  };
+  return { p, feed };
 }
 
 function clock() {
@@ -16,7 +25,7 @@ function clock() {
 }
 
 describe('run progress', () => {
-  it("shows a count the caller feeds, and does not feed it again (the runner's, shared with --stop-on-violation)", () => {
+  it("shows the count the caller feeds, and does not feed it again (the runner's, shared with --stop-on-violation)", () => {
     const live = new LiveOverlaps();
     const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true, overlaps: live });
     const ops = new H().acquire(0).acquire(1).release(0).release(1).ops;
@@ -30,10 +39,10 @@ describe('run progress', () => {
   it('counts operations, active faults and overlapping holds from the op stream', () => {
     const { stream, out } = sink();
     const c = clock();
-    const p = new RunProgress({ timeLimitS: 15, stream, now: c.now, manual: true });
+    const { p, feed } = progress({ timeLimitS: 15, stream, now: c.now, manual: true });
     let time = 0;
     const op = (type: string, f: string, process: number | 'nemesis', value?: unknown) =>
-      p.onOp({ type, f, process, time: ++time, key: f === 'acquire' || f === 'release' ? 'L' : undefined, value });
+      feed({ type, f, process, time: ++time, key: f === 'acquire' || f === 'release' ? 'L' : undefined, value });
     op('invoke', 'acquire', 0);
     op('ok', 'acquire', 0);
     op('invoke', 'start-client-pause', 'nemesis');
@@ -61,23 +70,10 @@ describe('run progress', () => {
     expect(p.line()).toContain('faults: none');
   });
 
-  it("judges overlaps on the ops' times, not on the order they arrive in", () => {
-    const { stream } = sink();
-    const p = new RunProgress({ timeLimitS: 15, stream, manual: true });
-    const op = (type: string, f: string, process: number, time: number) => p.onOp({ type, f, process, time, key: 'L' });
-    op('ok', 'acquire', 0, 10);
-    op('ok', 'acquire', 1, 30); // arrives before p0's release, which happened earlier
-    op('invoke', 'release', 0, 20);
-    expect(p.overlaps).toBe(0);
-    op('ok', 'acquire', 2, 35); // p1 still holds: an overlap, once p1's end is known
-    op('invoke', 'release', 1, 40);
-    expect(p.overlaps).toBe(1);
-  });
-
   it('stops updating at the time limit and closes when the runner says the clients stopped, with fencing noted', () => {
     const { stream, out } = sink();
     const c = clock();
-    const p = new RunProgress({ timeLimitS: 10, fencing: true, stream, now: c.now, manual: true });
+    const { p } = progress({ timeLimitS: 10, fencing: true, stream, now: c.now, manual: true });
     c.advance(3000);
     p.tick(); // not started: the clients have not been let go
     expect(out).toEqual([]);
@@ -93,67 +89,10 @@ describe('run progress', () => {
     expect(out).toEqual(['workload done: 11.5 s, 0 ops (0 ops/s), 0 overlapping holds (not counted with fencing)\n']);
   });
 
-  it('agrees with the checker: a paused holder overlapped by 70 later holds is 70, not 1', () => {
-    const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
-    const history = new H().acquire(0); // p0 holds, paused
-    for (let i = 0; i < 70; i++) history.acquire(1 + (i % 3)).release(1 + (i % 3));
-    history.release(0);
-    for (const op of history.ops) p.onOp(op);
-    const checker = checkMutualExclusion(history.ops, { counts: true });
-    expect(checker.details?.overlaps).toBe(70);
-    expect(p.overlaps).toBe(70);
-  });
-
-  it('agrees with the checker: a hold never released counts (0 live, then INVALID, on c7f3e6e)', () => {
-    const p = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
-    const history = new H().acquire(0).acquire(1).release(1).acquire(2);
-    for (const op of history.ops) p.onOp(op);
-    expect(checkMutualExclusion(history.ops, { counts: true }).details?.overlaps).toBe(2);
-    expect(p.overlaps).toBe(2);
-  });
-
-  it("property: at the end, the live count is the mutual-exclusion checker's", () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 9 })), { maxLength: 120 }),
-        (steps) => {
-          const h = new H();
-          const holding = new Set<number>();
-          const proc = [0, 1, 2, 3, 4];
-          for (const [client, roll] of steps) {
-            const p = proc[client] as number;
-            if (!holding.has(p)) {
-              h.invoke(p, 'acquire', 'L');
-              if (roll < 7) {
-                h.ok(p, 'acquire', 'L', {});
-                holding.add(p);
-              } else if (roll < 9) h.fail(p, 'acquire', 'L');
-              else {
-                h.info(p, 'acquire', 'L');
-                proc[client] = p + 5; // a fresh process after info
-              }
-            } else if (roll < 8) {
-              h.invoke(p, 'release', 'L').ok(p, 'release', 'L');
-              holding.delete(p);
-            } else if (roll < 9) {
-              h.invoke(p, 'write', 'S').info(p, 'write', 'S'); // gives up: the belief ends
-              holding.delete(p);
-              proc[client] = p + 5;
-            }
-          }
-          const live = new RunProgress({ timeLimitS: 15, stream: sink().stream, manual: true });
-          for (const op of h.ops) live.onOp(op);
-          expect(live.overlaps).toBe(checkMutualExclusion(h.ops, { counts: true }).details?.overlaps);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
-
   it('redraws one live line on a TTY and clears it when stopped', () => {
     const { stream, out } = sink(true);
     const c = clock();
-    const p = new RunProgress({ timeLimitS: 10, stream, now: c.now, manual: true, live: true });
+    const { p } = progress({ timeLimitS: 10, stream, now: c.now, manual: true, live: true });
     p.start();
     c.advance(500);
     p.tick(); // the first second is left to the runner's own log lines
@@ -175,7 +114,7 @@ describe('run progress', () => {
     try {
       const { stream, out } = sink(true);
       const c = clock();
-      const p = new RunProgress({ timeLimitS: 30, stream, now: c.now, manual: true });
+      const { p } = progress({ timeLimitS: 30, stream, now: c.now, manual: true });
       p.start();
       c.advance(5000);
       p.tick();

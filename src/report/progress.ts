@@ -13,7 +13,7 @@
  * The overlap count is the mutual-exclusion checker's, as far as the ops so far tell
  * (checkers/live-overlaps.ts).
  */
-import { LiveOverlaps } from '../../checkers/live-overlaps.js';
+import type { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { shortFaultLabel } from '../nemesis/label.js';
 
 /** What progress needs of an op (an Op, indexed or not). */
@@ -36,10 +36,10 @@ export interface ProgressStream {
 export interface ProgressOptions {
   timeLimitS: number;
   /**
-   * The overlap count to show, fed by the caller (the runner keeps one for
-   * --stop-on-violation too: one count per op, not two); absent: progress keeps its own.
+   * The overlap count to show, fed by the caller: the runner's, which --stop-on-violation
+   * reads too (one count per op, not two).
    */
-  overlaps?: LiveOverlaps;
+  overlaps: LiveOverlaps;
   /** With fencing, overlapping holds are expected and not counted: said so. */
   fencing?: boolean;
   /** Default process.stderr. */
@@ -70,9 +70,6 @@ export class RunProgress {
   private drawn = false;
   /** Completed client operations. */
   operations = 0;
-  private readonly holds: LiveOverlaps;
-  /** Whether onOp feeds the count (it is progress's own). */
-  private readonly feeds: boolean;
   private finished = false;
   private readonly faults = new Map<string, string>();
   /** (time, operations) samples for the recent rate. */
@@ -82,8 +79,6 @@ export class RunProgress {
     this.stream = options.stream ?? process.stderr;
     this.live = options.live ?? (Boolean(this.stream.isTTY) && !ciEnv());
     this.now = options.now ?? (() => performance.now());
-    this.holds = options.overlaps ?? new LiveOverlaps();
-    this.feeds = options.overlaps === undefined;
   }
 
   /** Starts the clock (and the timers); the first op does it too. Idempotent. */
@@ -114,13 +109,12 @@ export class RunProgress {
       return op;
     }
     if (op.type !== 'invoke') this.operations++;
-    if (this.feeds) this.holds.onOp(op);
     return op;
   }
 
   /** Overlapping holds so far (the mutual-exclusion checker's count, as far as the ops tell). */
   get overlaps(): number {
-    return this.holds.overlaps;
+    return this.options.overlaps.overlaps;
   }
 
   elapsedS(): number {
