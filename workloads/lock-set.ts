@@ -18,9 +18,13 @@ import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
 import { encodeWrite } from '../checkers/op-values.js';
 import { perfChecker } from '../checkers/perf.js';
 import type { Grant } from '../src/backends/backend.js';
+import type { DataStore } from '../src/datastore/datastore.js';
 import { sleep } from '../src/util/clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
 import type { ClientContext, Workload } from './workload.js';
+
+/** A client's context with the data store it uses, said once for the loop. */
+type StoreContext = ClientContext & { store: DataStore };
 
 /** Element n of client w: unique across clients without coordination. */
 const element = (ctx: ClientContext, n: number) => n * ctx.opts.concurrency + ctx.client;
@@ -38,7 +42,10 @@ export const lockSetWorkload: Workload = {
     evidenceChecker({ writes: true }),
     perfChecker,
   ],
-  async client(ctx) {
+  async client(base) {
+    const { store } = base;
+    if (!store) throw new Error('lock-set uses the data store: the worker connects it (usesStore)');
+    const ctx: StoreContext = { ...base, store };
     for (let n = 0; !ctx.stop.aborted; ) {
       const grant = await recordAcquire(ctx);
       if (grant && (await holdAndAdd(ctx, grant, element(ctx, n++)))) await recordRelease(ctx, grant);
@@ -52,9 +59,8 @@ export const lockSetWorkload: Workload = {
  * as `info`: the client then has a fresh process number, and the old one's grant is
  * abandoned (it expires with its lease), not released.
  */
-async function holdAndAdd(ctx: ClientContext, grant: Grant, added: number): Promise<boolean> {
+async function holdAndAdd(ctx: StoreContext, grant: Grant, added: number): Promise<boolean> {
   const { opts, recorder, store } = ctx;
-  if (!store) throw new Error('lock-set uses the data store: the worker connects it (usesStore)');
   const token = opts.fencing ? grant.token : undefined;
   let current: number[] | null = null;
   const read = await recorder.perform('read', opts.storeKey, undefined, async () => {
