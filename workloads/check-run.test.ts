@@ -23,8 +23,9 @@ const stepArb = fc.record({
   /** Rarely: a break of the history's rules (an invocation while one is open, a completion on the other key). */
   broken: fc.nat(40),
 });
+type Step = typeof stepArb extends fc.Arbitrary<infer T> ? T : never;
 
-function lockSetHistory(steps: fc.infer<typeof stepArb>[]): Op[] {
+function lockSetHistory(steps: Step[]): Op[] {
   const ops: Op[] = [];
   const open = new Map<number, { f: string; key: string }>();
   const fresh = new Map<number, number>(); // a client's current process number

@@ -33,7 +33,7 @@ vi.mock('../runner/run.js', () => ({
       const results = [
         { checker: 'mutual-exclusion', valid: !unsafe, summary: unsafe ? '2 overlapping holds' : 'no overlap' },
       ];
-      return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 } };
+      return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 }, conditions: [] };
     } finally {
       fake.running -= 1;
     }

@@ -5,7 +5,7 @@ import { buildHistory, historyArb } from '../../test/unit/linearizable-support.j
 import { HistoryError } from './errors.js';
 import { pairLeniently, pairOperations } from './pairs.js';
 
-const summary = (ops: { invoke: { index: number }; completion?: { index: number }; outcome: string }[]) =>
+const summary = (ops: readonly { invoke: { index: number }; completion?: { index: number }; outcome: string }[]) =>
   ops.map((o) => [o.invoke.index, o.completion?.index, o.outcome]);
 
 describe('pairing operations', () => {
