@@ -139,10 +139,13 @@ export function checkLinearizablePaired(
 
 /**
  * The parts searched in this thread, round robin (see the top of this file). A part's search
- * is made when it first runs, and the first round gives each part FIRST_ROUND slices: most
- * parts end within it, and hand their arrays to the next (buffers.ts) instead of all parts'
- * memos growing side by side, which on large histories made V8 collect the whole heap again
- * and again. Parts still open after it share the rest slice by slice.
+ * is made when it first runs, and the first round gives each part up to FIRST_ROUND slices:
+ * most parts end within it, and hand their arrays to the next (buffers.ts) instead of all
+ * parts' memos growing side by side, which on large histories made V8 collect the whole heap
+ * again and again. Under a time limit a part's first round also ends at its share of the
+ * time left, so that a hard part first still leaves every later part its turn before the
+ * limit (a violation there is found, not hidden as unknown). Parts still open after the
+ * first round share the rest slice by slice.
  */
 export function searchInThread(prepared: Prepared): LinearizableResult {
   const decided = new Decided(prepared.parts.length);
@@ -151,11 +154,18 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
     const slice = prepared.options.sliceIterations ?? DEFAULT_SLICE;
     let active = prepared.parts.map((_, i) => i);
     for (let round = 0; active.length > 0; round++) {
-      for (const i of active) {
+      for (const [k, i] of active.entries()) {
         if (!decided.wanted(i)) continue;
         checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
         const check = checks[i];
-        if (check.run(round === 0 ? slice * FIRST_ROUND : slice) !== 'running') {
+        const status =
+          round === 0
+            ? check.run(
+                slice * FIRST_ROUND,
+                performance.now() + (prepared.deadline - performance.now()) / (active.length - k),
+              )
+            : check.run(slice);
+        if (status !== 'running') {
           decided.record(i, check.outcome());
           checks[i] = undefined;
         }

@@ -127,12 +127,12 @@ export class PartCheck {
     };
   }
 
-  /** Searches about `slice` steps more; 'running' means call again. */
-  run(slice: number): SearchStatus {
+  /** Searches about `slice` steps more, pausing about `pauseAt` (performance.now()); 'running' means call again. */
+  run(slice: number, pauseAt?: number): SearchStatus {
     const search = this.search;
     if (!search || this.status !== 'running') return this.status;
     // Its arrays, allocated up front, may be over the budget before the first step.
-    this.status = this.budget.over() ? 'out-of-memory' : search.run(slice, this.budget);
+    this.status = this.budget.over() ? 'out-of-memory' : search.run(slice, this.budget, pauseAt);
     this.progress.linearized = search.maxLinearized;
     if (this.status !== 'running') this.finish(search);
     return this.status;

@@ -297,12 +297,15 @@ export class PartSearch<S> {
     this.intern(initial);
   }
 
-  /** Searches for at most about `maxIterations` steps; 'running' means call again. */
-  run(maxIterations: number, budget: Budget): SearchStatus {
+  /**
+   * Searches for at most about `maxIterations` steps, and not much past `pauseAt`
+   * (performance.now()); 'running' means call again.
+   */
+  run(maxIterations: number, budget: Budget, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
     if (this.status !== 'running') return this.status;
     this.budget = budget;
     try {
-      return this.search(maxIterations, budget);
+      return this.search(maxIterations, budget, pauseAt);
     } finally {
       this.budget = undefined;
     }
@@ -313,7 +316,7 @@ export class PartSearch<S> {
   /** Looks at the clock so far: every 16th also looks at the memory. */
   private clockChecks = 0;
 
-  private search(maxIterations: number, budget: Budget): SearchStatus {
+  private search(maxIterations: number, budget: Budget, pauseAt: number): SearchStatus {
     const { next, prev, entryOp, match, required, bits, zobrist1, zobrist2 } = this;
     const { stackEntry, stackState, stackHi, frameStart, frameCursor, frameEnd, frameReturn } = this;
     const requiredTotal = this.requiredTotal;
@@ -340,10 +343,12 @@ export class PartSearch<S> {
       if (iterations >= checkAt) {
         if (iterations >= maxIterations) break;
         checkAt = Math.min(maxIterations, iterations + 4096);
-        if (performance.now() > budget.deadline) {
+        const now = performance.now();
+        if (now > budget.deadline) {
           status = 'out-of-time';
           break;
         }
+        if (now > pauseAt) break;
         if ((++checks & 15) === 0 && budget.check() !== undefined) {
           status = 'out-of-memory';
           break;
