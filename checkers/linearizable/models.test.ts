@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/checker.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
-import { simulateHistory } from '../../test/unit/linearizable-support.js';
+import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
 import { checkLinearizable } from './index.js';
 
@@ -654,24 +654,9 @@ describe('budgets', () => {
   it('a hard part first, under a time limit, still leaves a later part its turn: its violation is found', () => {
     // Fifty writers of unique values: no end in sight within the limit.
     const hard = simulateRegister({ clients: 50, operations: 100_000, infoRate: 0.001, seed: 42 });
-    // A violation only the search finds (no read is impossible alone): two concurrent writes,
-    // then reads of 1, 2, 1; after plain writes enough to make it the larger part, checked
-    // after the hard one, and to take the search more steps than a look at the clock allows.
-    const late: Op[] = [];
-    const op = (type: OpType, f: string, process: number, value?: number) =>
-      late.push({ index: late.length, type, f, process, time: 0, key: 'z', ...(value === undefined ? {} : { value }) });
-    for (let v = 10; late.length < hard.length; v++) {
-      op('invoke', 'write', 2003, v);
-      op('ok', 'write', 2003, v);
-    }
-    op('invoke', 'write', 2000, 1);
-    op('invoke', 'write', 2001, 2);
-    op('ok', 'write', 2000, 1);
-    op('ok', 'write', 2001, 2);
-    for (const v of [1, 2, 1]) {
-      op('invoke', 'read', 2002);
-      op('ok', 'read', 2002, v);
-    }
+    // Its plain writes make it the larger part, checked after the hard one, and take the
+    // search more steps than a look at the clock allows.
+    const late = searchOnlyViolation('z', 2000, hard.length);
     const history = [...hard.map((o) => ({ ...o, key: 'big' })), ...late].map((o, index) => ({ ...o, index }));
     // Slices long enough that a first round without its share of the time would run the hard
     // part to the limit (8 x 4M steps; about 4M a second here), and z would get no turn.

@@ -6,8 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { simulateRegister } from '../../bench/checker.js';
 import type { Op } from '../../src/history/op.js';
-import { simulateHistory } from '../../test/unit/linearizable-support.js';
+import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { checkLinearizable } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
 
@@ -97,5 +98,25 @@ describe('parts on worker threads', () => {
     expect(b.stats.threads).toBe(2);
     expect(b.valid).toBe('unknown');
     expect(b.unknown?.budget).toBe('time');
+  });
+
+  it('hard parts taken first under a time limit pause: a later part still has its turn, and its violation is found', async () => {
+    // Four parts of fifty unique-value writers (no end in sight within the limit), taken
+    // first (largest first), then a small part whose violation only the search finds: two
+    // concurrent writes, then reads of 1, 2, 1, after plain writes. Unknown before parts paused.
+    const hard = (key: string, base: number) =>
+      simulateRegister({ clients: 50, operations: 100_000, infoRate: 0.001, seed: 42 }).map((op) => ({
+        ...op,
+        key,
+        process: (op.process as number) + base,
+      }));
+    const late = searchOnlyViolation('z', 900_000, 20_000);
+    const history = [...hard('a', 0), ...hard('b', 100_000), ...hard('c', 200_000), ...hard('d', 300_000), ...late].map(
+      (o, index) => ({ ...o, index }),
+    );
+    const r = await checkLinearizableParallel(history, 'register', { threads: 2, timeLimitMs: 3000 });
+    expect(r.stats.threads).toBe(2);
+    expect(r.valid).toBe(false);
+    expect(r.counterexample?.key).toBe('z');
   });
 });

@@ -35,8 +35,10 @@ import {
   sampleProcess,
   searchInThread,
 } from './index.js';
+import type { PartCheck, PartOutcome } from './part.js';
 import { encodePart } from './part-wire.js';
-import { PART_WORKER, type PartDone, type PartJob } from './part-worker.js';
+import { PART_WORKER, type PartJob, type PartReply, type ResumeJob } from './part-worker.js';
+import type { SearchStatus } from './search.js';
 
 export interface ParallelOptions extends CheckOptions {
   /** Threads at most, this one included; default: the cores. 1 checks in this thread. */
@@ -130,10 +132,16 @@ export async function checkLinearizableParallel(
  * largest first. This thread searches its part in slices and, between them, hands the next
  * part to each worker that finished. A part found not linearizable cancels the parts after
  * it in check order: a worker on one is terminated, this thread drops its own.
+ *
+ * Under a time limit a part's first run ends at its share of the time left (among the parts
+ * not yet begun, over the threads), and it pauses on its thread, which goes on with it once
+ * every part has had its turn: so that hard parts taken first do not run to the limit while a
+ * later part's violation waits (found, not hidden as unknown), as in one thread.
  */
 function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<Decided> {
   const n = prepared.parts.length;
   const decided = new Decided(n);
+  const threads = started.length + 1;
   // Largest first, so that no thread is left with a long part at the end while the others
   // idle. The check order (what is reported, what is cancelled) stays smallest first.
   const queue = prepared.parts
@@ -143,12 +151,16 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     while (queue.length > 0 && !decided.wanted(queue[0])) queue.shift();
     return queue.shift();
   };
+  /** A part just taken: how long its first run may take (Infinity without a time limit). */
+  const shareMs = () =>
+    Math.max(0, prepared.deadline - performance.now()) / Math.max(1, Math.ceil((queue.length + 1) / threads));
   const job = (part: number): PartJob => ({
     part,
     model: prepared.model.name,
     initial: prepared.options.initial,
     data: encodePart(prepared.parts[part]),
     deadline: performance.timeOrigin + prepared.deadline,
+    pauseAfterMs: shareMs(),
     memoryLimitBytes: prepared.memoryLimitBytes,
     baseBytes: prepared.options.baseBytes ?? 0,
     witness: prepared.options.witness === true,
@@ -158,14 +170,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     // Each worker's parts, the one it is on first: it is given the next before it finishes,
     // so that it never waits for this thread (between slices, or in a collection of its heap).
     const assigned = new Map<Worker, number[]>();
+    /** Parts paused on each worker, to go on with there once no part is left unbegun. */
+    const pausedOn = new Map<Worker, number[]>();
     const pool = new Set<Worker>();
     let failed = false;
     let searching = true; // this thread, on parts of its own
     const stop = (w: Worker) => {
       pool.delete(w);
-      // Parts given to it and not begun go back to the front of the queue.
-      queue.unshift(...(assigned.get(w)?.slice(1) ?? []));
+      // Parts given to it and not begun, and those paused there, start again elsewhere.
+      queue.unshift(...(assigned.get(w)?.slice(1) ?? []), ...(pausedOn.get(w) ?? []));
       assigned.delete(w);
+      pausedOn.delete(w);
       void w.terminate();
     };
     const settle = () => {
@@ -174,7 +189,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       sampleProcess(prepared);
       resolve(decided);
     };
-    const done = (part: number, outcome: PartDone['outcome']) => {
+    const done = (part: number, outcome: PartOutcome) => {
       decided.record(part, outcome);
       if (outcome.status !== 'illegal') return;
       for (const [w, parts] of assigned)
@@ -185,10 +200,22 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       assigned.set(w, parts);
       while (parts.length < PREFETCH) {
         const part = take();
-        if (part === undefined) break;
-        parts.push(part);
-        const message = job(part);
-        w.postMessage(message, [message.data.small.buffer as ArrayBuffer, message.data.numbers.buffer as ArrayBuffer]);
+        if (part !== undefined) {
+          parts.push(part);
+          const message = job(part);
+          w.postMessage(message, [
+            message.data.small.buffer as ArrayBuffer,
+            message.data.numbers.buffer as ArrayBuffer,
+          ]);
+          continue;
+        }
+        // Every part has had its turn: go on with one paused there.
+        const mine = pausedOn.get(w) ?? [];
+        while (mine.length > 0 && !decided.wanted(mine[0])) mine.shift();
+        const resume = mine.shift();
+        if (resume === undefined) break;
+        parts.push(resume);
+        w.postMessage({ resume } satisfies ResumeJob);
       }
       if (parts.length === 0) settle();
     };
@@ -199,10 +226,12 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     };
     const attach = (w: Worker) => {
       pool.add(w);
-      w.on('message', (msg: PartDone) => {
+      pausedOn.set(w, []);
+      w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // cancelled, its answer already on the way
         assigned.get(w)?.shift();
-        done(msg.part, msg.outcome);
+        if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
+        else done(msg.part, msg.outcome);
         dispatch(w);
       });
       w.on('error', (err: Error & { code?: string }) => {
@@ -224,13 +253,32 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     };
     for (const w of started) dispatch(attach(w));
     const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
+    /** Searches a part here until it ends, is cancelled, or passes `pauseAt`; its status. */
+    const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {
+      let status: SearchStatus = 'running';
+      // Between slices, the workers' answers come in (and may cancel this part).
+      while (decided.wanted(part) && !failed) {
+        status = check.run(slice, pauseAt);
+        if (status !== 'running' || performance.now() > pauseAt) break;
+        await turn();
+      }
+      return status;
+    };
     const searchHere = async () => {
+      const pausedHere: { part: number; check: PartCheck }[] = [];
       for (let part = take(); part !== undefined && !failed; part = take()) {
+        const pauseAt = performance.now() + shareMs();
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
-        // Between slices, the workers' answers come in (and may cancel this part).
-        while (decided.wanted(part) && !failed && check.run(slice) === 'running') await turn();
-        if (decided.wanted(part)) done(part, check.outcome());
+        const status = await searchPart(part, check, pauseAt);
+        if (!decided.wanted(part)) continue;
+        if (status === 'running') pausedHere.push({ part, check });
+        else done(part, check.outcome());
         sampleProcess(prepared);
+      }
+      for (const { part, check } of pausedHere) {
+        if (failed || !decided.wanted(part)) continue;
+        const status = await searchPart(part, check, Number.POSITIVE_INFINITY);
+        if (decided.wanted(part) && status !== 'running') done(part, check.outcome());
       }
       searching = false;
       settle();

@@ -1,6 +1,7 @@
 /**
- * A worker thread that checks parts (see parallel.ts): each message is a part to check, each
- * answer its outcome. It loads only the models and the search.
+ * A worker thread that checks parts (see parallel.ts): each message is a part to check (or
+ * one paused here to go on with), each answer its outcome, or that it paused. It loads only
+ * the models and the search.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
@@ -23,20 +24,33 @@ export interface PartJob {
    * performance.now() has another origin in each thread.
    */
   deadline: number;
+  /** Pause the part after this long (ms, from when it starts here), keeping it for a ResumeJob. */
+  pauseAfterMs: number;
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
   slice: number;
 }
 
-export interface PartDone {
-  part: number;
-  outcome: PartOutcome;
+/** Go on with a part paused here, to its end. */
+export interface ResumeJob {
+  resume: number;
 }
+
+export type PartReply = { part: number; outcome: PartOutcome } | { part: number; paused: true };
 
 const port = parentPort;
 if (port && workerData === PART_WORKER) {
-  port.on('message', (job: PartJob) => {
+  const paused = new Map<number, { check: PartCheck; slice: number }>();
+  port.on('message', (job: PartJob | ResumeJob) => {
+    if ('resume' in job) {
+      const held = paused.get(job.resume);
+      if (!held) throw new Error(`part worker: no part ${job.resume} paused here`);
+      paused.delete(job.resume);
+      const reply: PartReply = { part: job.resume, outcome: held.check.runToEnd(held.slice) };
+      port.postMessage(reply);
+      return;
+    }
     const model = findModel(job.model);
     if (!model) throw new Error(`part worker: unknown model ${job.model}`);
     const limits = {
@@ -45,7 +59,14 @@ if (port && workerData === PART_WORKER) {
       baseBytes: job.baseBytes,
     };
     const check = new PartCheck(model, model.init(job.initial), decodePart(job.data), limits, job.witness);
-    const done: PartDone = { part: job.part, outcome: check.runToEnd(job.slice) };
-    port.postMessage(done);
+    const pauseAt = performance.now() + job.pauseAfterMs;
+    let status = check.run(job.slice, pauseAt);
+    while (status === 'running' && performance.now() <= pauseAt) status = check.run(job.slice, pauseAt);
+    if (status === 'running') {
+      paused.set(job.part, { check, slice: job.slice });
+      port.postMessage({ part: job.part, paused: true } satisfies PartReply);
+      return;
+    }
+    port.postMessage({ part: job.part, outcome: check.outcome() } satisfies PartReply);
   });
 }

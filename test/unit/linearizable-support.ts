@@ -407,3 +407,27 @@ export function simulateHistory(model: string, seed: number, processes: number, 
     if (type === 'info') c.p = fresh++;
   }
 }
+
+/**
+ * A register part on `key` whose violation only the search finds (no read is impossible
+ * alone, so the pre-check passes it): plain writes of unique values, `padding` events of
+ * them, then two concurrent writes and reads of 1, 2, 1. Processes from `base`; indices 0.
+ */
+export function searchOnlyViolation(key: string, base: number, padding: number): Op[] {
+  const ops: Op[] = [];
+  const op = (type: Op['type'], f: string, process: number, value?: number) =>
+    ops.push({ index: 0, type, f, process, time: 0, key, ...(value === undefined ? {} : { value }) });
+  for (let v = 10; ops.length < padding; v++) {
+    op('invoke', 'write', base + 3, v);
+    op('ok', 'write', base + 3, v);
+  }
+  op('invoke', 'write', base, 1);
+  op('invoke', 'write', base + 1, 2);
+  op('ok', 'write', base, 1);
+  op('ok', 'write', base + 1, 2);
+  for (const v of [1, 2, 1]) {
+    op('invoke', 'read', base + 2);
+    op('ok', 'read', base + 2, v);
+  }
+  return ops;
+}
