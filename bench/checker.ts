@@ -12,7 +12,8 @@
  *                                           pair's speed-up, then the median and spread
  *
  * Also: Jepsen's register tests (five values, so thousands of writers each), Porcupine's
- * key-partitioned kv tests (10 keys, 50 clients) in one thread and on two, a 1M-operation
+ * key-partitioned kv tests (10 keys, 50 clients) in one thread and on two, at 100k and 1M
+ * operations (where a second thread pays, see parallel.ts), a 1M-operation
  * register history, and several files checked in one process, the hardest first (each its
  * own budget and verdict). Each case runs in a fresh child process, so that peak RSS is the
  * case's own; "peak budget" is the check's own count of its memory, what --memory-limit
