@@ -114,7 +114,7 @@ describe('parts on worker threads', () => {
     const history = [...hard('a', 0), ...hard('b', 100_000), ...hard('c', 200_000), ...hard('d', 300_000), ...late].map(
       (o, index) => ({ ...o, index }),
     );
-    const r = await checkLinearizableParallel(history, 'register', { threads: 2, timeLimitMs: 3000 });
+    const r = await checkLinearizableParallel(history, 'register', { threads: 2, timeLimitMs: 4000 });
     expect(r.stats.threads).toBe(2);
     expect(r.valid).toBe(false);
     expect(r.counterexample?.key).toBe('z');

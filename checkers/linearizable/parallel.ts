@@ -151,21 +151,30 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     while (queue.length > 0 && !decided.wanted(queue[0])) queue.shift();
     return queue.shift();
   };
-  /** A part just taken: how long its first run may take (Infinity without a time limit). */
-  const shareMs = () =>
-    Math.max(0, prepared.deadline - performance.now()) / Math.max(1, Math.ceil((queue.length + 1) / threads));
-  const job = (part: number): PartJob => ({
-    part,
-    model: prepared.model.name,
-    initial: prepared.options.initial,
-    data: encodePart(prepared.parts[part]),
-    deadline: performance.timeOrigin + prepared.deadline,
-    pauseAfterMs: shareMs(),
-    memoryLimitBytes: prepared.memoryLimitBytes,
-    baseBytes: prepared.options.baseBytes ?? 0,
-    witness: prepared.options.witness === true,
-    slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
-  });
+  /**
+   * When a part just taken, starting at `start`, pauses: its share of the time left, among the
+   * parts not yet begun, over the threads (Infinity without a time limit).
+   */
+  const pauseAt = (start: number) =>
+    start + Math.max(0, prepared.deadline - start) / Math.max(1, Math.ceil((queue.length + 1) / threads));
+  /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
+  const freeAt = new Map<Worker, number>();
+  const job = (part: number, w: Worker): PartJob => {
+    const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
+    freeAt.set(w, at);
+    return {
+      part,
+      model: prepared.model.name,
+      initial: prepared.options.initial,
+      data: encodePart(prepared.parts[part]),
+      deadline: performance.timeOrigin + prepared.deadline,
+      pauseAt: performance.timeOrigin + at,
+      memoryLimitBytes: prepared.memoryLimitBytes,
+      baseBytes: prepared.options.baseBytes ?? 0,
+      witness: prepared.options.witness === true,
+      slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
+    };
+  };
   return new Promise((resolve, reject) => {
     // Each worker's parts, the one it is on first: it is given the next before it finishes,
     // so that it never waits for this thread (between slices, or in a collection of its heap).
@@ -202,7 +211,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
         const part = take();
         if (part !== undefined) {
           parts.push(part);
-          const message = job(part);
+          const message = job(part, w);
           w.postMessage(message, [
             message.data.small.buffer as ArrayBuffer,
             message.data.numbers.buffer as ArrayBuffer,
@@ -267,9 +276,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const searchHere = async () => {
       const pausedHere: { part: number; check: PartCheck }[] = [];
       for (let part = take(); part !== undefined && !failed; part = take()) {
-        const pauseAt = performance.now() + shareMs();
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
-        const status = await searchPart(part, check, pauseAt);
+        const status = await searchPart(part, check, pauseAt(performance.now()));
         if (!decided.wanted(part)) continue;
         if (status === 'running') pausedHere.push({ part, check });
         else done(part, check.outcome());

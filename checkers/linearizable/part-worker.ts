@@ -24,8 +24,11 @@ export interface PartJob {
    * performance.now() has another origin in each thread.
    */
   deadline: number;
-  /** Pause the part after this long (ms, from when it starts here), keeping it for a ResumeJob. */
-  pauseAfterMs: number;
+  /**
+   * When to pause the part, if it has not ended, keeping it for a ResumeJob: a time since the
+   * epoch, as `deadline`; Infinity for never.
+   */
+  pauseAt: number;
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
@@ -59,7 +62,7 @@ if (port && workerData === PART_WORKER) {
       baseBytes: job.baseBytes,
     };
     const check = new PartCheck(model, model.init(job.initial), decodePart(job.data), limits, job.witness);
-    const pauseAt = performance.now() + job.pauseAfterMs;
+    const pauseAt = job.pauseAt - performance.timeOrigin;
     let status = check.run(job.slice, pauseAt);
     while (status === 'running' && performance.now() <= pauseAt) status = check.run(job.slice, pauseAt);
     if (status === 'running') {
