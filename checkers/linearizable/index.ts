@@ -96,6 +96,16 @@ export const DEFAULT_SLICE = 1 << 18;
 /** Slices a part gets in the first round of searchInThread: about a second of search. */
 const FIRST_ROUND = 8;
 
+/**
+ * When a part starting at `start` has had its share of the time left before `deadline`:
+ * `parts` (this one included) not yet begun, taken `threads` at a time. Infinity without a
+ * time limit. Both searchInThread and the parallel check (parallel.ts) give each part its
+ * first run up to this, so that a hard part never runs to the limit while another waits.
+ */
+export function shareEnd(start: number, deadline: number, parts: number, threads = 1): number {
+  return start + Math.max(0, deadline - start) / Math.max(1, Math.ceil(parts / threads));
+}
+
 /** A history made ready for checking: its parts in check order, and what the pre-check found. */
 export interface Prepared {
   started: number;
@@ -160,10 +170,7 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
         const check = checks[i];
         const status =
           round === 0
-            ? check.run(
-                slice * FIRST_ROUND,
-                performance.now() + (prepared.deadline - performance.now()) / (active.length - k),
-              )
+            ? check.run(slice * FIRST_ROUND, shareEnd(performance.now(), prepared.deadline, active.length - k))
             : check.run(slice);
         if (status !== 'running') {
           decided.record(i, check.outcome());

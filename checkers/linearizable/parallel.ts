@@ -34,6 +34,7 @@ import {
   prepare,
   sampleProcess,
   searchInThread,
+  shareEnd,
 } from './index.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { encodePart } from './part-wire.js';
@@ -50,7 +51,7 @@ export interface ParallelOptions extends CheckOptions {
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
  * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread,
- * 2026-12-01): about 1.0x at 100k operations, 1.2-1.4x at 300k, 1.5-1.6x at 1M. Why a
+ * 2026-12-01): about 1.0x at 100k operations, 1.2-1.4x at 300k, 1.3-1.6x at 1M. Why a
  * second thread does no better on smaller histories, each measured:
  * - a thread alone uses about 1.3 cores: V8's collector and optimizing compiler run on the
  *   other one, which two busy threads leave to share (two isolates with pure typed-array
@@ -151,12 +152,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     while (queue.length > 0 && !decided.wanted(queue[0])) queue.shift();
     return queue.shift();
   };
-  /**
-   * When a part just taken, starting at `start`, pauses: its share of the time left, among the
-   * parts not yet begun, over the threads (Infinity without a time limit).
-   */
-  const pauseAt = (start: number) =>
-    start + Math.max(0, prepared.deadline - start) / Math.max(1, Math.ceil((queue.length + 1) / threads));
+  /** When a part just taken, starting at `start`, pauses (the parts not yet begun: it and the queue). */
+  const pauseAt = (start: number) => shareEnd(start, prepared.deadline, queue.length + 1, threads);
   /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
   const freeAt = new Map<Worker, number>();
   const job = (part: number, w: Worker): PartJob => {
@@ -190,6 +187,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       queue.unshift(...(assigned.get(w)?.slice(1) ?? []), ...(pausedOn.get(w) ?? []));
       assigned.delete(w);
       pausedOn.delete(w);
+      freeAt.delete(w);
       void w.terminate();
     };
     const settle = () => {

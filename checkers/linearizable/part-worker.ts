@@ -62,10 +62,7 @@ if (port && workerData === PART_WORKER) {
       baseBytes: job.baseBytes,
     };
     const check = new PartCheck(model, model.init(job.initial), decodePart(job.data), limits, job.witness);
-    const pauseAt = job.pauseAt - performance.timeOrigin;
-    let status = check.run(job.slice, pauseAt);
-    while (status === 'running' && performance.now() <= pauseAt) status = check.run(job.slice, pauseAt);
-    if (status === 'running') {
+    if (check.runUntil(job.slice, job.pauseAt - performance.timeOrigin) === 'running') {
       paused.set(job.part, { check, slice: job.slice });
       port.postMessage({ part: job.part, paused: true } satisfies PartReply);
       return;

@@ -138,9 +138,16 @@ export class PartCheck {
     return this.status;
   }
 
+  /** Searches slice by slice until done, out of budget, or past `pauseAt` (then 'running'). */
+  runUntil(slice: number, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
+    let status = this.run(slice, pauseAt);
+    while (status === 'running' && performance.now() <= pauseAt) status = this.run(slice, pauseAt);
+    return status;
+  }
+
   /** Searches until done or out of budget. */
   runToEnd(slice: number): PartOutcome {
-    while (this.run(slice) === 'running');
+    this.runUntil(slice);
     return this.outcome();
   }
 

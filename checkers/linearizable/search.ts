@@ -813,7 +813,6 @@ export class PartSearch<S> {
    * search in this thread (buffers.ts). It cannot be used after; stateOf() still answers.
    */
   release(): void {
-    if (this.status === 'running') this.status = 'out-of-memory';
     buffers.give(...this.arrays());
   }
 
