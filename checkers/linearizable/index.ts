@@ -103,6 +103,8 @@ const FIRST_ROUND = 8;
  * first run up to this, so that a hard part never runs to the limit while another waits.
  */
 export function shareEnd(start: number, deadline: number, parts: number, threads = 1): number {
+  // Without a limit, never: and Infinity - Infinity would be NaN (a part would pause at once).
+  if (deadline === Number.POSITIVE_INFINITY) return deadline;
   return start + Math.max(0, deadline - start) / Math.max(1, Math.ceil(parts / threads));
 }
 

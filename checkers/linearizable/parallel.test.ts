@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/checker.js';
 import type { Op } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
-import { checkLinearizable } from './index.js';
+import { checkLinearizable, shareEnd } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
 
 /**
@@ -118,5 +118,17 @@ describe('parts on worker threads', () => {
     expect(r.stats.threads).toBe(2);
     expect(r.valid).toBe(false);
     expect(r.counterexample?.key).toBe('z');
+  });
+
+  it('without a time limit no part pauses, not even one given to a worker ahead of time', () => {
+    // A worker's next part's share starts where its current one's ends: without a limit both
+    // are Infinity (Infinity - Infinity was NaN, and every part given ahead paused at once).
+    const first = shareEnd(performance.now(), Number.POSITIVE_INFINITY, 10, 2);
+    expect(first).toBe(Number.POSITIVE_INFINITY);
+    expect(shareEnd(first, Number.POSITIVE_INFINITY, 9, 2)).toBe(Number.POSITIVE_INFINITY);
+    // With a limit: the time left over the rounds of parts not yet begun.
+    expect(shareEnd(1000, 5000, 4, 2)).toBe(3000);
+    expect(shareEnd(3000, 5000, 3, 2)).toBe(4000);
+    expect(shareEnd(6000, 5000, 3, 2)).toBe(6000);
   });
 });
