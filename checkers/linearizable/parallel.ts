@@ -2,8 +2,8 @@
  * The parts of a history checked on several threads, as Porcupine checks them in parallel:
  * this thread and `threads - 1` workers (a pool sized to the cores), each taking the next
  * part, largest first. A part found not linearizable cancels the parts after it in that
- * order (a worker on one is terminated; this thread drops its own); parts before it go on
- * until decided. So the verdict and the counterexample are those of the in-thread check
+ * order (a worker on one drops it at its next slice and goes on with its next part; this
+ * thread drops its own); parts before it go on until decided. So the verdict and the counterexample are those of the in-thread check
  * (index.ts: the first part in order found not linearizable), whatever finished first.
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
@@ -132,7 +132,7 @@ export async function checkLinearizableParallel(
  * The parts searched by this thread and the workers together, each taking the next part,
  * largest first. This thread searches its part in slices and, between them, hands the next
  * part to each worker that finished. A part found not linearizable cancels the parts after
- * it in check order: a worker on one is terminated, this thread drops its own.
+ * it in check order: a worker on one drops it at its next slice, this thread drops its own.
  *
  * Under a time limit a part's first run ends at its share of the time left (among the parts
  * not yet begun, over the threads), and it pauses on its thread, which goes on with it once
@@ -156,6 +156,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   const pauseAt = (start: number) => shareEnd(start, prepared.deadline, queue.length + 1, threads);
   /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
   const freeAt = new Map<Worker, number>();
+  /** Each part's cancel flag, in check order, shared with the workers (part-worker.ts). */
+  const cancelled = new Int32Array(new SharedArrayBuffer(4 * n));
   const job = (part: number, w: Worker): PartJob => {
     const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
     freeAt.set(w, at);
@@ -170,6 +172,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       baseBytes: prepared.options.baseBytes ?? 0,
       witness: prepared.options.witness === true,
       slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
+      cancelled,
     };
   };
   return new Promise((resolve, reject) => {
@@ -191,7 +194,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       void w.terminate();
     };
     const settle = () => {
-      if ([...assigned.values()].some((parts) => parts.length > 0) || searching || failed) return;
+      // Parts still on a worker that are all cancelled: nothing to wait for (it is stopped).
+      if ([...assigned.values()].some((parts) => parts.some((p) => decided.wanted(p))) || searching || failed) return;
       for (const w of [...pool]) stop(w);
       sampleProcess(prepared);
       resolve(decided);
@@ -199,8 +203,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const done = (part: number, outcome: PartOutcome) => {
       decided.record(part, outcome);
       if (outcome.status !== 'illegal') return;
-      for (const [w, parts] of assigned)
-        if (parts.length > 0 && !decided.wanted(parts[0]) && parts[0] !== part) stop(w); // after it: cancelled
+      // The parts after it: a worker on one drops it at its next slice.
+      for (let later = part + 1; later < n; later++) Atomics.store(cancelled, later, 1);
     };
     const dispatch = (w: Worker) => {
       const parts = assigned.get(w) ?? [];
@@ -235,10 +239,10 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       pool.add(w);
       pausedOn.set(w, []);
       w.on('message', (msg: PartReply) => {
-        if (!pool.has(w)) return; // cancelled, its answer already on the way
+        if (!pool.has(w)) return; // stopped, its answer already on the way
         assigned.get(w)?.shift();
         if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
-        else done(msg.part, msg.outcome);
+        else if ('outcome' in msg) done(msg.part, msg.outcome);
         dispatch(w);
       });
       w.on('error', (err: Error & { code?: string }) => {

@@ -1,12 +1,17 @@
 /**
  * A worker thread that checks parts (see parallel.ts): each message is a part to check (or
- * one paused here to go on with), each answer its outcome, or that it paused. It loads only
- * the models and the search.
+ * one paused here to go on with), each answer its outcome, or that it paused, or that it was
+ * cancelled. It loads only the models and the search.
+ *
+ * Cancelling goes through memory shared with parallel.ts, looked at between slices: a
+ * message would wait until the search is through. So a worker whose part is cancelled goes
+ * on with its next part, warm, keeping the parts paused here, instead of being terminated.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartWire } from './part-wire.js';
+import type { SearchStatus } from './search.js';
 
 /** What parallel.ts gives the worker as workerData, so that nothing else mistakes a thread for one. */
 export const PART_WORKER = 'lockchaos-part-worker';
@@ -33,6 +38,8 @@ export interface PartJob {
   baseBytes: number;
   witness: boolean;
   slice: number;
+  /** Per part, in check order: 1 once cancelled (shared with parallel.ts, never copied). */
+  cancelled: Int32Array;
 }
 
 /** Go on with a part paused here, to its end. */
@@ -40,18 +47,45 @@ export interface ResumeJob {
   resume: number;
 }
 
-export type PartReply = { part: number; outcome: PartOutcome } | { part: number; paused: true };
+export type PartReply =
+  | { part: number; outcome: PartOutcome }
+  | { part: number; paused: true }
+  | { part: number; cancelled: true };
 
 const port = parentPort;
 if (port && workerData === PART_WORKER) {
   const paused = new Map<number, { check: PartCheck; slice: number }>();
+  /** The check's cancel flags, from its first job on. */
+  let cancelled: Int32Array | undefined;
+  const isCancelled = (part: number) => cancelled !== undefined && Atomics.load(cancelled, part) === 1;
+  const answer = (part: number, check: PartCheck, slice: number, status: SearchStatus) => {
+    if (status !== 'running') {
+      port.postMessage({ part, outcome: check.outcome() } satisfies PartReply);
+    } else if (isCancelled(part)) {
+      port.postMessage({ part, cancelled: true } satisfies PartReply);
+    } else {
+      paused.set(part, { check, slice });
+      port.postMessage({ part, paused: true } satisfies PartReply);
+    }
+  };
   port.on('message', (job: PartJob | ResumeJob) => {
+    // Parts paused here and cancelled since: their memos go.
+    for (const part of paused.keys()) if (isCancelled(part)) paused.delete(part);
     if ('resume' in job) {
       const held = paused.get(job.resume);
       if (!held) throw new Error(`part worker: no part ${job.resume} paused here`);
       paused.delete(job.resume);
-      const reply: PartReply = { part: job.resume, outcome: held.check.runToEnd(held.slice) };
-      port.postMessage(reply);
+      answer(
+        job.resume,
+        held.check,
+        held.slice,
+        held.check.runUntil(held.slice, Number.POSITIVE_INFINITY, () => isCancelled(job.resume)),
+      );
+      return;
+    }
+    cancelled = job.cancelled;
+    if (isCancelled(job.part)) {
+      port.postMessage({ part: job.part, cancelled: true } satisfies PartReply);
       return;
     }
     const model = findModel(job.model);
@@ -62,11 +96,11 @@ if (port && workerData === PART_WORKER) {
       baseBytes: job.baseBytes,
     };
     const check = new PartCheck(model, model.init(job.initial), decodePart(job.data), limits, job.witness);
-    if (check.runUntil(job.slice, job.pauseAt - performance.timeOrigin) === 'running') {
-      paused.set(job.part, { check, slice: job.slice });
-      port.postMessage({ part: job.part, paused: true } satisfies PartReply);
-      return;
-    }
-    port.postMessage({ part: job.part, outcome: check.outcome() } satisfies PartReply);
+    answer(
+      job.part,
+      check,
+      job.slice,
+      check.runUntil(job.slice, job.pauseAt - performance.timeOrigin, () => isCancelled(job.part)),
+    );
   });
 }

@@ -138,10 +138,13 @@ export class PartCheck {
     return this.status;
   }
 
-  /** Searches slice by slice until done, out of budget, or past `pauseAt` (then 'running'). */
-  runUntil(slice: number, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
+  /**
+   * Searches slice by slice until done, out of budget, past `pauseAt`, or `cancelled()` (the
+   * last two: 'running').
+   */
+  runUntil(slice: number, pauseAt = Number.POSITIVE_INFINITY, cancelled = () => false): SearchStatus {
     let status = this.run(slice, pauseAt);
-    while (status === 'running' && performance.now() <= pauseAt) status = this.run(slice, pauseAt);
+    while (status === 'running' && performance.now() <= pauseAt && !cancelled()) status = this.run(slice, pauseAt);
     return status;
   }
 

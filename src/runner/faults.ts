@@ -117,10 +117,13 @@ export class RunFaults {
   schedule(): ScheduledFault[] {
     const applied = [...this.applied].sort((a, b) => a.atMs - b.atMs);
     if (!this.config.schedule) return applied;
-    return this.config.schedule.map(({ did: _given, ...fault }) => {
-      const here = applied.find((a) => a.kind === fault.kind && a.atMs === fault.atMs && a.seed === fault.seed);
-      return here ? { ...fault, did: here.did } : fault;
-    });
+    // A given fault is known by its kind, start and seed (a long schedule: one look each).
+    const id = (f: Pick<ScheduledFault, 'kind' | 'atMs' | 'seed'>) => `${f.kind}\u0000${f.atMs}\u0000${f.seed}`;
+    const did = new Map<string, ScheduledFault['did']>();
+    for (const a of applied) if (!did.has(id(a))) did.set(id(a), a.did);
+    return this.config.schedule.map(({ did: _given, ...fault }) =>
+      did.has(id(fault)) ? { ...fault, did: did.get(id(fault)) } : fault,
+    );
   }
 
   /** Undoes every fault still in effect; idempotent. */
