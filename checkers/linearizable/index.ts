@@ -170,9 +170,14 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
         if (!decided.wanted(i)) continue;
         checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
         const check = checks[i];
+        // In the first round `active` is every part in check order, none begun from k on: those
+        // left to begin are the ones before the first part found not linearizable.
         const status =
           round === 0
-            ? check.run(slice * FIRST_ROUND, shareEnd(performance.now(), prepared.deadline, active.length - k))
+            ? check.run(
+                slice * FIRST_ROUND,
+                shareEnd(performance.now(), prepared.deadline, Math.min(active.length, decided.firstIllegal) - k),
+              )
             : check.run(slice);
         if (status !== 'running') {
           decided.record(i, check.outcome());

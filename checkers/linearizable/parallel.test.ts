@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { simulateRegister } from '../../bench/checker.js';
+import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { checkLinearizable, shareEnd } from './index.js';
