@@ -33,4 +33,11 @@ describe('buffers', () => {
     expect(b.buffer).toBe(a.buffer);
     expect(c.buffer).not.toBe(a.buffer);
   });
+
+  it('a new buffer is filled as asked too (zeros without filling)', () => {
+    // Sizes no other test hands back, so that these buffers are new.
+    expect(buffers.int32(1 << 20, -1).every((x) => x === -1)).toBe(true);
+    expect(buffers.int32(1 << 19).every((x) => x === 0)).toBe(true);
+    expect(buffers.float64(1 << 19).every((x) => x === 0)).toBe(true);
+  });
 });

@@ -19,26 +19,32 @@ const RETAINED_BYTES = 256 * 2 ** 20;
 class BufferPool {
   private readonly free = new Map<number, ArrayBuffer[]>();
   private kept = 0;
+  /** Whether the last buffer taken was used before (a new one is zeros already). */
+  private reused = false;
 
   private take(bytes: number): ArrayBuffer {
     let size = 256;
     while (size < bytes) size *= 2;
     const buffer = this.free.get(size)?.pop();
+    this.reused = buffer !== undefined;
     if (buffer === undefined) return new ArrayBuffer(size);
     this.kept -= size;
     return buffer;
   }
 
   int32(length: number, fill = 0): Int32Array<ArrayBuffer> {
-    return new Int32Array(this.take(length * 4), 0, length).fill(fill);
+    const a = new Int32Array(this.take(length * 4), 0, length);
+    return this.reused || fill !== 0 ? a.fill(fill) : a;
   }
 
   uint8(length: number): Uint8Array<ArrayBuffer> {
-    return new Uint8Array(this.take(length), 0, length).fill(0);
+    const a = new Uint8Array(this.take(length), 0, length);
+    return this.reused ? a.fill(0) : a;
   }
 
   float64(length: number): Float64Array<ArrayBuffer> {
-    return new Float64Array(this.take(length * 8), 0, length).fill(0);
+    const a = new Float64Array(this.take(length * 8), 0, length);
+    return this.reused ? a.fill(0) : a;
   }
 
   /** Hands arrays back; they must not be used after. */
