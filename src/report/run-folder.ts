@@ -15,12 +15,11 @@ import { StringDecoder } from 'node:string_decoder';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
 import { checkRun } from '../../workloads/check-run.js';
-import { STORE_KEY } from '../datastore/keys.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
 import type { RunCondition } from '../runner/conditions.js';
-import { parseStoredConfig, type TestConfig } from '../runner/config.js';
+import { parseStoredConfig, type StoredTestConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
@@ -147,12 +146,6 @@ function finishPrefix(ops: Op[], last: string, line: number, source: string): { 
   return droppedLine === undefined ? { history: sorted } : { history: sorted, droppedLine };
 }
 
-/** The store key the runner recorded in test.json; the one key it has always used, before. */
-function storeKeyOf(stored: TestConfig): string {
-  const { storeKey } = stored as TestConfig & { storeKey?: unknown };
-  return typeof storeKey === 'string' ? storeKey : STORE_KEY;
-}
-
 /**
  * Whether the history ends with the runner's final read of the store: an ok read by a
  * process that issues nothing else, after which no write begins. A run killed before it
@@ -168,8 +161,8 @@ function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
 }
 
 /** The checkers on a recorded prefix; without the final read, lost updates cannot tell (unknown). */
-function checkPrefix(history: Op[], config: TestConfig): CheckResult[] {
-  const storeKey = storeKeyOf(config);
+function checkPrefix(history: Op[], config: StoredTestConfig): CheckResult[] {
+  const { storeKey } = config;
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
   return results.map((r) => (r.checker === 'lost-updates' ? lostUpdatesWithoutFinalRead(r) : r));

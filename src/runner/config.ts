@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
 import { BACKENDS, backendByName } from '../backends/index.js';
+import { STORE_KEY } from '../datastore/keys.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
@@ -141,8 +142,26 @@ const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on
  * A stored test.json, read back (by --replay and by reports): JSON, an object, and every
  * field a run records, of its type. Bad content is one UserError line naming the file.
  */
-export function parseStoredConfig(text: string, file: string): TestConfig {
-  return storedConfig(parseJson(text, file), file) as TestConfig;
+export function parseStoredConfig(text: string, file: string): StoredTestConfig {
+  const stored = storedConfig(parseJson(text, file), file) as TestConfig & { storeKey?: unknown };
+  if (stored.storeKey !== undefined && typeof stored.storeKey !== 'string') {
+    throw new UserError(
+      `'${file}' is not a test configuration: storeKey: ${JSON.stringify(stored.storeKey)} is not a string`,
+    );
+  }
+  return { ...stored, storeKey: stored.storeKey ?? STORE_KEY };
+}
+
+/** A run's test.json: its configuration, and the store key its checks read. */
+export interface StoredTestConfig extends TestConfig {
+  /** STORE_KEY when read from a run written before it was recorded. */
+  storeKey: string;
+}
+
+/** The text of a run's test.json (parseStoredConfig reads it back). */
+export function testJsonText(config: TestConfig): string {
+  const stored: StoredTestConfig = { ...config, storeKey: STORE_KEY };
+  return `${JSON.stringify(stored, null, 2)}\n`;
 }
 
 /** A file's text as JSON; bad JSON is one UserError line naming the file. */

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expandCells } from '../campaign/matrix.js';
 import { OPTION_FIELDS, validateCampaign } from '../campaign/spec.js';
 import { configFromArgs, runCommand } from '../cli/run.js';
+import { STORE_KEY } from '../datastore/keys.js';
 import { rerunCommands } from '../report/rerun.js';
 import { UserError } from '../util/errors.js';
-import { parseStoredConfig, type TestConfig, validateConfig } from './config.js';
+import { parseStoredConfig, type TestConfig, testJsonText, validateConfig } from './config.js';
 import { DEFAULTS, PARAMETER_LIST } from './parameters.js';
 
 const parse = (args: string[]) => {
@@ -56,7 +57,16 @@ describe('the run parameters table', () => {
 
   it('checks what a stored test.json holds by the rows: an optional field of the wrong type is refused', () => {
     const stored = { ...DEFAULTS, name: 't', seed: 1 };
-    expect(parseStoredConfig(JSON.stringify(stored), 'test.json')).toEqual(stored);
+    // Written before the store key was recorded: the one key runs have always used.
+    expect(parseStoredConfig(JSON.stringify(stored), 'test.json')).toEqual({ ...stored, storeKey: STORE_KEY });
+    expect(parseStoredConfig(testJsonText(stored as TestConfig), 'test.json')).toEqual({
+      ...stored,
+      storeKey: STORE_KEY,
+    });
+    expect(parseStoredConfig(JSON.stringify({ ...stored, storeKey: 'k' }), 'test.json').storeKey).toBe('k');
+    expect(() => parseStoredConfig(JSON.stringify({ ...stored, storeKey: 7 }), 'test.json')).toThrow(
+      new UserError(`'test.json' is not a test configuration: storeKey: 7 is not a string`),
+    );
     expect(() => parseStoredConfig(JSON.stringify({ ...stored, loseData: 'yes' }), 'test.json')).toThrow(
       new UserError(`'test.json' is not a test configuration: loseData: "yes" is not a boolean`),
     );

@@ -28,7 +28,7 @@ import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
-import { backendOptionsOf, type TestConfig, testName, validateConfig } from './config.js';
+import { backendOptionsOf, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
 
@@ -278,9 +278,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   return { dir, config, valid, results, conditions, history, timings, ...early };
 }
 
-/** test.json: the configuration, and the store key the run's checks read (run-folder.ts). */
 function writeTestJson(dir: string, config: TestConfig): void {
-  writeFileSync(join(dir, 'test.json'), `${JSON.stringify({ ...config, storeKey: STORE_KEY }, null, 2)}\n`);
+  writeFileSync(join(dir, 'test.json'), testJsonText(config));
 }
 
 /**
