@@ -187,15 +187,24 @@ export function explain(
   };
 }
 
-/** The counterexample of an operation the model's pre-check found impossible. */
-export function explainImpossible(m: Model<unknown>, part: PartData, op: number, reason: string): Counterexample {
+/**
+ * The counterexample of an operation the model's pre-check found impossible. `first`: no
+ * operation of the history completed before it, so no shorter prefix can be a violation.
+ */
+export function explainImpossible(
+  m: Model<unknown>,
+  part: PartData,
+  op: number,
+  reason: string,
+  first = false,
+): Counterexample {
   const failing = summarize(m, part, op);
   const prefixEnd = part.records[op].completionIndex ?? failing.index;
   const key = part.key;
   const lines = [
     `${failing.text}${onKey(key)}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
     `${reason}.`,
-    `So no order of the operations explains the history up to op ${prefixEnd} (found without searching; an earlier violation may exist).`,
+    `So no order of the operations explains the history up to op ${prefixEnd} (found without searching${first ? '' : '; an earlier violation may exist'}).`,
   ];
   return {
     key,

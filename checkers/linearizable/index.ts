@@ -270,7 +270,11 @@ export function preparePaired(
     peakHeapBytes: 0,
     peakRssBytes: 0,
   };
-  if (impossible) prepared.impossible = explainImpossible(m, impossible.part, impossible.op, impossible.reason);
+  if (impossible) {
+    const ret = impossible.part.ops[impossible.op].ret;
+    const first = parts.every((part) => part.ops.every((op) => op.ret >= ret));
+    prepared.impossible = explainImpossible(m, impossible.part, impossible.op, impossible.reason, first);
+  }
   sampleProcess(prepared);
   return prepared;
 }
@@ -363,12 +367,8 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] 
     let key: string | undefined = p.key;
     if (m.partition) ({ key, input, output } = m.partition(input, output));
     const problem = m.validate(input, output);
-    if (problem !== undefined) {
-      const hint = m.fs.includes(input.f)
-        ? ''
-        : `; to check only the model's operations, give --only ${m.fs.join(',')}`;
-      throw new HistoryError(`op ${p.invoke.index}: ${problem}${hint}`);
-    }
+    if (problem !== undefined)
+      throw new HistoryError(`op ${p.invoke.index}: ${problem}${onlyHint(m, input.f, paired)}`);
     const k = key ?? null;
     let part = byKey.get(k);
     if (!part) {
@@ -389,6 +389,19 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] 
     part.ops.push({ input, output, call: p.call, ret: p.ret });
   }
   return [...byKey.values()];
+}
+
+/**
+ * For an operation the model does not know: --only with the model's operations the history
+ * has, or, when it has none, that the model is the wrong one.
+ */
+function onlyHint(m: Model<unknown>, f: string, paired: readonly PairedOp[]): string {
+  if (m.fs.includes(f)) return '';
+  const present = new Set(paired.map((p) => p.f));
+  const known = m.fs.filter((g) => present.has(g));
+  return known.length > 0
+    ? `; to check only the model's operations, give --only ${known.join(',')}`
+    : `; the history has none of the model's operations (${m.fs.join(', ')}): give another --model`;
 }
 
 function formatSeconds(ms: number): string {

@@ -579,9 +579,14 @@ describe('history rules', () => {
     );
   });
 
-  it('an operation the model does not know', () => {
+  it('an operation the model does not know: --only with those of its operations the history has, or another model', () => {
+    expect(() =>
+      check(h([0, 'invoke', 'acquire'], [0, 'ok', 'acquire'], [1, 'invoke', 'read'], [1, 'ok', 'read']), 'register'),
+    ).toThrow(
+      "op 0: model register has no operation 'acquire' (it knows read, write); to check only the model's operations, give --only read",
+    );
     expect(() => check(h([0, 'invoke', 'acquire'], [0, 'ok', 'acquire']), 'register')).toThrow(
-      "op 0: model register has no operation 'acquire' (it knows read, write); to check only the model's operations, give --only read,write",
+      "op 0: model register has no operation 'acquire' (it knows read, write); the history has none of the model's operations (read, write): give another --model",
     );
   });
 
@@ -675,5 +680,24 @@ describe('guessModel', () => {
     expect(guessModel(h([0, 'invoke', 'write', ['a', 3]])).model.name).toBe('fenced-register');
     expect(guessModel(h([0, 'invoke', 'write', 3], [0, 'invoke', 'write', ['a', 3]])).model.name).toBe('register');
     expect(guessModel(h(['nemesis', 'info', 'start'])).model.name).toBe('register');
+    expect(guessModel(h([0, 'invoke', 'read'], [1, 'invoke', 'txn'])).model.name).toBe('register');
+  });
+
+  it('operations of no model: an error, not a register that cannot fit', () => {
+    expect(() => guessModel(h([0, 'invoke', 'txn'], [1, 'invoke', 'enqueue']))).toThrow(
+      /^no model knows the operations enqueue, txn \(mutex: acquire\/release; .*\): check a history of one of these$/,
+    );
+  });
+});
+
+describe('an impossible operation found without searching', () => {
+  it('may have an earlier violation before it, unless no operation completed before it', () => {
+    const later = checkLinearizable(
+      h([0, 'invoke', 'write', 1], [0, 'ok', 'write', 1], [1, 'invoke', 'read'], [1, 'ok', 'read', 7]),
+      'register',
+    );
+    expect(later.counterexample?.describe).toContain('(found without searching; an earlier violation may exist).');
+    const first = checkLinearizable(h([1, 'invoke', 'read'], [1, 'ok', 'read', 7]), 'register');
+    expect(first.counterexample?.describe).toContain('(found without searching).');
   });
 });

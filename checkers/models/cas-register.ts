@@ -1,6 +1,10 @@
 /**
- * Knossos's compare-and-set register: `write` V, `read` answers V, `cas` [old, new] sets new
- * iff the register holds old (a cas that did not match completes as fail and is removed).
+ * A compare-and-set register, as Knossos's: `write` V, `read` answers V, `cas` [old, new]
+ * sets new iff the register holds old (a cas that did not match completes as fail and is
+ * removed). One difference: an ok read of nil means the register holds nil, as in the
+ * register model and Porcupine's etcd model. Knossos accepts a read of nil in any state
+ * (nil as "not known"), so on a history whose reads of nil meant "not yet written" and an
+ * --initial other than nil, this model finds those reads impossible where Knossos does not.
  */
 import {
   describeRead,

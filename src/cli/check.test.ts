@@ -59,7 +59,7 @@ describe('lockchaos check', () => {
     expect(lines(out)).toHaveLength(1);
     expect(out[0]).toMatch(
       new RegExp(
-        `^valid +${path}: linearizable: 3 operations in 1 part \\([\\d.]+ ms\\) \\[mutex \\(guessed: operations acquire/release\\), 3 operations, 1 part, [\\d.]+ ms, memory \\d+ MiB\\]$`,
+        `^valid +${path}: linearizable: 3 operations in 1 part \\([\\d.]+ ms\\) \\[mutex \\(guessed: operations acquire/release\\), 3 operations, 1 part, [\\d.]+ ms, memory \\d+ KiB\\]$`,
       ),
     );
     expect(err).toEqual([]);
@@ -100,19 +100,34 @@ describe('lockchaos check', () => {
     });
   });
 
-  it('several files: one line each plus totals; an error in any file wins', async () => {
+  it('several files: one line each, an error too (on standard output, with the rest), plus totals; an error in any file wins', async () => {
     const a = file('a2.jsonl', toJsonl(validMutex));
     const b = file('b2.jsonl', toJsonl(invalidMutex));
     const c = file('c2.jsonl', `${toJsonl(validMutex)}{"type":"inv`);
     expect(await checkCommand([a, b, c])).toBe(3);
-    expect(out).toHaveLength(3);
+    expect(out).toHaveLength(4);
     expect(out[0]).toMatch(/^valid /);
     expect(out[1]).toMatch(/^invalid /);
-    expect(out[2]).toMatch(
-      /^3 files: 1 valid, 1 invalid, 0 unknown, 1 error \(\d+ ms, peak memory \d+ MiB per file\)$/,
+    expect(out[2]).toBe(
+      `error    ${c} line 7 (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
     );
+    expect(out[3]).toMatch(
+      /^3 files: 1 valid, 1 invalid, 0 unknown, 1 error \(\d+ ms, peak memory \d+ KiB per file\)$/,
+    );
+    expect(err).toEqual([]);
+  });
+
+  it('operations no model knows: an error naming them and the models, not a guess that cannot fit', async () => {
+    const txn = file('txn.jsonl', toJsonl(h([0, 'invoke', 'txn', [['r', 1, null]]], [0, 'ok', 'txn', [['r', 1, 3]]])));
+    expect(await checkCommand([txn])).toBe(3);
     expect(err).toEqual([
-      `lockchaos check: ${c} line 7 (the last) is truncated: expected a complete JSON object (the run was probably killed while writing it; remove the line to check the rest)`,
+      `lockchaos check: ${txn}: no model knows the operations txn (mutex: acquire/release; mutex-anon: acquire/release; register: read/write; cas-register: read/write/cas; fenced-register: read/write; kv: get/put/append): check a history of one of these`,
+    ]);
+    err.length = 0;
+    // A model named that has none of the history's operations: --only cannot help.
+    expect(await checkCommand([txn, '--model', 'register'])).toBe(3);
+    expect(err).toEqual([
+      `lockchaos check: ${txn}: op 0: model register has no operation 'txn' (it knows read, write); the history has none of the model's operations (read, write): give another --model`,
     ]);
   });
 
@@ -262,7 +277,7 @@ describe('lockchaos check', () => {
     const path = file('big.jsonl', toJsonl(simulateHistory('register', 3, 5, 2000, false)));
     expect(await checkCommand([path, '--memory-limit', '0.01'])).toBe(2);
     expect(out[0]).toMatch(
-      /^unknown +.*big\.jsonl: unknown: memory budget of 0 MiB reached reading the history \(\d+ MiB\); give a larger --memory-limit$/,
+      /^unknown +.*big\.jsonl: unknown: memory budget of 11 KiB reached reading the history \(\d+ KiB\); give a larger --memory-limit$/,
     );
   });
 

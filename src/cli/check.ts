@@ -52,7 +52,8 @@ function help(): string {
     '  -h, --help         print this help',
     '',
     'Model guessing, from the operations f: acquire/release -> mutex; get/put/append -> kv; cas -> cas-register;',
-    'writes whose values are all [value, token] -> fenced-register; otherwise register.',
+    'writes whose values are all [value, token] -> fenced-register; other reads and writes -> register;',
+    'operations of none of these are an error.',
     '',
     "Semantics are Jepsen's: fail operations are removed; info operations and ones that never completed may",
     'take effect at any time after their invocation, or never; nemesis operations are ignored. A process',
@@ -62,7 +63,13 @@ function help(): string {
     'first) found not linearizable is the one reported. Under --time-limit each key takes its turn before',
     'any runs to the limit, so a hard key does not hide a violation in another as unknown. A file with no',
     'operations, or none that --only picks, is an error: nothing was checked. For kv, a get of an absent',
-    'key may answer nil or "".',
+    'key may answer nil or "". An ok read of nil means the register holds nil (Knossos takes it as "not',
+    'known", in any state: with --initial other than nil such reads are impossible here, not there).',
+    '',
+    '"op N" names an operation by its index: the file\'s :index or "index" when it has one, else its place',
+    "among the file's operations (invocations and completions), from 0. With several files, one line each",
+    '(an error too, on standard output); the explanation of a violation is printed for a single file (or',
+    'in --json details).',
     '',
     'Exit codes: 0 valid, 1 invalid, 2 unknown (a budget ran out), 3 error (unreadable file, bad option).',
     'With several files: 3 if any file has an error, else 1 if any is invalid, else 2 if any is unknown.',
@@ -162,6 +169,7 @@ type FileOutcome =
   | { file: string; error: string };
 
 async function checkFile(file: string, options: Options): Promise<FileOutcome> {
+  let guessed: string | undefined;
   try {
     // Reading counts in the memory budget: a file larger than it is not even read.
     const size = historyFileSize(file);
@@ -171,7 +179,6 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     requireOperations(history, options.only);
     if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
     let model = options.model;
-    let guessed: string | undefined;
     if (!model) {
       const only = options.only;
       const guess = guessModel(only ? history.filter((op) => only.includes(op.f)) : history);
@@ -188,7 +195,9 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
   } catch (err) {
     if (err instanceof UserError) {
-      return { file, error: err.message.startsWith(file) ? err.message : `${file}: ${err.message}` };
+      // A history the guessed model does not fit: say it was a guess.
+      const why = guessed === undefined ? '' : ` (the model was guessed from its ${guessed}: give --model)`;
+      return { file, error: `${err.message.startsWith(file) ? err.message : `${file}: ${err.message}`}${why}` };
     }
     throw err;
   }
@@ -214,8 +223,9 @@ function requireOperations(history: readonly Op[], only: readonly string[] | und
 
 const VERDICT = { true: 'valid', false: 'invalid', unknown: 'unknown' } as const;
 
+/** Whole MiB; under one, KiB (a small check is not "0 MiB", which reads as not measured). */
 function mib(bytes: number): string {
-  return `${Math.round(bytes / MiB)} MiB`;
+  return bytes < MiB ? `${Math.ceil(bytes / 1024)} KiB` : `${Math.round(bytes / MiB)} MiB`;
 }
 
 function line(outcome: FileOutcome): string {
@@ -275,7 +285,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
     outcomes.push(outcome);
     if (options.json) {
       console.log(jsonLine(outcome));
-    } else if ('error' in outcome) {
+    } else if ('error' in outcome && options.files.length === 1) {
       console.error(`lockchaos check: ${outcome.error}`);
     } else {
       console.log(line(outcome));
