@@ -3,8 +3,9 @@
  * this thread and `threads - 1` workers (a pool sized to the cores), each taking the next
  * part, largest first. A part found not linearizable cancels the parts after it in that
  * order (a worker on one drops it at its next slice and goes on with its next part; this
- * thread drops its own); parts before it go on until decided. So the verdict and the counterexample are those of the in-thread check
- * (index.ts: the first part in order found not linearizable), whatever finished first.
+ * thread drops its own); parts before it go on until decided. So the verdict and the
+ * counterexample are those of the in-thread check (index.ts: the first part in order found
+ * not linearizable), whatever finished first.
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
  * did, and its start and the copy of its parts are the only cost of going parallel. The

@@ -148,12 +148,6 @@ export class PartCheck {
     return status;
   }
 
-  /** Searches until done or out of budget. */
-  runToEnd(slice: number): PartOutcome {
-    this.runUntil(slice);
-    return this.outcome();
-  }
-
   outcome(): PartOutcome {
     if (this.result) return this.result;
     const search = this.search as PartSearch<unknown>;
