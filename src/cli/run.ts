@@ -1,7 +1,7 @@
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import { parseStoredConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { parseStoredConfig, runnableConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -132,7 +132,7 @@ export function loadReplayConfig(path: string, store?: string): TestConfig {
   const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
   try {
-    stored = parseStoredConfig(text, file);
+    stored = runnableConfig(parseStoredConfig(text, file));
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
     throw err;

@@ -158,6 +158,12 @@ export interface StoredTestConfig extends TestConfig {
   storeKey: string;
 }
 
+/** The configuration to run again (a replay, a shrink's candidates): the store key is the runner's. */
+export function runnableConfig(stored: StoredTestConfig): TestConfig {
+  const { storeKey: _recorded, ...config } = stored;
+  return config;
+}
+
 /** The text of a run's test.json (parseStoredConfig reads it back). */
 export function testJsonText(config: TestConfig): string {
   const stored: StoredTestConfig = { ...config, storeKey: STORE_KEY };

@@ -11,7 +11,7 @@ import { verdictName, verdictWord } from '../../checkers/result.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { runAndReport } from '../report/reported-run.js';
 import { readHistoryPrefix } from '../report/run-folder.js';
-import { parseStoredConfig, type TestConfig } from '../runner/config.js';
+import { parseStoredConfig, runnableConfig, type TestConfig } from '../runner/config.js';
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
@@ -55,7 +55,7 @@ export interface ShrinkResult extends SearchResult {
 /** Reads a run folder for shrinking; anything else is one UserError line naming the fix. */
 export function loadFailingRun(dir: string): FailingRun {
   const { file, text } = readRunFile(dir);
-  const config = parseStoredConfig(text, file);
+  const config = runnableConfig(parseStoredConfig(text, file));
   const resultsPath = join(dir, 'results.json');
   if (!existsSync(resultsPath)) {
     throw new UserError(
