@@ -52,8 +52,11 @@ export interface ParallelOptions extends CheckOptions {
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
  * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread,
- * 2026-12-01): about 1.0x at 100k operations, 1.2-1.4x at 300k, 1.3-1.6x at 1M. Why a
- * second thread does no better on smaller histories, each measured:
+ * pairs back to back, 2026-12-01): about 1.0x at 100k operations, 0.9-1.4x at 300k,
+ * 1.3-1.7x at 1M (median 1.45x). Histories whose parts the model pre-checks (registers, kv
+ * without appends) gain less: the pre-check runs in prepare, on this thread (10 register
+ * keys of 100k operations: 0.9-1.4 s of pre-check in 3.9 s, and no speed-up). Why a second
+ * thread does no better on smaller histories, each measured:
  * - a thread alone uses about 1.3 cores: V8's collector and optimizing compiler run on the
  *   other one, which two busy threads leave to share (two isolates with pure typed-array
  *   loops scale 2x here; with the search's allocation, 1.3-1.5x);
