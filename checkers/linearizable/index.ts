@@ -223,10 +223,18 @@ export class Decided {
   }
 }
 
-/** Pairs, splits and pre-checks: everything before the search. */
-export function prepare(history: readonly Op[], model: AnyModel | string, options: CheckOptions): Prepared {
+/**
+ * Pairs, splits and (unless `precheck` is false: the parallel check pre-checks each part on
+ * the thread that takes it) pre-checks: everything before the search.
+ */
+export function prepare(
+  history: readonly Op[],
+  model: AnyModel | string,
+  options: CheckOptions,
+  precheck = true,
+): Prepared {
   const started = performance.now();
-  return preparePaired(pairOperations(history), model, options, started);
+  return preparePaired(pairOperations(history), model, options, started, precheck);
 }
 
 /** Splits and pre-checks a paired history; `started`: when the check began, for its time. */
@@ -235,6 +243,7 @@ export function preparePaired(
   model: AnyModel | string,
   options: CheckOptions,
   started: number,
+  precheck = true,
 ): Prepared {
   const m = resolveModel(model);
   const only = options.only ? new Set(options.only) : undefined;
@@ -242,15 +251,7 @@ export function preparePaired(
   const parts = splitParts(m, considered).sort((a, b) => a.ops.length - b.ops.length);
   const initial = m.init(options.initial);
   let indefinite = 0;
-  // Violations the model sees without searching end the check at once: cheap, and exactly
-  // the histories a search would have to exhaust to refute.
-  let impossible: { part: PartData; op: number; reason: string } | undefined;
-  for (const part of parts) {
-    for (const op of part.ops) if (!op.output.known) indefinite++;
-    const found = m.impossible?.(part.ops, initial);
-    if (found && (!impossible || part.ops[found.op].ret < impossible.part.ops[impossible.op].ret))
-      impossible = { part, ...found };
-  }
+  for (const part of parts) for (const op of part.ops) if (!op.output.known) indefinite++;
   const prepared: Prepared = {
     started,
     model: m,
@@ -270,13 +271,52 @@ export function preparePaired(
     peakHeapBytes: 0,
     peakRssBytes: 0,
   };
-  if (impossible) {
-    const ret = impossible.part.ops[impossible.op].ret;
-    const first = parts.every((part) => part.ops.every((op) => op.ret >= ret));
-    prepared.impossible = explainImpossible(m, impossible.part, impossible.op, impossible.reason, first);
-  }
+  if (precheck) precheckAll(prepared);
   sampleProcess(prepared);
   return prepared;
+}
+
+/** Every part pre-checked, in this thread. */
+export function precheckAll(prepared: Prepared): void {
+  const found = new Map<number, Impossible>();
+  for (let i = 0; i < prepared.parts.length; i++) {
+    const f = precheckPart(prepared, i);
+    if (f) found.set(i, f);
+  }
+  reportImpossible(prepared, found);
+}
+
+/** An operation of a part (its place there) that the model's pre-check found impossible. */
+export interface Impossible {
+  op: number;
+  reason: string;
+}
+
+/**
+ * The model's pre-check of one part. Violations the model sees without searching end the
+ * check: cheap, and exactly the histories a search would have to exhaust to refute.
+ */
+export function precheckPart(prepared: Prepared, part: number): Impossible | undefined {
+  return prepared.model.impossible?.(prepared.parts[part].ops, prepared.initial);
+}
+
+/**
+ * Of the parts' impossible operations (every part pre-checked), the one reported: the
+ * earliest to complete, then the first part in check order. It wins over any violation a
+ * search found, whichever thread found what first.
+ */
+export function reportImpossible(prepared: Prepared, found: ReadonlyMap<number, Impossible>): void {
+  let best: { part: number; op: number; reason: string } | undefined;
+  for (const [part, f] of [...found].sort((a, b) => a[0] - b[0])) {
+    const ret = prepared.parts[part].ops[f.op].ret;
+    if (!best || ret < prepared.parts[best.part].ops[best.op].ret) best = { part, ...f };
+  }
+  if (!best) return;
+  const data = prepared.parts[best.part];
+  const ret = data.ops[best.op].ret;
+  // No operation completed before it: no shorter prefix can be a violation.
+  const first = prepared.parts.every((part) => part.ops.every((op) => op.ret >= ret));
+  prepared.impossible = explainImpossible(prepared.model, data, best.op, best.reason, first);
 }
 
 /** The process's heap and RSS, for the stats' peaks. */

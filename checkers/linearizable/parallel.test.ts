@@ -131,4 +131,30 @@ describe('parts on worker threads', () => {
     expect(shareEnd(3000, 5000, 3, 2)).toBe(4000);
     expect(shareEnd(6000, 5000, 3, 2)).toBe(6000);
   });
+
+  it('parts are pre-checked on the thread that takes them: an impossible operation still wins over a violation found by search', async () => {
+    // Check order, smallest first: 'a' (its violation only the search finds), then the larger
+    // 'b', whose stale read the pre-check sees. On one thread every part is pre-checked before
+    // any search, so the verdict is b's impossible read; on two, b is pre-checked by the
+    // thread that takes it (before, the whole check fell back to one thread).
+    const a = searchOnlyViolation('a', 0, 200);
+    const b = searchOnlyViolation('b', 100, 2000).slice(0, -12);
+    b.push(
+      { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
+      { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
+      { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
+      { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
+      { index: 0, type: 'invoke', f: 'read', process: 111, time: 0, key: 'b' },
+      { index: 0, type: 'ok', f: 'read', process: 111, time: 0, key: 'b', value: 7 },
+    );
+    const history = [...a, ...b].map((o, index) => ({ ...o, index }));
+    const one = inThread(history, 'register');
+    const two = await onWorkers(history, 'register');
+    expect(one.valid).toBe(false);
+    expect(one.counterexample?.key).toBe('b');
+    expect(one.counterexample?.reason).toMatch(/^it needs the register to hold 7/);
+    expect(two.stats.threads).toBe(2);
+    expect(two.counterexample).toEqual(one.counterexample);
+    expect(two.summary).toBe(one.summary);
+  });
 });

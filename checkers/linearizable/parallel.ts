@@ -9,11 +9,15 @@
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
  * did, and its start and the copy of its parts are the only cost of going parallel. The
- * workers are started before the history is prepared (paired, split and pre-checked), so
- * that they load while this thread prepares.
+ * workers are started before the history is prepared (paired and split), so that they load
+ * while this thread prepares.
  *
- * Histories under `minOperations`, with one part, or found invalid by the model's pre-check
- * are checked in this thread alone. So are models that are not registered (a worker knows
+ * The model's pre-check of a part runs on the thread that takes it, before its search. As
+ * in one thread, an impossible operation anywhere is the verdict (the earliest to complete),
+ * whatever a search found: so every part is pre-checked, even one a violation cancelled,
+ * and once one is found impossible no search goes on.
+ *
+ * Histories under `minOperations`, or with one part, are checked in this thread alone. So are models that are not registered (a worker knows
  * models by name), and everything when the compiled worker (part-worker.js) is not there:
  * running from the TypeScript sources (vitest), the one in dist/ is used if built.
  */
@@ -29,10 +33,14 @@ import {
   conclude,
   DEFAULT_SLICE,
   Decided,
+  type Impossible,
   type LinearizableResult,
   newPartCheck,
   type Prepared,
+  precheckAll,
+  precheckPart,
   prepare,
+  reportImpossible,
   sampleProcess,
   searchInThread,
   shareEnd,
@@ -54,9 +62,9 @@ export interface ParallelOptions extends CheckOptions {
  * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread,
  * pairs back to back, 2026-12-01): about 1.0x at 100k operations, 0.9-1.4x at 300k,
  * 1.3-1.7x at 1M (median 1.45x). Histories whose parts the model pre-checks (registers, kv
- * without appends) gain less: the pre-check runs in prepare, on this thread (10 register
- * keys of 100k operations: 0.9-1.4 s of pre-check in 3.9 s, and no speed-up). Why a second
- * thread does no better on smaller histories, each measured:
+ * without appends) gain less: 10 register keys of 100k operations, 1.17-1.23x (no speed-up
+ * while the pre-check ran in prepare, on this thread: 0.9-1.4 s of a 3.9 s check). Why a
+ * second thread does no better on smaller histories, each measured:
  * - a thread alone uses about 1.3 cores: V8's collector and optimizing compiler run on the
  *   other one, which two busy threads leave to share (two isolates with pure typed-array
  *   loops scale 2x here; with the search's allocation, 1.3-1.5x);
@@ -116,17 +124,22 @@ export async function checkLinearizableParallel(
       : [];
   let prepared: Prepared;
   try {
-    prepared = prepare(history, model, options);
+    // Not pre-checked here: on several threads each part is pre-checked by the thread that
+    // takes it (on one, below, all of them first, as checkLinearizable does).
+    prepared = prepare(history, model, options, false);
   } catch (err) {
     for (const w of early) void w.terminate();
     throw err;
   }
   const threads = Math.min(wanted, prepared.parts.length);
   const parallel =
-    !prepared.impossible && threads >= 2 && prepared.stats.operations >= minOperations && registered(prepared.model);
+    url !== undefined && threads >= 2 && prepared.stats.operations >= minOperations && registered(prepared.model);
   const workers = parallel ? early.slice(0, threads - 1) : [];
   for (const w of early) if (!workers.includes(w)) void w.terminate();
-  if (!parallel || !url) return searchInThread(prepared);
+  if (!parallel || !url) {
+    precheckAll(prepared);
+    return searchInThread(prepared);
+  }
   while (workers.length < threads - 1) workers.push(new Worker(url, { workerData: PART_WORKER }));
   const decided = await searchShared(prepared, url, workers);
   return conclude(prepared, decided, threads);
@@ -152,16 +165,26 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   const queue = prepared.parts
     .map((_, i) => i)
     .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
+  /** Parts pre-checked (each answer to a job says so), and the impossible operations found. */
+  const prechecked = new Uint8Array(n);
+  const impossible = new Map<number, Impossible>();
+  /** Whether a part's search is still wanted: undecided, not cancelled, and nothing found impossible. */
+  const searchWanted = (part: number) => impossible.size === 0 && decided.wanted(part);
+  /** Whether a part needs anything still: its pre-check, or its search. */
+  const needed = (part: number) => prechecked[part] === 0 || searchWanted(part);
   const take = (): number | undefined => {
-    while (queue.length > 0 && !decided.wanted(queue[0])) queue.shift();
+    while (queue.length > 0 && !needed(queue[0])) queue.shift();
     return queue.shift();
   };
   /** When a part just taken, starting at `start`, pauses (the parts not yet begun: it and the queue). */
   const pauseAt = (start: number) => shareEnd(start, prepared.deadline, queue.length + 1, threads);
   /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
   const freeAt = new Map<Worker, number>();
-  /** Each part's cancel flag, in check order, shared with the workers (part-worker.ts). */
-  const cancelled = new Int32Array(new SharedArrayBuffer(4 * n));
+  /**
+   * Each part's cancel flag, in check order, and after them the flag that an impossible
+   * operation was found: shared with the workers (part-worker.ts).
+   */
+  const cancelled = new Int32Array(new SharedArrayBuffer(4 * (n + 1)));
   const job = (part: number, w: Worker): PartJob => {
     const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
     freeAt.set(w, at);
@@ -198,11 +221,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       void w.terminate();
     };
     const settle = () => {
-      // Parts still on a worker that are all cancelled: nothing to wait for (it is stopped).
-      if ([...assigned.values()].some((parts) => parts.some((p) => decided.wanted(p))) || searching || failed) return;
+      // Parts still on a worker that need nothing: nothing to wait for (it is stopped).
+      if ([...assigned.values()].some((parts) => parts.some(needed)) || searching || failed) return;
       for (const w of [...pool]) stop(w);
+      reportImpossible(prepared, impossible);
       sampleProcess(prepared);
       resolve(decided);
+    };
+    /** An impossible operation: no search is wanted any more, only the other parts' pre-checks. */
+    const found = (part: number, f: Impossible) => {
+      impossible.set(part, f);
+      for (let p = 0; p <= n; p++) Atomics.store(cancelled, p, 1);
     };
     const done = (part: number, outcome: PartOutcome) => {
       decided.record(part, outcome);
@@ -213,7 +242,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const dispatch = (w: Worker) => {
       const parts = assigned.get(w) ?? [];
       assigned.set(w, parts);
-      while (parts.length < PREFETCH) {
+      // Once an operation is found impossible, only pre-checks are left: this thread does
+      // them, cheaper than copying the parts across.
+      while (parts.length < PREFETCH && impossible.size === 0) {
         const part = take();
         if (part !== undefined) {
           parts.push(part);
@@ -226,7 +257,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
         }
         // Every part has had its turn: go on with one paused there.
         const mine = pausedOn.get(w) ?? [];
-        while (mine.length > 0 && !decided.wanted(mine[0])) mine.shift();
+        while (mine.length > 0 && !searchWanted(mine[0])) mine.shift();
         const resume = mine.shift();
         if (resume === undefined) break;
         parts.push(resume);
@@ -245,7 +276,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
         assigned.get(w)?.shift();
-        if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
+        prechecked[msg.part] = 1;
+        if ('impossible' in msg) found(msg.part, msg.impossible);
+        else if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
         else if ('outcome' in msg) done(msg.part, msg.outcome);
         dispatch(w);
       });
@@ -257,6 +290,10 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
           // The worker's own heap gave out before the part's budget did: out of memory all the
           // same. A fresh worker takes over the queue.
           const data = prepared.parts[part];
+          // Its pre-check, if the worker got that far, went with it: done here.
+          const f = precheckPart(prepared, part);
+          prechecked[part] = 1;
+          if (f) found(part, f);
           const progress = { key: data.key, linearized: 0, total: data.ops.length, operations: data.ops.length };
           done(part, { status: 'out-of-memory', progress, iterations: 0, cacheEntries: 0, dropped: 0, peakBytes: 0 });
           dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
@@ -272,7 +309,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {
       let status: SearchStatus = 'running';
       // Between slices, the workers' answers come in (and may cancel this part).
-      while (decided.wanted(part) && !failed) {
+      while (searchWanted(part) && !failed) {
         status = check.run(slice, pauseAt);
         if (status !== 'running' || performance.now() > pauseAt) break;
         await turn();
@@ -282,17 +319,23 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const searchHere = async () => {
       const pausedHere: { part: number; check: PartCheck }[] = [];
       for (let part = take(); part !== undefined && !failed; part = take()) {
+        if (prechecked[part] === 0) {
+          const f = precheckPart(prepared, part);
+          prechecked[part] = 1;
+          if (f) found(part, f);
+        }
+        if (!searchWanted(part)) continue;
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
         const status = await searchPart(part, check, pauseAt(performance.now()));
-        if (!decided.wanted(part)) continue;
+        if (!searchWanted(part)) continue;
         if (status === 'running') pausedHere.push({ part, check });
         else done(part, check.outcome());
         sampleProcess(prepared);
       }
       for (const { part, check } of pausedHere) {
-        if (failed || !decided.wanted(part)) continue;
+        if (failed || !searchWanted(part)) continue;
         const status = await searchPart(part, check, Number.POSITIVE_INFINITY);
-        if (decided.wanted(part) && status !== 'running') done(part, check.outcome());
+        if (searchWanted(part) && status !== 'running') done(part, check.outcome());
       }
       searching = false;
       settle();

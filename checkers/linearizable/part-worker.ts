@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
+import type { Impossible } from './index.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartWire } from './part-wire.js';
 import type { SearchStatus } from './search.js';
@@ -38,7 +39,11 @@ export interface PartJob {
   baseBytes: number;
   witness: boolean;
   slice: number;
-  /** Per part, in check order: 1 once cancelled (shared with parallel.ts, never copied). */
+  /**
+   * Per part, in check order: 1 once cancelled; and after the last part, 1 once the model's
+   * pre-check found an operation impossible somewhere (no search is wanted then, only the
+   * other parts' pre-checks). Shared with parallel.ts, never copied.
+   */
   cancelled: Int32Array;
 }
 
@@ -47,10 +52,12 @@ export interface ResumeJob {
   resume: number;
 }
 
+/** Every answer to a PartJob says the part was pre-checked: `impossible` if it found one. */
 export type PartReply =
   | { part: number; outcome: PartOutcome }
   | { part: number; paused: true }
-  | { part: number; cancelled: true };
+  | { part: number; cancelled: true }
+  | { part: number; impossible: Impossible };
 
 const port = parentPort;
 if (port && workerData === PART_WORKER) {
@@ -84,18 +91,26 @@ if (port && workerData === PART_WORKER) {
       return;
     }
     cancelled = job.cancelled;
-    if (isCancelled(job.part)) {
+    const model = findModel(job.model);
+    if (!model) throw new Error(`part worker: unknown model ${job.model}`);
+    const part = decodePart(job.data);
+    const initial = model.init(job.initial);
+    // The pre-check first, cancelled or not: an impossible operation anywhere is the verdict.
+    const impossible = model.impossible?.(part.ops, initial);
+    if (impossible) {
+      port.postMessage({ part: job.part, impossible } satisfies PartReply);
+      return;
+    }
+    if (isCancelled(job.part) || Atomics.load(job.cancelled, job.cancelled.length - 1) === 1) {
       port.postMessage({ part: job.part, cancelled: true } satisfies PartReply);
       return;
     }
-    const model = findModel(job.model);
-    if (!model) throw new Error(`part worker: unknown model ${job.model}`);
     const limits = {
       deadline: job.deadline - performance.timeOrigin,
       memoryLimitBytes: job.memoryLimitBytes,
       baseBytes: job.baseBytes,
     };
-    const check = new PartCheck(model, model.init(job.initial), decodePart(job.data), limits, job.witness);
+    const check = new PartCheck(model, initial, part, limits, job.witness);
     answer(
       job.part,
       check,
