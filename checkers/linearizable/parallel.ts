@@ -17,9 +17,10 @@
  * whatever a search found: so every part is pre-checked, even one a violation cancelled,
  * and once one is found impossible no search goes on.
  *
- * Histories under `minOperations`, or with one part, are checked in this thread alone. So are models that are not registered (a worker knows
- * models by name), and everything when the compiled worker (part-worker.js) is not there:
- * running from the TypeScript sources (vitest), the one in dist/ is used if built.
+ * Histories under `minOperations`, or with one part, are checked in this thread alone. So
+ * are models that are not registered (a worker knows models by name), and everything when
+ * the compiled worker (part-worker.js) is not there: running from the TypeScript sources
+ * (vitest), the one in dist/ is used if built.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -180,11 +181,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   const pauseAt = (start: number) => shareEnd(start, prepared.deadline, queue.length + 1, threads);
   /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
   const freeAt = new Map<Worker, number>();
-  /**
-   * Each part's cancel flag, in check order, and after them the flag that an impossible
-   * operation was found: shared with the workers (part-worker.ts).
-   */
-  const cancelled = new Int32Array(new SharedArrayBuffer(4 * (n + 1)));
+  /** Each part's cancel flag, in check order, shared with the workers (part-worker.ts). */
+  const cancelled = new Int32Array(new SharedArrayBuffer(4 * n));
   const job = (part: number, w: Worker): PartJob => {
     const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
     freeAt.set(w, at);
@@ -228,10 +226,16 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       sampleProcess(prepared);
       resolve(decided);
     };
-    /** An impossible operation: no search is wanted any more, only the other parts' pre-checks. */
+    /** An impossible operation: no search is wanted any more (all cancelled), only the other parts' pre-checks. */
     const found = (part: number, f: Impossible) => {
       impossible.set(part, f);
-      for (let p = 0; p <= n; p++) Atomics.store(cancelled, p, 1);
+      for (let p = 0; p < n; p++) Atomics.store(cancelled, p, 1);
+    };
+    /** A part's pre-check on this thread. */
+    const precheckHere = (part: number) => {
+      const f = precheckPart(prepared, part);
+      prechecked[part] = 1;
+      if (f) found(part, f);
     };
     const done = (part: number, outcome: PartOutcome) => {
       decided.record(part, outcome);
@@ -291,9 +295,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
           // same. A fresh worker takes over the queue.
           const data = prepared.parts[part];
           // Its pre-check, if the worker got that far, went with it: done here.
-          const f = precheckPart(prepared, part);
-          prechecked[part] = 1;
-          if (f) found(part, f);
+          precheckHere(part);
           const progress = { key: data.key, linearized: 0, total: data.ops.length, operations: data.ops.length };
           done(part, { status: 'out-of-memory', progress, iterations: 0, cacheEntries: 0, dropped: 0, peakBytes: 0 });
           dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
@@ -319,11 +321,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     const searchHere = async () => {
       const pausedHere: { part: number; check: PartCheck }[] = [];
       for (let part = take(); part !== undefined && !failed; part = take()) {
-        if (prechecked[part] === 0) {
-          const f = precheckPart(prepared, part);
-          prechecked[part] = 1;
-          if (f) found(part, f);
-        }
+        if (prechecked[part] === 0) precheckHere(part);
         if (!searchWanted(part)) continue;
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
         const status = await searchPart(part, check, pauseAt(performance.now()));

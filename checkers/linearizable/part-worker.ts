@@ -40,9 +40,8 @@ export interface PartJob {
   witness: boolean;
   slice: number;
   /**
-   * Per part, in check order: 1 once cancelled; and after the last part, 1 once the model's
-   * pre-check found an operation impossible somewhere (no search is wanted then, only the
-   * other parts' pre-checks). Shared with parallel.ts, never copied.
+   * Per part, in check order: 1 once cancelled (every part, once the model's pre-check found
+   * an operation impossible somewhere). Shared with parallel.ts, never copied.
    */
   cancelled: Int32Array;
 }
@@ -101,7 +100,7 @@ if (port && workerData === PART_WORKER) {
       port.postMessage({ part: job.part, impossible } satisfies PartReply);
       return;
     }
-    if (isCancelled(job.part) || Atomics.load(job.cancelled, job.cancelled.length - 1) === 1) {
+    if (isCancelled(job.part)) {
       port.postMessage({ part: job.part, cancelled: true } satisfies PartReply);
       return;
     }
