@@ -53,6 +53,7 @@
  */
 import { type Model, type OpInput, type OpOutput, Rejection } from '../models/model.js';
 import { buffers } from './buffers.js';
+import { NumberIds } from './number-ids.js';
 
 export interface SearchOp {
   input: OpInput;
@@ -120,7 +121,9 @@ export class PartSearch<S> {
 
   // Model states, interned.
   private readonly states: S[] = [];
-  private readonly stateIds = new Map<string | number, number>();
+  /** By key: number keys in a table of their own (number-ids.ts), others in a Map. */
+  private readonly numberIds = new NumberIds();
+  private readonly stateIds = new Map<string, number>();
   /** Per op, its last transition: from state (or -1) ... */
   private readonly transFrom: Int32Array;
   /** ... to state, or -1 when it could not take effect. */
@@ -566,12 +569,15 @@ export class PartSearch<S> {
 
   private intern(s: S): number {
     const key = this.model.key(s);
-    let id = this.stateIds.get(key);
-    if (id === undefined) {
+    let id = typeof key === 'number' ? this.numberIds.get(key) : (this.stateIds.get(key) ?? -1);
+    if (id === -1) {
       id = this.states.length;
       this.states.push(s);
-      this.stateIds.set(key, id);
-      // A state and its key are about the same size: twice the key's, plus the map entry's.
+      if (typeof key === 'number') this.numberIds.set(key, id);
+      else this.stateIds.set(key, id);
+      // A string key: the state is about its size, so twice the key's, plus the map entry's. A
+      // number key's entry is in numberIds (counted with the arrays), and its state a number
+      // or a small object (a kv value: about 48 bytes).
       this.stateBytes += typeof key === 'number' ? 48 : 64 + key.length * 4;
       // States can be large (a kv value grown by appends): look at memory as they pile up,
       // not only every 64k steps.
@@ -596,7 +602,8 @@ export class PartSearch<S> {
     const slot = (Math.imul(op, 0x9e3779b1) ^ Math.imul(state + 1, 0x85ebca6b)) >>> this.transShift;
     if (this.transOp[slot] === op && this.transState[slot] === state) return this.transNext[slot];
     const o = this.ops[op];
-    const next = this.model.step(this.states[state], o.input, o.output);
+    // No reasons: a rejection here only says the op cannot take effect.
+    const next = this.model.step(this.states[state], o.input, o.output, false);
     const to = next instanceof Rejection ? -1 : this.intern(next);
     this.transOp[slot] = op;
     this.transState[slot] = state;
@@ -850,6 +857,7 @@ export class PartSearch<S> {
       this.tableHash,
       this.arena,
       this.holes,
+      ...this.numberIds.arrays(),
     ];
   }
 }

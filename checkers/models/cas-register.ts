@@ -13,6 +13,7 @@ import {
   type OpInput,
   observedByRead,
   type PartOp,
+  REJECTED,
   readRejection,
   reduceByObservation,
   reject,
@@ -48,16 +49,17 @@ export const casRegister: Model<unknown> = {
     }
     return `model cas-register has no operation '${input.f}' (it knows read, write, cas)`;
   },
-  step(state, input, output) {
+  step(state, input, output, explain) {
     switch (input.f) {
       case 'write':
         return input.value ?? null;
       case 'cas': {
         const [from, to] = input.value as [unknown, unknown];
-        return sameValue(from, state) ? (to ?? null) : reject(casMismatch, from, to, state);
+        if (sameValue(from, state)) return to ?? null;
+        return explain === false ? REJECTED : reject(casMismatch, from, to, state);
       }
       default:
-        return readRejection(output, state, 'the register') ?? state;
+        return readRejection(output, state, 'the register', explain) ?? state;
     }
   },
   blind: (input) => input.f === 'write',

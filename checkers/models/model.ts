@@ -47,6 +47,9 @@ export class Rejection {
   }
 }
 
+/** A rejection without a reason of its own: for Model.step called with `explain` false. */
+export const REJECTED = new Rejection(() => 'it cannot take effect here');
+
 /**
  * A rejection; `explain(a, b, c)` builds its reason, only if it is ever read. Give a function
  * defined once (at module level) and its arguments, not a closure made at each step.
@@ -100,7 +103,13 @@ export interface Model<S = unknown> {
   init(initial?: unknown): S;
   /** Whether the operation is well-formed for this model; a reason if not. Called once per op. */
   validate(input: OpInput, output: OpOutput): string | undefined;
-  step(state: S, input: OpInput, output: OpOutput): S | Rejection;
+  /**
+   * The state after the operation, or why it cannot take effect there. `explain` is false
+   * when the caller reads no reason (the search: most steps it tries are rejected, and a
+   * rejection built for each was a third of what a kv search allocated); a model may then
+   * answer REJECTED instead of building one. Undefined means true.
+   */
+  step(state: S, input: OpInput, output: OpOutput, explain?: boolean): S | Rejection;
   /** Equal states have equal keys, and only equal states do. */
   key(state: S): string | number;
   describe(state: S): string;
@@ -190,10 +199,13 @@ export function showValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-/** A read of a register-like value: why it cannot take effect while `held` is current, if it cannot. */
-export function readRejection(output: OpOutput, held: unknown, subject: string): Rejection | undefined {
+/**
+ * A read of a register-like value: why it cannot take effect while `held` is current, if it
+ * cannot (REJECTED when `explain` is false: see Model.step).
+ */
+export function readRejection(output: OpOutput, held: unknown, subject: string, explain = true): Rejection | undefined {
   if (!output.known || sameValue(output.value, held)) return undefined;
-  return reject(readMismatch, output.value, held, subject);
+  return explain ? reject(readMismatch, output.value, held, subject) : REJECTED;
 }
 
 const readMismatch = (read: unknown, held: unknown, subject: string) =>

@@ -33,9 +33,9 @@ export const register: Model<unknown> = {
       return `model register has no operation '${input.f}' (it knows read, write)`;
     return undefined;
   },
-  step(state, input, output) {
+  step(state, input, output, explain) {
     if (input.f === 'write') return written(input.value, output);
-    return readRejection(output, state, 'the register') ?? state;
+    return readRejection(output, state, 'the register', explain) ?? state;
   },
   blind: (input) => input.f === 'write',
   pure: (input) => input.f === 'read',
