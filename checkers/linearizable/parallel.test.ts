@@ -5,12 +5,15 @@
  * checker in dist/ (npm test builds it first).
  */
 import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
-import { checkLinearizable, shareEnd } from './index.js';
+import { checkLinearizable, prepare, shareEnd } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
+import { encodePart } from './part-wire.js';
+import { PART_WORKER, type PartJob, type PartReply } from './part-worker.js';
 
 /**
  * Histories of one model, one per seed, interleaved op by op, each with its own keys (a
@@ -156,5 +159,50 @@ describe('parts on worker threads', () => {
     expect(two.stats.threads).toBe(2);
     expect(two.counterexample).toEqual(one.counterexample);
     expect(two.summary).toBe(one.summary);
+  });
+
+  it('a worker checks a part only if it claims it first: one this thread took back is answered taken, not checked', async () => {
+    const prepared = prepare(
+      keyed('register', [1, 2], () => false, 300),
+      'register',
+      {},
+      false,
+    );
+    const worker = new Worker(new URL('../../dist/checkers/linearizable/part-worker.js', import.meta.url), {
+      workerData: PART_WORKER,
+    });
+    const claimed = new Int32Array(new SharedArrayBuffer(8));
+    const job = (part: number): PartJob => ({
+      part,
+      model: 'register',
+      initial: undefined,
+      data: encodePart(prepared.parts[part]),
+      deadline: Number.POSITIVE_INFINITY,
+      pauseAt: Number.POSITIVE_INFINITY,
+      memoryLimitBytes: 2 ** 30,
+      baseBytes: 0,
+      witness: false,
+      slice: 1 << 16,
+      cancelled: new Int32Array(new SharedArrayBuffer(8)),
+      claimed,
+    });
+    const replies: PartReply[] = [];
+    const done = new Promise<void>((resolve) =>
+      worker.on('message', (reply: PartReply) => {
+        replies.push(reply);
+        if (replies.length === 2) resolve();
+      }),
+    );
+    try {
+      Atomics.store(claimed, 0, 1); // taken back before the worker began it
+      worker.postMessage(job(0));
+      worker.postMessage(job(1));
+      await done;
+    } finally {
+      await worker.terminate();
+    }
+    expect(replies[0]).toEqual({ part: 0, taken: true });
+    expect(replies[1]).toMatchObject({ part: 1, outcome: { status: 'linearizable' } });
+    expect(Atomics.load(claimed, 1)).toBe(1);
   });
 });

@@ -8,7 +8,10 @@
  * not linearizable), whatever finished first.
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
- * did, and its start and the copy of its parts are the only cost of going parallel. The
+ * did, and its start and the copy of its parts are the only cost of going parallel. A worker
+ * is given its next part before it is through with the one it is on; when this thread has
+ * no part left to begin, it takes back one that a worker has not begun (whoever claims a
+ * part first checks it: part-worker.ts), rather than wait idle for that worker. The
  * workers are started before the history is prepared (paired and split), so that they load
  * while this thread prepares.
  *
@@ -183,6 +186,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   const freeAt = new Map<Worker, number>();
   /** Each part's cancel flag, in check order, shared with the workers (part-worker.ts). */
   const cancelled = new Int32Array(new SharedArrayBuffer(4 * n));
+  /** Whether a part given to a worker has been begun, there or here (part-worker.ts). */
+  const claimed = new Int32Array(new SharedArrayBuffer(4 * n));
   const job = (part: number, w: Worker): PartJob => {
     const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
     freeAt.set(w, at);
@@ -198,6 +203,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       witness: prepared.options.witness === true,
       slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
       cancelled,
+      claimed,
     };
   };
   return new Promise((resolve, reject) => {
@@ -207,12 +213,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     /** Parts paused on each worker, to go on with there once no part is left unbegun. */
     const pausedOn = new Map<Worker, number[]>();
     const pool = new Set<Worker>();
+    /** Parts this thread took back from a worker (steal): its own, even if that worker stops. */
+    const stolen = new Set<number>();
     let failed = false;
     let searching = true; // this thread, on parts of its own
     const stop = (w: Worker) => {
       pool.delete(w);
       // Parts given to it and not begun, and those paused there, start again elsewhere.
-      queue.unshift(...(assigned.get(w)?.slice(1) ?? []), ...(pausedOn.get(w) ?? []));
+      const given = [...(assigned.get(w)?.slice(1) ?? []), ...(pausedOn.get(w) ?? [])];
+      const again = given.filter((part) => !stolen.has(part));
+      for (const part of again) Atomics.store(claimed, part, 0);
+      queue.unshift(...again);
       assigned.delete(w);
       pausedOn.delete(w);
       freeAt.delete(w);
@@ -280,7 +291,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
         assigned.get(w)?.shift();
-        prechecked[msg.part] = 1;
+        if ('taken' in msg) {
+          // This thread took it back (steal): nothing to record.
+        } else prechecked[msg.part] = 1;
         if ('impossible' in msg) found(msg.part, msg.impossible);
         else if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
         else if ('outcome' in msg) done(msg.part, msg.outcome);
@@ -318,9 +331,26 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       }
       return status;
     };
+    /**
+     * With no part left to begin, one given to a worker that it has not begun (the last
+     * given first): taken back, so that this thread does not wait idle while that worker is
+     * still on the part before it.
+     */
+    const steal = (): number | undefined => {
+      for (const parts of assigned.values()) {
+        for (let i = parts.length - 1; i >= 0; i--) {
+          const part = parts[i];
+          if (needed(part) && Atomics.compareExchange(claimed, part, 0, 1) === 0) {
+            stolen.add(part);
+            return part;
+          }
+        }
+      }
+      return undefined;
+    };
     const searchHere = async () => {
       const pausedHere: { part: number; check: PartCheck }[] = [];
-      for (let part = take(); part !== undefined && !failed; part = take()) {
+      for (let part = take() ?? steal(); part !== undefined && !failed; part = take() ?? steal()) {
         if (prechecked[part] === 0) precheckHere(part);
         if (!searchWanted(part)) continue;
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);

@@ -6,6 +6,11 @@
  * Cancelling goes through memory shared with parallel.ts, looked at between slices: a
  * message would wait until the search is through. So a worker whose part is cancelled goes
  * on with its next part, warm, keeping the parts paused here, instead of being terminated.
+ *
+ * A part is given to a worker before it is through with the one it is on (parallel.ts), and
+ * the thread that hands parts out takes one back if it runs out of its own first: whoever
+ * claims the part first (a flag in shared memory, set by compare-and-swap) checks it. A
+ * worker claims a part as it begins it, and answers `taken` for one claimed already.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
@@ -44,6 +49,8 @@ export interface PartJob {
    * an operation impossible somewhere). Shared with parallel.ts, never copied.
    */
   cancelled: Int32Array;
+  /** Per part, in check order: 1 once a thread has begun it (see the top of this file). Shared, never copied. */
+  claimed: Int32Array;
 }
 
 /** Go on with a part paused here, to its end. */
@@ -51,11 +58,13 @@ export interface ResumeJob {
   resume: number;
 }
 
-/** Every answer to a PartJob says the part was pre-checked: `impossible` if it found one. */
+/** Every answer to a PartJob but `taken` says the part was pre-checked: `impossible` if it found one. */
 export type PartReply =
   | { part: number; outcome: PartOutcome }
   | { part: number; paused: true }
   | { part: number; cancelled: true }
+  /** Another thread claimed the part first: not pre-checked here. */
+  | { part: number; taken: true }
   | { part: number; impossible: Impossible };
 
 const port = parentPort;
@@ -90,6 +99,10 @@ if (port && workerData === PART_WORKER) {
       return;
     }
     cancelled = job.cancelled;
+    if (Atomics.compareExchange(job.claimed, job.part, 0, 1) !== 0) {
+      port.postMessage({ part: job.part, taken: true } satisfies PartReply);
+      return;
+    }
     const model = findModel(job.model);
     if (!model) throw new Error(`part worker: unknown model ${job.model}`);
     const part = decodePart(job.data);
