@@ -40,4 +40,17 @@ describe('buffers', () => {
     expect(buffers.int32(1 << 19).every((x) => x === 0)).toBe(true);
     expect(buffers.float64(1 << 19).every((x) => x === 0)).toBe(true);
   });
+
+  it('reserves the sizes a large search grows to, once, and hands them out', () => {
+    buffers.reserve();
+    const kept = buffers.keptBytes;
+    expect(kept).toBeGreaterThanOrEqual(200 * 2 ** 20);
+    buffers.reserve();
+    expect(buffers.keptBytes).toBe(kept);
+    const big = buffers.int32(16 * 2 ** 20); // 64 MiB: one of the reserved
+    expect(buffers.keptBytes).toBe(kept - 64 * 2 ** 20);
+    expect(big.every((x) => x === 0)).toBe(true);
+    buffers.give(big);
+    expect(buffers.keptBytes).toBe(kept);
+  });
 });

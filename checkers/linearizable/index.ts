@@ -28,6 +28,7 @@ import { UserError } from '../../src/util/errors.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
 import type { AnyModel, Model, OpInput, OpOutput } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
+import { buffers } from './buffers.js';
 import { type Counterexample, explainImpossible, onKey, type PartData } from './explain.js';
 import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
 
@@ -223,6 +224,9 @@ export class Decided {
   }
 }
 
+/** Histories of at least this many operations fill the buffer pool before they are prepared (buffers.reserve). */
+const RESERVE_OPERATIONS = 200_000;
+
 /**
  * Pairs, splits and (unless `precheck` is false: the parallel check pre-checks each part on
  * the thread that takes it) pre-checks: everything before the search.
@@ -234,6 +238,8 @@ export function prepare(
   precheck = true,
 ): Prepared {
   const started = performance.now();
+  // Before its parts are in the heap: see buffers.reserve.
+  if (history.length / 2 >= RESERVE_OPERATIONS) buffers.reserve();
   return preparePaired(pairOperations(history), model, options, started, precheck);
 }
 
@@ -395,7 +401,7 @@ function resolveModel(model: AnyModel | string): Model<unknown> {
 function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] {
   const byKey = new Map<string | null, PartData>();
   // The objects are built whole (no spread, no property added later): a million operations
-  // make four million of them, and they live until the check ends.
+  // make three million of them, and they live until the check ends.
   for (const p of paired) {
     const value = p.invoke.value;
     let input: OpInput =
@@ -412,20 +418,10 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] 
     const k = key ?? null;
     let part = byKey.get(k);
     if (!part) {
-      part = { key: k, ops: [], records: [] };
+      part = { key: k, ops: [], completions: [] };
       byKey.set(k, part);
     }
-    part.records.push(
-      p.completion
-        ? {
-            process: p.process,
-            f: p.f,
-            outcome: p.outcome,
-            invokeIndex: p.invoke.index,
-            completionIndex: p.completion.index,
-          }
-        : { process: p.process, f: p.f, outcome: p.outcome, invokeIndex: p.invoke.index },
-    );
+    part.completions.push(p.completion?.index ?? -1);
     part.ops.push({ input, output, call: p.call, ret: p.ret });
   }
   return [...byKey.values()];

@@ -14,6 +14,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
+import { buffers } from './buffers.js';
 import type { Impossible } from './index.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartWire } from './part-wire.js';
@@ -69,6 +70,8 @@ export type PartReply =
 
 const port = parentPort;
 if (port && workerData === PART_WORKER) {
+  // Workers check large histories only: see buffers.reserve.
+  buffers.reserve();
   const paused = new Map<number, { check: PartCheck; slice: number }>();
   /** The check's cancel flags, from its first job on. */
   let cancelled: Int32Array | undefined;

@@ -166,7 +166,7 @@ export class PartCheck {
     this.budget.check(); // one last sample for the peak
     const result = this.outcome();
     if (this.status === 'linearizable' && this.witness)
-      result.witness = search.witness().map((tag) => this.part.records[tag].invokeIndex);
+      result.witness = search.witness().map((tag) => this.part.ops[tag].input.index);
     if (this.status === 'illegal') result.counterexample = explain(this.model, this.part, search, this.deadlines);
     search.release();
     this.result = result;
