@@ -196,7 +196,7 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
 export function newPartCheck(prepared: Prepared, part: PartData, deadline: number): PartCheck {
   return new PartCheck(
     prepared.model,
-    prepared.model.init(prepared.options.initial),
+    prepared.initial,
     part,
     { deadline, memoryLimitBytes: prepared.memoryLimitBytes, baseBytes: prepared.options.baseBytes ?? 0 },
     prepared.options.witness,

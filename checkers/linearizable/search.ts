@@ -49,11 +49,11 @@
  *   a state or a rejection) and interning its result cost far more than a look;
  * - the dead ends are kept as numbers, and made into objects only for a counterexample:
  *   a linearizable history passes a new farthest point at nearly every step forward;
- * - states are interned to small integers by the model's key.
+ * - states are small integers: the model's own (Model.space), or interned by its keys.
  */
-import { type Model, type OpInput, type OpOutput, Rejection } from '../models/model.js';
+import type { Model, OpInput, OpOutput, StateSpace } from '../models/model.js';
 import { buffers } from './buffers.js';
-import { NumberIds } from './number-ids.js';
+import { InternedSpace } from './interned-space.js';
 
 export interface SearchOp {
   input: OpInput;
@@ -119,11 +119,8 @@ export class PartSearch<S> {
   /** Per op, its call entry. */
   private readonly callEntry: Int32Array;
 
-  // Model states, interned.
-  private readonly states: S[] = [];
-  /** By key: number keys in a table of their own (number-ids.ts), others in a Map. */
-  private readonly numberIds = new NumberIds();
-  private readonly stateIds = new Map<string, number>();
+  /** The model states, as ids: the model's own space, or interned by their keys. */
+  private readonly space: StateSpace<S>;
   /** Per op, its last transition: from state (or -1) ... */
   private readonly transFrom: Int32Array;
   /** ... to state, or -1 when it could not take effect. */
@@ -191,11 +188,7 @@ export class PartSearch<S> {
   private readonly deadPending = Array.from({ length: MAX_DEAD_ENDS }, () => new Int32Array(16));
   private readonly deadPendingLength = new Int32Array(MAX_DEAD_ENDS);
 
-  constructor(
-    private readonly model: Model<S>,
-    initial: S,
-    ops: readonly SearchOp[],
-  ) {
+  constructor(model: Model<S>, initial: S, ops: readonly SearchOp[]) {
     this.ops = [...ops].sort((a, b) => a.call - b.call);
     const n = this.ops.length;
     this.n = n;
@@ -297,7 +290,7 @@ export class PartSearch<S> {
     this.table = buffers.int32(tableSize);
     this.tableHash = buffers.int32(tableSize);
     this.arena = buffers.int32(Math.max(64, n * 8));
-    this.intern(initial);
+    this.space = model.space?.(initial, buffers) ?? new InternedSpace(model, initial);
   }
 
   /**
@@ -567,29 +560,8 @@ export class PartSearch<S> {
     return true;
   }
 
-  private intern(s: S): number {
-    const key = this.model.key(s);
-    let id = typeof key === 'number' ? this.numberIds.get(key) : (this.stateIds.get(key) ?? -1);
-    if (id === -1) {
-      id = this.states.length;
-      this.states.push(s);
-      if (typeof key === 'number') this.numberIds.set(key, id);
-      else this.stateIds.set(key, id);
-      // A string key: the state is about its size, so twice the key's, plus the map entry's. A
-      // number key's entry is in numberIds (counted with the arrays), and its state a number
-      // or a small object (a kv value: about 48 bytes).
-      this.stateBytes += typeof key === 'number' ? 48 : 64 + key.length * 4;
-      // States can be large (a kv value grown by appends): look at memory as they pile up,
-      // not only every 64k steps.
-      if ((id & 1023) === 1023 && this.budget?.check() !== undefined) this.outOfMemory = true;
-    }
-    return id;
-  }
-
-  /** Set when interning found the memory budget exceeded. */
+  /** Set when a transition found the memory budget exceeded. */
   private outOfMemory = false;
-  /** The interned states' memory, estimated. */
-  private stateBytes = 0;
 
   /**
    * The state `op` leads to from `state`, or -1 when it cannot take effect there. The search
@@ -602,9 +574,11 @@ export class PartSearch<S> {
     const slot = (Math.imul(op, 0x9e3779b1) ^ Math.imul(state + 1, 0x85ebca6b)) >>> this.transShift;
     if (this.transOp[slot] === op && this.transState[slot] === state) return this.transNext[slot];
     const o = this.ops[op];
-    // No reasons: a rejection here only says the op cannot take effect.
-    const next = this.model.step(this.states[state], o.input, o.output, false);
-    const to = next instanceof Rejection ? -1 : this.intern(next);
+    const to = this.space.step(state, o.input, o.output);
+    // States can be large (a kv value grown by appends): look at memory as they pile up, not
+    // only every 64k steps.
+    if (to === this.space.size - 1 && (to & 1023) === 1023 && this.budget?.check() !== undefined)
+      this.outOfMemory = true;
     this.transOp[slot] = op;
     this.transState[slot] = state;
     this.transNext[slot] = to;
@@ -797,11 +771,11 @@ export class PartSearch<S> {
 
   /** The model state with this id (ids appear in DeadEnd). */
   stateOf(id: number): S {
-    return this.states[id];
+    return this.space.state(id);
   }
 
   get stateCount(): number {
-    return this.states.length;
+    return this.space.size;
   }
 
   /**
@@ -810,17 +784,18 @@ export class PartSearch<S> {
    * heap, which holds whatever else the process did before (an earlier file, say).
    */
   get bytes(): number {
-    let bytes = this.stateBytes + this.ops.length * 8;
+    let bytes = this.space.bytes + this.ops.length * 8;
     for (const a of this.arrays()) bytes += a.byteLength;
     return bytes;
   }
 
   /**
    * Once decided and read (failure(), witness()): hands the search's arrays on to the next
-   * search in this thread (buffers.ts). It cannot be used after; stateOf() still answers.
+   * search in this thread (buffers.ts). It cannot be used after, stateOf() included.
    */
   release(): void {
     buffers.give(...this.arrays());
+    this.space.release();
   }
 
   private arrays(): ArrayBufferView[] {
@@ -857,7 +832,6 @@ export class PartSearch<S> {
       this.tableHash,
       this.arena,
       this.holes,
-      ...this.numberIds.arrays(),
     ];
   }
 }

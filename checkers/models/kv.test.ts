@@ -1,88 +1,89 @@
 /**
- * The kv model's values as chains (KvValue): a value is the text it stands for, whichever
- * appends and puts made it; the same appends to the same value give the same key; keys of
- * different values never meet, even across trees; and the search's steps (no reasons) and
- * the counterexample's (reasons) accept and reject the same.
+ * The kv model's state space (KvSpace): on any sequence of operations it agrees with the
+ * model's own step, on strings (the same operations accepted, values equal to the model's),
+ * and gives the same id to the same append to the same value and to a put of the same text.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KvValue, kv } from './kv.js';
+import { buffers } from '../linearizable/buffers.js';
+import { kv } from './kv.js';
 import { REJECTED, Rejection } from './model.js';
 
-const op = (f: string, value?: unknown) => ({ f, process: 0, value, index: 0 });
+const op = (f: string, index: number, value?: unknown) => ({ f, process: 0, value, index });
 const ok = (value?: unknown) => ({ known: true, value });
 
-describe('KvValue', () => {
-  it('is the text it stands for, however it was made', () => {
-    const root = KvValue.empty();
-    const chained = root.append('ab').append('c').append('').append('de');
-    expect(chained.toString()).toBe('abcde');
-    expect(chained.length).toBe(5);
-    expect(JSON.stringify({ v: chained })).toBe('{"v":"abcde"}');
-    expect(chained.equals('abcde')).toBe(true);
-    for (const other of ['abcdf', 'abcd', 'xbcde', 'abcdee', '']) expect(chained.equals(other)).toBe(false);
-    expect(root.equals('')).toBe(true);
-    expect(chained.set('').equals('')).toBe(true);
-  });
-
-  it('gives the same appends to the same value the same object, and a put one object per text', () => {
-    const root = KvValue.empty();
-    const a = root.append('a');
-    expect(a.append('b')).toBe(a.append('b'));
-    expect(a.append('b')).not.toBe(a.append('c'));
-    expect(a.append('b').append('c').set('q')).toBe(root.set('q'));
-    expect(root.append('q')).toBe(root.set('q'));
-    expect(a.append('')).toBe(a);
-  });
-
-  it('has keys that differ for different values, within a tree and across trees', () => {
+describe('KvSpace', () => {
+  it("agrees with the model's step on random operations, from many states", () => {
+    const texts = ['', 'a', 'b', 'ab', 'ba', 'aa'];
+    const action = fc.record({
+      f: fc.constantFrom('put', 'append', 'get', 'get'),
+      text: fc.constantFrom(...texts, 'aab', 'abab'),
+      known: fc.boolean(),
+      from: fc.nat(),
+    });
     fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.constantFrom('', 'a', 'b', 'ab'), { maxLength: 5 }), { minLength: 1, maxLength: 20 }),
-        (chains) => {
-          const byKey = new Map<number, string>();
-          const roots = [KvValue.empty(), KvValue.empty()];
-          chains.forEach((chain, i) => {
-            let v = roots[i % 2];
-            for (const text of chain) v = i % 3 === 0 ? v.set(text) : v.append(text);
-            const key = kv.key(v) as number;
-            const seen = byKey.get(key);
-            if (seen !== undefined) expect(v.toString()).toBe(seen);
-            byKey.set(key, v.toString());
-          });
-        },
-      ),
-      { numRuns: 300, seed: 20261201 },
+      fc.property(fc.constantFrom('', 'a', 'ab'), fc.array(action, { maxLength: 80 }), (initial, actions) => {
+        const space = kv.space?.(initial, buffers);
+        if (!space) throw new Error('kv has a state space');
+        const strings: string[] = [initial];
+        const ids = [0];
+        actions.forEach((a, index) => {
+          // From any state reached so far: the search steps from states in any order.
+          const k = a.from % ids.length;
+          const input = op(a.f, index, a.f === 'get' ? undefined : a.text);
+          const output = a.f === 'get' ? { known: a.known, value: a.known ? a.text : undefined } : ok(a.text);
+          const expected = kv.step(strings[k], input, output);
+          const got = space.step(ids[k], input, output);
+          if (expected instanceof Rejection) {
+            expect(got).toBe(-1);
+            return;
+          }
+          expect(got).toBeGreaterThanOrEqual(0);
+          expect(space.state(got)).toBe(expected);
+          // The same op from the same state again: the same id.
+          expect(space.step(ids[k], input, output)).toBe(got);
+          strings.push(expected);
+          ids.push(got);
+        });
+        // Ids that differ may be equal values; values that differ never share an id.
+        const byId = new Map<number, string>();
+        ids.forEach((id, i) => {
+          expect(byId.get(id) ?? strings[i]).toBe(strings[i]);
+          byId.set(id, strings[i]);
+        });
+        expect(space.size).toBeGreaterThanOrEqual(byId.size);
+        space.release();
+      }),
+      { numRuns: 500, seed: 20261201 },
     );
+  });
+
+  it('a put of a text gives one id, whichever state it is put from; the initial value is id 0', () => {
+    const space = kv.space?.('x', buffers);
+    if (!space) throw new Error('kv has a state space');
+    const a = space.step(0, op('append', 1, 'y'), ok('y'));
+    expect(space.state(a)).toBe('xy');
+    expect(space.step(a, op('put', 2, 'q'), ok('q'))).toBe(space.step(0, op('put', 3, 'q'), ok('q')));
+    expect(space.step(a, op('put', 4, 'x'), ok('x'))).toBe(0);
+    expect(space.step(a, op('get', 5), ok('xy'))).toBe(a);
+    expect(space.step(a, op('get', 5), ok('x'))).toBe(-1);
+    expect(space.step(0, op('get', 6), ok(null))).toBe(-1);
+    expect(space.step(0, op('append', 7, ''), ok(''))).toBe(0);
+    space.release();
   });
 });
 
 describe('kv steps', () => {
-  it('a get of a value made by a put and one made by appends is accepted alike', () => {
-    const root = kv.init();
-    const put = kv.step(root, op('put', 'abc'), ok('abc')) as KvValue;
-    const appended = kv.step(
-      kv.step(root, op('put', 'ab'), ok('ab')) as KvValue,
-      op('append', 'c'),
-      ok('c'),
-    ) as KvValue;
-    expect(kv.key(put)).not.toBe(kv.key(appended));
-    for (const state of [put, appended]) expect(kv.step(state, op('get'), ok('abc'))).toBe(state);
-  });
-
   it('rejects the same without reasons, and with them names what the key holds', () => {
-    const state = kv.step(kv.init(), op('put', 'x'), ok('x')) as KvValue;
-    expect(kv.step(state, op('get'), ok('y'), false)).toBe(REJECTED);
-    const why = kv.step(state, op('get'), ok('y'));
+    expect(kv.step('x', op('get', 0), ok('y'), false)).toBe(REJECTED);
+    const why = kv.step('x', op('get', 0), ok('y'));
     expect(why).toBeInstanceOf(Rejection);
     expect((why as Rejection).reason).toBe('get → "y", but the key holds "x"');
-    expect(kv.step(state, op('get'), ok('x'), false)).toBe(state);
+    expect(kv.step('x', op('get', 0), ok('x'), false)).toBe('x');
   });
 
-  it('starts from --initial, and a get of nil or "" finds an absent key', () => {
-    expect(kv.init('ab').toString()).toBe('ab');
-    const root = kv.init();
-    expect(kv.step(root, op('get'), ok(null))).toBe(root);
-    expect(kv.step(root, op('get'), ok(''))).toBe(root);
+  it('a get of nil or "" finds an absent key', () => {
+    expect(kv.step('', op('get', 0), ok(null))).toBe('');
+    expect(kv.step('', op('get', 0), ok(''))).toBe('');
   });
 });

@@ -14,6 +14,7 @@
  * with [k, v].
  */
 import {
+  type ArrayPool,
   impossibleObservation,
   type Model,
   type OpInput,
@@ -23,106 +24,151 @@ import {
   type Reduction,
   reduceByObservation,
   reject,
+  type StateSpace,
   showValue,
   valueKey,
 } from './model.js';
 
+/** The key's value; "" also when absent. */
+export type KvState = string;
+
 /**
- * A key's value ("" also when absent), kept as the value it extends and the text appended.
- * The search tries appends in many orders, and each order makes a value no other makes: as
- * strings, each would be built, flattened and hashed to be interned, most of what a kv
- * search spends its time and memory on. As a chain, an append is one small object, found
- * again (the same object, so the same key) when the same text is appended to the same value,
- * and a get compares lengths before any text.
+ * A search's values of one key, as chains in typed arrays: a value is the one it extends
+ * (its parent) and the text appended, or a text put. The search tries appends in many orders,
+ * and each order makes a value no other makes: as strings, each was built, flattened, hashed
+ * and interned, and as objects each was traced by the collector, most of what a kv search
+ * spent its time and memory on. Here an append is three numbers and a reference to the op's
+ * own text; a get compares lengths before any text.
  *
- * Values from one root (init) are one tree: the search gets its own root per part. The same
- * text reached by other appends is another object, with another key: keys then tell apart
- * states that are equal, which costs the search only memo hits, never a verdict.
+ * The same append (the same op) to the same value gives the same id, and a put of the same
+ * text the same id. The same text made by other appends gets another id, which costs the
+ * search memo hits only (Model.space).
  */
-export class KvValue {
-  /** Unique among all values made in this thread, whatever their tree: the key. */
-  readonly id: number;
-  readonly length: number;
-  /** Values made from this one by appending: the first made, and the next from the same parent. */
-  private child: KvValue | undefined;
-  private sibling: KvValue | undefined;
+export class KvSpace implements StateSpace<KvState> {
+  /** Per value: the value it extends, or -1 (put, or the initial value). */
+  private parent: Int32Array<ArrayBuffer>;
+  private length: Int32Array<ArrayBuffer>;
+  /** Per value: the text appended (or put): the op's own string, not a copy. */
+  private readonly text: string[] = [];
+  size = 0;
+  /** Appends made: (parent, op index) to the value, open addressing; -1 for a free slot. */
+  private appendParent: Int32Array<ArrayBuffer>;
+  private appendOp: Int32Array<ArrayBuffer>;
+  private appendValue: Int32Array<ArrayBuffer>;
+  private appends = 0;
+  private readonly puts = new Map<string, number>();
 
-  private constructor(
-    private readonly tree: KvTree,
-    private readonly parent: KvValue | undefined,
-    private readonly chunk: string,
+  constructor(
+    initial: KvState,
+    private readonly arrays: ArrayPool,
   ) {
-    this.id = made++;
-    this.length = (parent?.length ?? 0) + chunk.length;
+    this.parent = arrays.int32(1024);
+    this.length = arrays.int32(1024);
+    this.appendParent = arrays.int32(2048);
+    this.appendOp = arrays.int32(2048);
+    this.appendValue = arrays.int32(2048, -1);
+    this.puts.set(initial, this.make(-1, initial));
   }
 
-  /** The empty value, root of a new tree. */
-  static empty(): KvValue {
-    const tree: KvTree = { root: undefined, top: new Map() };
-    tree.root = new KvValue(tree, undefined, '');
-    return tree.root;
-  }
-
-  /** This value with `text` appended. */
-  append(text: string): KvValue {
-    if (text === '') return this;
-    if (this.parent === undefined) return this.set(text);
-    // Few appends are tried from one value (those in flight when it was made): a list will do.
-    let last: KvValue | undefined;
-    for (let c = this.child; c !== undefined; c = c.sibling) {
-      if (c.chunk === text) return c;
-      last = c;
+  step(id: number, input: OpInput, output: OpOutput): number {
+    switch (input.f) {
+      case 'put':
+        return this.put(text(input.value) as string);
+      case 'append':
+        return this.append(id, text(input.value) as string, input.index);
+      default:
+        return !output.known || this.equals(id, getValue(output.value)) ? id : -1;
     }
-    const made = new KvValue(this.tree, this, text);
-    if (last === undefined) this.child = made;
-    else last.sibling = made;
-    return made;
   }
 
-  /** The value `text` (a put), one object per text in the tree. */
-  set(text: string): KvValue {
-    const { tree } = this;
-    if (text === '') return tree.root as KvValue;
-    let value = tree.top.get(text);
-    if (value === undefined) {
-      value = new KvValue(tree, tree.root, text);
-      tree.top.set(text, value);
+  state(id: number): KvState {
+    const chunks: string[] = [];
+    for (let v = id; v !== -1; v = this.parent[v]) chunks.push(this.text[v]);
+    return chunks.reverse().join('');
+  }
+
+  get bytes(): number {
+    // The arrays, the text references, and the puts' map entries.
+    const arrays = this.parent.byteLength * 2 + this.appendParent.byteLength * 3;
+    return arrays + this.size * 8 + this.puts.size * 40;
+  }
+
+  release(): void {
+    this.arrays.give(this.parent, this.length, this.appendParent, this.appendOp, this.appendValue);
+  }
+
+  private put(value: string): number {
+    let id = this.puts.get(value);
+    if (id === undefined) {
+      id = this.make(-1, value);
+      this.puts.set(value, id);
     }
-    return value;
+    return id;
   }
 
-  equals(text: string): boolean {
-    if (text.length !== this.length) return false;
-    let end = text.length;
-    for (let v: KvValue = this; v.parent !== undefined; v = v.parent) {
-      end -= v.chunk.length;
-      if (!text.startsWith(v.chunk, end)) return false;
+  private append(parent: number, value: string, op: number): number {
+    if (value === '') return parent;
+    const mask = this.appendValue.length - 1;
+    let slot = (Math.imul(parent, 0x9e3779b1) ^ Math.imul(op, 0x85ebca6b)) & mask;
+    for (; this.appendValue[slot] !== -1; slot = (slot + 1) & mask) {
+      if (this.appendParent[slot] === parent && this.appendOp[slot] === op) return this.appendValue[slot];
+    }
+    const id = this.make(parent, value);
+    this.appendParent[slot] = parent;
+    this.appendOp[slot] = op;
+    this.appendValue[slot] = id;
+    if (++this.appends * 2 > this.appendValue.length) this.growAppends();
+    return id;
+  }
+
+  private make(parent: number, value: string): number {
+    const id = this.size++;
+    if (id === this.parent.length) {
+      this.parent = this.grown(this.parent);
+      this.length = this.grown(this.length);
+    }
+    this.parent[id] = parent;
+    this.length[id] = (parent === -1 ? 0 : this.length[parent]) + value.length;
+    this.text.push(value);
+    return id;
+  }
+
+  private equals(id: number, value: string): boolean {
+    if (this.length[id] !== value.length) return false;
+    let end = value.length;
+    for (let v = id; v !== -1; v = this.parent[v]) {
+      const chunk = this.text[v];
+      end -= chunk.length;
+      if (!value.startsWith(chunk, end)) return false;
     }
     return true;
   }
 
-  /** As the string it is (JSON.stringify, the tests' reference checker). */
-  toJSON(): string {
-    return this.toString();
+  private grown(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+    const b = this.arrays.int32(a.length * 2);
+    b.set(a);
+    this.arrays.give(a);
+    return b;
   }
 
-  toString(): string {
-    const chunks: string[] = [];
-    for (let v: KvValue = this; v.parent !== undefined; v = v.parent) chunks.push(v.chunk);
-    return chunks.reverse().join('');
+  private growAppends(): void {
+    const [parents, ops, values] = [this.appendParent, this.appendOp, this.appendValue];
+    const size = values.length * 2;
+    this.appendParent = this.arrays.int32(size);
+    this.appendOp = this.arrays.int32(size);
+    this.appendValue = this.arrays.int32(size, -1);
+    const mask = size - 1;
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] === -1) continue;
+      let slot = (Math.imul(parents[i], 0x9e3779b1) ^ Math.imul(ops[i], 0x85ebca6b)) & mask;
+      while (this.appendValue[slot] !== -1) slot = (slot + 1) & mask;
+      this.appendParent[slot] = parents[i];
+      this.appendOp[slot] = ops[i];
+      this.appendValue[slot] = values[i];
+    }
+    this.arrays.give(parents, ops, values);
   }
 }
-
-/** Values made so far (ids are numbers exactly up to 2^53: far more than any process makes). */
-let made = 0;
-
-/** What a tree of values shares: its root, and the values of one text (puts). */
-interface KvTree {
-  root: KvValue | undefined;
-  top: Map<string, KvValue>;
-}
-
-export type KvState = KvValue;
 
 /** Without appends a key is a register, with puts for writes and gets for reads. */
 const roles = {
@@ -137,7 +183,7 @@ export const kv: Model<KvState> = {
   name: 'kv',
   description: 'a string store, per key: get answers the value, put V sets it, append V appends (split by key)',
   fs: ['get', 'put', 'append'],
-  init: (initial) => KvValue.empty().append(getValue(initial)),
+  init: (initial) => getValue(initial),
   validate(input) {
     if (input.f === 'get') return undefined;
     if (input.f === 'put' || input.f === 'append') {
@@ -159,21 +205,21 @@ export const kv: Model<KvState> = {
   step(state, input, output, explain) {
     switch (input.f) {
       case 'put':
-        return state.set(text(input.value) as string);
+        return text(input.value) as string;
       case 'append':
-        return state.append(text(input.value) as string);
+        return state + (text(input.value) as string);
       default: {
         if (!output.known) return state;
         const got = getValue(output.value);
-        if (state.equals(got)) return state;
+        if (got === state) return state;
         return explain === false ? REJECTED : reject(getMismatch, got, state);
       }
     }
   },
   blind: (input) => input.f === 'put',
   pure: (input) => input.f === 'get',
-  key: (state) => state.id,
-  describe: (state) => `the key holds ${showValue(state.toString())}`,
+  key: (state) => state,
+  describe: (state) => `the key holds ${showValue(state)}`,
   describeOp(input, output) {
     if (input.f === 'get') return output.known ? `get → ${showValue(getValue(output.value))}` : 'get (no answer)';
     return `${input.f} ${showValue(text(input.value))}`;
@@ -184,17 +230,15 @@ export const kv: Model<KvState> = {
     if (ops.some((op) => op.input.f === 'append')) {
       return ops.map((op) => (!op.output.known && op.input.f === 'get' ? 'drop' : 'keep'));
     }
-    return reduceByObservation(ops, valueKey(initial.toString()), roles);
+    return reduceByObservation(ops, valueKey(initial), roles);
   },
+  space: (initial, arrays) => new KvSpace(initial, arrays),
   impossible(ops: readonly PartOp[], initial: KvState) {
-    return ops.some((op) => op.input.f === 'append')
-      ? undefined
-      : impossibleObservation(ops, valueKey(initial.toString()), roles);
+    return ops.some((op) => op.input.f === 'append') ? undefined : impossibleObservation(ops, valueKey(initial), roles);
   },
 };
 
-const getMismatch = (got: string, state: KvValue) =>
-  `get → ${showValue(got)}, but the key holds ${showValue(state.toString())}`;
+const getMismatch = (got: string, state: string) => `get → ${showValue(got)}, but the key holds ${showValue(state)}`;
 
 function text(v: unknown): string | undefined {
   if (typeof v === 'string') return v;

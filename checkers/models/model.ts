@@ -139,6 +139,39 @@ export interface Model<S = unknown> {
    * at once however hard the rest of the history is to search.
    */
   impossible?(ops: readonly PartOp[], initial: S): { op: number; reason: string } | undefined;
+  /**
+   * Optional, for speed: the states of one search, kept by the model as small integers in
+   * memory of its own (see StateSpace). Without it the search interns the states `step`
+   * answers by their keys.
+   */
+  space?(initial: S, arrays: ArrayPool): StateSpace<S>;
+}
+
+/**
+ * A search's states as the model keeps them: ids from 0 (the initial state) up, each made
+ * once by `step`. For a model whose steps make new states all the time (kv's appends), as
+ * objects each was interned, kept and traced by the collector: a kv search spent most of its
+ * time and memory on that. Ids must tell apart states that differ, and may tell apart states
+ * that are equal (that costs the search memo hits only, never a verdict); `step` must agree
+ * with the model's: the same operations accepted, and a state equal to the model's.
+ */
+export interface StateSpace<S> {
+  /** The state the operation leads to from state `id`, or -1 when it cannot take effect there. */
+  step(id: number, input: OpInput, output: OpOutput): number;
+  /** State `id` as the model's state, for reasons and descriptions. */
+  state(id: number): S;
+  /** How many states it has made. */
+  readonly size: number;
+  /** Its memory, estimated, for the search's budget. */
+  readonly bytes: number;
+  /** Hands its memory back (to the pool it came from); it is not used after. */
+  release(): void;
+}
+
+/** Typed arrays from the search's pool (buffers.ts), for a StateSpace's memory. */
+export interface ArrayPool {
+  int32(length: number, fill?: number): Int32Array<ArrayBuffer>;
+  give(...arrays: ArrayBufferView[]): void;
 }
 
 /** A model of whatever state type: the checker treats states as opaque values. */
