@@ -411,7 +411,7 @@ function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] 
     const known = p.outcome === 'ok';
     let output: OpOutput = { known, value: known ? p.completion?.value : undefined };
     let key: string | undefined = p.key;
-    if (m.partition) ({ key, input, output } = m.partition(input, output));
+    if (m.partition && key === undefined) ({ key, input, output } = m.partition(input, output));
     const problem = m.validate(input, output);
     if (problem !== undefined)
       throw new HistoryError(`op ${p.invoke.index}: ${problem}${onlyHint(m, input.f, paired)}`);

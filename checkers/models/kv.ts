@@ -194,7 +194,7 @@ export const kv: Model<KvState> = {
     return `model kv has no operation '${input.f}' (it knows get, put, append)`;
   },
   partition(input: OpInput, output: OpOutput) {
-    if (input.key !== undefined || !Array.isArray(input.value) || input.value.length !== 2) {
+    if (!Array.isArray(input.value) || input.value.length !== 2) {
       return { key: input.key, input, output };
     }
     const [k, v] = input.value as [unknown, unknown];

@@ -117,7 +117,8 @@ export interface Model<S = unknown> {
   describeOp(input: OpInput, output: OpOutput): string;
   /**
    * Optional: the part (key) an operation belongs to and its input/output within that part,
-   * for models whose operations carry their key inside the value. Default: op.key.
+   * for models whose operations carry their key inside the value. Asked only of operations
+   * without a key (op.key), whose part is their key.
    */
   partition?(input: OpInput, output: OpOutput): { key: string | undefined; input: OpInput; output: OpOutput };
   /**

@@ -154,15 +154,19 @@ function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<P
             `op ${op.index}: process ${p} invokes ${op.f} after its op ${crash.index} (${crash.f}) ended as info; a process whose operation ended as info must not issue again (the client should take a new process number)`,
           );
         }
+        // Every field from the start, undefined or not: a field added later (the completion
+        // always is) moves an object's fields out of it, into an array of their own, and a
+        // million operations are paired at once.
         const paired: LenientOp = {
           process: p,
           f: op.f,
+          key: op.key,
           invoke: op,
+          completion: undefined,
           outcome: 'pending',
           call: pos,
           ret: Number.POSITIVE_INFINITY,
         };
-        if (op.key !== undefined) paired.key = op.key;
         outstanding.set(p, paired);
         ops.push(paired);
         break;
