@@ -63,23 +63,23 @@ export interface ParallelOptions extends CheckOptions {
 
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
- * cores (kv over 10 keys, quiet machine, this thread and one worker against one thread,
- * pairs back to back, 2026-12-01): about 1.0x at 100k operations, 0.9-1.4x at 300k,
- * 1.3-1.7x at 1M (median 1.45x). Histories whose parts the model pre-checks (registers, kv
- * without appends) gain less: 10 register keys of 100k operations, 1.17-1.23x (no speed-up
- * while the pre-check ran in prepare, on this thread: 0.9-1.4 s of a 3.9 s check). Why a
- * second thread does no better on smaller histories, each measured:
- * - a thread alone uses about 1.3 cores: V8's collector and optimizing compiler run on the
+ * cores (kv over 10 keys, this thread and one worker against one thread, pairs back to
+ * back, 2026-12-01, with kv's state space): about 1.0x at 100k operations, 1.3-2.1x at 1M
+ * (median 1.58x of 14 pairs; 1.42-1.45x before the state space). Histories whose parts the
+ * model pre-checks (registers, kv without appends) gain less: 10 register keys of 100k
+ * operations, 1.17-1.23x. What a second thread cannot win back, each measured:
+ * - what this thread does alone, pairing and splitting (about 1 s at 1M operations, 10-20%
+ *   of a check, bound by reads of the history's objects), does not shrink with threads;
+ * - a thread alone uses 1.12-1.19 cores: V8's collector and optimizing compiler run on the
  *   other one, which two busy threads leave to share (two isolates with pure typed-array
- *   loops scale 2x here; with the search's allocation, 1.3-1.5x);
- * - a thread's first parts run before its code is optimized and its heap has grown: at
- *   100k operations that is 150-200 ms of a 700 ms check, paid by each thread;
- * - what this thread does alone (pairing, splitting: 100 ms at 100k) and what crossing to a
- *   worker costs (encoding here, decoding and building the part there: 10-30% of the
- *   part's search) do not shrink with threads.
+ *   loops scale 2x here; two copies of the same kv search, 1.1-1.35x slower each);
+ * - a thread's first part runs before its code is optimized: 0.2-0.5 s more at 1M;
+ * - crossing to a worker: encoding here (50-70 ms per 100k operations) and decoding and
+ *   building the part there (60-200 ms).
  * Worker processes with --single-threaded-gc (no helper threads to share) did no better from
  * a cold start, nor did warming a worker on a prefix of the history while this thread
- * prepares, nor checking on workers alone.
+ * prepares (tried again with kv's state space: within the noise), nor checking on workers
+ * alone.
  */
 export const MIN_OPERATIONS = 200_000;
 
