@@ -69,6 +69,10 @@ describe('KvSpace', () => {
     expect(space.step(a, op('get', 5), ok('x'))).toBe(-1);
     expect(space.step(0, op('get', 6), ok(null))).toBe(-1);
     expect(space.step(0, op('append', 7, ''), ok(''))).toBe(0);
+    // Two ops with one index (a file may repeat them): told apart by their text.
+    const b = space.step(a, op('append', 8, 'b'), ok('b'));
+    const c = space.step(a, op('append', 8, 'c'), ok('c'));
+    expect([space.state(b), space.state(c)]).toEqual(['xyb', 'xyc']);
     space.release();
   });
 });

@@ -51,7 +51,7 @@ export class KvSpace implements StateSpace<KvState> {
   /** Per value: the text appended (or put): the op's own string, not a copy. */
   private readonly text: string[] = [];
   size = 0;
-  /** Appends made: (parent, op index) to the value, open addressing; -1 for a free slot. */
+  /** Appends made: (parent, op index, text) to the value, open addressing; -1 for a free slot. */
   private appendParent: Int32Array<ArrayBuffer>;
   private appendOp: Int32Array<ArrayBuffer>;
   private appendValue: Int32Array<ArrayBuffer>;
@@ -111,7 +111,9 @@ export class KvSpace implements StateSpace<KvState> {
     const mask = this.appendValue.length - 1;
     let slot = (Math.imul(parent, 0x9e3779b1) ^ Math.imul(op, 0x85ebca6b)) & mask;
     for (; this.appendValue[slot] !== -1; slot = (slot + 1) & mask) {
-      if (this.appendParent[slot] === parent && this.appendOp[slot] === op) return this.appendValue[slot];
+      // The text too: an op is named by its history index, which a file may repeat.
+      const made = this.appendValue[slot];
+      if (this.appendParent[slot] === parent && this.appendOp[slot] === op && this.text[made] === value) return made;
     }
     const id = this.make(parent, value);
     this.appendParent[slot] = parent;
