@@ -1,16 +1,12 @@
 /**
  * The states of one search as the model's `step` answers them, interned to small integers
- * by the model's key: the StateSpace of a model that keeps none of its own. Number keys go
- * in a table of typed arrays (number-ids.ts), others in a Map.
+ * by the model's key: the StateSpace of a model that keeps none of its own.
  */
 import { type Model, type OpInput, type OpOutput, Rejection, type StateSpace } from '../models/model.js';
-import { buffers } from './buffers.js';
-import { NumberIds } from './number-ids.js';
 
 export class InternedSpace<S> implements StateSpace<S> {
   private readonly states: S[] = [];
-  private readonly numberIds = new NumberIds();
-  private readonly stringIds = new Map<string, number>();
+  private readonly ids = new Map<string | number, number>();
   /** The states' memory, estimated. */
   private stateBytes = 0;
 
@@ -36,26 +32,21 @@ export class InternedSpace<S> implements StateSpace<S> {
   }
 
   get bytes(): number {
-    let bytes = this.stateBytes;
-    for (const a of this.numberIds.arrays()) bytes += a.byteLength;
-    return bytes;
+    return this.stateBytes;
   }
 
   release(): void {
-    buffers.give(...this.numberIds.arrays());
+    // Nothing of the pool's: the states go with the search.
   }
 
   private intern(s: S): number {
     const key = this.model.key(s);
-    let id = typeof key === 'number' ? this.numberIds.get(key) : (this.stringIds.get(key) ?? -1);
-    if (id === -1) {
+    let id = this.ids.get(key);
+    if (id === undefined) {
       id = this.states.length;
       this.states.push(s);
-      if (typeof key === 'number') this.numberIds.set(key, id);
-      else this.stringIds.set(key, id);
-      // A string key: the state is about its size, so twice the key's, plus the map entry's. A
-      // number key's entry is in numberIds (counted with its arrays), and its state a number
-      // or a small object.
+      this.ids.set(key, id);
+      // A state and its key are about the same size: twice the key's, plus the map entry's.
       this.stateBytes += typeof key === 'number' ? 48 : 64 + key.length * 4;
     }
     return id;

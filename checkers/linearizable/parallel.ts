@@ -291,9 +291,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
         assigned.get(w)?.shift();
-        if ('taken' in msg) {
-          // This thread took it back (steal): nothing to record.
-        } else prechecked[msg.part] = 1;
+        // Taken: this thread took the part back (steal), and pre-checks it itself.
+        if (!('taken' in msg)) prechecked[msg.part] = 1;
         if ('impossible' in msg) found(msg.part, msg.impossible);
         else if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
         else if ('outcome' in msg) done(msg.part, msg.outcome);

@@ -575,8 +575,8 @@ export class PartSearch<S> {
     if (this.transOp[slot] === op && this.transState[slot] === state) return this.transNext[slot];
     const o = this.ops[op];
     const to = this.space.step(state, o.input, o.output);
-    // States can be large (a kv value grown by appends): look at memory as they pile up, not
-    // only every 64k steps.
+    // States pile up, and can be large: look at memory every 1024 new ones, not only every 64k
+    // steps.
     if (to === this.space.size - 1 && (to & 1023) === 1023 && this.budget?.check() !== undefined)
       this.outOfMemory = true;
     this.transOp[slot] = op;

@@ -109,7 +109,7 @@ export class KvSpace implements StateSpace<KvState> {
   private append(parent: number, value: string, op: number): number {
     if (value === '') return parent;
     const mask = this.appendValue.length - 1;
-    let slot = (Math.imul(parent, 0x9e3779b1) ^ Math.imul(op, 0x85ebca6b)) & mask;
+    let slot = appendSlot(parent, op, mask);
     for (; this.appendValue[slot] !== -1; slot = (slot + 1) & mask) {
       // The text too: an op is named by its history index, which a file may repeat.
       const made = this.appendValue[slot];
@@ -162,7 +162,7 @@ export class KvSpace implements StateSpace<KvState> {
     const mask = size - 1;
     for (let i = 0; i < values.length; i++) {
       if (values[i] === -1) continue;
-      let slot = (Math.imul(parents[i], 0x9e3779b1) ^ Math.imul(ops[i], 0x85ebca6b)) & mask;
+      let slot = appendSlot(parents[i], ops[i], mask);
       while (this.appendValue[slot] !== -1) slot = (slot + 1) & mask;
       this.appendParent[slot] = parents[i];
       this.appendOp[slot] = ops[i];
@@ -170,6 +170,11 @@ export class KvSpace implements StateSpace<KvState> {
     }
     this.arrays.give(parents, ops, values);
   }
+}
+
+/** Where KvSpace's table looks first for an append of op `op` to value `parent`. */
+function appendSlot(parent: number, op: number, mask: number): number {
+  return (Math.imul(parent, 0x9e3779b1) ^ Math.imul(op, 0x85ebca6b)) & mask;
 }
 
 /** Without appends a key is a register, with puts for writes and gets for reads. */

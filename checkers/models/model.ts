@@ -106,8 +106,9 @@ export interface Model<S = unknown> {
   /**
    * The state after the operation, or why it cannot take effect there. `explain` is false
    * when the caller reads no reason (the search: most steps it tries are rejected, and a
-   * rejection built for each was a third of what a kv search allocated); a model may then
-   * answer REJECTED instead of building one. Undefined means true.
+   * rejection built for each was a third of what a kv search allocated, before kv kept its
+   * own states); a model may then answer REJECTED instead of building one. Undefined means
+   * true.
    */
   step(state: S, input: OpInput, output: OpOutput, explain?: boolean): S | Rejection;
   /** Equal states have equal keys, and only equal states do. */
