@@ -21,16 +21,16 @@
  * and without a violation the verdict is `unknown`, naming those parts and how far each got.
  */
 
-import { HistoryError } from '../../src/history/errors.js';
 import type { Op } from '../../src/history/op.js';
-import { type PairedOp, type Pairing, pairOperations } from '../../src/history/pairs.js';
+import { type PairedOp, type Pairing, visitOperations } from '../../src/history/pairs.js';
 import { UserError } from '../../src/util/errors.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
-import type { AnyModel, Model, OpInput, OpOutput } from '../models/model.js';
+import type { AnyModel, Model } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
 import { buffers } from './buffers.js';
-import { type Counterexample, explainImpossible, onKey, type PartData } from './explain.js';
+import { type Counterexample, explainImpossible, onKey } from './explain.js';
 import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
+import { type Part, Splitter } from './split.js';
 
 export type { Configuration, Counterexample, OpSummary } from './explain.js';
 export type { PartProgress } from './part.js';
@@ -115,7 +115,7 @@ export interface Prepared {
   model: Model<unknown>;
   initial: unknown;
   /** Smallest first, then by first operation: the order that decides which violation is reported. */
-  parts: PartData[];
+  parts: Part[];
   /** An operation the model's pre-check found impossible (the earliest to complete): no search then. */
   impossible?: Counterexample;
   options: CheckOptions;
@@ -183,6 +183,7 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
         if (status !== 'running') {
           decided.record(i, check.outcome());
           checks[i] = undefined;
+          prepared.parts[i].release();
         }
       }
       sampleProcess(prepared);
@@ -193,11 +194,11 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
 }
 
 /** The check of one part, with its own budget. `deadline` is on this thread's clock. */
-export function newPartCheck(prepared: Prepared, part: PartData, deadline: number): PartCheck {
+export function newPartCheck(prepared: Prepared, part: Part, deadline: number): PartCheck {
   return new PartCheck(
     prepared.model,
     prepared.initial,
-    part,
+    part.data(),
     { deadline, memoryLimitBytes: prepared.memoryLimitBytes, baseBytes: prepared.options.baseBytes ?? 0 },
     prepared.options.witness,
   );
@@ -224,23 +225,26 @@ export class Decided {
   }
 }
 
-/** Histories of at least this many operations fill the buffer pool before they are prepared (buffers.reserve). */
-const RESERVE_OPERATIONS = 200_000;
+/** Checks of at least this many operations fill this thread's buffer pool before they search (buffers.reserve). */
+export const RESERVE_OPERATIONS = 200_000;
 
 /**
- * Pairs, splits and (unless `precheck` is false: the parallel check pre-checks each part on
- * the thread that takes it) pre-checks: everything before the search.
+ * Pairs, splits and pre-checks: everything before the search. With `inThread` false, for
+ * the parallel check: no part is pre-checked (the thread that takes a part does it), and the
+ * buffer pool is not filled (parallel.ts fills it once the workers have their first parts:
+ * the full collection that sets off then runs while they search, instead of before).
  */
 export function prepare(
   history: readonly Op[],
   model: AnyModel | string,
   options: CheckOptions,
-  precheck = true,
+  inThread = true,
 ): Prepared {
   const started = performance.now();
   // Before its parts are in the heap: see buffers.reserve.
-  if (history.length / 2 >= RESERVE_OPERATIONS) buffers.reserve();
-  return preparePaired(pairOperations(history), model, options, started, precheck);
+  if (inThread && history.length / 2 >= RESERVE_OPERATIONS) buffers.reserve();
+  // Each operation split as soon as it is paired: see visitOperations.
+  return prepareFrom((add) => visitOperations(history, add), model, options, started, inThread);
 }
 
 /** Splits and pre-checks a paired history; `started`: when the check began, for its time. */
@@ -251,13 +255,36 @@ export function preparePaired(
   started: number,
   precheck = true,
 ): Prepared {
+  const feed = (add: (p: PairedOp) => void) => {
+    for (const p of pairing.ops) add(p);
+    return pairing;
+  };
+  return prepareFrom(feed, model, options, started, precheck);
+}
+
+/** What prepare and preparePaired share: `feed` hands each operation to `add`, in invocation order. */
+function prepareFrom(
+  feed: (add: (p: PairedOp) => void) => Omit<Pairing, 'ops'>,
+  model: AnyModel | string,
+  options: CheckOptions,
+  started: number,
+  precheck: boolean,
+): Prepared {
   const m = resolveModel(model);
   const only = options.only ? new Set(options.only) : undefined;
-  const considered = only ? pairing.ops.filter((p) => only.has(p.f)) : pairing.ops;
-  const parts = splitParts(m, considered).sort((a, b) => a.ops.length - b.ops.length);
+  const splitter = new Splitter(m);
+  let operations = 0;
+  let ignored = 0;
+  const pairing = feed((p) => {
+    if (only && !only.has(p.f)) {
+      ignored++;
+      return;
+    }
+    operations++;
+    splitter.add(p);
+  });
+  const parts = splitter.finish().sort((a, b) => a.size - b.size);
   const initial = m.init(options.initial);
-  let indefinite = 0;
-  for (const part of parts) for (const op of part.ops) if (!op.output.known) indefinite++;
   const prepared: Prepared = {
     started,
     model: m,
@@ -267,11 +294,11 @@ export function preparePaired(
     deadline: started + (options.timeLimitMs ?? Number.POSITIVE_INFINITY),
     memoryLimitBytes: options.memoryLimitBytes ?? GiB,
     stats: {
-      operations: considered.length,
-      ignored: pairing.ops.length - considered.length,
+      operations,
+      ignored,
       failed: pairing.failed,
       nemesis: pairing.nemesis,
-      indefinite,
+      indefinite: splitter.indefinite,
       parts: parts.length,
     },
     peakHeapBytes: 0,
@@ -303,7 +330,7 @@ export interface Impossible {
  * check: cheap, and exactly the histories a search would have to exhaust to refute.
  */
 export function precheckPart(prepared: Prepared, part: number): Impossible | undefined {
-  return prepared.model.impossible?.(prepared.parts[part].ops, prepared.initial);
+  return prepared.model.impossible?.(prepared.parts[part].data().ops, prepared.initial);
 }
 
 /**
@@ -312,17 +339,22 @@ export function precheckPart(prepared: Prepared, part: number): Impossible | und
  * search found, whichever thread found what first.
  */
 export function reportImpossible(prepared: Prepared, found: ReadonlyMap<number, Impossible>): void {
-  let best: { part: number; op: number; reason: string } | undefined;
+  let best: { part: number; op: number; reason: string; ret: number } | undefined;
   for (const [part, f] of [...found].sort((a, b) => a[0] - b[0])) {
-    const ret = prepared.parts[part].ops[f.op].ret;
-    if (!best || ret < prepared.parts[best.part].ops[best.op].ret) best = { part, ...f };
+    const ret = prepared.parts[part].ret(f.op);
+    if (!best || ret < best.ret) best = { part, ...f, ret };
   }
   if (!best) return;
-  const data = prepared.parts[best.part];
-  const ret = data.ops[best.op].ret;
+  const ret = best.ret;
   // No operation completed before it: no shorter prefix can be a violation.
-  const first = prepared.parts.every((part) => part.ops.every((op) => op.ret >= ret));
-  prepared.impossible = explainImpossible(prepared.model, data, best.op, best.reason, first);
+  const first = prepared.parts.every((part) => part.firstRet >= ret);
+  prepared.impossible = explainImpossible(
+    prepared.model,
+    prepared.parts[best.part].data(),
+    best.op,
+    best.reason,
+    first,
+  );
 }
 
 /** The process's heap and RSS, for the stats' peaks. */
@@ -396,48 +428,6 @@ function resolveModel(model: AnyModel | string): Model<unknown> {
   const found = findModel(model);
   if (!found) throw new UserError(`unknown model '${model}': choose one of ${MODEL_NAMES.join(', ')}`);
   return found;
-}
-
-function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): PartData[] {
-  const byKey = new Map<string | null, PartData>();
-  // The objects are built whole (no spread, no property added later): a million operations
-  // make three million of them, and they live until the check ends.
-  for (const p of paired) {
-    const value = p.invoke.value;
-    let input: OpInput =
-      p.key !== undefined
-        ? { f: p.f, process: p.process, value, index: p.invoke.index, key: p.key }
-        : { f: p.f, process: p.process, value, index: p.invoke.index };
-    const known = p.outcome === 'ok';
-    let output: OpOutput = { known, value: known ? p.completion?.value : undefined };
-    let key: string | undefined = p.key;
-    if (m.partition && key === undefined) ({ key, input, output } = m.partition(input, output));
-    const problem = m.validate(input, output);
-    if (problem !== undefined)
-      throw new HistoryError(`op ${p.invoke.index}: ${problem}${onlyHint(m, input.f, paired)}`);
-    const k = key ?? null;
-    let part = byKey.get(k);
-    if (!part) {
-      part = { key: k, ops: [], completions: [] };
-      byKey.set(k, part);
-    }
-    part.completions.push(p.completion?.index ?? -1);
-    part.ops.push({ input, output, call: p.call, ret: p.ret });
-  }
-  return [...byKey.values()];
-}
-
-/**
- * For an operation the model does not know: --only with the model's operations the history
- * has, or, when it has none, that the model is the wrong one.
- */
-function onlyHint(m: Model<unknown>, f: string, paired: readonly PairedOp[]): string {
-  if (m.fs.includes(f)) return '';
-  const present = new Set(paired.map((p) => p.f));
-  const known = m.fs.filter((g) => present.has(g));
-  return known.length > 0
-    ? `; to check only the model's operations, give --only ${known.join(',')}`
-    : `; the history has none of the model's operations (${m.fs.join(', ')}): give another --model`;
 }
 
 function formatSeconds(ms: number): string {

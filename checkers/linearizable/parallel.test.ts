@@ -12,7 +12,6 @@ import type { Op } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { checkLinearizable, prepare, shareEnd } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
-import { encodePart } from './part-wire.js';
 import { PART_WORKER, type PartJob, type PartReply } from './part-worker.js';
 
 /**
@@ -176,7 +175,7 @@ describe('parts on worker threads', () => {
       part,
       model: 'register',
       initial: undefined,
-      data: encodePart(prepared.parts[part]),
+      data: prepared.parts[part].columns,
       deadline: Number.POSITIVE_INFINITY,
       pauseAt: Number.POSITIVE_INFINITY,
       memoryLimitBytes: 2 ** 30,

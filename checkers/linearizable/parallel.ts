@@ -32,6 +32,7 @@ import { Worker } from 'node:worker_threads';
 import type { Op } from '../../src/history/op.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
+import { buffers } from './buffers.js';
 import {
   type CheckOptions,
   conclude,
@@ -44,13 +45,13 @@ import {
   precheckAll,
   precheckPart,
   prepare,
+  RESERVE_OPERATIONS,
   reportImpossible,
   sampleProcess,
   searchInThread,
   shareEnd,
 } from './index.js';
 import type { PartCheck, PartOutcome } from './part.js';
-import { encodePart } from './part-wire.js';
 import { PART_WORKER, type PartJob, type PartReply, type ResumeJob } from './part-worker.js';
 import type { SearchStatus } from './search.js';
 
@@ -128,8 +129,7 @@ export async function checkLinearizableParallel(
       : [];
   let prepared: Prepared;
   try {
-    // Not pre-checked here: on several threads each part is pre-checked by the thread that
-    // takes it (on one, below, all of them first, as checkLinearizable does).
+    // For several threads (see prepare); on one, below, as checkLinearizable does.
     prepared = prepare(history, model, options, false);
   } catch (err) {
     for (const w of early) void w.terminate();
@@ -141,6 +141,7 @@ export async function checkLinearizableParallel(
   const workers = parallel ? early.slice(0, threads - 1) : [];
   for (const w of early) if (!workers.includes(w)) void w.terminate();
   if (!parallel || !url) {
+    if (prepared.stats.operations >= RESERVE_OPERATIONS) buffers.reserve();
     precheckAll(prepared);
     return searchInThread(prepared);
   }
@@ -168,7 +169,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
   // idle. The check order (what is reported, what is cancelled) stays smallest first.
   const queue = prepared.parts
     .map((_, i) => i)
-    .sort((a, b) => prepared.parts[b].ops.length - prepared.parts[a].ops.length || a - b);
+    .sort((a, b) => prepared.parts[b].size - prepared.parts[a].size || a - b);
   /** Parts pre-checked (each answer to a job says so), and the impossible operations found. */
   const prechecked = new Uint8Array(n);
   const impossible = new Map<number, Impossible>();
@@ -195,7 +196,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       part,
       model: prepared.model.name,
       initial: prepared.options.initial,
-      data: encodePart(prepared.parts[part]),
+      data: prepared.parts[part].columns,
       deadline: performance.timeOrigin + prepared.deadline,
       pauseAt: performance.timeOrigin + at,
       memoryLimitBytes: prepared.memoryLimitBytes,
@@ -250,6 +251,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
     };
     const done = (part: number, outcome: PartOutcome) => {
       decided.record(part, outcome);
+      prepared.parts[part].release();
       if (outcome.status !== 'illegal') return;
       // The parts after it: a worker on one drops it at its next slice.
       for (let later = part + 1; later < n; later++) Atomics.store(cancelled, later, 1);
@@ -263,11 +265,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
         const part = take();
         if (part !== undefined) {
           parts.push(part);
-          const message = job(part, w);
-          w.postMessage(message, [
-            message.data.small.buffer as ArrayBuffer,
-            message.data.numbers.buffer as ArrayBuffer,
-          ]);
+          // Copied, not transferred: this thread keeps the part's columns, to take it back.
+          w.postMessage(job(part, w));
           continue;
         }
         // Every part has had its turn: go on with one paused there.
@@ -305,10 +304,10 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
         if (part !== undefined && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           // The worker's own heap gave out before the part's budget did: out of memory all the
           // same. A fresh worker takes over the queue.
-          const data = prepared.parts[part];
+          const { key, size } = prepared.parts[part];
           // Its pre-check, if the worker got that far, went with it: done here.
           precheckHere(part);
-          const progress = { key: data.key, linearized: 0, total: data.ops.length, operations: data.ops.length };
+          const progress = { key, linearized: 0, total: size, operations: size };
           done(part, { status: 'out-of-memory', progress, iterations: 0, cacheEntries: 0, dropped: 0, peakBytes: 0 });
           dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
           return;
@@ -318,6 +317,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       return w;
     };
     for (const w of started) dispatch(attach(w));
+    // Now, not before the parts were handed out: the full collection it sets off (V8 counts
+    // the pool's buffers as external memory) runs while the workers search (see prepare).
+    if (prepared.stats.operations >= RESERVE_OPERATIONS) buffers.reserve();
     const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
     /** Searches a part here until it ends, is cancelled, or passes `pauseAt`; its status. */
     const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {

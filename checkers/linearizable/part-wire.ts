@@ -1,21 +1,45 @@
 /**
- * A part (key) of a history as it crosses to a worker thread. Copying it as objects
- * (structured clone) costs more than checking many parts: about a second per 100k operations.
- * So its numbers go as typed arrays (transferred, not copied) and its values as one JSON
- * string, and the worker builds the objects again, the same ones.
+ * A part's (key's) operations in columns: numbers in typed arrays, values in plain arrays,
+ * in chunks. The split (split.ts) writes each operation into its part's columns as soon as
+ * it is paired, and whichever thread checks the part builds its objects from them
+ * (decodePart): this thread from the columns themselves, a worker from their copy (a
+ * message's structured clone: typed arrays and arrays of values are quick to copy, several
+ * times quicker than the same values as JSON, and exact where JSON is not: undefined, NaN).
+ *
+ * Why columns: a million operations make three million objects (input, output, op) that
+ * live until the check ends, and building them, and keeping a paired op per operation until
+ * all were built, was most of what one thread did alone before any search could begin. A
+ * part crossing to a worker as objects (structured clone) costs more than checking it,
+ * about a second per 100k operations; as columns, about 20 ms.
+ *
+ * Why chunks: typed arrays grown by copying are external memory to V8, and every few tens of
+ * megabytes of it start a full collection of the heap, with the history in it. Chunks are
+ * allocated once and never copied; the first are small, so that a history of many small
+ * parts does not reserve a large chunk for each.
  */
-import type { OpInput } from '../models/model.js';
+import type { OpInput, PartOp } from '../models/model.js';
 import type { PartData } from './explain.js';
 
-export interface PartWire {
-  key: string | null;
-  fs: string[];
-  /** Per op: f (index into fs) and flags (see below). */
+/** Some of a part's operations, in order. */
+export interface ColumnChunk {
+  size: number;
+  /** Per op: f (index into the part's fs) and flags (see below). */
   small: Uint8Array;
   /** Per op: process, invocation index, completion index (-1: none), call, ret (Infinity: none). */
   numbers: Float64Array;
-  /** Per op, input value, output value (unless the input's), input key (unless the part's), as JSON; undefined ones as null, told apart by the flags. */
-  values: string;
+  /**
+   * Per op: the input's value, the output's (unless the input's), the input's key (unless
+   * the part's); undefined ones as null, told apart by the flags.
+   */
+  values: unknown[];
+}
+
+export interface PartColumns {
+  key: string | null;
+  /** Operations. */
+  size: number;
+  fs: string[];
+  chunks: ColumnChunk[];
 }
 
 const INPUT_VALUE = 1;
@@ -27,65 +51,108 @@ const KEY_OF_PART = 16;
 /** The output's value is the input's (so not in values again): a put's or an append's, say. */
 const OUTPUT_IS_INPUT = 32;
 
-export function encodePart(part: PartData): PartWire {
-  const n = part.ops.length;
-  const fs: string[] = [];
-  const fIds = new Map<string, number>();
-  const small = new Uint8Array(n * 2);
-  const numbers = new Float64Array(n * 5);
-  const values: unknown[] = [];
-  for (let i = 0; i < n; i++) {
-    const { input, output, call, ret } = part.ops[i];
-    let f = fIds.get(input.f);
-    if (f === undefined) {
-      f = fs.length;
-      fs.push(input.f);
-      fIds.set(input.f, f);
+/** Numbers per op. */
+const NUMBERS = 5;
+const FIRST_CHUNK = 16;
+const LARGEST_CHUNK = 1 << 14;
+
+function newChunk(capacity: number): ColumnChunk {
+  return { size: 0, small: new Uint8Array(capacity * 2), numbers: new Float64Array(capacity * NUMBERS), values: [] };
+}
+
+/** One part's columns, written op by op. */
+export class ColumnWriter {
+  private readonly chunks: ColumnChunk[] = [];
+  private chunk = newChunk(FIRST_CHUNK);
+  private size = 0;
+  /** The fs of its operations, in the order first seen. */
+  readonly fs: string[] = [];
+  private readonly fIds = new Map<string, number>();
+
+  constructor(readonly key: string | null) {
+    this.chunks.push(this.chunk);
+  }
+
+  push(op: PartOp, completion: number): void {
+    const { input, output, call, ret } = op;
+    let chunk = this.chunk;
+    const capacity = chunk.small.length / 2;
+    if (chunk.size === capacity) {
+      chunk = newChunk(Math.min(LARGEST_CHUNK, capacity * 2));
+      this.chunks.push(chunk);
+      this.chunk = chunk;
     }
-    small[i * 2] = f;
-    const keyOfPart = input.key !== undefined && input.key === part.key;
+    let f = this.fIds.get(input.f);
+    if (f === undefined) {
+      // A byte per op: a model knows a few operations, and validation refused any other.
+      if (this.fs.length === 256) throw new Error(`part ${this.key}: more than 256 kinds of operation`);
+      f = this.fs.length;
+      this.fs.push(input.f);
+      this.fIds.set(input.f, f);
+    }
+    const keyOfPart = input.key !== undefined && input.key === this.key;
     const outputIsInput = output.value !== undefined && output.value === input.value;
-    small[i * 2 + 1] =
+    const i = chunk.size++;
+    this.size++;
+    chunk.small[i * 2] = f;
+    chunk.small[i * 2 + 1] =
       (input.value !== undefined ? INPUT_VALUE : 0) |
       (output.value !== undefined ? OUTPUT_VALUE : 0) |
       (input.key !== undefined ? INPUT_KEY : 0) |
       (output.known ? KNOWN : 0) |
       (keyOfPart ? KEY_OF_PART : 0) |
       (outputIsInput ? OUTPUT_IS_INPUT : 0);
-    numbers[i * 5] = input.process;
-    numbers[i * 5 + 1] = input.index;
-    numbers[i * 5 + 2] = part.completions[i];
-    numbers[i * 5 + 3] = call;
-    numbers[i * 5 + 4] = ret;
-    values.push(input.value ?? null);
-    if (!outputIsInput) values.push(output.value ?? null);
-    if (!keyOfPart) values.push(input.key ?? null);
+    const numbers = chunk.numbers;
+    numbers[i * NUMBERS] = input.process;
+    numbers[i * NUMBERS + 1] = input.index;
+    numbers[i * NUMBERS + 2] = completion;
+    numbers[i * NUMBERS + 3] = call;
+    numbers[i * NUMBERS + 4] = ret;
+    chunk.values.push(input.value ?? null);
+    if (!outputIsInput) chunk.values.push(output.value ?? null);
+    if (!keyOfPart) chunk.values.push(input.key ?? null);
   }
-  return { key: part.key, fs, small, numbers, values: JSON.stringify(values) };
+
+  finish(): PartColumns {
+    return { key: this.key, size: this.size, fs: this.fs, chunks: this.chunks };
+  }
 }
 
-export function decodePart(wire: PartWire): PartData {
-  const { fs, small, numbers } = wire;
-  const values = JSON.parse(wire.values) as unknown[];
-  const n = small.length / 2;
-  const part: PartData = { key: wire.key, ops: new Array(n), completions: new Array(n) };
-  let next = 0; // in values
-  for (let i = 0; i < n; i++) {
-    const f = fs[small[i * 2]];
-    const flags = small[i * 2 + 1];
-    const inputValue = values[next++];
-    const outputValue = flags & OUTPUT_IS_INPUT ? inputValue : values[next++];
-    const inputKey = flags & KEY_OF_PART ? wire.key : values[next++];
-    // Built whole, as splitParts builds them (index.ts): one shape, no property added later.
-    const process = numbers[i * 5];
-    const index = numbers[i * 5 + 1];
-    const value = flags & INPUT_VALUE ? inputValue : undefined;
-    const input: OpInput =
-      flags & INPUT_KEY ? { f, process, value, index, key: inputKey as string } : { f, process, value, index };
-    const known = (flags & KNOWN) !== 0;
-    const output = { known, value: flags & OUTPUT_VALUE ? outputValue : undefined };
-    part.ops[i] = { input, output, call: numbers[i * 5 + 3], ret: numbers[i * 5 + 4] };
-    part.completions[i] = numbers[i * 5 + 2];
+/** Where operation `i` completed ok (a history position), or Infinity. */
+export function retOf(columns: PartColumns, i: number): number {
+  let at = i;
+  for (const chunk of columns.chunks) {
+    if (at < chunk.size) return chunk.numbers[at * NUMBERS + 4];
+    at -= chunk.size;
+  }
+  throw new RangeError(`part ${columns.key} has no operation ${i}`);
+}
+
+/** The part's objects, built whole from its columns, in any thread. */
+export function decodePart(columns: PartColumns): PartData {
+  const { key, size, fs } = columns;
+  const part: PartData = { key, ops: new Array(size), completions: new Array(size) };
+  let op = 0;
+  for (const { size: n, small, numbers, values } of columns.chunks) {
+    let next = 0; // in values
+    for (let i = 0; i < n; i++, op++) {
+      const f = fs[small[i * 2]];
+      const flags = small[i * 2 + 1];
+      const inputValue = values[next++];
+      const outputValue = flags & OUTPUT_IS_INPUT ? inputValue : values[next++];
+      const inputKey = flags & KEY_OF_PART ? key : values[next++];
+      // Built whole: one shape, no property added later (a million operations make three
+      // million of these objects, and they live until the check ends).
+      const process = numbers[i * NUMBERS];
+      const index = numbers[i * NUMBERS + 1];
+      const value = flags & INPUT_VALUE ? inputValue : undefined;
+      const input: OpInput =
+        flags & INPUT_KEY ? { f, process, value, index, key: inputKey as string } : { f, process, value, index };
+      const known = (flags & KNOWN) !== 0;
+      const output = { known, value: flags & OUTPUT_VALUE ? outputValue : undefined };
+      part.ops[op] = { input, output, call: numbers[i * NUMBERS + 3], ret: numbers[i * NUMBERS + 4] };
+      part.completions[op] = numbers[i * NUMBERS + 2];
+    }
   }
   return part;
 }

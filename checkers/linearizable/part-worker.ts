@@ -17,7 +17,7 @@ import { findModel } from '../models/index.js';
 import { buffers } from './buffers.js';
 import type { Impossible } from './index.js';
 import { PartCheck, type PartOutcome } from './part.js';
-import { decodePart, type PartWire } from './part-wire.js';
+import { decodePart, type PartColumns } from './part-wire.js';
 import type { SearchStatus } from './search.js';
 
 /** What parallel.ts gives the worker as workerData, so that nothing else mistakes a thread for one. */
@@ -30,7 +30,8 @@ export interface PartJob {
   model: string;
   /** The check's --initial, for the model's init. */
   initial: unknown;
-  data: PartWire;
+  /** The part's columns, as the message copied them. */
+  data: PartColumns;
   /**
    * The check's deadline as a time since the epoch (performance.timeOrigin + now()):
    * performance.now() has another origin in each thread.

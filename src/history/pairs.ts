@@ -80,7 +80,8 @@ const lenientPairings = new WeakMap<readonly Op[], { length: number; pairing: Le
 export function pairHistory(history: readonly Op[]): LenientPairing {
   const kept = lenientPairings.get(history);
   if (kept && kept.length === history.length) return kept.pairing;
-  const pairing = pair(history, true);
+  const ops: LenientOp[] = [];
+  const pairing = { ops, ...pair(history, true, (op) => ops.push(op)) };
   lenientPairings.set(history, { length: history.length, pairing });
   return pairing;
 }
@@ -91,7 +92,23 @@ export function pairLeniently(history: readonly Op[]): readonly LenientOp[] {
 }
 
 export function pairOperations(history: readonly Op[]): Pairing {
-  return pair(history, false) as Pairing;
+  const ops: PairedOp[] = [];
+  const counts = visitOperations(history, (op) => ops.push(op));
+  return { ops, ...counts };
+}
+
+/**
+ * pairOperations, each operation handed to `visit` instead of kept: in invocation order, as
+ * soon as it and every operation invoked before it have ended (those that never do, at the
+ * end). A caller that keeps less than the operations (the linearizability checker keeps
+ * columns) then never has a million of them alive at once, only those in flight.
+ */
+export function visitOperations(history: readonly Op[], visit: (op: PairedOp) => void): Omit<Pairing, 'ops'> {
+  const { failed, nemesis, strayInfo } = pair(history, false, (op) => {
+    // Strictly, a failed operation certainly did not happen: it is not an operation at all.
+    if (op.outcome !== 'fail') visit(op as PairedOp);
+  });
+  return { failed, nemesis, strayInfo };
 }
 
 /**
@@ -117,17 +134,64 @@ export function strictSubset(pairing: LenientPairing, keep: (op: Op) => boolean)
   return { ops, failed, nemesis: pairing.nemesis, strayInfo: pairing.stray.filter(keep).length };
 }
 
-function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<Pairing, 'ops'> & { ops: LenientOp[] } {
+/**
+ * A value per process. Processes are small non-negative integers nearly always (Jepsen's
+ * grow by the concurrency with each crash), and an array indexed by them is several times
+ * faster than a Map, which was most of the time a million operations took to pair.
+ */
+class PerProcess<T> {
+  private readonly small: (T | undefined)[] = [];
+  private readonly other = new Map<number, T>();
+
+  private static isSmall(p: number): boolean {
+    return Number.isInteger(p) && p >= 0 && p < 1 << 16;
+  }
+
+  get(p: number): T | undefined {
+    return PerProcess.isSmall(p) ? this.small[p] : this.other.get(p);
+  }
+
+  set(p: number, value: T): void {
+    if (!PerProcess.isSmall(p)) this.other.set(p, value);
+    else {
+      // Filled up to p first, so that the array stays packed (holes make every access slower).
+      while (this.small.length < p) this.small.push(undefined);
+      this.small[p] = value;
+    }
+  }
+
+  delete(p: number): void {
+    if (PerProcess.isSmall(p)) {
+      if (p < this.small.length) this.small[p] = undefined;
+    } else this.other.delete(p);
+  }
+}
+
+/**
+ * The pairing itself, for both: every operation to `visit`, in invocation order, once it and
+ * those before it have ended (see visitOperations).
+ */
+function pair(history: readonly Op[], lenient: boolean, visit: (op: LenientOp) => void): Omit<LenientPairing, 'ops'> {
   let problems = 0;
   /** Throws in strict mode; leniently, counted, and the caller goes on as the comment at its call says. */
   const problem = (message: string) => {
     if (!lenient) throw new HistoryError(message);
     problems++;
   };
-  const ops: LenientOp[] = [];
-  const outstanding = new Map<number, LenientOp>();
+  /** Operations invoked and not yet visited, in invocation order, from `head` on. */
+  const waiting: LenientOp[] = [];
+  let head = 0;
+  const visitEnded = () => {
+    while (head < waiting.length && waiting[head].outcome !== 'pending') visit(waiting[head++]);
+    // Amortized: the visited ones go once they are most of the array.
+    if (head >= 1024 && head * 2 >= waiting.length) {
+      waiting.splice(0, head);
+      head = 0;
+    }
+  };
+  const outstanding = new PerProcess<LenientOp>();
   /** Processes whose operation ended as info: the op, to name it if the process issues again. */
-  const crashed = new Map<number, Op>();
+  const crashed = new PerProcess<Op>();
   let failed = 0;
   let nemesis = 0;
   let strayInfo = 0;
@@ -168,7 +232,7 @@ function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<P
           ret: Number.POSITIVE_INFINITY,
         };
         outstanding.set(p, paired);
-        ops.push(paired);
+        waiting.push(paired);
         break;
       }
       case 'ok':
@@ -205,6 +269,7 @@ function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<P
           open.outcome = 'fail';
           open.ret = pos;
         }
+        if (open === waiting[head]) visitEnded();
         break;
       }
       default:
@@ -214,7 +279,7 @@ function pair(history: readonly Op[], lenient: boolean): LenientPairing & Omit<P
         );
     }
   }
-  // Strictly, a failed operation certainly did not happen: it is not an operation at all.
-  const kept = lenient || failed === 0 ? ops : ops.filter((o) => o.outcome !== 'fail');
-  return { ops: kept, failed, nemesis, strayInfo, stray, problems };
+  // Those that never ended, and every one after the first of them.
+  for (; head < waiting.length; head++) visit(waiting[head]);
+  return { failed, nemesis, strayInfo, stray, problems };
 }
