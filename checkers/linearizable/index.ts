@@ -225,14 +225,22 @@ export class Decided {
   }
 }
 
-/** Checks of at least this many operations fill this thread's buffer pool before they search (buffers.reserve). */
-export const RESERVE_OPERATIONS = 200_000;
+/** Histories of at least this many operations fill the buffer pool before they are prepared. */
+const RESERVE_OPERATIONS = 200_000;
+
+/**
+ * Fills this thread's buffer pool (buffers.reserve) for a large history, before its parts
+ * are in the heap: the full collection the pool's buffers set off (V8 counts them as
+ * external memory) then traces the history alone.
+ */
+export function reserveFor(history: readonly Op[]): void {
+  if (history.length / 2 >= RESERVE_OPERATIONS) buffers.reserve();
+}
 
 /**
  * Pairs, splits and pre-checks: everything before the search. With `inThread` false, for
  * the parallel check: no part is pre-checked (the thread that takes a part does it), and the
- * buffer pool is not filled (parallel.ts fills it once the workers have their first parts:
- * the full collection that sets off then runs while they search, instead of before).
+ * buffer pool is left to the caller (parallel.ts fills it before its workers start).
  */
 export function prepare(
   history: readonly Op[],
@@ -241,8 +249,7 @@ export function prepare(
   inThread = true,
 ): Prepared {
   const started = performance.now();
-  // Before its parts are in the heap: see buffers.reserve.
-  if (inThread && history.length / 2 >= RESERVE_OPERATIONS) buffers.reserve();
+  if (inThread) reserveFor(history);
   // Each operation split as soon as it is paired: see visitOperations.
   return prepareFrom((add) => visitOperations(history, add), model, options, started, inThread);
 }

@@ -32,7 +32,6 @@ import { Worker } from 'node:worker_threads';
 import type { Op } from '../../src/history/op.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
-import { buffers } from './buffers.js';
 import {
   type CheckOptions,
   conclude,
@@ -45,8 +44,8 @@ import {
   precheckAll,
   precheckPart,
   prepare,
-  RESERVE_OPERATIONS,
   reportImpossible,
+  reserveFor,
   sampleProcess,
   searchInThread,
   shareEnd,
@@ -120,6 +119,9 @@ export async function checkLinearizableParallel(
   const wanted = options.threads ?? availableParallelism();
   const minOperations = options.minOperations ?? MIN_OPERATIONS;
   const url = workerUrl();
+  // First, before the workers start: the full collection it sets off runs alone then (see
+  // reserveFor). During the workers' first parts, it slowed both threads by a few hundred ms.
+  reserveFor(history);
   // Workers are started before the history is paired and split (a history of n events has
   // at most n/2 operations), so that they load while this thread prepares; those not needed
   // after all are stopped.
@@ -141,7 +143,6 @@ export async function checkLinearizableParallel(
   const workers = parallel ? early.slice(0, threads - 1) : [];
   for (const w of early) if (!workers.includes(w)) void w.terminate();
   if (!parallel || !url) {
-    if (prepared.stats.operations >= RESERVE_OPERATIONS) buffers.reserve();
     precheckAll(prepared);
     return searchInThread(prepared);
   }
@@ -317,9 +318,6 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       return w;
     };
     for (const w of started) dispatch(attach(w));
-    // Now, not before the parts were handed out: the full collection it sets off (V8 counts
-    // the pool's buffers as external memory) runs while the workers search (see prepare).
-    if (prepared.stats.operations >= RESERVE_OPERATIONS) buffers.reserve();
     const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
     /** Searches a part here until it ends, is cancelled, or passes `pauseAt`; its status. */
     const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {
