@@ -64,22 +64,27 @@ export interface ParallelOptions extends CheckOptions {
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
  * cores (kv over 10 keys, this thread and one worker against one thread, pairs back to
- * back, 2026-12-01, with kv's state space): about 1.0x at 100k operations, 1.3-2.1x at 1M
- * (median 1.58x of 14 pairs; 1.42-1.45x before the state space). Histories whose parts the
- * model pre-checks (registers, kv without appends) gain less: 10 register keys of 100k
+ * back, 2026-12-01): below 1x at 100k operations (0.85x), 1.5-1.8x at 1M (medians 1.60x and
+ * 1.62x of two runs of 8 pairs; one thread 6.1-7.3 s, two 3.9-4.6 s on a quiet machine). Histories whose parts
+ * the model pre-checks (registers, kv without appends) gain less: 10 register keys of 100k
  * operations, 1.17-1.23x. What a second thread cannot win back, each measured:
- * - what this thread does alone, pairing and splitting (about 1 s at 1M operations, 10-20%
- *   of a check, bound by reads of the history's objects), does not shrink with threads;
- * - a thread alone uses 1.12-1.19 cores: V8's collector and optimizing compiler run on the
- *   other one, which two busy threads leave to share (two isolates with pure typed-array
- *   loops scale 2x here; two copies of the same kv search, 1.1-1.35x slower each);
- * - a thread's first part runs before its code is optimized: 0.2-0.5 s more at 1M;
- * - crossing to a worker: encoding here (50-70 ms per 100k operations) and decoding and
- *   building the part there (60-200 ms).
+ * - a thread alone uses 1.14-1.18 cores: V8's collector (concurrent marking, parallel
+ *   scavenges) runs on the other one, which two busy threads leave to share. With
+ *   --single-threaded-gc one thread took 6.7 s of CPU instead of 8.1, in less time: so on 2
+ *   cores two threads can be at most about 2/1.15 = 1.74x faster than one, at full use;
+ * - what this thread does alone before the workers have parts: filling its buffer pool (a
+ *   full collection of the heap, with the history in it: 0.15-0.27 s) and pairing and
+ *   splitting (0.27-0.3 s at 1M operations, and the history's first full collection);
+ * - a part's search cannot be shared, and the costs of parts of the same size differ by 3-8x
+ *   (1M kv, seed 7: one key of ten takes 3 s of 7.7), so the last part often runs alone;
+ * - crossing to a worker: about 10 ms per 100k operations here (the message's copy of the
+ *   columns), and the worker's building of the part, 20-60 ms (its first: 150-350 ms, while
+ *   its heap grows).
  * Worker processes with --single-threaded-gc (no helper threads to share) did no better from
  * a cold start, nor did warming a worker on a prefix of the history while this thread
- * prepares (tried again with kv's state space: within the noise), nor checking on workers
- * alone.
+ * prepares (tried again after the columns: within the noise), nor checking on workers alone,
+ * nor filling this thread's pool only after the workers had their first parts (slower:
+ * the collection slowed both threads).
  */
 export const MIN_OPERATIONS = 200_000;
 

@@ -41,8 +41,9 @@ export class Part {
   }
 
   /**
-   * Lets its objects go, once its check is decided: a million operations' objects, kept to
-   * the end, made every full collection during the search trace them. Built again if asked.
+   * Lets its objects go, once its check is decided (or, in one thread, pre-checked): a
+   * million operations' objects, kept to the end, made every full collection during the
+   * search trace them. Built again if asked for.
    */
   release(): void {
     this.built = undefined;
@@ -70,11 +71,11 @@ export class Splitter {
   constructor(private readonly m: Model<unknown>) {}
 
   add(p: PairedOp): void {
-    const { key, op } = modelOp(this.m, p);
     if (this.problem) {
-      this.fs?.add(op.input.f);
+      this.fs?.add(p.f);
       return;
     }
+    const { key, op } = modelOp(this.m, p);
     const problem = this.m.validate(op.input, op.output);
     if (problem !== undefined) {
       this.problem = { index: p.invoke.index, f: op.input.f, message: problem };
