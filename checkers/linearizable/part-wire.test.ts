@@ -1,6 +1,7 @@
 /** A part sent to a worker thread (its columns, as a message copies them) is built there as the same part as here. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Op } from '../../src/history/op.js';
 import { buildHistory, historyArb } from '../../test/unit/linearizable-support.js';
 import { MODEL_NAMES } from '../models/index.js';
 import { prepare } from './index.js';
@@ -20,4 +21,16 @@ describe('a part copied to a worker (structured clone of its columns)', () => {
       );
     });
   }
+
+  it('keeps values JSON would change: Infinity and NaN (EDN ##Inf, ##NaN), undefined inside a value', () => {
+    const values: unknown[] = [Number.POSITIVE_INFINITY, Number.NaN, [1, undefined], -0];
+    const history: Op[] = values.flatMap((value, i) => [
+      { index: 2 * i, type: 'invoke', f: 'write', process: i, time: 0, value },
+      { index: 2 * i + 1, type: 'ok', f: 'write', process: i, time: 0, value },
+    ]);
+    const [part] = prepare(history, 'register', {}, false).parts;
+    const copied = decodePart(structuredClone(part.columns));
+    expect(copied).toStrictEqual(part.data());
+    expect(copied.ops.map((op) => op.input.value)).toStrictEqual(values);
+  });
 });
