@@ -29,7 +29,7 @@ export interface ColumnChunk {
   numbers: Float64Array;
   /**
    * Per op: the input's value, the output's (unless the input's), the input's key (unless
-   * the part's); undefined ones as null, told apart by the flags.
+   * the part's), undefined ones as they are (a structured clone keeps them).
    */
   values: unknown[];
 }
@@ -40,16 +40,15 @@ export interface PartColumns {
   size: number;
   fs: string[];
   chunks: ColumnChunk[];
+  /** The earliest completion among its operations (a history position; Infinity: none). */
+  firstRet: number;
 }
 
-const INPUT_VALUE = 1;
-const OUTPUT_VALUE = 2;
-const INPUT_KEY = 4;
-const KNOWN = 8;
+const KNOWN = 1;
 /** The input's key is the part's (so not in values): every keyed op's, unless a model moved it. */
-const KEY_OF_PART = 16;
+const KEY_OF_PART = 2;
 /** The output's value is the input's (so not in values again): a put's or an append's, say. */
-const OUTPUT_IS_INPUT = 32;
+const OUTPUT_IS_INPUT = 4;
 
 /** Numbers per op. */
 const NUMBERS = 5;
@@ -65,6 +64,7 @@ export class ColumnWriter {
   private readonly chunks: ColumnChunk[] = [];
   private chunk = newChunk(FIRST_CHUNK);
   private size = 0;
+  private firstRet = Number.POSITIVE_INFINITY;
   /** The fs of its operations, in the order first seen. */
   readonly fs: string[] = [];
   private readonly fIds = new Map<string, number>();
@@ -96,25 +96,22 @@ export class ColumnWriter {
     this.size++;
     chunk.small[i * 2] = f;
     chunk.small[i * 2 + 1] =
-      (input.value !== undefined ? INPUT_VALUE : 0) |
-      (output.value !== undefined ? OUTPUT_VALUE : 0) |
-      (input.key !== undefined ? INPUT_KEY : 0) |
-      (output.known ? KNOWN : 0) |
-      (keyOfPart ? KEY_OF_PART : 0) |
-      (outputIsInput ? OUTPUT_IS_INPUT : 0);
+      (output.known ? KNOWN : 0) | (keyOfPart ? KEY_OF_PART : 0) | (outputIsInput ? OUTPUT_IS_INPUT : 0);
     const numbers = chunk.numbers;
     numbers[i * NUMBERS] = input.process;
     numbers[i * NUMBERS + 1] = input.index;
     numbers[i * NUMBERS + 2] = completion;
     numbers[i * NUMBERS + 3] = call;
     numbers[i * NUMBERS + 4] = ret;
-    chunk.values.push(input.value ?? null);
-    if (!outputIsInput) chunk.values.push(output.value ?? null);
-    if (!keyOfPart) chunk.values.push(input.key ?? null);
+    if (ret < this.firstRet) this.firstRet = ret;
+    chunk.values.push(input.value);
+    if (!outputIsInput) chunk.values.push(output.value);
+    if (!keyOfPart) chunk.values.push(input.key);
   }
 
   finish(): PartColumns {
-    return { key: this.key, size: this.size, fs: this.fs, chunks: this.chunks };
+    const { key, size, fs, chunks, firstRet } = this;
+    return { key, size, fs, chunks, firstRet };
   }
 }
 
@@ -138,18 +135,16 @@ export function decodePart(columns: PartColumns): PartData {
     for (let i = 0; i < n; i++, op++) {
       const f = fs[small[i * 2]];
       const flags = small[i * 2 + 1];
-      const inputValue = values[next++];
-      const outputValue = flags & OUTPUT_IS_INPUT ? inputValue : values[next++];
-      const inputKey = flags & KEY_OF_PART ? key : values[next++];
+      const value = values[next++];
+      const outputValue = flags & OUTPUT_IS_INPUT ? value : values[next++];
+      const inputKey = (flags & KEY_OF_PART ? key : values[next++]) as string | undefined;
       // Built whole: one shape, no property added later (a million operations make three
       // million of these objects, and they live until the check ends).
       const process = numbers[i * NUMBERS];
       const index = numbers[i * NUMBERS + 1];
-      const value = flags & INPUT_VALUE ? inputValue : undefined;
       const input: OpInput =
-        flags & INPUT_KEY ? { f, process, value, index, key: inputKey as string } : { f, process, value, index };
-      const known = (flags & KNOWN) !== 0;
-      const output = { known, value: flags & OUTPUT_VALUE ? outputValue : undefined };
+        inputKey !== undefined ? { f, process, value, index, key: inputKey } : { f, process, value, index };
+      const output = { known: (flags & KNOWN) !== 0, value: outputValue };
       part.ops[op] = { input, output, call: numbers[i * NUMBERS + 3], ret: numbers[i * NUMBERS + 4] };
       part.completions[op] = numbers[i * NUMBERS + 2];
     }

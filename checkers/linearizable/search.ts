@@ -577,7 +577,7 @@ export class PartSearch<S> {
     const to = this.space.step(state, o.input, o.output);
     // States pile up, and can be large: look at memory every 1024 new ones, not only every 64k
     // steps.
-    if (to === this.space.size - 1 && (to & 1023) === 1023 && this.budget?.check() !== undefined)
+    if ((to & 1023) === 1023 && to === this.space.size - 1 && this.budget?.check() !== undefined)
       this.outOfMemory = true;
     this.transOp[slot] = op;
     this.transState[slot] = state;

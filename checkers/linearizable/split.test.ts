@@ -9,7 +9,7 @@ import { buildHistory, historyArb, modelNamed } from '../../test/unit/linearizab
 import { MODEL_NAMES } from '../models/index.js';
 import type { Model, OpInput, OpOutput } from '../models/model.js';
 import type { PartData } from './explain.js';
-import { splitParts } from './split.js';
+import { Splitter } from './split.js';
 
 /** The parts read straight from the paired operations, without columns. */
 function direct(m: Model<unknown>, history: Parameters<typeof pairOperations>[0]): PartData[] {
@@ -30,14 +30,16 @@ function direct(m: Model<unknown>, history: Parameters<typeof pairOperations>[0]
   return [...parts.values()];
 }
 
-describe('splitParts', () => {
+describe('Splitter', () => {
   for (const name of MODEL_NAMES) {
     it(`${name}: each part built from its columns is the part read directly, with its size and first completion`, () => {
       const m = modelNamed(name) as Model<unknown>;
       fc.assert(
         fc.property(historyArb, ({ actions, processes, drain }) => {
           const history = buildHistory(name, actions, processes, drain);
-          const { parts, indefinite } = splitParts(m, pairOperations(history).ops);
+          const splitter = new Splitter(m);
+          for (const p of pairOperations(history).ops) splitter.add(p);
+          const parts = splitter.finish();
           const expected = direct(m, history);
           expect(parts.map((p) => p.data())).toStrictEqual(expected);
           for (const [i, part] of parts.entries()) {
@@ -45,7 +47,7 @@ describe('splitParts', () => {
             expect(part.firstRet).toBe(Math.min(...expected[i].ops.map((op) => op.ret)));
             expect(expected[i].ops.map((_, j) => part.ret(j))).toEqual(expected[i].ops.map((op) => op.ret));
           }
-          expect(indefinite).toBe(expected.flatMap((p) => p.ops).filter((op) => !op.output.known).length);
+          expect(splitter.indefinite).toBe(expected.flatMap((p) => p.ops).filter((op) => !op.output.known).length);
         }),
         { numRuns: 200, seed: 20261201 },
       );

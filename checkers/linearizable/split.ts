@@ -21,12 +21,15 @@ export class Part {
   constructor(
     /** As the part crosses to a worker: a message copies them (structured clone). */
     readonly columns: PartColumns,
-    /** The earliest completion among its operations (a history position). */
-    readonly firstRet: number,
   ) {}
 
   get key(): string | null {
     return this.columns.key;
+  }
+
+  /** The earliest completion among its operations (a history position). */
+  get firstRet(): number {
+    return this.columns.firstRet;
   }
 
   /** Operations. */
@@ -61,7 +64,7 @@ export class Part {
  * comes first.
  */
 export class Splitter {
-  private readonly writers = new Map<string | null, { writer: ColumnWriter; firstRet: number }>();
+  private readonly writers = new Map<string | null, ColumnWriter>();
   indefinite = 0;
   /** The first operation the model cannot take, reported once every operation is in (see finish). */
   private problem: { index: number; f: string; message: string } | undefined;
@@ -79,18 +82,17 @@ export class Splitter {
     const problem = this.m.validate(op.input, op.output);
     if (problem !== undefined) {
       this.problem = { index: p.invoke.index, f: op.input.f, message: problem };
-      this.fs = new Set([op.input.f, ...[...this.writers.values()].flatMap(({ writer }) => writer.fs)]);
+      this.fs = new Set([op.input.f, ...[...this.writers.values()].flatMap((writer) => writer.fs)]);
       return;
     }
     if (!op.output.known) this.indefinite++;
     const k = key ?? null;
-    let part = this.writers.get(k);
-    if (!part) {
-      part = { writer: new ColumnWriter(k), firstRet: op.ret };
-      this.writers.set(k, part);
+    let writer = this.writers.get(k);
+    if (!writer) {
+      writer = new ColumnWriter(k);
+      this.writers.set(k, writer);
     }
-    if (op.ret < part.firstRet) part.firstRet = op.ret;
-    part.writer.push(op, p.completion?.index ?? -1);
+    writer.push(op, p.completion?.index ?? -1);
   }
 
   /** The parts. Throws HistoryError for the first operation the model cannot take, naming it. */
@@ -99,15 +101,8 @@ export class Splitter {
       const { index, f, message } = this.problem;
       throw new HistoryError(`op ${index}: ${message}${onlyHint(this.m, f, this.fs ?? new Set())}`);
     }
-    return [...this.writers.values()].map(({ writer, firstRet }) => new Part(writer.finish(), firstRet));
+    return [...this.writers.values()].map((writer) => new Part(writer.finish()));
   }
-}
-
-/** splitParts of operations already paired. */
-export function splitParts(m: Model<unknown>, paired: readonly PairedOp[]): { parts: Part[]; indefinite: number } {
-  const splitter = new Splitter(m);
-  for (const p of paired) splitter.add(p);
-  return { parts: splitter.finish(), indefinite: splitter.indefinite };
 }
 
 /**
