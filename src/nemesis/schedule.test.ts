@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { faultWindows } from '../../checkers/fault-windows.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
@@ -76,6 +77,16 @@ describe('runSchedule', () => {
     expect(nemesis.starts).toBeGreaterThan(drawn.faults.length);
     expect(drawn.faults.length).toBe(drawn.started.length);
     expect(drawn.ops.filter((o) => o.type === 'fail').length).toBe(nemesis.starts - drawn.faults.length);
+  });
+
+  it('keeps each fault in effect for at least its length, as the history records it', async () => {
+    // Lengths that are not whole milliseconds apart from the timer's: a timer alone can end
+    // up to 1 ms early against the recorded stamps.
+    const given = Array.from({ length: 30 }, (_, i) => ({ kind: 'pause-node', atMs: i * 4, durationMs: 2, seed: i }));
+    const run = await schedule(new FakeNemesis(), { given, forMs: 2000 });
+    const windows = faultWindows(run.ops.map((op, index) => ({ ...op, index })));
+    expect(windows).toHaveLength(30);
+    for (const w of windows) expect((w.end as number) - w.start).toBeGreaterThanOrEqual(2 * NS_PER_MS);
   });
 
   it('stops applying a given schedule at the time limit', async () => {

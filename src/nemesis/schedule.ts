@@ -12,7 +12,7 @@
  * from a schedule (as shrinking does) leaves what the others do unchanged.
  */
 import type { UnindexedOp } from '../history/recorder.js';
-import { NS_PER_MS, type Origin, sinceOrigin, sleep } from '../util/clock.js';
+import { NS_PER_MS, type Origin, sinceOrigin, sleep, sleepAtLeast } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import type { FaultPlan, Nemesis } from './nemesis.js';
 
@@ -48,6 +48,7 @@ export async function runSchedule(opts: {
     if (value !== undefined) op.value = value;
     if (error !== undefined) op.error = error;
     record(op);
+    return op.time;
   };
   const nowMs = () => Math.round(sinceOrigin(origin) / NS_PER_MS);
   const given = opts.given ? [...opts.given].sort((a, b) => a.atMs - b.atMs) : undefined;
@@ -78,10 +79,11 @@ export async function runSchedule(opts: {
       emit('fail', start, undefined, 'nothing to fault');
       continue;
     }
-    emit('ok', start, started.value);
+    const inEffect = emit('ok', start, started.value);
     opts.applied?.({ ...fault, durationMs: started.durationMs, did: started.value });
     // A fault runs its full length even past the time limit's signal: heal comes after.
-    await sleep(started.durationMs);
+    // Its window is at least that long from the start's recorded completion.
+    await sleepAtLeast(started.durationMs, origin + BigInt(inEffect));
     const stop = `stop-${nemesis.kind}`;
     emit('invoke', stop);
     try {
