@@ -21,7 +21,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkLinearizableParallel, MIN_OPERATIONS } from '../checkers/linearizable/parallel.js';
+import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { simulateKv, simulateMutex, simulateRegister } from './simulate.js';
 
@@ -222,7 +222,9 @@ function main(): void {
   /** The kv cases' times by size and threads: each size's speed-up is printed. */
   const kvTimes = new Map<number, Map<number, number>>();
   for (const c of kvPairs ?? cases(args.includes('--quick'))) {
-    const child = spawnSync(process.execPath, [self, '--case', JSON.stringify(c)], {
+    // Large histories under the flags `lockchaos check` runs large files with, on one thread too.
+    const flags = c.operations >= MIN_OPERATIONS ? PARALLEL_NODE_FLAGS : [];
+    const child = spawnSync(process.execPath, [...flags, self, '--case', JSON.stringify(c)], {
       encoding: 'utf8',
       maxBuffer: 1 << 24,
     });

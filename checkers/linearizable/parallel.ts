@@ -89,6 +89,16 @@ export interface ParallelOptions extends CheckOptions {
 export const MIN_OPERATIONS = 200_000;
 
 /**
+ * The node flags for a check on threads: V8's collector keeps to the thread it collects,
+ * rather than take helper threads onto cores the check's own threads are using. Measured on
+ * 2 cores (1M kv over 10 keys, 9 runs each, interleaved, 2026-12-01, a busy machine): two
+ * threads 5.4 s median instead of 6.0; one thread the same, 9.1 s. V8 takes the flag only
+ * at start (NODE_OPTIONS refuses it, and setting it at run time crashes V8), so `lockchaos
+ * check` runs itself again under it for a file large enough to be checked on threads.
+ */
+export const PARALLEL_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
+/**
  * Search steps this thread takes on its own part between looks at the workers' messages:
  * a worker that finished waits at most this long for its next part (milliseconds).
  */

@@ -1,14 +1,17 @@
 /**
  * `lockchaos check` as a user runs it: files in, verdict lines and exit codes out.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PARALLEL_NODE_FLAGS } from '../../checkers/linearizable/parallel.js';
 import { toEdn, toJsonl } from '../../test/unit/history-writers.js';
 import { simulateHistory } from '../../test/unit/linearizable-support.js';
 import type { Op, OpType, Process } from '../history/op.js';
-import { checkCommand } from './check.js';
+import { checkCommand, checkNodeFlags } from './check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -298,5 +301,38 @@ describe('lockchaos check', () => {
     for (const model of ['mutex', 'mutex-anon', 'register', 'cas-register', 'fenced-register', 'kv'])
       expect(help).toContain(model);
     expect(help).toContain('Exit codes: 0 valid, 1 invalid, 2 unknown');
+  });
+});
+
+describe('lockchaos check of a file large enough for threads', () => {
+  // A history padded with empty lines past the size a file of MIN_OPERATIONS operations
+  // needs at least: checked as the small one it is, after the run again under the flags.
+  const padded = () => file('padded.jsonl', `${toJsonl(invalidMutex)}\n${'\n'.repeat(8_000_001)}`);
+
+  it('wants the parallel check node flags for it alone, on a machine with cores for threads', () => {
+    const wanted = availableParallelism() >= 2 ? PARALLEL_NODE_FLAGS : [];
+    expect(checkNodeFlags([padded(), '--json'])).toEqual(wanted);
+    expect(checkNodeFlags([file('small.jsonl', toJsonl(invalidMutex)), padded()])).toEqual(wanted);
+    expect(checkNodeFlags([file('small.jsonl', toJsonl(invalidMutex))])).toEqual([]);
+    expect(checkNodeFlags([padded(), '--bogus'])).toEqual([]);
+    expect(checkNodeFlags([padded(), '--help'])).toEqual([]);
+    expect(checkNodeFlags([join(dir, 'absent.jsonl')])).toEqual([]);
+  });
+
+  it('the command line runs it again under them: the same lines and exit code as here', async () => {
+    const path = padded();
+    expect(await checkCommand([path])).toBe(1);
+    const cli = spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url)), 'check', path],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(cli.status).toBe(1);
+    // The time and the memory differ from run to run.
+    const stable = (text: string) => text.replace(/[\d.]+ ms, memory [\d.]+ \w+/, '');
+    expect(stable(cli.stdout)).toBe(stable(`${out.join('\n')}\n`));
+    expect(cli.stderr).toBe('');
   });
 });

@@ -5,9 +5,14 @@
  * linearizable, plus totals for several files. Exit 0 valid, 1 invalid, 2 unknown, 3 error
  * (an error in any file wins, then invalid, then unknown).
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { LinearizableResult } from '../../checkers/linearizable/index.js';
-import { checkLinearizableParallel } from '../../checkers/linearizable/parallel.js';
+import {
+  checkLinearizableParallel,
+  MIN_OPERATIONS,
+  PARALLEL_NODE_FLAGS,
+} from '../../checkers/linearizable/parallel.js';
 import { findModel, guessModel, MODEL_NAMES, MODELS } from '../../checkers/models/index.js';
 import type { Model } from '../../checkers/models/model.js';
 import { exitCodeFor } from '../../checkers/result.js';
@@ -261,6 +266,35 @@ function jsonLine(outcome: FileOutcome): string {
     summary: result.summary,
     details: result.details,
   });
+}
+
+/**
+ * The shortest a file of MIN_OPERATIONS operations can be: two events each, of at least 20
+ * bytes ("0 :invoke :read nil" and its line's end). Smaller files are checked in one thread.
+ */
+const MAY_USE_THREADS_BYTES = MIN_OPERATIONS * 2 * 20;
+
+/**
+ * The node flags this check wants (see PARALLEL_NODE_FLAGS): when a file is large enough to
+ * be checked on threads, on a machine with cores to give them. Bad options want none: the
+ * check itself reports them.
+ */
+export function checkNodeFlags(argv: string[]): readonly string[] {
+  let options: Options | 'help';
+  try {
+    options = parseOptions(argv);
+  } catch {
+    return [];
+  }
+  if (options === 'help' || availableParallelism() < 2) return [];
+  const large = options.files.some((file) => {
+    try {
+      return historyFileSize(file) >= MAY_USE_THREADS_BYTES;
+    } catch {
+      return false;
+    }
+  });
+  return large ? PARALLEL_NODE_FLAGS : [];
 }
 
 export async function checkCommand(argv: string[]): Promise<number> {

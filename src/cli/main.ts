@@ -4,10 +4,13 @@
  * own file and exports `(argv) => Promise<exit code>`.
  */
 import { EXIT_ERROR, UserError } from '../util/errors.js';
+import { rerunWithNodeFlags } from './rerun.js';
 
 type Command = {
   summary: string;
   load: () => Promise<(argv: string[]) => Promise<number>>;
+  /** V8 flags the command wants for these arguments: it is run again in a node started with them. */
+  nodeFlags?: (argv: string[]) => Promise<readonly string[]>;
 };
 
 const commands: Record<string, Command> = {
@@ -18,6 +21,7 @@ const commands: Record<string, Command> = {
   check: {
     summary: 'check stored histories (ours or Jepsen EDN) for linearizability, offline',
     load: async () => (await import('./check.js')).checkCommand,
+    nodeFlags: async (argv) => (await import('./check.js')).checkNodeFlags(argv),
   },
   scenarios: {
     summary: 'list the preset failure stories and their expected outcomes',
@@ -86,6 +90,8 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT_ERROR;
   }
   try {
+    const rerun = await rerunWithNodeFlags((await command.nodeFlags?.(rest)) ?? []);
+    if (rerun !== undefined) return rerun;
     return await (await command.load())(rest);
   } catch (err) {
     if (err instanceof UserError) {
