@@ -6,10 +6,13 @@
  *
  *     npm run bench:checker                 the table
  *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
- *     node dist/bench/checker.js --kv 300000 [pairs]
+ *     node dist/bench/checker.js --kv 300000 [pairs] [--machine]
  *                                           kv over 10 keys on one thread, then on two,
  *                                           back to back, 3 pairs (or `pairs`): each
- *                                           pair's speed-up, then the median and spread
+ *                                           pair's speed-up, then the median and spread;
+ *                                           --machine: after each pair, two one-thread
+ *                                           checks at once in two processes, what two
+ *                                           cores give with nothing shared at all
  *
  * Also: Jepsen's register tests (five values, so thousands of writers each), Porcupine's
  * key-partitioned kv tests (10 keys, 50 clients) in one thread and on two, at 100k and 1M
@@ -19,7 +22,7 @@
  * case's own; "peak budget" is the check's own count of its memory, what --memory-limit
  * weighs (the largest part's search).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
@@ -191,7 +194,26 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
-function main(): void {
+/** Large histories run under the flags `lockchaos check` runs large files with, on one thread too. */
+const nodeFlags = (c: Case) => (c.operations >= MIN_OPERATIONS ? PARALLEL_NODE_FLAGS : []);
+
+/** A case in a child process of its own, not waited for (several at once). */
+function runChild(self: string, c: Case): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeFlags(c), self, '--case', JSON.stringify(c)]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Measured) : reject(new Error(err))));
+  });
+}
+
+function median(xs: number[]): number | undefined {
+  return [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+}
+
+async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const caseArg = args.indexOf('--case');
   if (caseArg >= 0) {
@@ -218,13 +240,13 @@ function main(): void {
   const notes: string[] = [];
   console.log(`checker benchmark, node ${process.version}, each case in its own process\n`);
   const kvPairs = kvCases(args);
+  const machine = args.includes('--machine');
+  const machineSpeedUps: number[] = [];
   const times: number[] = [];
   /** The kv cases' times by size and threads: each size's speed-up is printed. */
   const kvTimes = new Map<number, Map<number, number>>();
   for (const c of kvPairs ?? cases(args.includes('--quick'))) {
-    // Large histories under the flags `lockchaos check` runs large files with, on one thread too.
-    const flags = c.operations >= MIN_OPERATIONS ? PARALLEL_NODE_FLAGS : [];
-    const child = spawnSync(process.execPath, [...flags, self, '--case', JSON.stringify(c)], {
+    const child = spawnSync(process.execPath, [...nodeFlags(c), self, '--case', JSON.stringify(c)], {
       encoding: 'utf8',
       maxBuffer: 1 << 24,
     });
@@ -235,6 +257,12 @@ function main(): void {
     }
     const m = JSON.parse(child.stdout) as Measured;
     times.push(m.ms);
+    if (kvPairs && machine && c.threads === 2) {
+      // Two one-thread checks at once: the speed-up two cores give this work with nothing
+      // shared (twice the one-thread time of the pair, over the later of the two to end).
+      const together = await Promise.all([runChild(self, { ...c, threads: 1 }), runChild(self, { ...c, threads: 1 })]);
+      machineSpeedUps.push((2 * (times[times.length - 2] as number)) / Math.max(...together.map((t) => t.ms)));
+    }
     if (c.model === 'kv' && !kvPairs)
       kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));
     const row = (c: Case, m: Measured, label?: string) =>
@@ -286,13 +314,16 @@ function main(): void {
     // The machine's other load comes and goes: each pair ran back to back.
     const speedUps = [];
     for (let i = 0; i + 1 < times.length; i += 2) speedUps.push(times[i] / times[i + 1]);
-    const sorted = [...speedUps].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)];
+    const each = (xs: number[]) => xs.map((x) => `${x.toFixed(2)}x`).join(', ');
     console.log(
-      `\ntwo threads against one, per pair: ${speedUps.map((x) => `${x.toFixed(2)}x`).join(', ')}; median ${median?.toFixed(2)}x (goal 1.7x)`,
+      `\ntwo threads against one, per pair: ${each(speedUps)}; median ${median(speedUps)?.toFixed(2)}x (goal 1.7x)`,
     );
+    if (machine)
+      console.log(
+        `two one-thread checks at once against one alone, per pair: ${each(machineSpeedUps)}; median ${median(machineSpeedUps)?.toFixed(2)}x (this machine's limit for two threads)`,
+      );
   }
   if (notes.length > 0) console.log(`\nThe falsified histories:\n${notes.map((n) => `  ${n}`).join('\n')}`);
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main();

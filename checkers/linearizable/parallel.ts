@@ -65,26 +65,31 @@ export interface ParallelOptions extends CheckOptions {
  * Below this many operations the parts are checked in this thread alone. Measured on 2
  * cores (kv over 10 keys, this thread and one worker against one thread, pairs back to
  * back, 2026-12-01): below 1x at 100k operations (0.85x), 1.5-1.8x at 1M (medians 1.60x and
- * 1.62x of two runs of 8 pairs; one thread 6.1-7.3 s, two 3.9-4.6 s on a quiet machine). Histories whose parts
- * the model pre-checks (registers, kv without appends) gain less: 10 register keys of 100k
- * operations, 1.17-1.23x. What a second thread cannot win back, each measured:
- * - a thread alone uses 1.14-1.18 cores: V8's collector (concurrent marking, parallel
- *   scavenges) runs on the other one, which two busy threads leave to share. With
- *   --single-threaded-gc one thread took 6.7 s of CPU instead of 8.1, in less time: so on 2
- *   cores two threads can be at most about 2/1.15 = 1.74x faster than one, at full use;
+ * 1.62x of two runs of 8 pairs; one thread 6.1-7.3 s, two 3.9-4.6 s on a quiet machine).
+ * Histories whose parts the model pre-checks (registers, kv without appends) gain less: 10
+ * register keys of 100k operations, 1.17-1.23x. What a second thread cannot win back, each
+ * measured:
+ * - the machine's own limit: two 1M kv checks on one thread each, in two processes at once,
+ *   took 1.65-1.92x (median 1.76x, 6 rounds) less than twice one alone, with nothing shared
+ *   at all; memory-bound code scales so here (random reads and writes of a typed array on
+ *   two threads: 1.5-1.76x, while arithmetic scales 1.95-2x). Two threads of one check, in
+ *   the same rounds: 1.37-1.73x (median 1.62x), about 92% of that limit;
+ * - without PARALLEL_NODE_FLAGS, a thread alone uses 1.14-1.18 cores: V8's collector runs
+ *   on the other one, which two busy threads leave to share;
  * - what this thread does alone before the workers have parts: filling its buffer pool (a
- *   full collection of the heap, with the history in it: 0.15-0.27 s) and pairing and
- *   splitting (0.27-0.3 s at 1M operations, and the history's first full collection);
+ *   full collection of the heap, with the history in it: 0.15-0.3 s; cut from one buffer,
+ *   the pool fills at once, but the collection comes during the preparing instead) and
+ *   pairing and splitting (0.25-0.4 s at 1M operations);
  * - a part's search cannot be shared, and the costs of parts of the same size differ by 3-8x
  *   (1M kv, seed 7: one key of ten takes 3 s of 7.7), so the last part often runs alone;
- * - crossing to a worker: about 10 ms per 100k operations here (the message's copy of the
+ * - crossing to a worker: about 20 ms per 100k operations here (the message's copy of the
  *   columns), and the worker's building of the part, 20-60 ms (its first: 150-350 ms, while
  *   its heap grows).
- * Worker processes with --single-threaded-gc (no helper threads to share) did no better from
- * a cold start, nor did warming a worker on a prefix of the history while this thread
- * prepares (tried again after the columns: within the noise), nor checking on workers alone,
- * nor filling this thread's pool only after the workers had their first parts (slower:
- * the collection slowed both threads).
+ * Worker processes (no helper threads to share) did no better from a cold start, nor did
+ * warming a worker on a prefix of the history while this thread prepares (tried again after
+ * the columns: within the noise), nor checking on workers alone, nor filling this thread's
+ * pool only after the workers had their first parts (slower: the collection slowed both
+ * threads), nor the search's tables laid out a slot to a cache line (within the noise).
  */
 export const MIN_OPERATIONS = 200_000;
 
