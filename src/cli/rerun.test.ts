@@ -29,8 +29,8 @@ function run(args: string[], onOutput?: (pid: number) => void) {
   const child = spawn(process.execPath, ['--no-warnings', script, ...args]);
   let stdout = '';
   child.stdout.on('data', (d) => {
+    if (stdout === '') onOutput?.(child.pid as number);
     stdout += d;
-    onOutput?.(child.pid as number);
   });
   return new Promise<{ code: number | null; stdout: string }>((resolve) =>
     child.on('exit', (code) => resolve({ code, stdout })),
