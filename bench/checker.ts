@@ -22,10 +22,11 @@
  * case's own; "peak budget" is the check's own count of its memory, what --memory-limit
  * weighs (the largest part's search).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
+import { nearestRank } from '../src/stats/quantiles.js';
 import { simulateKv, simulateMutex, simulateRegister } from './simulate.js';
 
 interface Case {
@@ -197,7 +198,7 @@ function table(rows: string[][]): string {
 /** Large histories run under the flags `lockchaos check` runs large files with, on one thread too. */
 const nodeFlags = (c: Case) => (c.operations >= MIN_OPERATIONS ? PARALLEL_NODE_FLAGS : []);
 
-/** A case in a child process of its own, not waited for (several at once). */
+/** A case in a child process of its own, so that its peak RSS is its own (several can run at once). */
 function runChild(self: string, c: Case): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeFlags(c), self, '--case', JSON.stringify(c)]);
@@ -205,13 +206,20 @@ function runChild(self: string, c: Case): Promise<Measured> {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Measured) : reject(new Error(err))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as Measured)
+        : reject(new Error(`case ${JSON.stringify(c)} failed:\n${err}`)),
+    );
   });
 }
 
-function median(xs: number[]): number | undefined {
-  return [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-}
+/** The median by nearest rank (the lower of the two middle ones), as the quantiles of src/stats. */
+const median = (xs: number[]) =>
+  nearestRank(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -246,22 +254,21 @@ async function main(): Promise<void> {
   /** The kv cases' times by size and threads: each size's speed-up is printed. */
   const kvTimes = new Map<number, Map<number, number>>();
   for (const c of kvPairs ?? cases(args.includes('--quick'))) {
-    const child = spawnSync(process.execPath, [...nodeFlags(c), self, '--case', JSON.stringify(c)], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 24,
-    });
-    if (child.status !== 0) {
-      console.error(`case ${JSON.stringify(c)} failed:\n${child.stderr}`);
+    let m: Measured;
+    try {
+      m = await runChild(self, c);
+      times.push(m.ms);
+      if (kvPairs && machine && c.threads === 2) {
+        // Two one-thread checks at once: the speed-up two cores give this work with nothing
+        // shared (twice the one-thread time of the pair, over the later of the two to end).
+        const one = { ...c, threads: 1 };
+        const together = await Promise.all([runChild(self, one), runChild(self, one)]);
+        machineSpeedUps.push((2 * (times[times.length - 2] as number)) / Math.max(...together.map((t) => t.ms)));
+      }
+    } catch (err) {
+      console.error((err as Error).message);
       process.exitCode = 1;
       continue;
-    }
-    const m = JSON.parse(child.stdout) as Measured;
-    times.push(m.ms);
-    if (kvPairs && machine && c.threads === 2) {
-      // Two one-thread checks at once: the speed-up two cores give this work with nothing
-      // shared (twice the one-thread time of the pair, over the later of the two to end).
-      const together = await Promise.all([runChild(self, { ...c, threads: 1 }), runChild(self, { ...c, threads: 1 })]);
-      machineSpeedUps.push((2 * (times[times.length - 2] as number)) / Math.max(...together.map((t) => t.ms)));
     }
     if (c.model === 'kv' && !kvPairs)
       kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));

@@ -371,7 +371,10 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       const pausedHere: { part: number; check: PartCheck }[] = [];
       for (let part = take() ?? steal(); part !== undefined && !failed; part = take() ?? steal()) {
         if (prechecked[part] === 0) precheckHere(part);
-        if (!searchWanted(part)) continue;
+        if (!searchWanted(part)) {
+          prepared.parts[part].release(); // pre-checked, not to be searched
+          continue;
+        }
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
         const status = await searchPart(part, check, pauseAt(performance.now()));
         if (!searchWanted(part)) continue;

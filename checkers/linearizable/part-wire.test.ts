@@ -33,4 +33,14 @@ describe('a part copied to a worker (structured clone of its columns)', () => {
     expect(copied).toStrictEqual(part.data());
     expect(copied.ops.map((op) => op.input.value)).toStrictEqual(values);
   });
+
+  it('keeps an output that equals its input only by ===: a write of 0 answered -0', () => {
+    const history: Op[] = [
+      { index: 0, type: 'invoke', f: 'write', process: 0, time: 0, value: 0 },
+      { index: 1, type: 'ok', f: 'write', process: 0, time: 0, value: -0 },
+    ];
+    const [part] = prepare(history, 'register', {}, false).parts;
+    const [op] = decodePart(structuredClone(part.columns)).ops;
+    expect(Object.is(op.input.value, 0) && Object.is(op.output.value, -0)).toBe(true);
+  });
 });

@@ -91,7 +91,8 @@ export class ColumnWriter {
       this.fIds.set(input.f, f);
     }
     const keyOfPart = input.key !== undefined && input.key === this.key;
-    const outputIsInput = output.value !== undefined && output.value === input.value;
+    // Object.is: the same value exactly (=== takes -0 for 0, and never NaN for NaN).
+    const outputIsInput = output.value !== undefined && Object.is(output.value, input.value);
     const i = chunk.size++;
     this.size++;
     chunk.small[i * 2] = f;

@@ -2,10 +2,10 @@
  * `lockchaos check` as a user runs it: files in, verdict lines and exit codes out.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PARALLEL_NODE_FLAGS } from '../../checkers/linearizable/parallel.js';
 import { toEdn, toJsonl } from '../../test/unit/history-writers.js';
@@ -322,14 +322,24 @@ describe('lockchaos check of a file large enough for threads', () => {
   it('the command line runs it again under them: the same lines and exit code as here', async () => {
     const path = padded();
     expect(await checkCommand([path])).toBe(1);
-    const cli = spawnSync(
-      process.execPath,
-      [fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url)), 'check', path],
-      {
-        encoding: 'utf8',
-      },
+    // Every node of the command line (it, and the one it starts) writes down its flags as it
+    // loads: the preload comes with the flags the re-run passes on.
+    const flagsLog = join(dir, 'flags.log');
+    const preload = file(
+      'preload.mjs',
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(flagsLog)}, JSON.stringify(process.execArgv.filter((f) => f.startsWith('--single'))) + '\\n');\n`,
     );
+    const main = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+    const cli = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, main, 'check', path], {
+      encoding: 'utf8',
+    });
     expect(cli.status).toBe(1);
+    expect(
+      readFileSync(flagsLog, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(availableParallelism() >= 2 ? [[], PARALLEL_NODE_FLAGS] : [[]]);
     // The time and the memory differ from run to run.
     const stable = (text: string) => text.replace(/[\d.]+ ms, memory [\d.]+ \w+/, '');
     expect(stable(cli.stdout)).toBe(stable(`${out.join('\n')}\n`));

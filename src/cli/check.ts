@@ -30,6 +30,12 @@ const DEFAULT_TIME_LIMIT_S = 300;
 const DEFAULT_MEMORY_LIMIT_MB = 1024;
 const MiB = 2 ** 20;
 
+/**
+ * The shortest a file of MIN_OPERATIONS operations can be: two events each, of at least 20
+ * bytes ("0 :invoke :read nil" and its line's end). Smaller files are checked in one thread.
+ */
+const MAY_USE_THREADS_BYTES = MIN_OPERATIONS * 2 * 20;
+
 function help(): string {
   const width = Math.max(...MODEL_NAMES.map((n) => n.length));
   return [
@@ -64,7 +70,7 @@ function help(): string {
     'take effect at any time after their invocation, or never; nemesis operations are ignored. A process',
     'that issues again after info, or an ok with no invocation, is an error in the history. Real-time order',
     "is the file's order. Operations are split by key (op.key; for kv also Jepsen's [k v] values) and each",
-    'key is checked alone, on worker threads for large histories (a file of 8 MB or more is checked in a',
+    `key is checked alone, on worker threads for large histories (a file of ${MAY_USE_THREADS_BYTES / 1e6} MB or more is checked in a`,
     "node started again with --single-threaded-gc, so that V8's collector leaves those threads their cores);",
     'the first key in check order (smallest first) found not linearizable is the one reported. Under',
     '--time-limit each key takes its turn before any runs to the limit, so a hard key does not hide a',
@@ -269,12 +275,6 @@ function jsonLine(outcome: FileOutcome): string {
     details: result.details,
   });
 }
-
-/**
- * The shortest a file of MIN_OPERATIONS operations can be: two events each, of at least 20
- * bytes ("0 :invoke :read nil" and its line's end). Smaller files are checked in one thread.
- */
-const MAY_USE_THREADS_BYTES = MIN_OPERATIONS * 2 * 20;
 
 /**
  * The node flags this check wants (see PARALLEL_NODE_FLAGS): when a file is large enough to

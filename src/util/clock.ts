@@ -29,12 +29,12 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 export const NS_PER_MS = 1_000_000;
 
 /**
- * Sleeps until at least ms have passed on the monotonic clock since `from` (hrtime ns; now
- * by default). A timer alone can end up to a millisecond early against hrtime, since libuv
- * counts timers from the loop's cached, millisecond-truncated time; a fault's recorded
- * length is a claim (the sweep compares it with the lease), so it must hold.
+ * Sleeps until at least ms have passed on the monotonic clock since `from` (hrtime ns). A
+ * timer alone can end up to a millisecond early against hrtime, since libuv counts timers
+ * from the loop's cached, millisecond-truncated time; a fault's recorded length is a claim
+ * (the sweep compares it with the lease), so it must hold.
  */
-export async function sleepAtLeast(ms: number, from: bigint = monotonicNow()): Promise<void> {
+export async function sleepAtLeast(ms: number, from: bigint): Promise<void> {
   const end = from + BigInt(Math.ceil(ms * NS_PER_MS));
   for (let left = end - monotonicNow(); left > 0n; left = end - monotonicNow()) {
     await sleep(Math.ceil(Number(left) / NS_PER_MS));
