@@ -7,9 +7,10 @@
  *     npm run bench:checker                 the table
  *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
  *     node dist/bench/checker.js --kv 300000 [pairs] [--machine]
- *                                           kv over 10 keys on one thread, then on two,
- *                                           back to back, 3 pairs (or `pairs`): each
- *                                           pair's speed-up, then the median and spread;
+ *                                           kv over 10 keys on one thread and on two,
+ *                                           back to back (every other pair two threads
+ *                                           first), 3 pairs (or `pairs`): each pair's
+ *                                           speed-up, then the median;
  *                                           --machine: after each pair, two one-thread
  *                                           checks at once in two processes, what two
  *                                           cores give with nothing shared at all
@@ -132,12 +133,25 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
   };
 }
 
-/** --kv OPS [PAIRS]: the kv case on one thread and on two, back to back, pair after pair. */
-function kvCases(args: string[]): Case[] | undefined {
+/** --kv OPS [PAIRS]: the kv case's size and how many pairs to run. */
+function kvPairsArg(args: string[]): { operations: number; pairs: number } | undefined {
   const at = args.indexOf('--kv');
   if (at < 0) return undefined;
-  const operations = Number(args[at + 1]);
-  const pairs = Number(args[at + 2] ?? 3);
+  return { operations: Number(args[at + 1]), pairs: Number(args[at + 2] ?? 3) };
+}
+
+/**
+ * --kv: the kv case on one thread and on two, pair after pair, back to back (the machine's
+ * other load comes and goes). Every other pair runs two threads first, so that a load that
+ * grows or fades through a pair weighs on both sides alike. A pair counts only when both of
+ * its runs (and, with --machine, its two at once) succeeded.
+ */
+async function kvPairs(
+  self: string,
+  operations: number,
+  pairs: number,
+  machine: boolean,
+): Promise<{ rows: string[][]; lines: string[] }> {
   const kv = (threads: number): Case => ({
     model: 'kv',
     clients: 50,
@@ -147,7 +161,42 @@ function kvCases(args: string[]): Case[] | undefined {
     threads,
     seed: 42,
   });
-  return Array.from({ length: pairs }, () => [kv(1), kv(2)]).flat();
+  const rows: string[][] = [];
+  const speedUps: number[] = [];
+  const machineSpeedUps: number[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    try {
+      const order = pair % 2 === 0 ? [1, 2] : [2, 1];
+      const ms = new Map<number, number>();
+      for (const threads of order) {
+        const c = kv(threads);
+        const m = await runChild(self, c);
+        rows.push(rowOf(c, m));
+        ms.set(threads, m.ms);
+      }
+      const one = ms.get(1) as number;
+      let together: Measured[] | undefined;
+      if (machine) {
+        // Two one-thread checks at once: the speed-up two cores give this work with nothing
+        // shared (twice the one-thread time of the pair, over the later of the two to end).
+        together = await Promise.all([runChild(self, kv(1)), runChild(self, kv(1))]);
+      }
+      speedUps.push(one / (ms.get(2) as number));
+      if (together) machineSpeedUps.push((2 * one) / Math.max(...together.map((t) => t.ms)));
+    } catch (err) {
+      console.error((err as Error).message);
+      process.exitCode = 1;
+    }
+  }
+  const each = (xs: number[]) => xs.map((x) => `${x.toFixed(2)}x`).join(', ');
+  const lines = [
+    `two threads against one, per pair: ${each(speedUps)}; median ${median(speedUps)?.toFixed(2)}x (goal 1.7x)`,
+  ];
+  if (machine)
+    lines.push(
+      `two one-thread checks at once against one alone, per pair: ${each(machineSpeedUps)}; median ${median(machineSpeedUps)?.toFixed(2)}x (this machine's limit for two threads)`,
+    );
+  return { rows, lines };
 }
 
 function cases(quick: boolean): Case[] {
@@ -221,6 +270,47 @@ const median = (xs: number[]) =>
     0.5,
   );
 
+const HEADER = [
+  'model',
+  'history',
+  'clients',
+  'operations',
+  'events',
+  'info',
+  'threads',
+  'verdict',
+  'time ms',
+  'peak budget MiB',
+  'peak RSS MiB',
+  'memo entries',
+];
+
+/** A case's row of the table. */
+function rowOf(c: Case, m: Measured, label?: string): string[] {
+  return [
+    label ?? c.model,
+    c.corrupt
+      ? 'falsified'
+      : c.files
+        ? 'all files'
+        : c.values
+          ? `${c.values} values`
+          : c.keys
+            ? `${c.keys} keys`
+            : 'simulated',
+    String(c.clients),
+    c.operations.toLocaleString('en-US'),
+    m.events.toLocaleString('en-US'),
+    `${Math.round(c.infoRate * 1000) / 10}%`,
+    String(m.threads || 1),
+    String(m.valid),
+    m.ms.toFixed(0),
+    m.peakBudgetMiB.toFixed(0),
+    m.peakRssMiB.toFixed(0),
+    m.cacheEntries.toLocaleString('en-US'),
+  ];
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const caseArg = args.indexOf('--case');
@@ -229,78 +319,34 @@ async function main(): Promise<void> {
     return;
   }
   const self = fileURLToPath(import.meta.url);
-  const rows = [
-    [
-      'model',
-      'history',
-      'clients',
-      'operations',
-      'events',
-      'info',
-      'threads',
-      'verdict',
-      'time ms',
-      'peak budget MiB',
-      'peak RSS MiB',
-      'memo entries',
-    ],
-  ];
-  const notes: string[] = [];
   console.log(`checker benchmark, node ${process.version}, each case in its own process\n`);
-  const kvPairs = kvCases(args);
-  const machine = args.includes('--machine');
-  const machineSpeedUps: number[] = [];
-  const times: number[] = [];
+  const pairs = kvPairsArg(args);
+  if (pairs) {
+    const { rows, lines } = await kvPairs(self, pairs.operations, pairs.pairs, args.includes('--machine'));
+    console.log(`${table([HEADER, ...rows])}\n\n${lines.join('\n')}`);
+    return;
+  }
+  const rows = [HEADER];
+  const notes: string[] = [];
   /** The kv cases' times by size and threads: each size's speed-up is printed. */
   const kvTimes = new Map<number, Map<number, number>>();
-  for (const c of kvPairs ?? cases(args.includes('--quick'))) {
+  for (const c of cases(args.includes('--quick'))) {
     let m: Measured;
     try {
       m = await runChild(self, c);
-      times.push(m.ms);
-      if (kvPairs && machine && c.threads === 2) {
-        // Two one-thread checks at once: the speed-up two cores give this work with nothing
-        // shared (twice the one-thread time of the pair, over the later of the two to end).
-        const one = { ...c, threads: 1 };
-        const together = await Promise.all([runChild(self, one), runChild(self, one)]);
-        machineSpeedUps.push((2 * (times[times.length - 2] as number)) / Math.max(...together.map((t) => t.ms)));
-      }
     } catch (err) {
       console.error((err as Error).message);
       process.exitCode = 1;
       continue;
     }
-    if (c.model === 'kv' && !kvPairs)
-      kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));
-    const row = (c: Case, m: Measured, label?: string) =>
-      rows.push([
-        label ?? c.model,
-        c.corrupt
-          ? 'falsified'
-          : c.files
-            ? 'all files'
-            : c.values
-              ? `${c.values} values`
-              : c.keys
-                ? `${c.keys} keys`
-                : 'simulated',
-        String(c.clients),
-        c.operations.toLocaleString('en-US'),
-        m.events.toLocaleString('en-US'),
-        `${Math.round(c.infoRate * 1000) / 10}%`,
-        String(m.threads || 1),
-        String(m.valid),
-        m.ms.toFixed(0),
-        m.peakBudgetMiB.toFixed(0),
-        m.peakRssMiB.toFixed(0),
-        m.cacheEntries.toLocaleString('en-US'),
-      ]);
+    if (c.model === 'kv') kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));
     if (c.files && m.files) {
-      for (const [i, f] of c.files.entries()) row(f, (m.files as Measured[])[i], `file ${i + 1}: ${f.model}`);
-      row({ ...c, operations: c.files.reduce((n, f) => n + f.operations, 0) }, m, 'several files');
+      for (const [i, f] of c.files.entries())
+        rows.push(rowOf(f, (m.files as Measured[])[i], `file ${i + 1}: ${f.model}`));
+      rows.push(rowOf({ ...c, operations: c.files.reduce((n, f) => n + f.operations, 0) }, m, 'several files'));
       continue;
     }
-    row(c, m);
+    rows.push(rowOf(c, m));
     if (m.valid !== !c.corrupt)
       console.error(`unexpected: ${c.model} ${c.clients} clients ${c.operations} ops: ${m.summary}`);
     else if (c.corrupt) notes.push(`${c.model}, ${c.clients} clients: ${m.summary}`);
@@ -317,19 +363,6 @@ async function main(): Promise<void> {
     console.log(
       `\nkv, two threads against one: ${kvSpeedUps.join(', ')} (goal 1.7x; by default a history under ${MIN_OPERATIONS.toLocaleString('en-US')} operations is checked in one thread)`,
     );
-  if (kvPairs) {
-    // The machine's other load comes and goes: each pair ran back to back.
-    const speedUps = [];
-    for (let i = 0; i + 1 < times.length; i += 2) speedUps.push(times[i] / times[i + 1]);
-    const each = (xs: number[]) => xs.map((x) => `${x.toFixed(2)}x`).join(', ');
-    console.log(
-      `\ntwo threads against one, per pair: ${each(speedUps)}; median ${median(speedUps)?.toFixed(2)}x (goal 1.7x)`,
-    );
-    if (machine)
-      console.log(
-        `two one-thread checks at once against one alone, per pair: ${each(machineSpeedUps)}; median ${median(machineSpeedUps)?.toFixed(2)}x (this machine's limit for two threads)`,
-      );
-  }
   if (notes.length > 0) console.log(`\nThe falsified histories:\n${notes.map((n) => `  ${n}`).join('\n')}`);
 }
 

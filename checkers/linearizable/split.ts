@@ -65,7 +65,7 @@ export class Part {
  */
 export class Splitter {
   private readonly writers = new Map<string | null, ColumnWriter>();
-  indefinite = 0;
+  private indefiniteOps = 0;
   /** The first operation the model cannot take, reported once every operation is in (see finish). */
   private problem: { index: number; f: string; message: string } | undefined;
   /** Once there is a problem: the operations' fs, for its hint. */
@@ -85,7 +85,7 @@ export class Splitter {
       this.fs = new Set([op.input.f, ...[...this.writers.values()].flatMap((writer) => writer.fs)]);
       return;
     }
-    if (!op.output.known) this.indefinite++;
+    if (!op.output.known) this.indefiniteOps++;
     const k = key ?? null;
     let writer = this.writers.get(k);
     if (!writer) {
@@ -93,6 +93,11 @@ export class Splitter {
       this.writers.set(k, writer);
     }
     writer.push(op, p.completion?.index ?? -1);
+  }
+
+  /** Operations without a known outcome (info, or never completed) so far. */
+  get indefinite(): number {
+    return this.indefiniteOps;
   }
 
   /** The parts. Throws HistoryError for the first operation the model cannot take, naming it. */

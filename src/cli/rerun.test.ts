@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { childExecArgv } from './rerun.js';
 
 const rerun = new URL('../../dist/src/cli/rerun.js', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-rerun-'));
@@ -48,5 +49,27 @@ describe('rerunWithNodeFlags', () => {
     const r = await run(['sleep'], (pid) => process.kill(pid, 'SIGTERM'));
     expect(r.code).toBe(128 + 15);
     expect(JSON.parse(r.stdout).args).toEqual(['sleep']);
+  });
+});
+
+describe('childExecArgv', () => {
+  it("keeps this node's flags but the debugger's, whose port this node holds", () => {
+    expect(
+      childExecArgv([
+        '--no-warnings',
+        '--inspect',
+        '--inspect-brk=0.0.0.0:9230',
+        '--inspect-port',
+        '9231',
+        '--debug-port=9232',
+        '--import',
+        './x.mjs',
+        '--max-old-space-size=4096',
+      ]),
+    ).toEqual(['--no-warnings', '--import', './x.mjs', '--max-old-space-size=4096']);
+  });
+
+  it("keeps flags whose names only begin like the debugger's", () => {
+    expect(childExecArgv(['--inspector-x', '--debugger'])).toEqual(['--inspector-x', '--debugger']);
   });
 });
