@@ -240,15 +240,16 @@ export function reserveFor(history: readonly Op[]): void {
 /**
  * Pairs, splits and pre-checks: everything before the search. With `inThread` false, for
  * the parallel check: no part is pre-checked (the thread that takes a part does it), and the
- * buffer pool is left to the caller (parallel.ts fills it before its workers start).
+ * buffer pool is left to the caller (parallel.ts, which fills it when that costs least).
+ * `started`: when the check began (its time, and its time limit, count from then).
  */
 export function prepare(
   history: readonly Op[],
   model: AnyModel | string,
   options: CheckOptions,
   inThread = true,
+  started = performance.now(),
 ): Prepared {
-  const started = performance.now();
   if (inThread) reserveFor(history);
   // Each operation split as soon as it is paired: see visitOperations.
   return prepareFrom((add) => visitOperations(history, add), model, options, started, inThread);

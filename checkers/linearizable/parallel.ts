@@ -64,32 +64,35 @@ export interface ParallelOptions extends CheckOptions {
 /**
  * Below this many operations the parts are checked in this thread alone. Measured on 2
  * cores (kv over 10 keys, this thread and one worker against one thread, pairs back to
- * back, 2026-12-01): below 1x at 100k operations (0.85x), 1.5-1.8x at 1M (medians 1.60x and
- * 1.62x of two runs of 8 pairs; one thread 6.1-7.3 s, two 3.9-4.6 s on a quiet machine).
+ * back, every other pair two threads first, 2026-12-01; each time from the call, the buffer
+ * pool and the workers' start included): below 1x at 100k operations (0.85x), 1.4-1.8x at
+ * 1M (median 1.62x of 10 pairs; one thread 8.0-11.1 s, two 4.9-6.3 s, a busy hour).
  * Histories whose parts the model pre-checks (registers, kv without appends) gain less: 10
  * register keys of 100k operations, 1.17-1.23x. What a second thread cannot win back, each
  * measured:
  * - the machine's own limit: two 1M kv checks on one thread each, in two processes at once,
- *   took 1.65-1.92x (median 1.76x, 6 rounds) less than twice one alone, with nothing shared
- *   at all; memory-bound code scales so here (random reads and writes of a typed array on
- *   two threads: 1.5-1.76x, while arithmetic scales 1.95-2x). Two threads of one check, in
- *   the same rounds: 1.37-1.73x (median 1.62x), about 92% of that limit;
+ *   with nothing shared at all, took 1.57-2.16x (median 1.75x, in the same 10 rounds; other
+ *   hours 1.68x and 1.85x) less than twice one alone; memory-bound code scales so here
+ *   (random reads and writes of a typed array on two threads: 1.5-1.76x, while arithmetic
+ *   scales 1.95-2x), and not because of the search's own footprint (at 300k operations,
+ *   parts a third the size: 1.75x too). Two threads of one check reach about 93% of it;
  * - without PARALLEL_NODE_FLAGS, a thread alone uses 1.14-1.18 cores: V8's collector runs
  *   on the other one, which two busy threads leave to share;
- * - what this thread does alone before the workers have parts: filling its buffer pool (a
- *   full collection of the heap, with the history in it: 0.15-0.3 s; cut from one buffer,
- *   the pool fills at once, but the collection comes during the preparing instead) and
- *   pairing and splitting (0.25-0.4 s at 1M operations);
+ * - what this thread does alone before the workers have parts: pairing and splitting
+ *   (0.25-0.4 s at 1M operations), and the full collection of the heap that V8 sometimes
+ *   begins there (0.2 s, the history in it);
  * - a part's search cannot be shared, and the costs of parts of the same size differ by 3-8x
- *   (1M kv, seed 7: one key of ten takes 3 s of 7.7), so the last part often runs alone;
- * - crossing to a worker: about 20 ms per 100k operations here (the message's copy of the
- *   columns), and the worker's building of the part, 20-60 ms (its first: 150-350 ms, while
- *   its heap grows).
+ *   (1M kv, seed 7: one key of ten takes 3 s of 7.7; seed 42: 1.0-3.7M steps a key), and
+ *   nothing cheap predicts them (not the size, the info operations of each kind, what follows
+ *   them, nor the mean concurrency), so the last part may run alone;
+ * - crossing to a worker: 12-22 ms to send a 100k-operation part here (the message's copy
+ *   of the columns), and the worker's building of the part, 20-60 ms (its first: 150-350 ms,
+ *   while its heap grows).
  * Worker processes (no helper threads to share) did no better from a cold start, nor did
  * warming a worker on a prefix of the history while this thread prepares (tried again after
- * the columns: within the noise), nor checking on workers alone, nor filling this thread's
- * pool only after the workers had their first parts (slower: the collection slowed both
- * threads), nor the search's tables laid out a slot to a cache line (within the noise).
+ * the columns: within the noise), nor checking on workers alone (this thread only handing
+ * out parts: 4.88 s against 4.83), nor the search's tables laid out a slot to a cache line
+ * (within the noise).
  */
 export const MIN_OPERATIONS = 200_000;
 
@@ -136,12 +139,11 @@ export async function checkLinearizableParallel(
   model: AnyModel | string,
   options: ParallelOptions = {},
 ): Promise<LinearizableResult> {
+  // The check's time, and its time limit, count from here: the buffer pool and the workers' start are the check's.
+  const started = performance.now();
   const wanted = options.threads ?? availableParallelism();
   const minOperations = options.minOperations ?? MIN_OPERATIONS;
   const url = workerUrl();
-  // First, before the workers start: the full collection it sets off runs alone then (see
-  // reserveFor). During the workers' first parts, it slowed both threads by a few hundred ms.
-  reserveFor(history);
   // Workers are started before the history is paired and split (a history of n events has
   // at most n/2 operations), so that they load while this thread prepares; those not needed
   // after all are stopped.
@@ -149,10 +151,17 @@ export async function checkLinearizableParallel(
     url && wanted >= 2 && history.length / 2 >= minOperations && registered(model)
       ? Array.from({ length: wanted - 1 }, () => new Worker(url, { workerData: PART_WORKER }))
       : [];
+  // This thread's buffer pool (reserveFor) sets off a full collection of the heap, with the
+  // history in it. In this thread alone, it is filled first, before the parts are in the heap
+  // too. On threads, once the workers have their first parts: the collection then runs while
+  // they search, not while they wait for this thread to prepare. Measured (1M kv over 10
+  // keys, two threads, 16 rounds against the pool filled first, interleaved, 2026-12-01):
+  // faster in 12, by 0.44 s median (6.2 s then).
+  if (early.length === 0) reserveFor(history);
   let prepared: Prepared;
   try {
     // For several threads (see prepare); on one, below, as checkLinearizable does.
-    prepared = prepare(history, model, options, false);
+    prepared = prepare(history, model, options, false, started);
   } catch (err) {
     for (const w of early) void w.terminate();
     throw err;
@@ -163,11 +172,12 @@ export async function checkLinearizableParallel(
   const workers = parallel ? early.slice(0, threads - 1) : [];
   for (const w of early) if (!workers.includes(w)) void w.terminate();
   if (!parallel || !url) {
+    if (early.length > 0) reserveFor(history); // started for nothing: the pool now
     precheckAll(prepared);
     return searchInThread(prepared);
   }
   while (workers.length < threads - 1) workers.push(new Worker(url, { workerData: PART_WORKER }));
-  const decided = await searchShared(prepared, url, workers);
+  const decided = await searchShared(prepared, url, workers, () => reserveFor(history));
   return conclude(prepared, decided, threads);
 }
 
@@ -181,8 +191,10 @@ export async function checkLinearizableParallel(
  * not yet begun, over the threads), and it pauses on its thread, which goes on with it once
  * every part has had its turn: so that hard parts taken first do not run to the limit while a
  * later part's violation waits (found, not hidden as unknown), as in one thread.
+ *
+ * `dispatched` is called once every worker has its first parts, before this thread begins its own.
  */
-function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<Decided> {
+function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatched: () => void): Promise<Decided> {
   const n = prepared.parts.length;
   const decided = new Decided(n);
   const threads = started.length + 1;
@@ -338,6 +350,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[]): Promise<
       return w;
     };
     for (const w of started) dispatch(attach(w));
+    dispatched();
     const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
     /** Searches a part here until it ends, is cancelled, or passes `pauseAt`; its status. */
     const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {
