@@ -155,8 +155,10 @@ export async function checkLinearizableParallel(
   // history in it. In this thread alone, it is filled first, before the parts are in the heap
   // too. On threads, once the workers have their first parts: the collection then runs while
   // they search, not while they wait for this thread to prepare. Measured (1M kv over 10
-  // keys, two threads, 16 rounds against the pool filled first, interleaved, 2026-12-01):
-  // faster in 12, by 0.44 s median (6.2 s then).
+  // keys, two threads, against the pool filled first, rounds interleaved, 2026-12-01):
+  // under PARALLEL_NODE_FLAGS faster in 12 rounds of 16, by 0.44 s median (of 6.2 s);
+  // without them in 8 of 8, by 0.4 s. (466cef3 had found the opposite, but timed the side
+  // that filled the pool first from after its pool.)
   if (early.length === 0) reserveFor(history);
   let prepared: Prepared;
   try {
