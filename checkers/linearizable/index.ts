@@ -318,15 +318,17 @@ function prepareFrom(
 }
 
 /**
- * Every part pre-checked, in this thread. Each part's objects go again once it is: built
- * again when its search begins. Kept, a million operations' objects were all in the heap
- * before the first search, and each full collection traced them (one of 0.6 s).
+ * Every part pre-checked, in this thread. Each part's objects go again once it is, but the
+ * first's (searchInThread begins with it): built again when its search begins. Kept, a
+ * million operations' objects were all in the heap before the first search, and each full
+ * collection traced them (one of 0.6 s); built twice, a history of one part (a register's)
+ * paid for its objects twice.
  */
 export function precheckAll(prepared: Prepared): void {
   const found = new Map<number, Impossible>();
   for (let i = 0; i < prepared.parts.length; i++) {
     const f = precheckPart(prepared, i);
-    prepared.parts[i].release();
+    if (i > 0) prepared.parts[i].release();
     if (f) found.set(i, f);
   }
   reportImpossible(prepared, found);

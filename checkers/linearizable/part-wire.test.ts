@@ -34,6 +34,21 @@ describe('a part copied to a worker (structured clone of its columns)', () => {
     expect(copied.ops.map((op) => op.input.value)).toStrictEqual(values);
   });
 
+  it('keeps every process and position as it was, the ones that are not 32-bit integers too', () => {
+    const processes = [0, -0, 7, 2 ** 31, 2 ** 40, -3, 1.5];
+    const history: Op[] = processes.flatMap((process, i) => [
+      { index: 2 * i, type: 'invoke', f: 'write', process, time: 0, value: i },
+      { index: 2 * i + 1, type: 'ok', f: 'write', process, time: 0, value: i },
+    ]);
+    const [part] = prepare(history, 'register', {}, false).parts;
+    const built = decodePart(structuredClone(part.columns));
+    expect(built.ops.map((op) => op.input.process)).toStrictEqual(processes);
+    expect(built.ops.map((op) => [op.input.index, op.call, op.ret])).toStrictEqual(
+      processes.map((_, i) => [2 * i, 2 * i, 2 * i + 1]),
+    );
+    expect(built.completions).toStrictEqual(processes.map((_, i) => 2 * i + 1));
+  });
+
   it('keeps an output that equals its input only by ===: a write of 0 answered -0', () => {
     const history: Op[] = [
       { index: 0, type: 'invoke', f: 'write', process: 0, time: 0, value: 0 },
