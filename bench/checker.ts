@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
-import { nearestRank } from '../src/stats/quantiles.js';
+import { quantiles } from '../src/stats/quantiles.js';
 import { simulateKv, simulateMutex, simulateRegister } from './simulate.js';
 
 interface Case {
@@ -133,6 +133,17 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
   };
 }
 
+/** Porcupine's kv tests: 10 keys, 50 clients, get/put/append, few crashes. */
+const kvCase = (operations: number, threads: number): Case => ({
+  model: 'kv',
+  clients: 50,
+  operations,
+  infoRate: 0.001,
+  keys: 10,
+  threads,
+  seed: 42,
+});
+
 /** --kv OPS [PAIRS]: the kv case's size and how many pairs to run. */
 function kvPairsArg(args: string[]): { operations: number; pairs: number } | undefined {
   const at = args.indexOf('--kv');
@@ -152,15 +163,6 @@ async function kvPairs(
   pairs: number,
   machine: boolean,
 ): Promise<{ rows: string[][]; lines: string[] }> {
-  const kv = (threads: number): Case => ({
-    model: 'kv',
-    clients: 50,
-    operations,
-    infoRate: 0.001,
-    keys: 10,
-    threads,
-    seed: 42,
-  });
   const rows: string[][] = [];
   const speedUps: number[] = [];
   const machineSpeedUps: number[] = [];
@@ -169,18 +171,16 @@ async function kvPairs(
       const order = pair % 2 === 0 ? [1, 2] : [2, 1];
       const ms = new Map<number, number>();
       for (const threads of order) {
-        const c = kv(threads);
+        const c = kvCase(operations, threads);
         const m = await runChild(self, c);
         rows.push(rowOf(c, m));
         ms.set(threads, m.ms);
       }
       const one = ms.get(1) as number;
-      let together: Measured[] | undefined;
-      if (machine) {
-        // Two one-thread checks at once: the speed-up two cores give this work with nothing
-        // shared (twice the one-thread time of the pair, over the later of the two to end).
-        together = await Promise.all([runChild(self, kv(1)), runChild(self, kv(1))]);
-      }
+      // Two one-thread checks at once: the speed-up two cores give this work with nothing
+      // shared (twice the one-thread time of the pair, over the later of the two to end).
+      const alone = kvCase(operations, 1);
+      const together = machine ? await Promise.all([runChild(self, alone), runChild(self, alone)]) : undefined;
       speedUps.push(one / (ms.get(2) as number));
       if (together) machineSpeedUps.push((2 * one) / Math.max(...together.map((t) => t.ms)));
     } catch (err) {
@@ -215,11 +215,10 @@ function cases(quick: boolean): Case[] {
   const big = quick ? 10_000 : 100_000;
   // Jepsen's register tests: five values, so each has thousands of writers; few crashes.
   out.push({ model: 'register', clients: 10, operations: big, infoRate: 0.001, values: 5, seed: 42 });
-  // Porcupine's kv tests: 10 keys, 50 clients, get/put/append; in this thread, then on 2
-  // threads; and a 1M-operation one, where a second thread pays (see parallel.ts).
+  // Porcupine's kv tests, in this thread, then on 2 threads; and a 1M-operation one, where
+  // a second thread pays (see parallel.ts).
   for (const operations of quick ? [big] : [big, 1_000_000])
-    for (const threads of [1, 2])
-      out.push({ model: 'kv', clients: 50, operations, infoRate: 0.001, keys: 10, threads, seed: 42 });
+    for (const threads of [1, 2]) out.push(kvCase(operations, threads));
   if (!quick) out.push({ model: 'register', clients: 10, operations: 1_000_000, infoRate: 0.001, seed: 42 });
   // Several files in one process, the hardest first: each its own budget and verdict.
   out.push({
@@ -255,20 +254,20 @@ function runChild(self: string, c: Case): Promise<Measured> {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as Measured)
-        : reject(new Error(`case ${JSON.stringify(c)} failed:\n${err}`)),
-    );
+    child.on('exit', (code) => {
+      const failed = (why: string) => reject(new Error(`case ${JSON.stringify(c)} failed:\n${why}`));
+      if (code !== 0) return failed(err);
+      try {
+        resolve(JSON.parse(out) as Measured);
+      } catch {
+        failed(`its output is not a measurement: ${out.slice(0, 200)}`);
+      }
+    });
   });
 }
 
-/** The median by nearest rank (the lower of the two middle ones), as the quantiles of src/stats. */
-const median = (xs: number[]) =>
-  nearestRank(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
+/** The median by nearest rank (the lower of the two middle ones); null for none. */
+const median = (xs: number[]) => quantiles(xs, [0.5])[0].value;
 
 const HEADER = [
   'model',

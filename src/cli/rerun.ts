@@ -10,8 +10,8 @@ import { constants } from 'node:os';
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Flags that open a debugger port: this node holds it, so the child would fail to bind it. */
-const DEBUGGER = /^--(inspect|inspect-brk|inspect-wait|debug|debug-brk)(=.*)?$/;
-/** The same, with a separate value: `--inspect-port 9230`. */
+const DEBUGGER = /^--(inspect|inspect-brk|inspect-wait)(=.*)?$/;
+/** Its port, perhaps as a separate value: `--inspect-port 9230` (`--debug-port` is its alias). */
 const DEBUGGER_PORT = /^--(inspect-port|debug-port)(=.*)?$/;
 
 /**
