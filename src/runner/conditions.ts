@@ -80,6 +80,17 @@ export function workerLost(w: {
   };
 }
 
+/**
+ * A worker that exited on its own with its cycle open on the record: operations it made
+ * never reached the history (the harness ended the cycle there, as unknown).
+ */
+export function cycleLeftOpen(client: number): RunCondition {
+  return {
+    kind: 'history-unwritten',
+    message: `client worker ${client} exited with its last cycle missing from the history (ended there as unknown)`,
+  };
+}
+
 /** Thrown when a run is interrupted before its workload began: nothing to check. */
 export class RunInterrupted extends Error {
   override name = 'RunInterrupted';

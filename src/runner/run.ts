@@ -27,7 +27,15 @@ import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
-import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
+import {
+  cycleLeftOpen,
+  interrupted,
+  overrun,
+  type RunCondition,
+  RunInterrupted,
+  runVerdict,
+  workerLost,
+} from './conditions.js';
 import { backendOptionsOf, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
@@ -69,6 +77,12 @@ export interface RunHooks {
   buildImage?: boolean;
   /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
   latest?: boolean;
+  /**
+   * How long clients may take to finish their cycle once the time is up, before they are
+   * killed (default: from the timeouts and the hold). A test shortens it to stop clients
+   * in the middle of a cycle.
+   */
+  stopGraceMs?: number;
 }
 
 /** What watches a run's ops as they are recorded (the progress line). */
@@ -231,12 +245,13 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
         ? `stopped early at ${stoppedEarly.atS} s (--stop-on-violation: ${stoppedEarly.why}): faults healed, clients finishing`
         : 'time is up: faults healed, clients finishing',
     );
-    const graceMs = config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
+    const graceMs = hooks.stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
     const stopping = monotonicNow();
     await pool.stop(graceMs);
     const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
+    for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.usesStore && !writer.error) {

@@ -89,4 +89,42 @@ describe('WorkerPool', () => {
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     expect(p.lost).toEqual([]);
   });
+
+  it('ends on the record the cycle of a worker it kills: a hold ends, an answer awaited is unknown', async () => {
+    const { pool: p, ops } = pool(['ignores-stop', 'reads-forever']);
+    await p.ready(5000);
+    p.go(process.hrtime.bigint());
+    await until(() => ops.length === 5);
+    await p.stop(300);
+    const ends = ops.slice(5);
+    expect(ends.map((o) => `${o.process} ${o.type} ${o.f}`)).toEqual([
+      '0 invoke release',
+      '0 info release',
+      '1 info read',
+    ]);
+    expect(ends[1]?.error).toMatch(/^harness: the client had not finished its cycle 300 ms after the stop/);
+    expect(p.exitedOpen).toEqual([]);
+  });
+
+  it('ends the cycle of a lost worker, and says which exited on its own with its cycle open', async () => {
+    const { pool: p, ops } = pool(['ok', 'ok', 'releases']);
+    await p.ready(5000);
+    p.go(process.hrtime.bigint());
+    await until(() => ops.length === 7);
+    process.kill(p.pid(1) as number, 'SIGKILL');
+    await until(() => ops.some((o) => o.process === 1 && o.type === 'info'));
+    expect(ops.filter((o) => o.process === 1 && o.type === 'info')[0]?.error).toBe(
+      'harness: client worker lost (killed by SIGKILL)',
+    );
+    await p.stop(2000);
+    // Client 0 exits at the stop still holding: its last operations never came.
+    expect(p.exitedOpen).toEqual([0]);
+    // Client 2 released before it closed its channel: everything it sent arrived.
+    expect(ops.filter((o) => o.process === 2).map((o) => `${o.type} ${o.f}`)).toEqual([
+      'invoke acquire',
+      'ok acquire',
+      'invoke release',
+      'ok release',
+    ]);
+  });
 });

@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import type { ClientFaultTarget } from '../nemesis/context.js';
+import { type Origin, sinceOrigin } from '../util/clock.js';
 import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
+import { OpenCycle } from './cycle-ends.js';
 
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
 const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
@@ -19,7 +21,16 @@ interface Worker {
   process: number;
   /** While it holds the lock: the value of the acquire that made it a holder (always an object). */
   grant?: unknown;
+  /** When that acquire's answer reached the runner (Date.now()). */
+  grantedAt?: number;
+  /** Its cycle as the record shows it, to end it on the record if the client cannot. */
+  cycle: OpenCycle;
+  /** The harness wrote the end of its cycle: what the worker sends after that is not recorded. */
+  ended: boolean;
+  /** The time of its latest recorded operation (ns since the origin). */
+  lastSeen?: number;
   ready: boolean;
+  /** Resolves when the process has exited and its channel is closed (every message it sent has arrived). */
   finished: Promise<void>;
   /** Resolves a pending armPause() when the worker stops itself. */
   selfPaused?: () => void;
@@ -31,8 +42,13 @@ export class WorkerPool implements ClientFaultTarget {
   readonly errors: string[] = [];
   /** Workers that exited before they were asked to stop (killed from outside, crashed). */
   readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
+  /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
+  readonly exitedOpen: number[] = [];
+  /** Operations of a killed worker that arrived after the harness ended its cycle: not recorded. */
+  droppedOps = 0;
   private stopping = false;
   private goAt?: number;
+  private origin?: Origin;
 
   /**
    * Forks `count` workers at once, before they are given their configuration (start()):
@@ -51,16 +67,36 @@ export class WorkerPool implements ClientFaultTarget {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         env: { ...process.env, [WORKER_ENV]: `${runId}@${ownerLabel()}` },
       });
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      // The channel closes once the parent has read all the child sent: its last operations.
+      const closed = new Promise<void>((resolve) => {
+        child.once('disconnect', () => resolve());
+        child.once('close', () => resolve());
+      });
       const worker: Worker = {
         child,
         process: client,
+        cycle: new OpenCycle(),
+        ended: false,
         ready: false,
-        finished: new Promise((resolve) => child.once('exit', () => resolve())),
+        finished: Promise.all([exited, closed]).then(() => {
+          // A worker that ends on its own ends its cycle; if the record says otherwise, its
+          // last operations never arrived: the harness ends the cycle where the record
+          // last saw the client, and the run says its history lacks something.
+          if (worker.ended || !worker.cycle.open) return;
+          this.exitedOpen.push(client);
+          this.endCycle(worker, 'the client exited with its cycle open', worker.lastSeen);
+        }),
       };
       child.once('exit', (code, signal) => {
         if (this.stopping) return;
         const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
         this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
+        // Ended at once, so that what its death lets another client do (a session closed,
+        // its lock freed) comes after the end in the history; at the time the record last
+        // saw it, since it may have died any time after that.
+        const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+        this.endCycle(worker, `client worker lost (${how})`, worker.lastSeen);
       });
       child.on('message', (m: FromWorker) => this.onMessage(worker, m));
       child.on('error', (err) => this.errors.push(`worker ${client}: ${err.message}`));
@@ -82,10 +118,18 @@ export class WorkerPool implements ClientFaultTarget {
 
   private onMessage(worker: Worker, m: FromWorker) {
     if (m.type === 'ops') {
+      if (worker.ended) {
+        this.droppedOps += m.ops.length;
+        return;
+      }
       for (const op of m.ops) {
         worker.process = op.process as number;
-        if (op.f === 'acquire' && op.type === 'ok') worker.grant = op.value ?? {};
-        else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.grant = undefined;
+        if (op.f === 'acquire' && op.type === 'ok') {
+          worker.grant = op.value ?? {};
+          worker.grantedAt = Date.now();
+        } else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.grant = undefined;
+        worker.cycle.follow(op);
+        worker.lastSeen = Math.max(worker.lastSeen ?? 0, op.time);
         this.record(op);
       }
     } else if (m.type === 'ready') {
@@ -101,6 +145,22 @@ export class WorkerPool implements ClientFaultTarget {
 
   grant(client: number): unknown {
     return this.workers[client]?.grant;
+  }
+  grantedAt(client: number): number | undefined {
+    const w = this.workers[client];
+    return w?.grant === undefined ? undefined : w.grantedAt;
+  }
+
+  /**
+   * Writes the end of the worker's cycle (cycle-ends.ts), once, at `at` (default: now);
+   * from then on what the worker sends is not recorded, so nothing of it can land after
+   * its end. Before the workload began there is no cycle to end.
+   */
+  private endCycle(worker: Worker, why: string, at?: number): void {
+    if (worker.ended || this.origin === undefined) return;
+    worker.ended = true;
+    worker.grant = undefined;
+    for (const op of worker.cycle.end(at ?? sinceOrigin(this.origin), why)) this.record(op);
   }
   count(): number {
     return this.workers.length;
@@ -124,8 +184,9 @@ export class WorkerPool implements ClientFaultTarget {
   }
 
   /** Starts every worker's workload with the test's origin. */
-  go(origin: bigint): void {
+  go(origin: Origin): void {
     this.goAt = Date.now();
+    this.origin = origin;
     for (const w of this.workers) this.send(w, { type: 'go', origin: origin.toString() });
   }
 
@@ -173,15 +234,22 @@ export class WorkerPool implements ClientFaultTarget {
     // `all` never fails (each worker's resolves when it exits): the one rejection is the grace
     // running out, after which those still running are killed.
     await withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)).catch(() => {});
-    this.kill();
+    this.kill(`the client had not finished its cycle ${graceMs} ms after the stop; the runner killed it`);
     await all;
   }
 
-  /** Ends every worker now (also a paused one: SIGKILL works on a stopped process). */
-  kill(): void {
+  /**
+   * Ends every worker now (also a paused one: SIGKILL works on a stopped process), each
+   * cycle ended on the record first, with `why`: the kill comes after the end in the
+   * history, so whatever the kill lets another client do comes after it too.
+   */
+  kill(why = 'the run ended; the runner killed the client'): void {
     this.stopping = true;
     for (const w of this.workers) {
-      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+      if (w.child.exitCode === null && w.child.signalCode === null) {
+        this.endCycle(w, why);
+        w.child.kill('SIGKILL');
+      }
     }
   }
 }

@@ -36,6 +36,18 @@ function send(message: FromWorker) {
   process.send?.(message);
 }
 
+/**
+ * The last operations, then the channel closed: only once the runner has them, since a
+ * channel closed with a write still queued (a busy runner, a full pipe) drops it, and the
+ * client's last release with it.
+ */
+function flushAndDisconnect(last: FromWorker = { type: 'ops', ops: [] }) {
+  if (!process.connected) return;
+  flushOps();
+  // Writes on one channel complete in order: the last one's callback means all are out.
+  process.send?.(last, () => process.disconnect?.());
+}
+
 const stop = new AbortController();
 
 /** The pause point the nemesis armed, if any (client-pause:in-acquire, client-clock). */
@@ -121,14 +133,8 @@ process.on('message', (message: ToWorker) => {
     run(message.config).then(
       // The last operations go before the channel closes; the runner knows the worker is
       // done when its process exits.
-      () => {
-        flushOps();
-        process.disconnect?.();
-      },
-      (err) => {
-        send({ type: 'error', message: errorStack(err) });
-        process.disconnect?.();
-      },
+      () => flushAndDisconnect(),
+      (err) => flushAndDisconnect({ type: 'error', message: errorStack(err) }),
     );
   }
 });
