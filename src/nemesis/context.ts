@@ -22,6 +22,8 @@ export interface ClientFaultTarget {
   count(): number;
   /** What the client's current grant carried (the acquire's ok value), while it holds. */
   grant(client: number): unknown;
+  /** When the runner learned of the client's current grant (Date.now()), while it holds. */
+  grantedAt(client: number): number | undefined;
   /**
    * Has the client stop itself at a pause point, and step its own clock by clockStepMs
    * when resumed; false if it did not get there in time.

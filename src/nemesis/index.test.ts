@@ -30,6 +30,7 @@ function context(capabilities?: BackendCapabilities) {
     holders: () => [1],
     pid: (c) => 1000 + c,
     process: (c) => 10 + c,
+    grantedAt: () => undefined,
     count: () => 2,
     grant: () => ({ votes: 2 }),
     armPause: async (client, where) => {

@@ -14,8 +14,12 @@ import { NODE_TARGETS } from './targets.js';
 export interface FaultSpec {
   kind: string;
   target: string;
-  /** Which way a clock jumps, or whether it strobes (clock only; forward unless given). */
-  direction?: 'forward' | 'backward' | 'strobe';
+  /**
+   * How the fault goes, for a kind that has modes (`kind:target:mode`): which way a clock
+   * jumps or whether it strobes (clock: forward unless given); when a node is taken down
+   * (kill-node, pause-node: at any moment, or while a client holds the lock).
+   */
+  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held';
 }
 
 /** A recorded fault in words: whom it hit, and how (each a short phrase). */
@@ -29,8 +33,8 @@ export interface FaultKindModule<Name extends string = string> {
   readonly name: Name;
   /** The targets it takes, the default first. */
   readonly targets: readonly string[];
-  /** The ways it can go (`kind:target:direction`), the default first; none: no third part. */
-  readonly directions?: readonly string[];
+  /** The ways it can go (`kind:target:mode`), the default first; none: no third part. */
+  readonly modes?: readonly string[];
   /** What it does, one line for --help and the campaign schema. */
   readonly what: string;
   /** A spec the grammar allows but the kind does not (clock:bridge:backward): why, in words. */
@@ -52,6 +56,18 @@ export const faultKind = <const Name extends string>(kind: FaultKindModule<Name>
 export const onNodes = {
   targets: NODE_TARGETS,
   unfit: (s: FaultSpec, backend: Backend) => leaderUnfit(s.target, backend),
+};
+
+/**
+ * The modes of a fault that takes whole nodes out: at any moment of its schedule, or only
+ * while a client holds the lock, kept holding until the nodes are back (kept-holder.ts).
+ */
+export const WHILE_HELD_MODES = ['anytime', 'while-held'] as const;
+
+/** A while-held fault's holder, in words: the process it kept in its hold. */
+export const heldWords = (v: Record<string, unknown>): string[] => {
+  const holder = v.holder as { process?: unknown } | undefined;
+  return typeof holder?.process === 'number' ? [`while process ${holder.process} held the lock`] : [];
 };
 
 /** A list of node names, or whatever was recorded, as words. */

@@ -5,17 +5,24 @@
  */
 import type { NodeHandle } from '../cluster/cluster.js';
 import type { Rng } from '../util/rng.js';
-import type { NodeFaultContext } from './context.js';
+import type { ClientFaultTarget, NodeFaultContext } from './context.js';
+import { KeptHolder } from './kept-holder.js';
 import { type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from './nemesis.js';
 import { chooseNodes } from './nodes.js';
 
 export abstract class NodeOutage implements Nemesis {
   abstract readonly kind: string;
   private out: NodeHandle[] = [];
+  /** While-held mode: the holder kept in its hold for the outage (kept-holder.ts). */
+  private readonly holder?: KeptHolder;
   constructor(
     protected readonly ctx: NodeFaultContext,
     private readonly target: string,
-  ) {}
+    /** Given: take the nodes down only while a client holds the lock, and keep it holding. */
+    whileHeld?: ClientFaultTarget,
+  ) {
+    if (whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
+  }
 
   protected abstract takeDown(node: NodeHandle): Promise<void>;
   protected abstract bringBack(node: NodeHandle): Promise<void>;
@@ -28,6 +35,9 @@ export abstract class NodeOutage implements Nemesis {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
+    // Stopped before the nodes go down, so that it is still holding when they come back.
+    const kept = this.holder ? await this.holder.keep(rng) : undefined;
+    if (this.holder && !kept) return null;
     for (const n of nodes) {
       this.ctx.unavailable.add(n.name);
       // Out from the first attempt: stop() and healAll() bring back (and mark available)
@@ -35,16 +45,29 @@ export abstract class NodeOutage implements Nemesis {
       this.out.push(n);
       await this.takeDown(n);
     }
-    return { value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...this.describe(nodes) }, durationMs };
+    const held = kept ? { holder: kept } : {};
+    return {
+      value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...held, ...this.describe(nodes) },
+      durationMs,
+    };
   }
   async stop() {
     const nodes = this.out;
     this.out = [];
-    await Promise.all(nodes.map((n) => this.bringBack(n)));
-    for (const n of nodes) this.ctx.unavailable.delete(n.name);
-    return { nodes: nodes.map((n) => n.name) };
+    try {
+      await Promise.all(nodes.map((n) => this.bringBack(n)));
+    } finally {
+      for (const n of nodes) this.ctx.unavailable.delete(n.name);
+    }
+    // The nodes are back (restart waits until they answer); the holder still holds.
+    const holder = await this.holder?.release();
+    return { nodes: nodes.map((n) => n.name), ...(holder ? { holder } : {}) };
   }
   async healAll() {
-    await this.stop();
+    try {
+      await this.stop();
+    } finally {
+      this.holder?.resume();
+    }
   }
 }

@@ -7,17 +7,28 @@ describe('--nemesis spec', () => {
     expect(parseNemesisSpec('none')).toEqual([]);
     expect(parseNemesisSpec('client-pause')).toEqual([{ kind: 'client-pause', target: 'holder' }]);
     expect(parseNemesisSpec('pause-node:leader, partition:majorities-ring,kill-node')).toEqual([
-      { kind: 'pause-node', target: 'leader' },
+      { kind: 'pause-node', target: 'leader', mode: 'anytime' },
       { kind: 'partition', target: 'majorities-ring' },
-      { kind: 'kill-node', target: 'one' },
+      { kind: 'kill-node', target: 'one', mode: 'anytime' },
     ]);
   });
 
-  it('reads a clock direction, forward unless told, and the client clock', () => {
-    expect(parseNemesisSpec('clock')).toEqual([{ kind: 'clock', target: 'minority', direction: 'forward' }]);
-    expect(parseNemesisSpec('clock:one:backward')).toEqual([{ kind: 'clock', target: 'one', direction: 'backward' }]);
-    expect(parseNemesisSpec('clock:all:strobe')).toEqual([{ kind: 'clock', target: 'all', direction: 'strobe' }]);
+  it("reads a clock's mode, forward unless told, and the client clock", () => {
+    expect(parseNemesisSpec('clock')).toEqual([{ kind: 'clock', target: 'minority', mode: 'forward' }]);
+    expect(parseNemesisSpec('clock:one:backward')).toEqual([{ kind: 'clock', target: 'one', mode: 'backward' }]);
+    expect(parseNemesisSpec('clock:all:strobe')).toEqual([{ kind: 'clock', target: 'all', mode: 'strobe' }]);
     expect(parseNemesisSpec('client-clock')).toEqual([{ kind: 'client-clock', target: 'backward' }]);
+  });
+
+  it('reads a node fault at any moment unless told, or while a client holds the lock', () => {
+    expect(parseNemesisSpec('kill-node')).toEqual([{ kind: 'kill-node', target: 'one', mode: 'anytime' }]);
+    expect(parseNemesisSpec('kill-node:one:while-held,pause-node:leader:while-held')).toEqual([
+      { kind: 'kill-node', target: 'one', mode: 'while-held' },
+      { kind: 'pause-node', target: 'leader', mode: 'while-held' },
+    ]);
+    expect(() => parseNemesisSpec('kill-node:one:held')).toThrow(
+      /use kill-node:one, .*kill-node:<target>:anytime\|while-held/,
+    );
   });
 
   it.each([

@@ -13,13 +13,13 @@ export type { FaultSpec } from './kind.js';
 /** The name of a registered fault kind. */
 export type FaultKind = (typeof FAULT_KIND_MODULES)[number]['name'];
 
-/** Every fault kind by name: the targets it takes (first = default), its directions, what it does. */
+/** Every fault kind by name: the targets it takes (first = default), its modes, what it does. */
 export const FAULT_KINDS = Object.fromEntries(
-  FAULT_KIND_MODULES.map(({ name, targets, directions, what }) => [
+  FAULT_KIND_MODULES.map(({ name, targets, modes, what }) => [
     name,
-    directions ? { targets, directions, what } : { targets, what },
+    modes ? { targets, modes, what } : { targets, what },
   ]),
-) as Record<FaultKind, { targets: readonly string[]; directions?: readonly string[]; what: string }>;
+) as Record<FaultKind, { targets: readonly string[]; modes?: readonly string[]; what: string }>;
 
 /** The kind's module by name; undefined for a name no kind has (an older record's). */
 export const faultKindModule = (name: string): FaultKindModule | undefined =>
@@ -30,7 +30,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
   if (text === '' || text === 'none') return [];
   const seen = new Set<string>();
   return text.split(',').map((part) => {
-    const [rawKind = '', target, direction, ...extra] = part.trim().split(':');
+    const [rawKind = '', target, mode, ...extra] = part.trim().split(':');
     const module = faultKindModule(rawKind.trim());
     if (!module) {
       throw new UserError(
@@ -39,11 +39,11 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     }
     const kind = module.name;
     const allowed = module.targets;
-    const directions = module.directions ?? [];
-    const badDirection = direction !== undefined && !directions.includes(direction);
-    if (extra.length > 0 || badDirection || (target !== undefined && !allowed.includes(target))) {
+    const modes = module.modes ?? [];
+    const badMode = mode !== undefined && !modes.includes(mode);
+    if (extra.length > 0 || badMode || (target !== undefined && !allowed.includes(target))) {
       const forms = allowed.map((t) => `${kind}:${t}`);
-      if (directions.length > 0) forms.push(`${kind}:<target>:${directions.join('|')}`);
+      if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
       throw new UserError(
         `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}': use ${forms.join(', ')}`,
       );
@@ -51,7 +51,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);
     seen.add(kind);
     const parsed: FaultSpec = { kind, target: target ?? (allowed[0] as string) };
-    if (directions.length > 0) parsed.direction = (direction ?? directions[0]) as FaultSpec['direction'];
+    if (modes.length > 0) parsed.mode = (mode ?? modes[0]) as FaultSpec['mode'];
     const refused = module.refuse?.(parsed);
     if (refused) throw new UserError(`--nemesis '${spec}': ${refused}`);
     return parsed;

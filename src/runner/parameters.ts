@@ -180,10 +180,11 @@ export const PARAMETERS = {
     help: (d) =>
       [
         'faults: none, or kinds separated by commas, each with an optional',
-        `:target (default ${d}); each kind runs on its own seeded schedule:`,
+        `:target and :mode (default ${d}); each kind runs on its own seeded schedule:`,
         ...Object.entries(FAULT_KINDS).flatMap(([kind, k]) => [
           `  ${kind.padEnd(13)}${k.what}`,
           `  ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`,
+          ...(k.modes ? [`  ${''.padEnd(13)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
         ]),
       ].join('\n'),
   },

@@ -13,6 +13,7 @@ describe('client-pause nemesis', () => {
     holders: () => holders,
     pid: () => child.pid,
     process: () => 0,
+    grantedAt: () => undefined,
     count: () => 1,
     grant: () => undefined,
     armPause: async () => false,

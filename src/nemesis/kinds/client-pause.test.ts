@@ -13,6 +13,7 @@ function clients(holders: number[]) {
     holders: () => holders,
     pid: (c) => 1000 + c,
     process: (c) => c,
+    grantedAt: () => undefined,
     count: () => 5,
     grant: () => undefined,
     armPause: async (client, where, _timeoutMs, clockStepMs) => {

@@ -168,18 +168,18 @@ function bareMajorityHeld(ctx: NemesisContext): () => boolean {
 export const clock = faultKind({
   name: 'clock',
   targets: ['minority', 'one', 'majority', 'all', 'bridge'],
-  directions: ['forward', 'backward', 'strobe'],
+  modes: ['forward', 'backward', 'strobe'],
   what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
   refuse: (s) =>
-    s.target === 'bridge' && s.direction !== 'forward'
+    s.target === 'bridge' && s.mode !== 'forward'
       ? 'clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge'
       : undefined,
   unfit: (s, backend) => lacks(backend, 'clock') ?? (s.target === 'bridge' ? lacks(backend, 'quorum') : undefined),
   build: (s, ctx) => {
     const { shift, nodes: only } = declared(ctx.capabilities.clock, 'clock');
     const on: NodeFaultContext = only ? { ...ctx, nodes: ctx.nodes.filter((n) => only(n.name)) } : ctx;
-    if (s.direction === 'strobe') return new ClockStrobe(on, s.target, shift);
-    return new ClockJump(on, s.target, s.direction ?? 'forward', shift, bareMajorityHeld(ctx));
+    if (s.mode === 'strobe') return new ClockStrobe(on, s.target, shift);
+    return new ClockJump(on, s.target, s.mode === 'backward' ? 'backward' : 'forward', shift, bareMajorityHeld(ctx));
   },
   words: (v) => ({
     whom: nodesHit(v),

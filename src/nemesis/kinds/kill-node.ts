@@ -1,7 +1,7 @@
 /** kill-node: SIGKILL to the server (PID 1), then a restart of the container. */
 import type { NodeHandle } from '../../cluster/cluster.js';
 import type { Rng } from '../../util/rng.js';
-import { faultKind, nodesHit, onNodes } from '../kind.js';
+import { faultKind, heldWords, nodesHit, onNodes, WHILE_HELD_MODES } from '../kind.js';
 import type { FaultPlan, FaultStart } from '../nemesis.js';
 import { NodeOutage } from '../node-outage.js';
 
@@ -38,7 +38,8 @@ export class NodeKill extends NodeOutage {
 export const killNode = faultKind({
   name: 'kill-node',
   ...onNodes,
-  what: 'SIGKILL the server, then restart it (--lose-data: restart empty)',
-  build: (s, ctx) => new NodeKill(ctx, s.target),
-  words: (v) => ({ whom: nodesHit(v) }),
+  modes: WHILE_HELD_MODES,
+  what: 'SIGKILL the server, then restart it (--lose-data: restart empty); while-held: only while a client holds the lock, kept holding until the node is back',
+  build: (s, ctx) => new NodeKill(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined),
+  words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
 });

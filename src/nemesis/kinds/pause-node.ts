@@ -1,6 +1,6 @@
 /** pause-node: the cgroup freezer stops every process of the node (docker pause), then thaws. */
 import type { NodeHandle } from '../../cluster/cluster.js';
-import { faultKind, nodesHit, onNodes } from '../kind.js';
+import { faultKind, heldWords, nodesHit, onNodes, WHILE_HELD_MODES } from '../kind.js';
 import { NodeOutage } from '../node-outage.js';
 
 export class NodePause extends NodeOutage {
@@ -12,7 +12,8 @@ export class NodePause extends NodeOutage {
 export const pauseNode = faultKind({
   name: 'pause-node',
   ...onNodes,
-  what: "freeze a node's processes (cgroup freezer), then thaw",
-  build: (s, ctx) => new NodePause(ctx, s.target),
-  words: (v) => ({ whom: nodesHit(v) }),
+  modes: WHILE_HELD_MODES,
+  what: "freeze a node's processes (cgroup freezer), then thaw; while-held: only while a client holds the lock, kept holding until the node is back",
+  build: (s, ctx) => new NodePause(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined),
+  words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
 });

@@ -1,0 +1,75 @@
+/**
+ * KeptHolder with a real process standing in for the holder's worker: it is really stopped
+ * (its state in /proc is T) while kept, and resumed once another client holds the lock, or
+ * when its lease share is spent, whichever comes first.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from '../util/clock.js';
+import { Rng } from '../util/rng.js';
+import type { ClientFaultTarget } from './context.js';
+import { KeptHolder, LEASE_SHARE } from './kept-holder.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+/** The process state letter from /proc (R, S, T ...). */
+const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+
+/** Clients 0..2; `holders` is read at each call, so a test can change who holds. */
+function clients(holders: number[], grantedAt: number) {
+  const child = spawn('sleep', ['60']);
+  children.push(child);
+  const target: ClientFaultTarget = {
+    holders: () => holders,
+    pid: () => child.pid,
+    process: (c) => 10 + c,
+    grantedAt: () => grantedAt,
+    count: () => 3,
+    grant: () => ({}),
+    armPause: async () => false,
+  };
+  return { target, pid: child.pid as number };
+}
+
+describe('KeptHolder', () => {
+  it('stops the holder, and resumes it once another client holds the lock', async () => {
+    const holders = [1];
+    const { target, pid } = clients(holders, Date.now());
+    const kept = new KeptHolder(target, 10_000);
+    expect(await kept.keep(new Rng(1))).toEqual({ client: 1, process: 11 });
+    await sleep(20);
+    expect(state(pid)).toBe('T');
+    const released = kept.release();
+    await sleep(100);
+    expect(state(pid)).toBe('T'); // nobody else holds yet: still kept
+    holders.push(2);
+    expect(await released).toMatchObject({ client: 1, anotherHeld: true });
+    expect(state(pid)).not.toBe('T');
+  });
+
+  it('never keeps it past its lease share, counted from its grant', async () => {
+    const ttlMs = 500;
+    const { target, pid } = clients([0], Date.now() - 200);
+    const kept = new KeptHolder(target, ttlMs);
+    await kept.keep(new Rng(1));
+    const t0 = Date.now();
+    const released = await kept.release();
+    // 0.8 of 500 ms from a grant 200 ms ago: about 200 ms more.
+    expect(Date.now() - t0).toBeLessThan(LEASE_SHARE * ttlMs);
+    expect(released).toMatchObject({ client: 0, anotherHeld: false });
+    expect(state(pid)).not.toBe('T');
+  });
+
+  it('keeps nobody when nobody holds, and resume() is safe to repeat', async () => {
+    const { target } = clients([], Date.now());
+    const kept = new KeptHolder(target, 1000, 50);
+    // Waits a while for a holder, then gives up.
+    expect(await kept.keep(new Rng(1))).toBeUndefined();
+    expect(await kept.release()).toBeUndefined();
+    kept.resume();
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * A holder kept in its hold while a node fault is in effect (`kill-node:<target>:while-held`,
+ * `pause-node:<target>:while-held`): the fault waits for a client that holds the lock,
+ * stops it (SIGSTOP) so that it is still holding when the node comes back, and resumes it
+ * once another client holds the lock too, or when its lease is nearly spent.
+ *
+ * Why: a story such as "the node restarts empty while the lock is held" must not depend on
+ * how fast this machine restarts a container (on a loaded runner a restart took 2.6 s, and
+ * a 5 s hold ended before the node came back). The stop never outlives the holder's lease
+ * (LEASE_SHARE of the TTL from its grant), so a lock that keeps its promise keeps every
+ * other client out for all of it: an overlap is the lock's doing, not the stop's.
+ */
+import { sleep } from '../util/clock.js';
+import type { Rng } from '../util/rng.js';
+import type { ClientFaultTarget } from './context.js';
+
+/** How much of the holder's lease, from its grant, it may spend stopped. */
+export const LEASE_SHARE = 0.8;
+
+export interface KeptHolderRecord {
+  client: number;
+  process: number;
+}
+
+export class KeptHolder {
+  private kept?: { client: number; pid: number; process: number; at: number; until: number };
+
+  constructor(
+    private readonly clients: ClientFaultTarget,
+    private readonly ttlMs: number,
+    /** How long to wait for a holder before the fault is skipped (nothing to aim at). */
+    private readonly waitForHolderMs = 5000,
+  ) {}
+
+  /** Stops a client that holds the lock now (waiting for one a while); undefined: none held. */
+  async keep(rng: Rng): Promise<KeptHolderRecord | undefined> {
+    const pickAt = rng.next();
+    let holders = this.clients.holders();
+    for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
+      await sleep(5);
+      holders = this.clients.holders();
+    }
+    const client = holders[Math.floor(pickAt * holders.length)];
+    if (client === undefined) return undefined;
+    const pid = this.clients.pid(client);
+    if (pid === undefined) return undefined;
+    const at = Date.now();
+    const grantedAt = this.clients.grantedAt(client) ?? at;
+    process.kill(pid, 'SIGSTOP');
+    const record = { client, process: this.clients.process(client) };
+    this.kept = { ...record, pid, at, until: grantedAt + LEASE_SHARE * this.ttlMs };
+    return record;
+  }
+
+  /**
+   * Resumes the kept holder once another client holds the lock, or when its lease share is
+   * spent, whichever comes first; what happened, for the fault's stop record.
+   */
+  async release(): Promise<{ client: number; anotherHeld: boolean; keptMs: number } | undefined> {
+    const kept = this.kept;
+    if (!kept) return undefined;
+    const others = () => this.clients.holders().some((c) => c !== kept.client);
+    while (!others() && Date.now() < kept.until) await sleep(5);
+    const anotherHeld = others();
+    this.resume();
+    return { client: kept.client, anotherHeld, keptMs: Date.now() - kept.at };
+  }
+
+  /** Resumes the kept holder now, if any (the heal at the end; idempotent). */
+  resume(): void {
+    const kept = this.kept;
+    this.kept = undefined;
+    if (!kept) return;
+    try {
+      process.kill(kept.pid, 'SIGCONT');
+    } catch {
+      // already gone
+    }
+  }
+}
