@@ -10,7 +10,10 @@ import type { Rng } from '../util/rng.js';
 export interface NodeAddress {
   name: string;
   ip: string;
-  /** Set when the client must go through a proxy (latency, client cuts): use it, not the default. */
+  /**
+   * The port to connect to: the node's own, or a proxy's when the client must go through
+   * one (latency, client cuts); absent in older records: the service's default.
+   */
   port?: number;
   /**
    * With a proxy: the node's own address behind it. A service that hands out node addresses

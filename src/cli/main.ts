@@ -51,6 +51,10 @@ const commands: Record<string, Command> = {
     summary: 'what a lock costs: acquire latency tails, handoffs/s, fairness and availability per backend',
     load: async () => (await import('./bench.js')).benchCommand,
   },
+  'client-check': {
+    summary: 'does a client program (your lock library in any language) speak the client protocol?',
+    load: async () => (await import('./client-check.js')).clientCheckCommand,
+  },
   doctor: {
     summary: 'check this machine: Docker engine, node image, iptables in a container, SIGSTOP',
     load: async () => (await import('./doctor.js')).doctorCommand,

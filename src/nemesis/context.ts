@@ -15,7 +15,13 @@ import type { ProxyRoute } from './proxy.js';
 export interface ClientFaultTarget {
   /** Client indices whose current process holds a lock (acquire ok, no release yet). */
   holders(): number[];
+  /** The client's worker process. */
   pid(client: number): number | undefined;
+  /**
+   * Every process the client is made of: its worker and, when it drives a client program
+   * (the client protocol), that program too. A client pause stops them all.
+   */
+  pids(client: number): number[];
   /** The client's current history process number. */
   process(client: number): number;
   /** The number of clients. */
@@ -29,6 +35,17 @@ export interface ClientFaultTarget {
    * when resumed; false if it did not get there in time.
    */
   armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
+}
+
+/** Sends `signal` to each process (one already gone is skipped); how a client is paused and resumed. */
+export function signalAll(pids: readonly number[], signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
 }
 
 export interface NodeFaultContext {

@@ -29,6 +29,7 @@ function context(capabilities?: BackendCapabilities) {
   const clients: ClientFaultTarget = {
     holders: () => [1],
     pid: (c) => 1000 + c,
+    pids: (c) => [1000 + c].filter((p): p is number => p !== undefined),
     process: (c) => 10 + c,
     grantedAt: () => undefined,
     count: () => 2,

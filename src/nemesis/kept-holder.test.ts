@@ -26,6 +26,7 @@ function clients(holders: number[], grantedAt: number) {
   const target: ClientFaultTarget = {
     holders: () => holders,
     pid: () => child.pid,
+    pids: () => [child.pid].filter((p): p is number => p !== undefined),
     process: (c) => 10 + c,
     grantedAt: () => grantedAt,
     count: () => 3,

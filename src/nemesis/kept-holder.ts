@@ -12,7 +12,7 @@
  */
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import type { ClientFaultTarget } from './context.js';
+import { type ClientFaultTarget, signalAll } from './context.js';
 
 /** How much of the holder's lease, from its grant, it may spend stopped. */
 export const LEASE_SHARE = 0.8;
@@ -23,7 +23,7 @@ export interface KeptHolderRecord {
 }
 
 export class KeptHolder {
-  private kept?: { client: number; pid: number; process: number; at: number; until: number };
+  private kept?: { client: number; pids: number[]; process: number; at: number; until: number };
 
   constructor(
     private readonly clients: ClientFaultTarget,
@@ -42,13 +42,13 @@ export class KeptHolder {
     }
     const client = holders[Math.floor(pickAt * holders.length)];
     if (client === undefined) return undefined;
-    const pid = this.clients.pid(client);
-    if (pid === undefined) return undefined;
+    const pids = this.clients.pids(client);
+    if (pids.length === 0) return undefined;
     const at = Date.now();
     const grantedAt = this.clients.grantedAt(client) ?? at;
-    process.kill(pid, 'SIGSTOP');
+    signalAll(pids, 'SIGSTOP');
     const record = { client, process: this.clients.process(client) };
-    this.kept = { ...record, pid, at, until: grantedAt + LEASE_SHARE * this.ttlMs };
+    this.kept = { ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs };
     return record;
   }
 
@@ -70,11 +70,6 @@ export class KeptHolder {
   resume(): void {
     const kept = this.kept;
     this.kept = undefined;
-    if (!kept) return;
-    try {
-      process.kill(kept.pid, 'SIGCONT');
-    } catch {
-      // already gone
-    }
+    if (kept) signalAll(kept.pids, 'SIGCONT');
   }
 }

@@ -12,7 +12,13 @@
  */
 import { exitCodeFor, type Validity } from '../../checkers/result.js';
 
-export type ConditionKind = 'interrupted' | 'worker-lost' | 'store-lost' | 'overran' | 'history-unwritten';
+export type ConditionKind =
+  | 'interrupted'
+  | 'worker-lost'
+  | 'store-lost'
+  | 'overran'
+  | 'history-unwritten'
+  | 'client-program-broken';
 
 export interface RunCondition {
   kind: ConditionKind;
@@ -89,6 +95,25 @@ export function cycleLeftOpen(client: number): RunCondition {
     kind: 'history-unwritten',
     message: `client worker ${client} exited with its last cycle missing from the history (ended there as unknown)`,
   };
+}
+
+/**
+ * Client programs (the client protocol) that crashed, hung or answered garbage, one
+ * condition per way they broke: their clients stopped there.
+ */
+export function programsBroken(broken: readonly { client: number; why: string }[]): RunCondition[] {
+  const byWhy = new Map<string, number[]>();
+  for (const b of broken) byWhy.set(b.why, [...(byWhy.get(b.why) ?? []), b.client]);
+  return [...byWhy].map(([why, clients]) => {
+    const whose =
+      clients.length === 1
+        ? `client ${clients[0]}'s program`
+        : `the programs of clients ${[...clients].sort((a, b) => a - b).join(', ')}`;
+    return {
+      kind: 'client-program-broken',
+      message: `${whose} broke (${why}): the request ended unknown and the client stopped there`,
+    };
+  });
 }
 
 /** Thrown when a run is interrupted before its workload began: nothing to check. */

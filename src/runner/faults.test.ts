@@ -140,10 +140,10 @@ describe("a run's faults", () => {
     await run.openProxies();
     expect(run.addressesFor(0)).toEqual({
       nodes: [
-        { name: 'n1', ip: '127.0.0.1' },
-        { name: 'n2', ip: '127.0.0.1' },
+        { name: 'n1', ip: '127.0.0.1', port: 7001 },
+        { name: 'n2', ip: '127.0.0.1', port: 7002 },
       ],
-      store: { name: DATASTORE_NODE, ip: '127.0.0.1' },
+      store: { name: DATASTORE_NODE, ip: '127.0.0.1', port: 7009 },
     });
   });
 

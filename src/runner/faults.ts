@@ -62,7 +62,7 @@ export class RunFaults {
       const route = this.routes.find((r) => r.client === client && r.node === (n.role === 'store' ? 'store' : n.name));
       return route
         ? { name: n.name, ip: '127.0.0.1', port: route.proxy.port, direct: { ip: n.ip, port: n.port } }
-        : { name: n.name, ip: n.ip };
+        : { name: n.name, ip: n.ip, port: n.port };
     };
     return { nodes: this.lockNodes.map(via), store: via(this.cluster.node(DATASTORE_NODE)) };
   }

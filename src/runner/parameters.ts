@@ -58,6 +58,13 @@ export interface TestConfig {
   pauseTtl?: number;
   /** The U(0, jitter) ms added to every acquire retry's backoff; undefined: BACKOFF.jitterMs (25). */
   backoffJitterMs?: number;
+  /**
+   * A client program each client drives over the client protocol (docs/client-protocol.md)
+   * instead of the backend's own client: a shell command line.
+   */
+  clientCommand?: string;
+  /** The folder the client program runs in, absolute (where the command was given). */
+  clientDir?: string;
   seed: number;
   /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
   storeDir: string;
@@ -315,6 +322,18 @@ export const PARAMETERS = {
           Object.entries(b.options ?? {}).map(([k, o]) => `  ${b.name} ${k}: ${o.what} (default ${o.default})`),
         ),
       ].join('\n'),
+  },
+  clientCommand: {
+    flag: 'client-command',
+    type: 'string',
+    arg: 'CMD',
+    help: "drive each client through this program instead of the backend's own client: your lock\nlibrary behind an adapter that speaks the client protocol (docs/client-protocol.md;\ncheck it with lockchaos client-check)",
+  },
+  clientDir: {
+    flag: 'client-dir',
+    type: 'string',
+    arg: 'DIR',
+    help: "the folder --client-command runs in (default: the current folder; in a campaign, the file's)",
   },
   seed: {
     flag: 'seed',

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
@@ -31,6 +31,7 @@ import {
   cycleLeftOpen,
   interrupted,
   overrun,
+  programsBroken,
   type RunCondition,
   RunInterrupted,
   runVerdict,
@@ -106,7 +107,9 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
 
 async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
   await loadBackendModule(input.backend); // a user's module backend, by path
-  const config = validateConfig({ ...input, name: input.name || testName(input) });
+  // A client program runs where its command was given: recorded absolute, for a replay elsewhere.
+  const clientDir = input.clientCommand ? { clientDir: resolve(input.clientDir ?? '.') } : {};
+  const config = validateConfig({ ...input, ...clientDir, name: input.name || testName(input) });
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
   const backend = backendByName(config.backend);
@@ -211,6 +214,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
         backoffJitterMs: config.backoffJitterMs,
         seed: config.seed,
         backendOptions,
+        backendName: backend.name,
+        ...(config.clientCommand ? { clientCommand: { command: config.clientCommand, cwd: config.clientDir } } : {}),
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
@@ -252,6 +257,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
+    conditions.push(...programsBroken(pool.brokenPrograms));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.usesStore && !writer.error) {

@@ -32,6 +32,8 @@ interface Worker {
   ready: boolean;
   /** Resolves when the process has exited and its channel is closed (every message it sent has arrived). */
   finished: Promise<void>;
+  /** The client program the worker drives (the client protocol), once it has started. */
+  programPid?: number;
   /** Resolves a pending armPause() when the worker stops itself. */
   selfPaused?: () => void;
 }
@@ -42,6 +44,8 @@ export class WorkerPool implements ClientFaultTarget {
   readonly errors: string[] = [];
   /** Workers that exited before they were asked to stop (killed from outside, crashed). */
   readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
+  /** Client programs that stopped speaking the protocol (crashed, hung, garbage): which, and why in one line. */
+  readonly brokenPrograms: { client: number; why: string }[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
   /** Operations of a killed worker that arrived after the harness ended its cycle: not recorded. */
@@ -91,7 +95,16 @@ export class WorkerPool implements ClientFaultTarget {
       child.once('exit', (code, signal) => {
         if (this.stopping) return;
         const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
-        this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
+        const lost = () => this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
+        // A worker ends on its own, with code 0, only when its client program broke: that is
+        // the condition then (told over the channel, so known once all of it is read).
+        if (code === 0) {
+          void closed.then(() => {
+            if (!this.brokenPrograms.some((b) => b.client === client)) lost();
+          });
+          return;
+        }
+        lost();
         // Ended at once, so that what its death lets another client do (a session closed,
         // its lock freed) comes after the end in the history; at the time the record last
         // saw it, since it may have died any time after that.
@@ -137,6 +150,10 @@ export class WorkerPool implements ClientFaultTarget {
       this.onReady?.();
     } else if (m.type === 'self-paused') {
       worker.selfPaused?.();
+    } else if (m.type === 'program-started') {
+      worker.programPid = m.pid;
+    } else if (m.type === 'program-broken') {
+      this.brokenPrograms.push({ client: this.workers.indexOf(worker), why: m.why });
     } else if (m.type === 'error') {
       this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
       this.onReady?.();
@@ -195,6 +212,10 @@ export class WorkerPool implements ClientFaultTarget {
   }
   pid(client: number): number | undefined {
     return this.workers[client]?.child.pid;
+  }
+  pids(client: number): number[] {
+    const w = this.workers[client];
+    return [w?.programPid, w?.child.pid].filter((p): p is number => p !== undefined);
   }
   process(client: number): number {
     return this.workers[client]?.process ?? client;

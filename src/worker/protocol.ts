@@ -18,6 +18,13 @@ export interface WorkerConfig {
   seed: number;
   /** What the backend's nodeSpecs were given (lease length, the backend's options). */
   backendOptions: BackendOptions;
+  /**
+   * A client program to drive over the client protocol instead of the backend's own
+   * client (--client-command), and the folder it runs in.
+   */
+  clientCommand?: { command: string; cwd?: string };
+  /** The backend's own name, for the client program's init. */
+  backendName: string;
 }
 
 export type ToWorker =
@@ -39,4 +46,8 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'error'; message: string }
   /** Sent just before the worker stops itself at an armed pause point. */
-  | { type: 'self-paused'; where: string };
+  | { type: 'self-paused'; where: string }
+  /** The client program is running and answered init (a client pause stops it too). */
+  | { type: 'program-started'; pid: number }
+  /** The client program stopped speaking the protocol; the worker ends its loop. */
+  | { type: 'program-broken'; why: string };

@@ -5,6 +5,7 @@
  */
 
 import { workloadByName } from '../../workloads/index.js';
+import type { LockClient } from '../backends/backend.js';
 import { importBackend } from '../backends/import.js';
 import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
@@ -83,19 +84,12 @@ async function pausePoint(where: string): Promise<void> {
 }
 
 async function run(config: WorkerConfig) {
-  const backend = await importBackend(config.backend);
   const workload = workloadByName(config.workload);
-  if (!backend || !workload) throw new Error(`unknown backend or workload: ${config.backend}/${config.workload}`);
+  if (!workload) throw new Error(`unknown workload: ${config.workload}`);
   const rng = new Rng(config.seed).fork(`client-${config.client}`);
-  const lock = await backend.client(config.nodes, {
-    requestTimeoutMs: config.requestTimeoutMs,
-    rng: rng.fork('backoff'),
-    backoffJitterMs: config.backoffJitterMs,
-    clientId: `c${config.client}`,
-    pausePoint,
-    clock: clientClock,
-    backend: config.backendOptions,
-  });
+  const lock = config.clientCommand
+    ? await startProgram(config, config.clientCommand)
+    : await backendClient(config, rng);
   // Loaded only when used: the store's client library is most of a worker's start.
   let store: DataStore | undefined;
   if (workload.usesStore) {
@@ -119,6 +113,46 @@ async function run(config: WorkerConfig) {
     await lock.close();
     await store?.close();
   }
+}
+
+/** The backend's own client (TypeScript), with the pause points and the clock the faults use. */
+async function backendClient(config: WorkerConfig, rng: Rng): Promise<LockClient> {
+  const backend = await importBackend(config.backend);
+  if (!backend) throw new Error(`unknown backend: ${config.backend}`);
+  return backend.client(config.nodes, {
+    requestTimeoutMs: config.requestTimeoutMs,
+    rng: rng.fork('backoff'),
+    backoffJitterMs: config.backoffJitterMs,
+    clientId: `c${config.client}`,
+    pausePoint,
+    clock: clientClock,
+    backend: config.backendOptions,
+  });
+}
+
+/**
+ * A client program (the client protocol): started as this worker's child, so that a client
+ * pause stops both. When it breaks (crash, hang, garbage) the request it had ends unknown,
+ * the runner is told in one line, and the loop ends: the run is not as configured.
+ */
+async function startProgram(config: WorkerConfig, program: { command: string; cwd?: string }): Promise<LockClient> {
+  const { ProcessLockClient } = await import('../backends/process-client.js');
+  const client = await ProcessLockClient.start({
+    ...program,
+    requestTimeoutMs: config.requestTimeoutMs,
+    init: {
+      client: `c${config.client}`,
+      backend: config.backendName,
+      nodes: config.nodes.map((n) => ({ name: n.name, host: n.ip, port: n.port ?? 0 })),
+      options: config.backendOptions.settings ?? {},
+    },
+    onBroken: (why) => {
+      send({ type: 'program-broken', why });
+      stop.abort();
+    },
+  });
+  if (client.pid !== undefined) send({ type: 'program-started', pid: client.pid });
+  return client;
 }
 
 process.on('message', (message: ToWorker) => {

@@ -12,6 +12,7 @@ describe('client-pause nemesis', () => {
   const clients = (holders: number[]): ClientFaultTarget => ({
     holders: () => holders,
     pid: () => child.pid,
+    pids: () => [child.pid].filter((p): p is number => p !== undefined),
     process: () => 0,
     grantedAt: () => undefined,
     count: () => 1,

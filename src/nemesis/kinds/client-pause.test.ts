@@ -12,6 +12,7 @@ function clients(holders: number[]) {
   const pool: ClientFaultTarget = {
     holders: () => holders,
     pid: (c) => 1000 + c,
+    pids: (c) => [1000 + c].filter((p): p is number => p !== undefined),
     process: (c) => c,
     grantedAt: () => undefined,
     count: () => 5,

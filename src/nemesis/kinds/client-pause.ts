@@ -7,7 +7,7 @@
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
 import { declared, lacks } from '../applicability.js';
-import type { ClientFaultTarget } from '../context.js';
+import { type ClientFaultTarget, signalAll } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
@@ -16,7 +16,8 @@ export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 
 export class ClientPause implements Nemesis {
   readonly kind: string = 'client-pause';
-  private readonly paused = new Set<number>();
+  /** The processes of each paused client, by their worker's pid. */
+  private readonly paused = new Map<number, number[]>();
   private current: { client: number; pid: number } | undefined;
 
   constructor(
@@ -46,8 +47,9 @@ export class ClientPause implements Nemesis {
     const client = holders[Math.floor(pickAt * holders.length)] as number;
     const pid = this.clients.pid(client);
     if (pid === undefined) return null;
-    process.kill(pid, 'SIGSTOP');
-    this.paused.add(pid);
+    const pids = this.clients.pids(client);
+    signalAll(pids, 'SIGSTOP');
+    this.paused.set(pid, pids);
     this.current = { client, pid };
     return { value: { client, process: this.clients.process(client), pid, ms: durationMs }, durationMs };
   }
@@ -86,7 +88,7 @@ export class ClientPause implements Nemesis {
     const pid = this.clients.pid(client);
     if (pid === undefined) return null;
     if (!(await this.clients.armPause(client, point, this.waitForHolderMs * 2, clockStepMs))) return null;
-    this.paused.add(pid);
+    this.paused.set(pid, [pid]);
     this.current = { client, pid };
     const value = { client, process: this.clients.process(client), pid, at: point, ms: durationMs };
     return { value: clockStepMs === 0 ? value : { ...value, clockStepMs }, durationMs };
@@ -101,16 +103,12 @@ export class ClientPause implements Nemesis {
   }
 
   private resume(pid: number) {
-    try {
-      process.kill(pid, 'SIGCONT');
-    } catch {
-      // already gone
-    }
+    signalAll(this.paused.get(pid) ?? [pid], 'SIGCONT');
     this.paused.delete(pid);
   }
 
   async healAll(): Promise<void> {
-    for (const pid of [...this.paused]) this.resume(pid);
+    for (const pid of [...this.paused.keys()]) this.resume(pid);
     this.current = undefined;
   }
 }

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION, parseAnswer, parseInitOk } from './client-protocol.js';
+
+describe('the client protocol', () => {
+  it('reads init_ok, and refuses another version or another first line', () => {
+    expect(parseInitOk('{"type":"init_ok","protocol":1,"name":"x"}')).toEqual({
+      type: 'init_ok',
+      protocol: PROTOCOL_VERSION,
+      name: 'x',
+    });
+    expect(() => parseInitOk('{"type":"init_ok","protocol":2}')).toThrow(/speaks protocol 2: this harness speaks 1/);
+    expect(() => parseInitOk('{"type":"ok","id":0}')).toThrow(/expected \{"type":"init_ok",...\} first/);
+  });
+
+  it('reads ok with token, validity and lease; fail and unknown with their error', () => {
+    expect(parseAnswer('{"type":"ok","id":3,"token":17,"validity_ms":990,"lease":{"k":1}}', 3, 'acquire')).toEqual({
+      type: 'ok',
+      id: 3,
+      token: 17,
+      validity_ms: 990,
+      lease: { k: 1 },
+    });
+    expect(parseAnswer('{"type":"ok","id":3,"token":null}', 3, 'acquire')).toEqual({ type: 'ok', id: 3 });
+    expect(parseAnswer('{"type":"fail","id":4,"error":"busy"}', 4, 'acquire')).toEqual({
+      type: 'fail',
+      id: 4,
+      error: 'busy',
+    });
+    expect(parseAnswer('{"type":"unknown","id":4}', 4, 'release')).toEqual({
+      type: 'unknown',
+      id: 4,
+      error: 'unknown (no error given)',
+    });
+  });
+
+  it.each([
+    ['lock acquired', /^not JSON: lock acquired$/],
+    ['[1,2]', /^not a JSON object/],
+    ['{"type":"ok"}', /^answer without an id/],
+    ['{"type":"ok","id":9}', /^answer for id 9 while 3 was asked/],
+    ['{"type":"granted","id":3}', /^unknown answer type "granted" \(ok, fail or unknown\)/],
+    ['{"type":"ok","id":3,"token":"17"}', /^token "17" is not an integer/],
+    ['{"type":"ok","id":3,"token":1.5}', /^token 1.5 is not an integer/],
+    ['{"type":"ok","id":3,"validity_ms":-1}', /^validity_ms -1 is not a number of ms >= 0/],
+  ])('names what is wrong with %s in one line', (line, problem) => {
+    expect(() => parseAnswer(line, 3, 'acquire')).toThrow(problem);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * The client protocol (docs/client-protocol.md): how lockchaos drives a lock client written
+ * in any language, after Maelstrom's: JSON objects, one per line, the harness's requests
+ * on the client's stdin and the client's answers on its stdout (its stderr is its own log).
+ *
+ *   harness → {"type":"init","protocol":1,"client":"c0","backend":"redis","nodes":[{"name":"redis-1","host":"172.18.0.2","port":6379}]}
+ *   client  → {"type":"init_ok","protocol":1,"name":"redis-py Lock"}
+ *   harness → {"type":"acquire","id":1,"key":"lockchaos:lock","ttl_ms":2000,"timeout_ms":5000}
+ *   client  → {"type":"ok","id":1,"token":17,"validity_ms":1990,"lease":"a1b2"}
+ *   harness → {"type":"release","id":2,"key":"lockchaos:lock","lease":"a1b2"}
+ *   client  → {"type":"ok","id":2}
+ *
+ * An answer is `ok`, `fail` (certainly not done: the lock was busy until the timeout, or
+ * was no longer held at release) or `unknown` (it may or may not have happened: recorded
+ * as `info`). This file holds the messages and what makes an answer well-formed; one
+ * problem is one line, for the run's record and for `lockchaos client-check`.
+ */
+
+/** The protocol version this harness speaks. */
+export const PROTOCOL_VERSION = 1;
+
+export interface InitRequest {
+  type: 'init';
+  protocol: number;
+  /** The client's name in owner values and logs ("c3"). */
+  client: string;
+  /** The backend whose servers it talks to (a built-in name or a module backend's name). */
+  backend: string;
+  nodes: { name: string; host: string; port: number }[];
+  /** The backend's own options (`--backend-options`), as given. */
+  options: Record<string, string>;
+}
+
+export interface AcquireRequest {
+  type: 'acquire';
+  id: number;
+  key: string;
+  ttl_ms: number;
+  timeout_ms: number;
+}
+
+export interface ReleaseRequest {
+  type: 'release';
+  id: number;
+  key: string;
+  /** What the acquire's ok gave as `lease`, given back as it was (absent if it gave none). */
+  lease?: unknown;
+}
+
+export type Request = InitRequest | AcquireRequest | ReleaseRequest;
+
+export interface InitOk {
+  type: 'init_ok';
+  protocol: number;
+  name?: string;
+}
+
+export type Answer =
+  | { type: 'ok'; id: number; token?: number; validity_ms?: number; lease?: unknown }
+  | { type: 'fail'; id: number; error: string }
+  | { type: 'unknown'; id: number; error: string };
+
+/** A line that is not a well-formed answer: what is wrong, in one line. */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+}
+
+const show = (line: string) => (line.length > 80 ? `${line.slice(0, 77)}...` : line);
+
+function parseObject(line: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new ProtocolError(`not JSON: ${show(line)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ProtocolError(`not a JSON object: ${show(line)}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The client's answer to init; a ProtocolError when it is not one this harness can speak with. */
+export function parseInitOk(line: string): InitOk {
+  const m = parseObject(line);
+  if (m.type !== 'init_ok') throw new ProtocolError(`expected {"type":"init_ok",...} first, got: ${show(line)}`);
+  if (m.protocol !== PROTOCOL_VERSION) {
+    throw new ProtocolError(
+      `init_ok speaks protocol ${JSON.stringify(m.protocol)}: this harness speaks ${PROTOCOL_VERSION} (answer "protocol":${PROTOCOL_VERSION})`,
+    );
+  }
+  if (m.name !== undefined && typeof m.name !== 'string') throw new ProtocolError('init_ok name is not a string');
+  return m.name === undefined ? { type: 'init_ok', protocol: PROTOCOL_VERSION } : { ...(m as unknown as InitOk) };
+}
+
+/**
+ * The client's answer to request `id` (acquire or release). A token must be a safe integer
+ * (a fencing token the store compares), a validity a number of ms >= 0.
+ */
+export function parseAnswer(line: string, id: number, request: 'acquire' | 'release'): Answer {
+  const m = parseObject(line);
+  if (m.id === undefined) throw new ProtocolError(`answer without an id: ${show(line)}`);
+  if (m.id !== id)
+    throw new ProtocolError(`answer for id ${JSON.stringify(m.id)} while ${id} was asked: ${show(line)}`);
+  if (m.type === 'fail' || m.type === 'unknown') {
+    const error = typeof m.error === 'string' && m.error !== '' ? m.error : `${m.type} (no error given)`;
+    return { type: m.type, id, error };
+  }
+  if (m.type !== 'ok') {
+    throw new ProtocolError(`unknown answer type ${JSON.stringify(m.type)} (ok, fail or unknown): ${show(line)}`);
+  }
+  const answer: Answer = { type: 'ok', id };
+  if (request === 'acquire') {
+    if (m.token !== undefined && m.token !== null) {
+      if (typeof m.token !== 'number' || !Number.isSafeInteger(m.token)) {
+        throw new ProtocolError(`token ${JSON.stringify(m.token)} is not an integer: give a number, or no token`);
+      }
+      answer.token = m.token;
+    }
+    if (m.validity_ms !== undefined && m.validity_ms !== null) {
+      if (typeof m.validity_ms !== 'number' || !Number.isFinite(m.validity_ms) || m.validity_ms < 0) {
+        throw new ProtocolError(`validity_ms ${JSON.stringify(m.validity_ms)} is not a number of ms >= 0`);
+      }
+      answer.validity_ms = m.validity_ms;
+    }
+    if (m.lease !== undefined) answer.lease = m.lease;
+  }
+  return answer;
+}

@@ -1,0 +1,77 @@
+/**
+ * ProcessLockClient with real programs (test/fixtures/clients/broken.mjs), no server: what
+ * each answer becomes, and a program that crashes, hangs or answers garbage ends its
+ * request unknown and is reported broken once, in one line.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { packageRoot } from '../util/paths.js';
+import { ProcessLockClient } from './process-client.js';
+
+const program = (how: string) => `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')} ${how}`;
+const init = { client: 'c0', backend: 'redis', nodes: [{ name: 'n1', host: '127.0.0.1', port: 1 }], options: {} };
+const opened: ProcessLockClient[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
+
+async function start(how: string, broken: string[] = [], requestTimeoutMs = 500) {
+  const c = await ProcessLockClient.start({
+    command: program(how),
+    requestTimeoutMs,
+    initTimeoutMs: 2000,
+    init,
+    onBroken: (why) => broken.push(why),
+  });
+  opened.push(c);
+  return c;
+}
+
+describe('ProcessLockClient', () => {
+  it('turns ok into a grant with its token, fail into a definite failure, and gives the lease back', async () => {
+    const c = await start('ok');
+    expect(c.pid).toBeGreaterThan(0);
+    const grant = await c.acquire('L', { ttlMs: 1000, timeoutMs: 100 });
+    expect(grant).toMatchObject({ lock: 'L', token: 1, validityMs: 1000 });
+    await expect(c.acquire('L', { ttlMs: 1000, timeoutMs: 100 })).rejects.toMatchObject({
+      name: 'DefiniteFailure',
+      message: 'busy',
+    });
+    // The lease given back is the holder's: released; a second release is not held.
+    expect(await c.release(grant as never)).toBe(true);
+    expect(await c.release(grant as never)).toBe(false);
+  });
+
+  it('a program that crashes at start: one line with its exit and its last stderr', async () => {
+    const broken: string[] = [];
+    await expect(start('crash', broken)).rejects.toThrow(/exited with code 1 \(stderr: ImportError/);
+    expect(broken).toHaveLength(1);
+  });
+
+  it.each([
+    ['garbage', /acquire 1: not JSON: lock acquired!/],
+    ['string-token', /acquire 1: token "1" is not an integer/],
+    ['no-id', /acquire 1: answer without an id/],
+  ])('%s: the request ends unknown, the program is broken for good', async (how, why) => {
+    const broken: string[] = [];
+    const c = await start(how, broken);
+    const first = c.acquire('L', { ttlMs: 1000, timeoutMs: 100 });
+    await expect(first).rejects.not.toMatchObject({ name: 'DefiniteFailure' });
+    expect(broken).toEqual([expect.stringMatching(why)]);
+    await expect(c.acquire('L', { ttlMs: 1000, timeoutMs: 100 })).rejects.toThrow(/client program unusable/);
+    expect(broken).toHaveLength(1);
+  });
+
+  it('a program that stops answering: unknown after its timeout and the slack, never a hang', async () => {
+    const broken: string[] = [];
+    const c = await ProcessLockClient.start({
+      command: program('silent'),
+      requestTimeoutMs: 100,
+      initTimeoutMs: 300,
+      init,
+      onBroken: (why) => broken.push(why),
+    }).catch((err: Error) => err);
+    expect(c).toBeInstanceOf(Error);
+    expect(broken).toEqual(['no answer to init within 300 ms']);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * A lock client that is another program: the team's own client library behind a small
+ * adapter that speaks the client protocol (client-protocol.ts) on stdin/stdout. The worker
+ * starts one per client, as its own child, so a client pause stops both.
+ *
+ * What the program answers is what the history records: ok, fail, or unknown (`info`).
+ * A program that crashes, stops answering, or answers something that is not the protocol
+ * ends the request it was asked as unknown and is then broken: onBroken says why in one
+ * line (the worker stops its loop, and the run is marked not as configured).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { DefiniteFailure } from '../history/definite-failure.js';
+import type { AcquireOptions, Grant, LockClient } from './backend.js';
+import {
+  type Answer,
+  type InitRequest,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  parseAnswer,
+  parseInitOk,
+  type Request,
+} from './client-protocol.js';
+
+export interface ProcessClientOptions {
+  /** A shell command line: `python3 client.py`, `node adapter.mjs --flag`. */
+  command: string;
+  /** Where it runs (a module backend's folder, the campaign file's). */
+  cwd?: string;
+  /** Per-request slack beyond the request's own timeout before the program counts as hung. */
+  requestTimeoutMs: number;
+  /** The init request, less its type and version. */
+  init: Omit<InitRequest, 'type' | 'protocol'>;
+  /** Told once, in one line, when the program stops speaking the protocol. */
+  onBroken?: (why: string) => void;
+  /** How long the program may take to answer init (its imports, its first connections). */
+  initTimeoutMs?: number;
+}
+
+/** Ticks that measure how long a request has waited while this process ran (pauses left out). */
+const TICK_MS = 50;
+/** A gap between ticks longer than this was a pause (SIGSTOP of this process): counted as this much. */
+const MAX_TICK_MS = 250;
+
+export class ProcessLockClient implements LockClient {
+  private nextId = 1;
+  private waiting?: { id: number; resolve: (line: string) => void; reject: (err: Error) => void };
+  private broken?: string;
+  private readonly leases = new Map<string, unknown>();
+  private readonly stderrTail: string[] = [];
+  private exited = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly opts: ProcessClientOptions,
+  ) {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => this.onLine(line));
+    child.stderr?.on('data', (d: Buffer) => {
+      // The last lines of its log, to name in a crash.
+      this.stderrTail.push(...String(d).split('\n').filter(Boolean));
+      this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 3));
+    });
+    child.on('error', (err) => this.fail(`cannot start '${opts.command}': ${err.message}`));
+    child.on('exit', (code, signal) => {
+      this.exited = true;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
+      this.fail(`the client program ${how}${tail}`);
+    });
+  }
+
+  /** Starts the program and completes the handshake; throws one line when it cannot. */
+  static async start(opts: ProcessClientOptions): Promise<ProcessLockClient> {
+    const child = spawn(opts.command, { shell: true, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A program that exits before reading: its stdin closes; not a crash of this process.
+    child.stdin?.on('error', () => {});
+    const client = new ProcessLockClient(child, opts);
+    const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
+    const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
+    try {
+      parseInitOk(line);
+    } catch (err) {
+      client.fail((err as Error).message);
+      throw new Error(`client '${opts.command}': ${(err as Error).message}`);
+    }
+    return client;
+  }
+
+  /** The program's process id, for the client pause (it stops with the worker). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  async acquire(lock: string, o: AcquireOptions): Promise<Grant | null> {
+    const id = this.nextId++;
+    const answer = await this.request(
+      { type: 'acquire', id, key: lock, ttl_ms: o.ttlMs, timeout_ms: o.timeoutMs },
+      o.timeoutMs,
+    );
+    if (answer.type === 'fail') throw new DefiniteFailure(answer.error);
+    if (answer.type === 'unknown') throw new Error(answer.error);
+    const owner = `${this.opts.init.client}:${id}`;
+    if (answer.lease !== undefined) this.leases.set(owner, answer.lease);
+    const grant: Grant = { lock, owner, validityMs: answer.validity_ms ?? o.ttlMs };
+    if (answer.token !== undefined) grant.token = answer.token;
+    return grant;
+  }
+
+  async release(grant: Grant): Promise<boolean> {
+    const id = this.nextId++;
+    const lease = this.leases.get(grant.owner);
+    this.leases.delete(grant.owner);
+    const request: Request = { type: 'release', id, key: grant.lock, ...(lease === undefined ? {} : { lease }) };
+    const answer = await this.request(request, 0);
+    if (answer.type === 'unknown') throw new Error(answer.error);
+    return answer.type === 'ok';
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    this.broken ??= 'closed';
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.stdin?.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private async request(request: Request & { id: number }, ownTimeoutMs: number): Promise<Answer> {
+    const line = await this.ask(request, request.id, ownTimeoutMs + 2 * this.opts.requestTimeoutMs);
+    try {
+      return parseAnswer(line, request.id, request.type === 'acquire' ? 'acquire' : 'release');
+    } catch (err) {
+      this.fail(`${request.type} ${request.id}: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /** Writes one request line and resolves with the next line the program writes. */
+  private ask(request: Request, id: number, limitMs: number): Promise<string> {
+    if (this.broken) return Promise.reject(new Error(`client program unusable: ${this.broken}`));
+    return new Promise<string>((resolve, reject) => {
+      let waitedMs = 0;
+      let last = Date.now();
+      const tick = setInterval(() => {
+        const now = Date.now();
+        waitedMs += Math.min(now - last, MAX_TICK_MS);
+        last = now;
+        if (waitedMs > limitMs) this.fail(`no answer to ${request.type}${id ? ` ${id}` : ''} within ${limitMs} ms`);
+      }, TICK_MS);
+      const done = () => {
+        clearInterval(tick);
+        this.waiting = undefined;
+      };
+      this.waiting = {
+        id,
+        resolve: (line) => {
+          done();
+          resolve(line);
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
+      };
+      this.child.stdin?.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === '') return;
+    const waiting = this.waiting;
+    if (!waiting) {
+      this.fail(`an answer nobody asked for: ${line.slice(0, 80)}`);
+      return;
+    }
+    waiting.resolve(line);
+  }
+
+  /** The program is broken from now on: the request waiting ends (unknown), onBroken is told once. */
+  private fail(why: string): void {
+    if (this.broken) return;
+    this.broken = why;
+    this.waiting?.reject(new ProtocolError(why));
+    if (!this.exited) this.child.kill('SIGKILL');
+    this.opts.onBroken?.(why);
+  }
+}

@@ -1,0 +1,62 @@
+/** `lockchaos client-check [--backend NAME] -- CMD ...`: does a client program speak the client protocol? */
+import { parseArgs } from 'node:util';
+import { PROTOCOL_VERSION } from '../backends/client-protocol.js';
+import { checkClientProgram } from '../runner/client-check.js';
+import { EXIT_ERROR, UserError } from '../util/errors.js';
+
+const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] -- CMD [ARG...]
+
+Speaks the client protocol (version ${PROTOCOL_VERSION}, docs/client-protocol.md) to a client program
+against a real server of the backend (default redis), started in containers and removed
+after: two instances of the program go through init, acquire, an acquire while the other
+holds, release, acquire, release, end of input. Each answer is held to the protocol.
+
+Prints each step; exit 0 when the program conforms, else one line naming the problem
+(not JSON, an unknown answer type, a missing or wrong id, a token that is not an integer,
+a crash, no answer) and exit 3.
+
+Options:
+  --backend NAME|PATH  the servers it talks to (a built-in backend or a module's path)
+  --dir DIR            the folder the command runs in (default: the current folder)
+  -h, --help           this help
+
+Example:
+  lockchaos client-check -- python3 examples/clients/redis-py-lock/client.py`;
+
+export async function clientCheckCommand(argv: string[]): Promise<number> {
+  const dash = argv.indexOf('--');
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const command = dash >= 0 ? argv.slice(dash + 1) : [];
+  let values: { backend?: string; dir?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: own,
+      options: { backend: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (err) {
+    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos client-check --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (command.length === 0) {
+    throw new UserError('give the client program after --: lockchaos client-check -- python3 client.py');
+  }
+  const result = await checkClientProgram({
+    backend: values.backend ?? 'redis',
+    command: command.map(shellWord).join(' '),
+    cwd: values.dir,
+    log: (line) => console.error(line),
+  });
+  for (const step of result.steps) console.log(`  ${step}`);
+  if (result.problem) {
+    console.log(`client-check: does not speak the protocol: ${result.problem}`);
+    return EXIT_ERROR;
+  }
+  console.log(`client-check: speaks protocol ${PROTOCOL_VERSION}`);
+  return 0;
+}
+
+/** A word as the shell reads it back unchanged. */
+const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);

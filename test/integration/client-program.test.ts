@@ -1,0 +1,102 @@
+/**
+ * A lock client in another language, over the client protocol: redis-py's Lock (Debian's
+ * python3-redis) driven against real Redis under client pauses. The pause stops the program
+ * itself, not only the worker (its state in /proc is T); a program that breaks makes the
+ * run not as configured, in one line; client-check names what a broken program does wrong.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/runner/parameters.js';
+import { run } from '../../src/runner/run.js';
+import { packageRoot } from '../../src/util/paths.js';
+import { leftovers, lockchaos, requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
+const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
+
+const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => ({
+  ...DEFAULTS,
+  name: '',
+  seed: 5,
+  storeDir: store,
+  backend: 'redis',
+  fencing: false,
+  timeLimitS: 12,
+  ttlMs: 1000,
+  holdMs: 100,
+  nemesisIntervalS: 2,
+  clientCommand,
+  ...more,
+});
+
+/** The process state letter of pid (R, S, T ...), from /proc. */
+const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+
+describe.skipIf(skip)('a client program (the client protocol)', () => {
+  it('redis-py Lock under client pauses: the program is really stopped, and the lease is outlived', async () => {
+    const states: string[] = [];
+    const r = await run(config(REDIS_PY, { nemesis: 'client-pause' }), {
+      latest: false,
+      progress: () => ({
+        onOp(op) {
+          if (op.f !== 'start-client-pause' || op.type !== 'ok') return;
+          // The worker's child is the program: read its state while the pause lasts.
+          const worker = (op.value as { pid: number }).pid;
+          const program = Number(
+            execFileSync('pgrep', ['-P', String(worker)], { encoding: 'utf8' })
+              .trim()
+              .split('\n')[0],
+          );
+          states.push(`${state(worker)}${state(program)}`);
+        },
+        finish() {},
+        stop() {},
+      }),
+    });
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(['TT']));
+    expect(r.conditions).toEqual([]);
+    expect(r.results.find((c) => c.checker === 'mutual-exclusion')?.valid).toBe(false);
+    expect(r.valid).toBe(false);
+  });
+
+  it('a program that answers garbage: its request ends unknown, the run says so, no stack', async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--time-limit', '4', '--seed', '1', '--store', store],
+      ...['--client-command', `${BROKEN} garbage`],
+    ]);
+    expect(r.stdout).toMatch(
+      /did not run as configured: the programs of clients 0, 1, 2, 3, 4 broke \(acquire 1: not JSON: lock acquired!\)/,
+    );
+    expect(r.stdout).not.toMatch(/worker \d exited/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it.each([
+    ['crash', /c0: the client program exited with code 1 \(stderr: ImportError: no module named lockclient\)/],
+    ['silent', /c0: no answer to init within 15000 ms/],
+    ['garbage', /c0: acquire 1: not JSON: lock acquired!/],
+    ['string-token', /c0: acquire 1: token "1" is not an integer/],
+  ])('client-check of a program that does %s: one line, exit 3', async (how, line) => {
+    const r = await lockchaos(['client-check', '--', ...BROKEN.split(' '), how]);
+    const last = r.stdout.trim().split('\n').at(-1) ?? '';
+    expect(last).toMatch(/^client-check: does not speak the protocol: /);
+    expect(last).toMatch(line);
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('client-check of redis-py Lock: exit 0', async () => {
+    const r = await lockchaos(['client-check', '--', ...REDIS_PY.split(' ')]);
+    expect(r.stdout).toMatch(/c1 acquire while c0 holds: fail \(timeout: lock busy\)/);
+    expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
+    expect(r.code).toBe(0);
+  });
+});
