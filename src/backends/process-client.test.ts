@@ -15,11 +15,11 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));
 });
 
-async function start(how: string, broken: string[] = [], requestTimeoutMs = 500) {
+async function start(how: string, broken: string[] = [], requestTimeoutMs = 10_000) {
   const c = await ProcessLockClient.start({
     command: program(how),
     requestTimeoutMs,
-    initTimeoutMs: 2000,
+    initTimeoutMs: 20_000,
     init,
     onBroken: (why) => broken.push(why),
   });
