@@ -38,12 +38,18 @@ export abstract class NodeOutage implements Nemesis {
     // Stopped before the nodes go down, so that it is still holding when they come back.
     const kept = this.holder ? await this.holder.keep(rng) : undefined;
     if (this.holder && !kept) return null;
-    for (const n of nodes) {
-      this.ctx.unavailable.add(n.name);
-      // Out from the first attempt: stop() and healAll() bring back (and mark available)
-      // a node whose take-down failed half way, too.
-      this.out.push(n);
-      await this.takeDown(n);
+    try {
+      for (const n of nodes) {
+        this.ctx.unavailable.add(n.name);
+        // Out from the first attempt: stop() and healAll() bring back (and mark available)
+        // a node whose take-down failed half way, too.
+        this.out.push(n);
+        await this.takeDown(n);
+      }
+    } catch (err) {
+      // A start that failed is not stopped by the schedule: the holder must not wait for the heal.
+      this.holder?.resume();
+      throw err;
     }
     const held = kept ? { holder: kept } : {};
     return {
