@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
+import { loadCampaign } from './load.js';
 import { expandCells, shardCells } from './matrix.js';
 import { mergeCampaign } from './merge.js';
 import { type CampaignSummary, type CellResult, summaryHtml, summaryJson } from './report.js';
-import { loadCampaign } from './spec.js';
 
-const spec = loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
+const spec = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 const cells = expandCells(spec);
 
 /** Stored results for every cell: some met, some not (a fixed pattern). */

@@ -2,11 +2,11 @@
 
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadCampaign } from '../campaign/load.js';
 import { expandCells } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
-import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
@@ -137,7 +137,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     shrink: values.shrink === true,
   };
   const shard = options.shard;
-  const spec = loadCampaign(file);
+  const spec = await loadCampaign(file);
 
   if (values['dry-run']) {
     const cells = campaignCells(spec, options);
