@@ -9,10 +9,6 @@ import Docker from 'dockerode';
 import { errorMessage, UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 
-// testcontainers' reaper (Ryuk) is an image that cannot be pulled here; lockchaos removes
-// its own containers by label instead (see labels.ts).
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
-
 let client: Docker | undefined;
 
 export function docker(): Docker {
