@@ -119,7 +119,8 @@ export async function campaign(
   const parallel = options.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
-  const totalCells = expandCells(spec).length;
+  const every = expandCells(spec);
+  const totalCells = every.length;
   const cells = campaignCells(spec, options);
   const log = hooks.log ?? (() => {});
 
@@ -183,7 +184,11 @@ export async function campaign(
       cells: final ? results : results.filter((r) => done.has(r.cell.index)),
     };
     if (spec.description !== undefined) s.description = spec.description;
-    if (options.shard) s.shard = options.shard;
+    if (options.shard) {
+      s.shard = options.shard;
+      // Every cell by name, so that a merge without some shards can say which cells it lacks.
+      s.allCells = every.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+    }
     return s;
   };
   const write = (final: boolean) => {
