@@ -29,6 +29,9 @@ export const POSTGRES_IMAGE = imageOf('postgres');
 
 export const BUILD_IMAGE_COMMAND = `bash ${dockerDir}build-image.sh`;
 
+/** How to start an engine: the script ships in the package (as root on Debian it installs one). */
+export const START_ENGINE = `as root: bash ${join(packageRoot, 'scripts/ensure-docker.sh')}, or systemctl start docker`;
+
 /** The command that builds one of lockchaos's images; undefined for anyone else's. */
 function buildCommand(image: string): string[] | undefined {
   if (image === NODE_IMAGE) return [`${dockerDir}build-image.sh`, 'node'];
@@ -42,9 +45,7 @@ export async function ensureEngine(): Promise<void> {
     await docker().ping();
   } catch (err) {
     const why = errorMessage(err);
-    throw new UserError(
-      `no Docker engine answers (${why.split('\n')[0]}): start one (as root: bash scripts/ensure-docker.sh, or systemctl start docker)`,
-    );
+    throw new UserError(`no Docker engine answers (${why.split('\n')[0]}): start one (${START_ENGINE})`);
   }
 }
 
