@@ -33,7 +33,7 @@ export {
   wholeNumber,
 } from './backends/backend.js';
 // Registries and errors.
-export { BACKENDS, type Backend } from './backends/index.js';
+export { BACKENDS, type Backend, loadBackend } from './backends/index.js';
 export { DATA_DIR, startWithData, waitForTcp, waitUntilReady } from './backends/node-start.js';
 export {
   classifyRedisError,

@@ -3,6 +3,7 @@
  * (`--backend ./my-lock.js`): a module that exports the Backend interface, as its default
  * export or as `backend`.
  */
+import { resolve } from 'node:path';
 import type { Backend } from './backend.js';
 import { etcdBackend } from './etcd.js';
 import { importBackendModule, isModulePath } from './module.js';
@@ -21,22 +22,40 @@ export const BACKENDS: Record<string, Backend> = {
   postgres: postgresBackend,
 };
 
-/** Backends loaded from modules, by the path they were named with. */
+/** Backends loaded from modules, by their absolute path. */
 const loaded = new Map<string, Backend>();
 
+/**
+ * A built-in backend by name, or a loaded module's by its path (a relative one is taken
+ * from the current folder); undefined for one not known or not loaded.
+ */
 export function backendByName(name: string): Backend | undefined {
-  return Object.hasOwn(BACKENDS, name) ? BACKENDS[name] : loaded.get(name);
+  if (Object.hasOwn(BACKENDS, name)) return BACKENDS[name];
+  return isModulePath(name) ? loaded.get(resolve(name)) : undefined;
 }
 
 /**
- * Makes a module backend known under the name it was given (built-in names need nothing).
- * Relative paths are taken from the current folder.
+ * The backend a configuration names: its module by the resolved path it recorded
+ * (`backendModule`), else by `backend`.
  */
-export async function loadBackend(name: string): Promise<Backend | undefined> {
-  const known = backendByName(name);
-  if (known || !isModulePath(name)) return known;
-  const backend = await importBackendModule(name);
-  loaded.set(name, backend);
+export function backendOf(c: { backend: string; backendModule?: string }): Backend | undefined {
+  return c.backendModule !== undefined && isModulePath(c.backend)
+    ? loaded.get(resolve(c.backendModule))
+    : backendByName(c.backend);
+}
+
+/**
+ * Makes a module backend known by its absolute path (built-in names need nothing).
+ * Relative paths are taken from `baseDir` (default: the current folder).
+ */
+export async function loadBackend(name: string, baseDir = process.cwd()): Promise<Backend | undefined> {
+  if (Object.hasOwn(BACKENDS, name)) return BACKENDS[name];
+  if (!isModulePath(name)) return undefined;
+  const path = resolve(baseDir, name);
+  const known = loaded.get(path);
+  if (known) return known;
+  const backend = await importBackendModule(path);
+  loaded.set(path, backend);
   return backend;
 }
 

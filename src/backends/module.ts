@@ -7,8 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { errorMessage, UserError } from '../util/errors.js';
 import type { Backend } from './backend.js';
 
-/** A --backend value that names a module rather than a built-in backend. */
-export const isModulePath = (name: string) => /[/\\]/.test(name) || /\.(m?js|cjs)$/.test(name);
+/** A --backend value that names a module rather than a built-in backend: a path with a folder, or a .js/.mjs/.cjs file. */
+export const MODULE_PATH = /[/\\]|\.(m?js|cjs)$/;
+export const isModulePath = (name: string) => MODULE_PATH.test(name);
 
 /** What a module must export; the first missing piece is named in the error. */
 export function backendProblem(candidate: unknown): string | undefined {

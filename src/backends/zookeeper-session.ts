@@ -51,11 +51,20 @@ export interface ZkStat {
  * needs a toolchain): undefined when it is installed, else what to do.
  */
 export function zookeeperMissing(): string | undefined {
+  const require = createRequire(import.meta.url);
   try {
-    createRequire(import.meta.url).resolve('zookeeper');
-    return undefined;
+    require.resolve('zookeeper');
   } catch {
     return "needs the optional native package 'zookeeper', which is not installed: npm install zookeeper (it compiles C sources: needs make, g++ and python3)";
+  }
+  try {
+    zookeeperModule();
+    return undefined;
+  } catch (err) {
+    // Installed, but its native client was never built: npm 11 runs no install script a
+    // project has not approved, and a failed compile leaves the package without it.
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    return `needs the native client of the package 'zookeeper', which is installed but not built (${why}): allow its install script (npm 11: npm install-scripts approve zookeeper) and run npm rebuild zookeeper (needs make, g++ and python3)`;
   }
 }
 

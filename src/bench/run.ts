@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { validateCampaign } from '../campaign/spec.js';
 import { loadRun } from '../report/run-folder.js';
@@ -24,7 +25,9 @@ export async function bench(
 ): Promise<BenchOutcome> {
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
-  const c = await campaign(validateCampaign(benchCampaign(spec), 'bench'), options, hooks);
+  const file = benchCampaign(spec);
+  await loadCampaignBackends(file, process.cwd(), 'bench'); // module backends, from the current folder
+  const c = await campaign(validateCampaign(file, 'bench'), options, hooks);
   const points = benchPoints(spec);
   const results: BenchResult[] = [];
   for (const r of c.cells) {

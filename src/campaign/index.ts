@@ -1,5 +1,6 @@
 /** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
 export { type Actual, type CellOutcome, judge } from './expect.js';
+export { campaignSpecOf, loadCampaign } from './load.js';
 export { type Cell, cellId, expandCells, parseShard, type Shard, shardCells } from './matrix.js';
 export {
   type CampaignSummary,
@@ -25,7 +26,6 @@ export {
   type CellMatchFile,
   EXPECTATIONS,
   type Expectation,
-  loadCampaign,
   type MatrixEntry,
   type MatrixEntryFile,
   parseCampaign,

@@ -6,6 +6,7 @@
  */
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
+import { MODULE_PATH } from '../backends/module.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
 import { OPTION_PARAMETERS, type Parameter } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -33,7 +34,16 @@ export function campaignJsonSchema(): Json {
   const seed = { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1 };
   const fencing = { enum: ['on', 'off', true, false] };
   const axes: Json = {
-    backend: oneOrMany({ type: 'string', description: `${Object.keys(BACKENDS).join(', ')}, or a module path` }),
+    backend: oneOrMany({
+      anyOf: [
+        { enum: Object.keys(BACKENDS) },
+        {
+          type: 'string',
+          pattern: MODULE_PATH.source,
+          description: "a backend module's path (./my-lock.mjs), taken from the campaign file's folder",
+        },
+      ],
+    }),
     workload: oneOrMany({ enum: Object.keys(WORKLOADS) }),
     nemesis: oneOrMany({
       type: 'string',

@@ -3,7 +3,8 @@
  * or scenario) × fencing × seeds, in that nesting order, entries one after the other. The
  * order is deterministic, so that shards partition the same list on every machine.
  */
-import { backendByName } from '../backends/index.js';
+import { resolve } from 'node:path';
+import { backendOf, isModulePath } from '../backends/index.js';
 import { type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
@@ -105,10 +106,12 @@ export function expandCells(spec: CampaignSpec): Cell[] {
       // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
       const nemeses = entry.nemesis ?? [base.nemesis];
       for (const backend of backends) {
+        // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
+        const backendModule = isModulePath(backend) ? resolve(spec.baseDir ?? process.cwd(), backend) : undefined;
+        const b = backendOf({ backend, backendModule });
         for (const workload of workloads) {
           for (const nemesis of nemeses) {
             for (const fencing of entry.fencing ?? [base.fencing]) {
-              const b = backendByName(backend);
               if (fencing && b && !b.fencing.supported) {
                 throw new SchemaError(
                   child(path, 'fencing'),
@@ -142,8 +145,14 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                   );
                 }
                 const config: TestConfig = { name: '', ...base, backend, workload, nemesis, fencing, seed };
+                if (backendModule !== undefined) config.backendModule = backendModule;
                 config.name = testName(config);
-                const id = cellId({ ...key, backendOptions: config.backendOptions, label: entry.label });
+                const id = cellId({
+                  ...key,
+                  backend: backendModule !== undefined && b ? b.name : backend,
+                  backendOptions: config.backendOptions,
+                  label: entry.label,
+                });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;

@@ -1,15 +1,16 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { campaignCommand } from '../cli/campaign.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
+import { loadCampaign } from './load.js';
 import { expandCells, shardCells } from './matrix.js';
 import { mergeCampaign } from './merge.js';
-import { type CampaignSummary, type CellResult, summaryHtml, summaryJson } from './report.js';
-import { loadCampaign } from './spec.js';
+import { type CampaignSummary, type CellResult, summaryHtml, summaryJson, terminalTable } from './report.js';
 
-const spec = loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
+const spec = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 const cells = expandCells(spec);
 
 /** Stored results for every cell: some met, some not (a fixed pattern). */
@@ -38,7 +39,10 @@ function summaryOf(dir: string, shard?: { index: number; count: number }): Campa
     met: mine.every((r) => r.met),
     cells: mine,
   };
-  if (shard) s.shard = shard;
+  if (shard) {
+    s.shard = shard;
+    s.allCells = cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+  }
   return s;
 }
 
@@ -64,8 +68,8 @@ describe('campaign merge', () => {
     expect(merged.cells.map((c: { index: number }) => c.index)).toEqual(cells.map((c) => c.index));
     expect(merged.missing).toBe(0);
     expect(summary.met).toBe(false); // the pattern leaves some cells unmet
-    // Links point from the merged folder into each shard's runs.
-    expect(merged.cells[1].report).toMatch(/^\.\.\/lockchaos-shard-2-\w+\/runs\/1\/R\/report\.html$/);
+    // Links point into the merged folder's own runs/ (copied from the shards).
+    expect(merged.cells[1].report).toBe('runs/1/R/report.html');
     const html = readFileSync(files.summaryHtml, 'utf8');
     expect(html).toContain('By configuration, over its seeds');
     expect(html).toMatch(/redis\/lock-set\/none\/fenced<\/td><td>valid<\/td><td class="num">2 of 2</);
@@ -76,13 +80,69 @@ describe('campaign merge', () => {
     const one = shardFolder({ index: 1, count: 4 });
     const two = shardFolder({ index: 2, count: 4 });
     const out = mkdtempSync(join(tmpdir(), 'lockchaos-merged-'));
-    const { summary } = mergeCampaign([one, two], out);
+    const { summary, files } = mergeCampaign([one, two], out);
     expect(summary.missing).toBe(10);
     expect(summary.met).toBe(false);
+    // The missing cells by name (shards 3 and 4 of 4: cells 3, 4, 7, 8 ...), in every output.
+    const missing = shardCells(cells, { index: 3, count: 4 })
+      .concat(shardCells(cells, { index: 4, count: 4 }))
+      .sort((a, b) => a.index - b.index);
+    expect(summary.missingCells?.map((c) => c.id)).toEqual(missing.map((c) => c.id));
+    expect(terminalTable(summary)).toContain(`missing (their shards were not merged):\n  #3 ${missing[0]?.id}\n`);
+    const html = readFileSync(files.summaryHtml, 'utf8');
+    expect(html).toContain(`#3 ${missing[0]?.id}`);
+    // The by-configuration table stays, each configuration with its missing seeds not run.
+    expect(html).toContain('By configuration, over its seeds');
+    expect(html).toMatch(
+      /redis\/lock-set\/none\/fenced<\/td><td>valid<\/td><td class="num">2 of 2<\/td><td class="num"><\/td>/,
+    );
+    expect(html).toMatch(
+      /redis\/lock-set\/none\/unfenced<\/td><td>valid<\/td><td class="num">0 of 0<\/td><td class="num">2</,
+    );
+    expect(readFileSync(files.junit, 'utf8')).toContain(`tests="${cells.length}"`);
     expect(() => mergeCampaign([one, one], out)).toThrow(/cell 1 \(.*\) is in both .* give each shard once/);
     const other = mkdtempSync(join(tmpdir(), 'lockchaos-other-'));
     writeFileSync(join(other, 'summary.json'), summaryJson({ ...summaryOf(other), name: 'other' }));
     expect(() => mergeCampaign([one, other], out)).toThrow(/merge the shards of one campaign/);
     expect(() => mergeCampaign([`${out}/nope`], out)).toThrow(/has no summary\.json/);
+  });
+});
+
+describe('the merged folder is self-contained', () => {
+  it('holds every run its page links: copied elsewhere alone, every link still opens', () => {
+    const shards = [1, 2].map((index) => {
+      const dir = shardFolder({ index, count: 2 });
+      for (const c of shardCells(cells, { index, count: 2 })) {
+        const run = join(dir, 'runs', `${c.index}`, 'R');
+        mkdirSync(run, { recursive: true });
+        writeFileSync(join(run, 'report.html'), `<p>report of cell ${c.index}</p>`);
+      }
+      return dir;
+    });
+    const out = join(mkdtempSync(join(tmpdir(), 'lockchaos-merged-')), 'merged');
+    mergeCampaign(shards, out);
+    for (const s of shards) rmSync(s, { recursive: true });
+    const moved = join(mkdtempSync(join(tmpdir(), 'lockchaos-uploaded-')), 'artifact');
+    cpSync(out, moved, { recursive: true });
+    rmSync(out, { recursive: true });
+    const html = readFileSync(join(moved, 'summary.html'), 'utf8');
+    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => decodeURIComponent(m[1] as string));
+    expect(links.length).toBe(cells.length * 2); // report and folder of each cell
+    for (const link of links) expect(existsSync(join(moved, link)), link).toBe(true);
+    expect(readFileSync(join(moved, 'runs/5/R/report.html'), 'utf8')).toBe('<p>report of cell 5</p>');
+  });
+});
+
+describe('lockchaos campaign merge flags', () => {
+  it('takes --no-latest (as the campaign does); an unknown flag is one line naming the help', async () => {
+    const shards = [1, 2].map((index) => shardFolder({ index, count: 2 }));
+    const out = mkdtempSync(join(tmpdir(), 'lockchaos-merged-'));
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    expect(await campaignCommand(['merge', ...shards, '--out', out, '--no-latest'])).toBe(1); // some cells unmet
+    vi.restoreAllMocks();
+    expect(existsSync(join(out, 'summary.html'))).toBe(true);
+    await expect(campaignCommand(['merge', ...shards, '--latest'])).rejects.toThrow(
+      /^Unknown option '--latest'.* \(see lockchaos campaign merge --help\)$/,
+    );
   });
 });

@@ -10,16 +10,24 @@
  * shard counts, the same cell twice. Shards not given leave their cells out, and the merge
  * says how many are missing (the campaign then did not meet its expectations).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import type { Cell } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import {
+  type CampaignSummary,
+  type CellName,
+  type CellResult,
+  campaignJUnit,
+  summaryHtml,
+  summaryJson,
+} from './report.js';
 
 /** One cell as summary.json stores it: the cell's fields and its result's, paths relative. */
 type StoredCell = Cell & Omit<CellResult, 'cell'>;
 
 interface StoredSummary {
+  allCells?: CellName[];
   name: string;
   description?: string;
   source: string;
@@ -73,6 +81,7 @@ export function readShard(dir: string): CampaignSummary {
   };
   if (s.description !== undefined) summary.description = s.description;
   if (s.shard) summary.shard = s.shard;
+  if (Array.isArray(s.allCells)) summary.allCells = s.allCells;
   return summary;
 }
 
@@ -108,6 +117,12 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
   }
   const cells = [...byIndex.values()].sort((a, b) => a.cell.index - b.cell.index);
   const missing = first.totalCells - cells.length;
+  // The cells no shard given holds, by name (shards written before allCells: by number).
+  const names = shards.find((s) => s.allCells)?.allCells;
+  const missingCells: CellName[] = [];
+  for (let i = 0; i < first.totalCells && missingCells.length < missing; i++) {
+    if (!byIndex.has(i)) missingCells.push(names?.[i] ?? { index: i, id: `cell ${i + 1}` });
+  }
   const interrupted = shards.some((s) => s.interrupted);
   const times = (f: (s: CampaignSummary) => string) => shards.map(f).filter(Boolean).sort();
   const merged: CampaignSummary & { missing: number } = {
@@ -122,14 +137,20 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     cells,
     missing,
   };
+  if (missing > 0) merged.missingCells = missingCells;
   if (first.description !== undefined) merged.description = first.description;
   return merged;
 }
 
-/** Reads the shard folders, writes the merged summary.html, summary.json and junit.xml. */
+/**
+ * Reads the shard folders, copies each cell's run folder into `out`/runs/ (so that the
+ * merged folder, uploaded or moved alone, has every run its page links), and writes the
+ * merged summary.html, summary.json and junit.xml.
+ */
 export function mergeCampaign(dirs: readonly string[], out: string) {
   const shards = dirs.map(readShard);
   mkdirSync(out, { recursive: true });
+  for (const shard of shards) bringRuns(shard, resolve(out));
   const summary = mergeSummaries(shards, resolve(out));
   const files = {
     summaryHtml: join(out, 'summary.html'),
@@ -140,4 +161,32 @@ export function mergeCampaign(dirs: readonly string[], out: string) {
   writeFileSync(files.junit, campaignJUnit(summary));
   writeFileSync(files.summaryHtml, summaryHtml(summary));
   return { summary, files };
+}
+
+/**
+ * A shard's run folders copied into `out` at the same place under it (runs/NNN-cell/...),
+ * and its results' paths pointed at the copies. A path outside the shard's folder is left.
+ */
+function bringRuns(shard: CampaignSummary, out: string): void {
+  if (resolve(shard.dir) === out) return;
+  const inside = (p: string) => {
+    const rel = relative(shard.dir, p);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined;
+  };
+  const moved = (p: string | undefined) => {
+    const rel = p === undefined ? undefined : inside(p);
+    return rel === undefined ? p : join(out, rel);
+  };
+  for (const r of shard.cells) {
+    const rel = r.dir === undefined ? undefined : inside(r.dir);
+    if (rel === undefined) continue;
+    // The cell's whole folder (runs/NNN-cell/), with its shrink/ and every run in it.
+    const top = rel.split(sep).slice(0, 2).join(sep);
+    if (existsSync(join(shard.dir, top))) cpSync(join(shard.dir, top), join(out, top), { recursive: true });
+    r.dir = moved(r.dir);
+    r.report = moved(r.report);
+    r.shrink = moved(r.shrink);
+    if (r.shrink === undefined) delete r.shrink;
+    if (r.report === undefined) delete r.report;
+  }
 }

@@ -10,6 +10,14 @@ import { type JUnitCase, junitXml } from '../report/junit.js';
 import { inlineCall, pageStyle } from '../report/page-assets.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
+import type { Expectation } from './spec.js';
+
+/** A cell by its place and id: enough to name one that has no result here. */
+export interface CellName {
+  index: number;
+  id: string;
+  expect?: Expectation;
+}
 
 export interface CellResult {
   cell: Cell;
@@ -48,6 +56,10 @@ export interface CampaignSummary {
   cells: CellResult[];
   /** Merged shards (campaign merge): cells of the campaign in no shard given. */
   missing?: number;
+  /** Merged shards: those cells, named (from the shards' allCells). */
+  missingCells?: CellName[];
+  /** A shard's: every cell of the campaign, so that a merge can name those of shards not given. */
+  allCells?: CellName[];
 }
 
 /** A cell the campaign's interruption left without a verdict (cut short, or never started). */
@@ -80,17 +92,32 @@ export interface ConfigurationTally {
  * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
  * number a reader of a nightly campaign wants for each one.
  */
-export function byConfiguration(s: Pick<CampaignSummary, 'cells'>): ConfigurationTally[] {
+export function byConfiguration(s: Pick<CampaignSummary, 'cells' | 'missingCells'>): ConfigurationTally[] {
   const tallies = new Map<string, ConfigurationTally>();
-  for (const r of s.cells) {
-    const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
-    const t = tallies.get(configuration) ?? { configuration, expect: r.cell.expect, met: 0, ran: 0, seeds: 0 };
+  const tally = (c: CellName) => {
+    const configuration = c.id.replace(/\/seed-\d+$/, '');
+    const t = tallies.get(configuration) ?? { configuration, expect: c.expect ?? '?', met: 0, ran: 0, seeds: 0 };
     t.seeds++;
-    if (!interrupted(r)) t.ran++;
-    if (r.met) t.met++;
     tallies.set(configuration, t);
+    return t;
+  };
+  // In campaign order, a merge's missing cells (not run) among the others.
+  const results = new Map(s.cells.map((r) => [r.cell.index, r]));
+  const all = [...s.cells.map((r) => r.cell), ...(s.missingCells ?? [])].sort((a, b) => a.index - b.index);
+  for (const c of all) {
+    const t = tally(c);
+    const r = results.get(c.index);
+    if (r && !interrupted(r)) t.ran++;
+    if (r?.met) t.met++;
   }
   return [...tallies.values()];
+}
+
+/** At most `n` missing cells in words, "#3 redis/lock-set/none/fenced/seed-2", and how many more. */
+function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): string[] {
+  const cells = s.missingCells ?? [];
+  const named = cells.slice(0, n).map((c) => `#${c.index + 1} ${c.id}`);
+  return cells.length > n ? [...named, `and ${cells.length - n} more`] : named;
 }
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
@@ -109,6 +136,7 @@ export function summaryJson(s: CampaignSummary): string {
     interrupted: s.interrupted,
     met: s.met,
     ...(s.missing !== undefined ? { missing: s.missing } : {}),
+    ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
     totals: counts(s),
     configurations: byConfiguration(s),
     cells: s.cells.map((r) => ({
@@ -134,6 +162,7 @@ export function summaryJson(s: CampaignSummary): string {
       checkers: r.checkers,
       config: r.cell.config,
     })),
+    ...(s.allCells !== undefined ? { allCells: s.allCells } : {}),
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
@@ -164,6 +193,14 @@ export function campaignJUnit(s: CampaignSummary): string {
     if (where) c.systemOut = where;
     return c;
   });
+  for (const m of s.missingCells ?? []) {
+    cases.push({
+      name: m.id,
+      className: `campaign.${s.name}`,
+      timeS: 0,
+      skipped: `missing: cell ${m.index + 1} is in a shard that was not merged`,
+    });
+  }
   return junitXml([
     { name: `campaign ${s.name}${shardText(s.shard)}`, timestamp: s.startedAt.replace(/\.\d+Z$/, ''), cases },
   ]);
@@ -190,7 +227,7 @@ export function terminalTable(s: CampaignSummary): string {
   const t = counts(s);
   const out = [line(head), ...rows.map(line)];
   const tallies = byConfiguration(s);
-  if (tallies.some((c) => c.seeds > 1) || s.shard) {
+  if (tallies.some((c) => c.seeds > 1) || s.shard || s.missing) {
     const width = tallies.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'by configuration, over its seeds:');
     for (const c of tallies) {
@@ -199,6 +236,10 @@ export function terminalTable(s: CampaignSummary): string {
         `  ${pad(c.configuration, width)}  expect ${pad(c.expect, 7)}  met ${c.met} of ${c.ran}${notRun ? ` (${notRun} not run)` : ''}`,
       );
     }
+  }
+  if (s.missingCells?.length) {
+    out.push('', 'missing (their shards were not merged):');
+    for (const line of missingList(s, 20)) out.push(`  ${line}`);
   }
   const misses = s.cells.filter((r) => !r.met && !interrupted(r));
   if (misses.length) {
@@ -267,7 +308,8 @@ export function summaryHtml(s: CampaignSummary): string {
 <p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
  ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}${s.missing ? ` · ${s.missing} missing (shards not merged)` : ''}</p>
-${tallyTable(byConfiguration(s), Boolean(s.shard))}
+${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
+${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
 <thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th>outcome</th><th>time</th><th>what happened</th><th>run</th></tr></thead>
 <tbody>

@@ -31,12 +31,14 @@ import { basename, join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { runAndReport } from '../report/reported-run.js';
 import { DEFAULTS } from '../runner/config.js';
+import { allClusterImages } from '../runner/images.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
+import { campaignSpecOf, loadCampaign } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
-import { type CampaignFile, type CampaignSpec, loadCampaign, validateCampaign } from './spec.js';
+import type { CampaignFile, CampaignSpec } from './spec.js';
 
 export interface CampaignOptions {
   /** Where campaigns (and their runs) are written (default "store"). */
@@ -113,22 +115,22 @@ export async function campaign(
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<CampaignResult> {
-  const spec =
-    typeof input === 'string'
-      ? loadCampaign(input)
-      : 'source' in input && typeof input.source === 'string'
-        ? (input as CampaignSpec)
-        : validateCampaign(input);
+  const spec = typeof input === 'string' ? await loadCampaign(input) : await campaignSpecOf(input);
   const parallel = options.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
-  const totalCells = expandCells(spec).length;
+  const every = expandCells(spec);
+  const totalCells = every.length;
   const cells = campaignCells(spec, options);
   const log = hooks.log ?? (() => {});
 
   if (cells.length > 0) {
     await ensureEngine();
-    await ensureImage({ build: options.buildImage ?? true, log });
+    // Every image any cell needs, before the first cell: a missing one is built (or the
+    // campaign stops in one line), not an error in each of its cells.
+    const needed = allClusterImages(cells.map((c) => c.config));
+    log(`images for ${cells.length} cells: ${needed.images.join(', ')}`);
+    await ensureImage({ build: options.buildImage ?? true, log, ...needed });
   }
 
   const store = options.store ?? DEFAULTS.storeDir;
@@ -182,7 +184,11 @@ export async function campaign(
       cells: final ? results : results.filter((r) => done.has(r.cell.index)),
     };
     if (spec.description !== undefined) s.description = spec.description;
-    if (options.shard) s.shard = options.shard;
+    if (options.shard) {
+      s.shard = options.shard;
+      // Every cell by name, so that a merge without some shards can say which cells it lacks.
+      s.allCells = every.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+    }
     return s;
   };
   const write = (final: boolean) => {

@@ -93,13 +93,14 @@ export function bool(): Check<boolean> {
 
 /**
  * One of a fixed set of words. `accepts` may admit more than `choices` shows (a registry
- * that knows names not worth listing); `aliases` maps other spellings (true → on).
+ * that knows names not worth listing, module paths: `others` says what they are);
+ * `aliases` maps other spellings (true → on).
  */
 export function oneOf<T extends string>(
   choices: readonly T[],
-  opts: { aliases?: ReadonlyMap<unknown, T>; accepts?: (v: string) => boolean; kind?: string } = {},
+  opts: { aliases?: ReadonlyMap<unknown, T>; accepts?: (v: string) => boolean; others?: string; kind?: string } = {},
 ): Check<T> {
-  const what = choices.join('|');
+  const what = `${choices.join('|')}${opts.others ? `, or ${opts.others}` : ''}`;
   return (v, path) => {
     const alias = opts.aliases?.get(v);
     if (alias !== undefined) return alias;

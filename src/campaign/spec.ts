@@ -28,7 +28,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
-import { BACKENDS } from '../backends/index.js';
+import { BACKENDS, isModulePath } from '../backends/index.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -117,6 +117,11 @@ export interface CampaignSpec {
   description?: string;
   /** Where it came from, for messages: the file's path, or "campaign". */
   source: string;
+  /**
+   * The folder module backends' paths are taken from (absolute): the campaign file's;
+   * absent: the current folder.
+   */
+  baseDir?: string;
   /** Shrink every cell that expected valid and was invalid. */
   shrink?: boolean;
   seeds?: number[];
@@ -158,7 +163,9 @@ const names = {
   scenario: () => Object.keys(SCENARIOS),
 };
 
-const backendCheck: Check<string> = (v, p) => oneOf(names.backend(), { kind: 'backend' })(v, p);
+/** A module backend's path, taken from the campaign file's folder (README, "Adding a lock backend"). */
+const backendCheck: Check<string> = (v, p) =>
+  oneOf(names.backend(), { kind: 'backend', accepts: isModulePath, others: "a module's path (./my-lock.mjs)" })(v, p);
 const workloadCheck: Check<string> = (v, p) => oneOf(names.workload(), { kind: 'workload' })(v, p);
 const scenarioCheck: Check<string> = (v, p) => oneOf(names.scenario(), { kind: 'scenario' })(v, p);
 /** A nemesis is what `lockchaos run --nemesis` takes: none, or fault kinds (with targets). */
@@ -273,12 +280,18 @@ const campaignCheck = record(
  * expands it once, so that every cell is known to be runnable. Throws a UserError of one
  * line, "SOURCE: PATH: problem".
  */
-export function validateCampaign(raw: unknown, source = 'campaign', fallbackName?: string): CampaignSpec {
+export function validateCampaign(
+  raw: unknown,
+  source = 'campaign',
+  fallbackName?: string,
+  baseDir?: string,
+): CampaignSpec {
   try {
     const c = campaignCheck(raw, '');
     const spec: CampaignSpec = {
       name: c.name ?? fallbackName ?? 'campaign',
       source,
+      ...(baseDir !== undefined ? { baseDir } : {}),
       defaults: c.defaults ?? {},
       matrix: c.matrix ?? [],
     };
@@ -300,7 +313,18 @@ export function validateCampaign(raw: unknown, source = 'campaign', fallbackName
 }
 
 /** Parses and validates campaign YAML; `source` names it in messages. */
-export function parseCampaign(text: string, source = 'campaign.yaml'): CampaignSpec {
+export function parseCampaign(text: string, source = 'campaign.yaml', baseDir?: string): CampaignSpec {
+  return validateCampaign(campaignData(text, source), source, fallbackName(source), baseDir);
+}
+
+/** A campaign's name when it gives none: its file's, when that is a name. */
+export function fallbackName(source: string): string | undefined {
+  const stem = basename(source, extname(source));
+  return NAME.test(stem) ? stem : undefined;
+}
+
+/** Campaign YAML as data, not yet validated; bad YAML is one UserError line. */
+export function campaignData(text: string, source: string): unknown {
   const tooDeep = `nested too deeply (a campaign needs a few levels: matrix, entries, options); write it out flat`;
   let doc: ReturnType<typeof parseDocument>;
   try {
@@ -331,21 +355,31 @@ export function parseCampaign(text: string, source = 'campaign.yaml'): CampaignS
     throw err;
   }
   if (nestedDeeperThan(data)) throw new UserError(`${source}: ${tooDeep}`);
-  const stem = basename(source, extname(source));
-  return validateCampaign(data, source, NAME.test(stem) ? stem : undefined);
+  return data;
 }
 
-/** Reads, parses and validates a campaign file. */
-export function loadCampaign(path: string): CampaignSpec {
-  let text: string;
+/** The module paths a campaign's entries give as backends, as given (malformed data: none). */
+export function moduleBackendsOf(data: unknown): string[] {
+  const matrix = (data as { matrix?: unknown } | null)?.matrix;
+  if (!Array.isArray(matrix)) return [];
+  const paths = matrix.flatMap((entry: unknown) => {
+    const backend = (entry as { backend?: unknown } | null)?.backend;
+    return (Array.isArray(backend) ? backend : [backend]).filter(
+      (b): b is string => typeof b === 'string' && isModulePath(b),
+    );
+  });
+  return [...new Set(paths)];
+}
+
+/** A campaign file's text; a missing or unreadable one is one UserError line. */
+export function readCampaignFile(path: string): string {
   try {
     if (statSync(path).isDirectory()) throw new UserError(`${path}: is a folder, not a campaign file`);
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : (err as Error).message.split('\n')[0];
     throw new UserError(`${path}: cannot read the campaign file (${why})`);
   }
-  return parseCampaign(text, path);
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isModulePath } from '../backends/module.js';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -78,10 +79,12 @@ export function nameList(flag: string, text: string): string[] {
   return items;
 }
 
-/** A backend of the registry (a campaign, and so a sweep or bench, runs those), or a UserError. */
+/** A backend of the registry, or a module's path (README, "Adding a lock backend"); else a UserError. */
 export function knownBackend(flag: string, name: string, known: readonly string[]): string {
-  if (!known.includes(name))
-    throw new UserError(`--${flag}: unknown backend '${name}': choose from ${known.join(', ')}`);
+  if (!known.includes(name) && !isModulePath(name))
+    throw new UserError(
+      `--${flag}: unknown backend '${name}': choose from ${known.join(', ')}, or give a module's path (./my-lock.mjs)`,
+    );
   return name;
 }
 

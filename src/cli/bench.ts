@@ -1,6 +1,7 @@
 /** `lockchaos bench`: what each lock costs in latency, throughput, fairness and availability. */
 import { BACKENDS } from '../backends/index.js';
 import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../bench/grid.js';
+import { loadModuleBackends } from '../campaign/load.js';
 import { validateCampaign } from '../campaign/spec.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../runner/config.js';
@@ -20,7 +21,7 @@ client), failed acquires and availability. A generated campaign: it runs, shards
 as one, in <store>/campaigns/<name>/<timestamp>/, and adds bench.json and bench.html.
 
 Options:
-  --backend LIST          backends (default ${BENCH_DEFAULTS.backends.join(',')})
+  --backend LIST          backends, or backend modules' paths (default ${BENCH_DEFAULTS.backends.join(',')})
   --concurrency LIST      client counts (default ${BENCH_DEFAULTS.concurrency.join(',')})
   --jitter LIST           backoff jitters in ms, 0 = none (default ${BENCH_DEFAULTS.jitterMs.join(',')})
   --nemesis SPEC          none (default) or one fault kind with its target (lockchaos run --help)
@@ -103,6 +104,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  if (typeof values.backend === 'string') await loadModuleBackends(values.backend.split(',').map((b) => b.trim()));
   const spec = benchSpecFromArgs(values);
   // Every point checked before anything starts (an unknown backend, a fault it cannot take, a bad hold).
   validateCampaign(benchCampaign(spec), 'bench');

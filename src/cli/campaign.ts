@@ -1,12 +1,11 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { loadCampaign } from '../campaign/load.js';
 import { expandCells } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
 import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
-import { loadCampaign } from '../campaign/spec.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
@@ -70,36 +69,33 @@ const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
 
 Combines the folders of one campaign's shards (each run with --shard i/n, e.g. one CI job
 each) into one summary.html, summary.json and junit.xml with the tally of every
-configuration over all its seeds, as if the campaign had run unsharded. Shards not given
-are named as missing.
+configuration over all its seeds, as if the campaign had run unsharded. Every run folder
+the summary links is copied into the merged folder (runs/), so that it can be uploaded or
+moved alone. Shards not given are named as missing.
 
 Options:
   --out DIR     where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
+  --no-latest   accepted as the campaign takes it (a merge writes no latest link)
   -h, --help    this help
 
 Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
 (a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
 
+const MERGE_OPTIONS = {
+  out: { type: 'string' },
+  'no-latest': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function mergeCommand(argv: string[]): Promise<number> {
-  let values: { out?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos campaign merge --help)`);
-  }
+  const { values, positionals } = parseCommandArgs(argv, MERGE_OPTIONS, 'campaign merge');
   if (values.help) {
     console.log(MERGE_HELP);
     return 0;
   }
   if (positionals.length === 0) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
   const out =
-    values.out ??
+    (values.out as string | undefined) ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
   const { summary } = mergeCampaign(positionals, out);
   console.log(terminalTable(summary));
@@ -137,7 +133,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     shrink: values.shrink === true,
   };
   const shard = options.shard;
-  const spec = loadCampaign(file);
+  const spec = await loadCampaign(file);
 
   if (values['dry-run']) {
     const cells = campaignCells(spec, options);

@@ -9,8 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { zookeeperMissing } from '../backends/zookeeper-session.js';
 import { execInContainer } from '../cluster/cluster.js';
-import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster/engine.js';
+import {
+  BUILD_IMAGE_COMMAND,
+  docker,
+  imageExists,
+  NODE_IMAGE,
+  POSTGRES_IMAGE,
+  START_ENGINE,
+} from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
@@ -25,6 +33,9 @@ Checks what lockchaos needs on this machine, one line each:
                 in it (a DROP rule with the statistic match, added and removed)
   sigstop       SIGSTOP and SIGCONT of a process work (the client-pause fault)
   chromium      a Chromium for the browser tests of reports (a warning only)
+Optional parts (a warning only, saying what is missing without them):
+  zookeeper     the native ZooKeeper client (--backend zookeeper) loads
+  postgres image  ${POSTGRES_IMAGE} exists (--backend postgres builds it on first use)
 
 Exit codes: 0 every required check passed, 3 otherwise.`;
 
@@ -59,7 +70,7 @@ async function engineCheck(): Promise<DoctorCheck> {
     return {
       name: 'docker',
       status: 'FAIL',
-      detail: `no Docker engine answers (${firstLine(err)}): start one (as root: bash scripts/ensure-docker.sh, or systemctl start docker)`,
+      detail: `no Docker engine answers (${firstLine(err)}): start one (${START_ENGINE})`,
     };
   }
 }
@@ -207,6 +218,24 @@ function chromiumCheck(): DoctorCheck {
       };
 }
 
+/** The optional ZooKeeper client: without it every backend but zookeeper works. */
+export function zookeeperCheck(missing = zookeeperMissing()): DoctorCheck {
+  return missing === undefined
+    ? { name: 'zookeeper', status: 'ok', detail: 'the native ZooKeeper client loads (--backend zookeeper)' }
+    : { name: 'zookeeper', status: 'warn', detail: `--backend zookeeper ${missing}; every other backend works` };
+}
+
+/** The postgres image: built on first use of --backend postgres, which then takes minutes longer. */
+async function postgresImageCheck(): Promise<DoctorCheck> {
+  const name = 'postgres image';
+  if (await imageExists(POSTGRES_IMAGE)) return { name, status: 'ok', detail: `${POSTGRES_IMAGE} is there` };
+  return {
+    name,
+    status: 'warn',
+    detail: `${POSTGRES_IMAGE} is missing: --backend postgres (and a campaign with it) builds it first, a few minutes once; or build it now with '${BUILD_IMAGE_COMMAND} postgres'; every other backend works`,
+  };
+}
+
 /** Every check, in order; the Docker checks after a failed engine check say so. */
 export async function doctor(): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [nodeCheck()];
@@ -226,6 +255,8 @@ export async function doctor(): Promise<DoctorCheck[]> {
   }
   checks.push(await sigstopCheck());
   checks.push(chromiumCheck());
+  checks.push(zookeeperCheck());
+  if (engine.status === 'ok') checks.push(await postgresImageCheck());
   return checks;
 }
 

@@ -1,7 +1,15 @@
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
+import { loadBackendModule } from '../runner/backend-module.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import { parseStoredConfig, runnableConfig, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import {
+  locateBackendModule,
+  parseStoredConfig,
+  runnableConfig,
+  type TestConfig,
+  testName,
+  validateConfig,
+} from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -87,7 +95,9 @@ function givenParameters(values: Record<string, string | boolean | undefined>): 
 }
 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
-export function configFromArgs(argv: string[]): { config: TestConfig; build: boolean; latest: boolean } | 'help' {
+export function configFromArgs(
+  argv: string[],
+): { config: TestConfig; build: boolean; latest: boolean; replay?: string } | 'help' {
   const { values } = parseCommandArgs(argv, OPTIONS, 'run', { positionals: false });
   if (values.help) return 'help';
   const s = (k: string) => values[k] as string | undefined;
@@ -99,14 +109,20 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
         `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store, --no-build and --no-latest may go with it)`,
       );
     }
-    return { config: loadReplayConfig(replay, s('store')), build: !values['no-build'], latest: !values['no-latest'] };
+    const { file, config } = readReplayConfig(replay, s('store'));
+    return { config, build: !values['no-build'], latest: !values['no-latest'], replay: file };
   }
   const { name, seed, scenario: scenarioFlag, ...flags } = givenParameters(values);
   // A schedule file and a scenario supply the defaults; flags given explicitly still win.
   const scheduled = s('schedule') === undefined ? undefined : readScheduleFile(s('schedule') as string);
-  const { scenario, config: parameters } = resolveScenario(scenarioFlag ?? scheduled?.config.scenario, {
-    over: { ...scheduled?.config, ...flags },
+  // A --backend given anew is found from here, not where the schedule's module was.
+  const lent =
+    scheduled && flags.backend !== undefined ? { ...scheduled.config, backendModule: undefined } : scheduled?.config;
+  const { scenario, config: resolved } = resolveScenario(scenarioFlag ?? scheduled?.config.scenario, {
+    over: { ...lent, ...flags },
   });
+  const parameters = locateBackendModule(resolved);
+  if (parameters.backendModule === undefined) delete parameters.backendModule;
   if (scenario && flags.backend !== undefined && !scenarioRunsOn(scenario).backend.includes(flags.backend)) {
     throw new UserError(
       `scenario ${scenario.name} runs on ${scenarioRunsOn(scenario).backend.join(', ')}, not --backend ${flags.backend}`,
@@ -115,7 +131,9 @@ export function configFromArgs(argv: string[]): { config: TestConfig; build: boo
   const { backend, fencing } = parameters;
   const defaultName = scenario
     ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencing ? 'fenced' : 'unfenced'}`
-    : testName(parameters);
+    : parameters.backendModule !== undefined
+      ? '' // the run names it once the module is loaded: by the backend's own name
+      : testName(parameters);
   const config: TestConfig = { name: name ?? defaultName, ...parameters, seed: seed ?? randomSeed() };
   if (scheduled) config.schedule = scheduled.faults;
   return { config, build: !values['no-build'], latest: !values['no-latest'] };
@@ -128,7 +146,13 @@ const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest'];
  * Everything is kept (seed included, so the fault schedule is drawn the same), except the
  * store when one is given. A missing or bad file is one UserError line.
  */
-export function loadReplayConfig(path: string, store?: string): TestConfig {
+export async function loadReplayConfig(path: string, store?: string): Promise<TestConfig> {
+  const { file, config } = readReplayConfig(path, store);
+  return validReplayConfig(config, file);
+}
+
+/** A stored run's configuration, read and its module backend located, not yet validated. */
+function readReplayConfig(path: string, store?: string): { file: string; config: TestConfig } {
   const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
   try {
@@ -137,8 +161,15 @@ export function loadReplayConfig(path: string, store?: string): TestConfig {
     if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
     throw err;
   }
-  const config = { ...stored, ...(store !== undefined ? { storeDir: store } : {}) };
+  // A module backend by the absolute path the run recorded (from any folder); a run from
+  // before it was recorded, or one whose module has moved, by the path as given, from here.
+  return { file, config: locateBackendModule({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
+}
+
+/** The replayed configuration validated (its module backend loaded first); a problem names the file. */
+async function validReplayConfig(config: TestConfig, file: string): Promise<TestConfig> {
   try {
+    if (config.backendModule !== undefined) await loadBackendModule(config.backendModule);
     return validateConfig(config);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: '${file}': ${err.message}`);
@@ -152,6 +183,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(help());
     return 0;
   }
+  if (parsed.replay !== undefined) parsed.config = await validReplayConfig(parsed.config, parsed.replay);
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
   const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {

@@ -1,5 +1,6 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
-import { BACKENDS } from '../backends/index.js';
+import { BACKENDS, backendByName } from '../backends/index.js';
+import { loadModuleBackends } from '../campaign/load.js';
 import { DEFAULTS } from '../runner/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
@@ -19,7 +20,7 @@ and stores as one, in <store>/campaigns/<name>/<timestamp>/, and adds sweep.json
 sweep.html (plot, table, and the runs where formula and observation disagree).
 
 Options:
-  --backend NAME          lock service (default ${DEFAULTS.backend})
+  --backend NAME|PATH     lock service (default ${DEFAULTS.backend}), or a backend module's path
   --fencing on|off        fenced store (default off); on: every point expects no data violation
   --pause-ttl LIST        client pause lengths as multiples of the TTL (default ${SWEEP_DEFAULTS.pauseTtl.join(',')})
   --ttl LIST              lease TTLs in ms (default ${SWEEP_DEFAULTS.ttlMs.join(',')})
@@ -90,7 +91,10 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
       SWEEP_DEFAULTS.nemesisIntervalS,
     ),
     holdMs: opt('hold', (t) => positiveNumber('hold', t, false), SWEEP_DEFAULTS.holdMs),
-    name: s('name') ?? `sweep-${backend.replace(/[^A-Za-z0-9._-]/g, '_')}-${fenced ? 'fenced' : 'unfenced'}`,
+    // A module backend by its own name (once loaded: sweepCommand loads it first).
+    name:
+      s('name') ??
+      `sweep-${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fenced ? 'fenced' : 'unfenced'}`,
   };
 }
 
@@ -100,6 +104,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  if (typeof values.backend === 'string') await loadModuleBackends([values.backend]);
   const spec = sweepSpecFromArgs(values);
   const options = campaignOptionsOf(values);
   const points = sweepPoints(spec);

@@ -163,7 +163,11 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
         .withEnvironment(spec.env ?? {})
         .withLabels(runLabels(runId, spec.role))
         .withNetworkMode(networkName)
-        .withStartupTimeout(30_000);
+        .withStartupTimeout(30_000)
+        // Not testcontainers' reaper (Ryuk): its image may not be pullable (no registry here),
+        // and lockchaos removes its own containers by label (labels.ts). Per container, so
+        // that the process's environment, and a user's own testcontainers, are left alone.
+        .withAutoCleanup(false);
       if (spec.command)
         container = container.withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command);
       if (spec.user) container = container.withUser(spec.user);

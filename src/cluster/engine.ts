@@ -9,10 +9,6 @@ import Docker from 'dockerode';
 import { errorMessage, UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 
-// testcontainers' reaper (Ryuk) is an image that cannot be pulled here; lockchaos removes
-// its own containers by label instead (see labels.ts).
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
-
 let client: Docker | undefined;
 
 export function docker(): Docker {
@@ -33,6 +29,9 @@ export const POSTGRES_IMAGE = imageOf('postgres');
 
 export const BUILD_IMAGE_COMMAND = `bash ${dockerDir}build-image.sh`;
 
+/** How to start an engine: the script ships in the package (as root on Debian it installs one). */
+export const START_ENGINE = `as root: bash ${join(packageRoot, 'scripts/ensure-docker.sh')}, or systemctl start docker`;
+
 /** The command that builds one of lockchaos's images; undefined for anyone else's. */
 function buildCommand(image: string): string[] | undefined {
   if (image === NODE_IMAGE) return [`${dockerDir}build-image.sh`, 'node'];
@@ -46,9 +45,7 @@ export async function ensureEngine(): Promise<void> {
     await docker().ping();
   } catch (err) {
     const why = errorMessage(err);
-    throw new UserError(
-      `no Docker engine answers (${why.split('\n')[0]}): start one (as root: bash scripts/ensure-docker.sh, or systemctl start docker)`,
-    );
+    throw new UserError(`no Docker engine answers (${why.split('\n')[0]}): start one (${START_ENGINE})`);
   }
 }
 
@@ -64,12 +61,25 @@ export async function imageExists(image = NODE_IMAGE): Promise<boolean> {
 /** Builds (or pulls) of this process, by image: parallel campaign cells share one. */
 const pending = new Map<string, Promise<void>>();
 
+/** How images are made sure of: build when missing, progress lines, and where an image is built from. */
+export interface EnsureImageOptions {
+  build: boolean;
+  log?: (line: string) => void;
+  images?: string[];
+  /**
+   * A folder with a Dockerfile per image that is built from one (a module backend's own
+   * image, from the module's folder): `docker build -t IMAGE FOLDER` when it is missing.
+   */
+  contexts?: Record<string, string>;
+}
+
 /**
  * Makes sure the node image and every image the run names exist. lockchaos's own are built
- * when missing (with the build's own progress on stderr); anyone else's is pulled. With
- * build: false, stops with the one command that builds it.
+ * when missing (with the build's own progress on stderr), and so is one with a build
+ * context; anyone else's is pulled. With build: false, stops with the one command that
+ * builds it.
  */
-export async function ensureImage(opts: { build: boolean; log?: (line: string) => void; images?: string[] }) {
+export async function ensureImage(opts: EnsureImageOptions) {
   const images = [...new Set([NODE_IMAGE, ...(opts.images ?? [])])];
   for (const image of images) {
     let done = pending.get(image);
@@ -82,8 +92,10 @@ export async function ensureImage(opts: { build: boolean; log?: (line: string) =
   }
 }
 
-async function provide(image: string, opts: { build: boolean; log?: (line: string) => void }): Promise<void> {
+async function provide(image: string, opts: EnsureImageOptions): Promise<void> {
   if (await imageExists(image)) return;
+  const context = opts.contexts?.[image];
+  if (context !== undefined) return buildFromDockerfile(image, context, opts);
   const build = buildCommand(image);
   if (!build) {
     opts.log?.(`image ${image} is missing: pulling it...`);
@@ -103,6 +115,21 @@ async function provide(image: string, opts: { build: boolean; log?: (line: strin
     const child = spawn('bash', build, { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (c) => resolve(c ?? 1));
     child.on('error', () => resolve(1));
+  });
+  if (code !== 0 || !(await imageExists(image))) {
+    throw new UserError(`building ${image} failed (exit ${code}): run '${command}' to see why`);
+  }
+}
+
+/** `docker build -t IMAGE FOLDER` (its progress on stderr); a failure is one UserError line. */
+async function buildFromDockerfile(image: string, context: string, opts: EnsureImageOptions): Promise<void> {
+  const command = `docker build -t ${image} ${context}`;
+  if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
+  opts.log?.(`image ${image} is missing: building it from ${join(context, 'Dockerfile')}...`);
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn('docker', ['build', '-t', image, context], { stdio: ['ignore', 2, 2] });
+    child.on('exit', (c) => resolve(c ?? 1));
+    child.on('error', () => resolve(127));
   });
   if (code !== 0 || !(await imageExists(image))) {
     throw new UserError(`building ${image} failed (exit ${code}): run '${command}' to see why`);

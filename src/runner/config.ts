@@ -2,10 +2,11 @@
  * A test's configuration (its parameters: parameters.ts) checked: validation turns bad
  * values into one-line UserErrors that name the fix; a stored test.json is read back.
  */
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
-import { BACKENDS, backendByName } from '../backends/index.js';
+import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
@@ -19,14 +20,32 @@ import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } fr
 export { DEFAULTS, type TestConfig };
 
 /**
- * backend-workload-nemesis-fenced; a module backend by its file name, safe as a folder name
- * (no : or , either: artifact uploaders refuse them).
+ * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
+ * while it is not loaded), safe as a folder name (no : or , either: artifact uploaders
+ * refuse them).
  */
-export const testName = (c: Pick<TestConfig, 'backend' | 'workload' | 'nemesis' | 'fencing'>) =>
-  `${basename(c.backend).replace(/\.(m?js|cjs)$/, '')}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
+export const testName = (c: Pick<TestConfig, 'backend' | 'backendModule' | 'workload' | 'nemesis' | 'fencing'>) =>
+  `${backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '')}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
     /[^\w.+-]/g,
     '_',
   );
+
+/**
+ * The configuration with its module backend located: `backendModule` is `backend`
+ * resolved from `baseDir` (default: the current folder), unless it already names a file
+ * that exists (a replay of a run made elsewhere). A built-in backend needs nothing.
+ */
+export function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(
+  c: C,
+  baseDir = process.cwd(),
+): C {
+  if (!isModulePath(c.backend)) return c;
+  if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
+  const here = resolve(baseDir, c.backend);
+  // A recorded path that is gone: the path as given, from here, if it is there.
+  if (c.backendModule !== undefined && !existsSync(here)) return c;
+  return { ...c, backendModule: here };
+}
 
 /** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
 function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
@@ -44,10 +63,20 @@ function withinBounds(flag: string, value: number, { integer, zero, min, max, un
 
 /** Throws a UserError naming the first problem; returns the config otherwise. */
 export function validateConfig(c: TestConfig): TestConfig {
-  const backend = backendByName(c.backend);
+  const backend = backendOf(c);
   if (!backend) {
+    if (isModulePath(c.backend)) {
+      throw new UserError(
+        `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
+      );
+    }
     throw new UserError(
       `unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`,
+    );
+  }
+  if (c.backendModule !== undefined && !isModulePath(c.backend)) {
+    throw new UserError(
+      `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
     );
   }
   const missing = backend.unavailable?.();

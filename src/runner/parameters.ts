@@ -20,7 +20,13 @@ import { FAULT_KINDS } from '../nemesis/spec.js';
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
   name: string;
+  /** A built-in backend's name, or a module's path as given (README, "Adding a lock backend"). */
   backend: string;
+  /**
+   * A module backend's absolute path (`backend` resolved from where it was given: the
+   * current folder, or a campaign file's folder), so that a replay from any folder finds it.
+   */
+  backendModule?: string;
   workload: string;
   /** The faults: 'none', or fault kinds separated by commas, e.g. 'pause-node:leader,partition' (nemesis/spec.ts). */
   nemesis: string;
@@ -162,6 +168,13 @@ export const PARAMETERS = {
     campaign: false,
     help: (d) =>
       `lock service: ${Object.keys(BACKENDS).join(', ')} (default ${d}),\nor a module that exports a Backend (./my-lock.mjs; README "Adding a lock backend")`,
+  },
+  backendModule: {
+    flag: 'backend-module',
+    type: 'string',
+    arg: 'PATH',
+    campaign: false,
+    help: 'where the module --backend names is (an absolute path; test.json records it;\ndefault: --backend taken from the current folder)',
   },
   workload: {
     flag: 'workload',

@@ -12,7 +12,7 @@ import { countedVerdict } from '../../checkers/result.js';
 import { checkRun } from '../../workloads/check-run.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
-import { backendByName } from '../backends/index.js';
+import { backendOf } from '../backends/index.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -37,8 +37,16 @@ import {
   runVerdict,
   workerLost,
 } from './conditions.js';
-import { backendOptionsOf, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
+import {
+  backendOptionsOf,
+  locateBackendModule,
+  type TestConfig,
+  testJsonText,
+  testName,
+  validateConfig,
+} from './config.js';
 import { RunFaults } from './faults.js';
+import { clusterImages } from './images.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
@@ -106,13 +114,14 @@ export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunR
 }
 
 async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
-  await loadBackendModule(input.backend); // a user's module backend, by path
+  const located = locateBackendModule(input); // a user's module backend, by its absolute path
+  await loadBackendModule(located.backendModule ?? located.backend);
   // A client program runs where its command was given: recorded absolute, for a replay elsewhere.
-  const clientDir = input.clientCommand ? { clientDir: resolve(input.clientDir ?? '.') } : {};
-  const config = validateConfig({ ...input, ...clientDir, name: input.name || testName(input) });
+  const clientDir = located.clientCommand ? { clientDir: resolve(located.clientDir ?? '.') } : {};
+  const config = validateConfig({ ...located, ...clientDir, name: located.name || testName(located) });
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
-  const backend = backendByName(config.backend);
+  const backend = backendOf(config);
   const workload = workloadByName(config.workload);
   if (!backend || !workload) throw new Error('unreachable: validated');
 
@@ -125,7 +134,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   }
   const backendOptions = backendOptionsOf(config, backend);
   const specs = [...checkedNodeSpecs(backend, backendOptions), dataStoreNodeSpec()];
-  await ensureImage({ build: hooks.buildImage ?? true, log, images: specs.flatMap((s) => (s.image ? [s.image] : [])) });
+  await ensureImage({ build: hooks.buildImage ?? true, log, ...clusterImages(config) });
 
   // No : or , in folder names: artifact uploaders refuse them.
   const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
@@ -206,7 +215,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     pool.start(
       Array.from({ length: config.concurrency }, (_, client) => ({
         client,
-        backend: config.backend,
+        backend: config.backendModule ?? config.backend,
         ...runFaults.addressesFor(client),
         workload: config.workload,
         options,

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { validateCampaign } from '../campaign/spec.js';
@@ -32,7 +33,9 @@ export async function sweep(
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<SweepOutcome> {
-  const campaignSpec = validateCampaign(sweepCampaign(spec), 'sweep');
+  const file = sweepCampaign(spec);
+  await loadCampaignBackends(file, process.cwd(), 'sweep'); // a module backend, from the current folder
+  const campaignSpec = validateCampaign(file, 'sweep');
   const startedAt = new Date().toISOString();
   const c = await campaign(campaignSpec, options, hooks);
   const points = sweepPoints(spec);

@@ -94,12 +94,12 @@ describe.skipIf(skip)('lockchaos run --replay, on real servers', () => {
 describe('lockchaos run --replay: what it accepts', () => {
   const stored = { ...DEFAULTS, name: 'redis-lock-set-none-unfenced', seed: 9, storeDir: 'somewhere' };
 
-  it('takes a run folder or its test.json, keeping everything but the store', () => {
+  it('takes a run folder or its test.json, keeping everything but the store', async () => {
     const dir = join(work, 'run-folder');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'test.json'), JSON.stringify(stored));
-    expect(loadReplayConfig(dir)).toEqual(stored);
-    expect(loadReplayConfig(join(dir, 'test.json'), 'elsewhere')).toEqual({ ...stored, storeDir: 'elsewhere' });
+    expect(await loadReplayConfig(dir)).toEqual(stored);
+    expect(await loadReplayConfig(join(dir, 'test.json'), 'elsewhere')).toEqual({ ...stored, storeDir: 'elsewhere' });
   });
 
   it.each([
@@ -129,8 +129,8 @@ describe('lockchaos run --replay: what it accepts', () => {
       () => write('refused.json', JSON.stringify({ ...stored, backend: 'redlock', fencing: true })),
       /^--replay: '.*refused\.json': --fencing on: Redlock has no fencing token/,
     ],
-  ])('refuses %s with one line', (_what, path, message) => {
-    expect(() => loadReplayConfig(path())).toThrow(message);
+  ])('refuses %s with one line', async (_what, path, message) => {
+    await expect(loadReplayConfig(path())).rejects.toThrow(message);
   });
 
   it('refuses other flags with --replay, exit 3, one line', async () => {

@@ -58,10 +58,10 @@ export const CLI = join(packageRoot, 'dist/src/cli/main.js');
  */
 export function lockchaos(
   args: string[],
-  opts: { onSpawn?: (pid: number) => void; until?: 'close' | 'exit' } = {},
+  opts: { onSpawn?: (pid: number) => void; until?: 'close' | 'exit'; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -20,4 +20,27 @@ describe('examples/github-actions-nightly.yml', () => {
     expect(workflow).toMatch(/npx lockchaos campaign merge/);
     expect(workflow).toMatch(/actions\/cache@v4/);
   });
+
+  it("tests a team's own backend module (the own-image example) in a sharded campaign", async () => {
+    expect(workflow).toMatch(/cp -r node_modules\/lockchaos\/examples\/backends\/own-image lock/);
+    expect(workflow).toMatch(/^ {2}CAMPAIGN: lock\/nightly\.yaml /m);
+    const campaign = readFileSync(join(packageRoot, 'examples/backends/own-image/nightly.yaml'), 'utf8');
+    expect(campaign).toMatch(/^ {2}- backend: \.\/backend\.mjs$/m);
+    expect(workflow).toMatch(/npx lockchaos campaign "\$CAMPAIGN" --shard \$\{\{ matrix\.shard \}\}\/2/);
+    expect(workflow).toMatch(/npx lockchaos campaign merge .* --no-latest/);
+  });
+
+  it('installs once per lockfile: node_modules cached on package-lock.json, restored by every other job', () => {
+    expect(workflow).toMatch(/key=node-modules-.*hashFiles\('package-lock\.json'\)/);
+    const jobs = (workflow.split(/^jobs:$/m)[1] ?? '').split(/^ {2}(?=\w[\w-]*:$)/m).slice(1);
+    const [setup, ...others] = jobs;
+    expect(setup).toMatch(/if: steps\.modules\.outputs\.cache-hit != 'true'\n\s+run: npm ci/);
+    expect(others).toHaveLength(2);
+    for (const job of others) {
+      expect(job).not.toMatch(/npm (ci|install)/);
+      expect(job).toMatch(
+        /actions\/cache\/restore@v4\n\s+with:\n\s+path: node_modules\n\s+key: \$\{\{ needs\.setup\.outputs\.modules-key \}\}\n\s+fail-on-cache-miss: true/,
+      );
+    }
+  });
 });

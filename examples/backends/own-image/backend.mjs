@@ -1,10 +1,11 @@
 // A lock backend that brings its own image, in a project of its own that has lockchaos as
 // a (dev) dependency:
 //
-//   docker build -t my-lock-service:1 node_modules/lockchaos/examples/backends/own-image
-//   npx lockchaos run --backend ./backend.mjs --nemesis client-pause,partition:clients --fencing on
+//   cp -r node_modules/lockchaos/examples/backends/own-image lock
+//   npx lockchaos run --backend ./lock/backend.mjs --nemesis client-pause,partition:clients --fencing on
 //
-// The node spec names the image and relies on its own default command (no `command`), and
+// The image is built from the Dockerfile beside this module when it is missing. The node
+// spec names the image and relies on its own default command (no `command`), and
 // readiness is the ready-made Redis check on the image's port. The lock: SET NX PX with a
 // token from INCR in the same script (a linearizable counter on the one node).
 import { backoffMs, classifyRedisError, redisClient, waitForRedis } from 'lockchaos';
