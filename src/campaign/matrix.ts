@@ -146,6 +146,10 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 }
                 const config: TestConfig = { name: '', ...base, backend, workload, nemesis, fencing, seed };
                 if (backendModule !== undefined) config.backendModule = backendModule;
+                // A client program runs from the campaign file's folder, unless the file names one.
+                if (config.clientCommand !== undefined) {
+                  config.clientDir = resolve(spec.baseDir ?? process.cwd(), config.clientDir ?? '.');
+                }
                 config.name = testName(config);
                 const id = cellId({
                   ...key,
