@@ -228,6 +228,13 @@ function requireOperations(history: readonly Op[], only: readonly string[] | und
     throw new UserError(
       'the history has no client operations, so nothing would be checked: give a history that records some',
     );
+  // A name that neither the history nor any model knows is a typo (relase): ignored, it
+  // left release out of the check, and a valid history read INVALID.
+  const unknown = only?.filter((f) => !fs.has(f) && !MODEL_NAMES.some((m) => MODELS[m].fs.includes(f))) ?? [];
+  if (unknown.length > 0)
+    throw new UserError(
+      `--only names ${unknown.join(', ')}, an operation neither the history nor any model has: give some of the history's operations (${[...fs].sort().join(', ')})`,
+    );
   if (only && !only.some((f) => fs.has(f)))
     throw new UserError(
       `--only ${only.join(',')} picks none of the history's operations (${[...fs].sort().join(', ')}): give some of those`,
