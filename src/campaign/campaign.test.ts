@@ -157,7 +157,12 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'a duplicate key',
       'matrix: []\nmatrix: []',
-      /^campaign\.yaml: line 2, column 1: not valid YAML: Map keys must be unique/,
+      "campaign.yaml: keys given twice in one map: 'matrix' (line 2): keep one of each",
+    ],
+    [
+      'several duplicate keys: all of them, in one line',
+      'name: a\nseeds: 3\nname: b\nmatrix:\n  - backend: redis\n    backend: etcd\nseeds: 4\n',
+      "campaign.yaml: keys given twice in one map: 'name' (line 3), 'backend' (line 6), 'seeds' (line 7): keep one of each",
     ],
   ])('%s', (_what, yaml, message) => {
     const got = errorOf(yaml);
