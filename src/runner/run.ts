@@ -4,7 +4,7 @@
  * folder. Every container and network is removed in `finally`, also on abort (Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
@@ -26,6 +26,7 @@ import { HistoryWriter } from '../history/writer.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
+import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
@@ -113,7 +114,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
 
   // No : or , in folder names: artifact uploaders refuse them.
   const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
-  mkdirSync(join(dir, 'nodes'), { recursive: true });
+  makeDirs(join(dir, 'nodes'));
   if (hooks.latest !== false) {
     const latest = join(config.storeDir, 'latest');
     rmSync(latest, { force: true });
