@@ -166,7 +166,14 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     // addresses (pool.start below).
     pool = new WorkerPool(runId, config.concurrency, record);
     log(`starting ${backend.name} cluster (run ${runId})...`);
-    cluster = await startCluster(runId, specs);
+    try {
+      cluster = await startCluster(runId, specs, hooks.signal);
+    } catch (err) {
+      // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
+      if (hooks.signal?.aborted)
+        throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
+      throw err;
+    }
     clusterS = (Date.now() - t0) / 1000;
     const runFaults = new RunFaults(config, backend, cluster, runId);
     faults = runFaults;
