@@ -29,7 +29,15 @@ import { storageError } from '../util/fs-errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
-import { interrupted, overrun, type RunCondition, RunInterrupted, runVerdict, workerLost } from './conditions.js';
+import {
+  badGrants,
+  interrupted,
+  overrun,
+  type RunCondition,
+  RunInterrupted,
+  runVerdict,
+  workerLost,
+} from './conditions.js';
 import { backendOptionsOf, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { WorkerPool } from './workers.js';
@@ -272,6 +280,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     throw stored ?? writer.error;
   }
   const history = writer.finish();
+  const refused = badGrants(history, backend.name);
+  if (refused) conditions.push(refused);
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.

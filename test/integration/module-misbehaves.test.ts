@@ -1,11 +1,11 @@
 /**
- * A module backend's node spec whose ready() misbehaves: one that never settles hung the
+ * A module backend that misbehaves. Its node spec's ready(): one that never settles hung the
  * cluster start (the first Ctrl-C did nothing, the second left 2 containers and a network);
  * one that throws was a stack trace. Now: one line naming the module, exit 3; Ctrl-C while
  * it waits ends the run at once, exit 130, nothing left.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,22 +16,43 @@ const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-mod-'));
 
-/** The example backend, its node's ready() replaced by `ready` (JS source), with `extra` fields. */
-function moduleWith(file: string, ready: string, extra = ''): string {
+/** A module `file` that is the example backend with `fields` (JS source) in place of its own. */
+function exampleWith(file: string, fields: string): string {
   const path = join(dir, file);
   const example = join(packageRoot, 'examples/backends/counter-token-redis.mjs');
+  const name = JSON.stringify(file.replace('.mjs', ''));
   writeFileSync(
     path,
-    `import { backend as base } from ${JSON.stringify(example)};
-export const backend = {
-  ...base,
-  name: ${JSON.stringify(file.replace('.mjs', ''))},
-  nodeSpecs: (o) => base.nodeSpecs(o).map((s) => ({ ...s, ready: ${ready}${extra} })),
-};
-`,
+    `import { backend as base } from ${JSON.stringify(example)};\nexport const backend = { ...base, name: ${name}, ${fields} };\n`,
   );
   return path;
 }
+
+/** The example backend, its node's ready() replaced by `ready` (JS source), with `extra` fields. */
+const moduleWith = (file: string, ready: string, extra = '') =>
+  exampleWith(file, `nodeSpecs: (o) => base.nodeSpecs(o).map((s) => ({ ...s, ready: ${ready}${extra} }))`);
+
+describe.skipIf(skip)("a module backend's grant that the history cannot hold", () => {
+  it('a NaN token: the acquire is refused (info, naming the field), the run is an error naming the backend', async () => {
+    const path = exampleWith(
+      'nan-token.mjs',
+      `client: async (nodes, opts) => {
+        const c = await base.client(nodes, opts);
+        const acquire = async (lock, o) => { const g = await c.acquire(lock, o); return g && { ...g, token: Number.NaN }; };
+        return { ...c, acquire };
+      }`,
+    );
+    const r = await lockchaos(['run', '--backend', path, '--fencing', 'on', '--time-limit', '3', '--store', store]);
+    expect(r.stdout).toMatch(
+      /did not run as configured: backend nan-token returned \d+ grants? the client refused, first at op #\d+: token is NaN, not a finite number \(recorded as info\): make its acquire return validityMs, token and votes as finite numbers/,
+    );
+    expect(r.code).toBe(3);
+    const history = readFileSync(join(realpathSync(join(store, 'latest')), 'history.jsonl'), 'utf8');
+    expect(history).not.toMatch(/"token":null/);
+    expect(history).toMatch(/"type":"info","f":"acquire".*"error":"refused grant: token is NaN, not a finite number"/);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+});
 
 describe.skipIf(skip)("a module backend's ready()", () => {
   it('that never settles: one line naming the module when its deadline passes, exit 3, torn down', async () => {
