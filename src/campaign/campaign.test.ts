@@ -478,6 +478,19 @@ describe('hostile campaign files: one line, never a crash', () => {
     );
   });
 
+  it('counts the cells before it builds any: an entry that cannot build is not reached', () => {
+    // matrix[0] would fail as it is built (Redlock fenced); matrix[1] is counted first.
+    const seeds = Array.from({ length: 250_000 }, (_, i) => i);
+    expect(() =>
+      validateCampaign({
+        matrix: [
+          { backend: 'redlock', fencing: 'on', seeds: [1], expect: 'valid' },
+          { backend: ['redis', 'etcd'], fencing: ['on', 'off'], seeds, expect: 'valid' },
+        ],
+      }),
+    ).toThrow(/^campaign: matrix\[1\]: the matrix expands to more than 10000 cells /);
+  });
+
   it('holds cells to the run bounds (a time limit that overflows a timer)', () => {
     expect(
       errorOf('seeds: [1]\ndefaults: { time-limit: 1e9 }\nmatrix:\n  - backend: redis\n    expect: valid\n'),
