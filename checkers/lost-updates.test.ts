@@ -51,6 +51,10 @@ describe('lost updates', () => {
       counts: true,
       summary: expect.stringMatching(/^no final read: .* \(2 acknowledged adds recorded\)$/),
     });
+    // A store that did not answer the final read: said so, not a final read claimed.
+    expect(lostUpdatesWithoutFinalRead(r, 'the data store did not answer it').summary).toBe(
+      'no final read: the data store did not answer it, so what the store kept cannot be told (2 acknowledged adds recorded)',
+    );
   });
 
   it('does not count unacknowledged (info or rejected) writes as lost', () => {

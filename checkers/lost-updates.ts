@@ -98,18 +98,19 @@ export function checkLostUpdates(
 }
 
 /**
- * lost-updates on a history that stopped before the final read (a killed run's prefix): the
- * last read during the run would be taken for it, and every add acknowledged after that read
- * would look lost. So the answer is unknown, with what was recorded.
+ * lost-updates on a history without its final read (a killed run's prefix, or a store that
+ * did not answer it): the last read during the run would be taken for it, and every add
+ * acknowledged after that read would look lost. So the answer is unknown, with what was
+ * recorded. `why`: why there is no final read.
  */
-export function lostUpdatesWithoutFinalRead(r: CheckResult): CheckResult {
+export function lostUpdatesWithoutFinalRead(r: CheckResult, why = 'the run stopped before it'): CheckResult {
   if (r.valid === 'unknown') return r;
   const acknowledged = (r.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged ?? 0;
   return {
     checker: r.checker,
     counts: r.counts ?? true,
     valid: 'unknown',
-    summary: `no final read: the run stopped before it, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
+    summary: `no final read: ${why}, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
     details: { acknowledged, finalRead: false },
   };
 }

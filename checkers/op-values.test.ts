@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGrant, decodeWrite, encodeGrant, encodeWrite } from './op-values.js';
+import { decodeGrant, decodeWrite, encodeGrant, encodeWrite, grantProblem } from './op-values.js';
 
 describe('op values', () => {
   it('a grant decodes to what was encoded, its validity rounded', () => {
@@ -25,5 +25,16 @@ describe('op values', () => {
       fenced: true,
     });
     expect(decodeWrite(null)).toEqual({ set: [], fenced: false });
+  });
+});
+
+describe('grantProblem: a grant the history cannot hold as given', () => {
+  it('names the field and its value; finite numbers pass', () => {
+    expect(grantProblem({ validityMs: 990, token: 4, votes: 3 })).toBeUndefined();
+    expect(grantProblem({ validityMs: 990 })).toBeUndefined();
+    expect(grantProblem({ validityMs: 990, token: Number.NaN })).toBe('token is NaN, not a finite number');
+    expect(grantProblem({ validityMs: Number.POSITIVE_INFINITY })).toBe('validityMs is Infinity, not a finite number');
+    expect(grantProblem({ validityMs: 990, token: '12' })).toBe('token is the string "12", not a finite number');
+    expect(grantProblem({ validityMs: undefined })).toBe('validityMs is undefined, not a finite number');
   });
 });

@@ -30,6 +30,25 @@ export function encodeGrant(grant: { validityMs: number; token?: number; votes?:
   return value;
 }
 
+/**
+ * What is wrong with a backend's grant, or undefined: its numbers must be finite numbers.
+ * JSON has no NaN or Infinity (history.jsonl would hold null), and a string token compares
+ * as text: such a grant is refused, not recorded as something else.
+ */
+/** How an acquire's info error begins when its grant was refused (grantProblem). */
+export const REFUSED_GRANT = 'refused grant: ';
+
+export function grantProblem(grant: { validityMs: unknown; token?: unknown; votes?: unknown }): string | undefined {
+  for (const field of ['validityMs', 'token', 'votes'] as const) {
+    const v = grant[field];
+    if (v === undefined && field !== 'validityMs') continue;
+    if (typeof v === 'number' && Number.isFinite(v)) continue;
+    const shown = typeof v === 'string' ? `the string ${JSON.stringify(v)}` : String(v);
+    return `${field} is ${shown}, not a finite number`;
+  }
+  return undefined;
+}
+
 /** The numeric fields of an acquire's value; any other value (a foreign history's) has none. */
 export function decodeGrant(value: unknown): GrantValue {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};

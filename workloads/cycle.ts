@@ -2,7 +2,7 @@
  * The steps every lock workload shares: record an acquire, record a release, wait
  * between cycles at the configured rate.
  */
-import { encodeGrant } from '../checkers/op-values.js';
+import { encodeGrant, grantProblem, REFUSED_GRANT } from '../checkers/op-values.js';
 import type { Grant } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import type { ClientContext } from './workload.js';
@@ -14,6 +14,9 @@ export async function recordAcquire(ctx: ClientContext): Promise<Grant | null> {
   const outcome = await recorder.perform('acquire', opts.lock, undefined, async () => {
     grant = await lock.acquire(opts.lock, { ttlMs: opts.ttlMs, timeoutMs: opts.acquireTimeoutMs });
     if (!grant) return { type: 'fail', error: 'timeout: lock busy' };
+    // Thrown: recorded as info (the client may hold the lock), and the runner says so.
+    const problem = grantProblem(grant);
+    if (problem) throw new Error(`${REFUSED_GRANT}${problem}`);
     return { type: 'ok', value: encodeGrant(grant) };
   });
   return outcome.type === 'ok' ? grant : null;

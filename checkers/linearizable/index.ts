@@ -28,6 +28,7 @@ import { findModel, MODEL_NAMES } from '../models/index.js';
 import type { AnyModel, Model } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
 import { buffers } from './buffers.js';
+import { now } from './clock.js';
 import { type Counterexample, explainImpossible, onKey } from './explain.js';
 import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
 import { type Part, Splitter } from './split.js';
@@ -147,7 +148,7 @@ export function checkLinearizablePaired(
   model: AnyModel | string,
   options: CheckOptions = {},
 ): LinearizableResult {
-  return searchInThread(preparePaired(pairing, model, options, performance.now()));
+  return searchInThread(preparePaired(pairing, model, options, now()));
 }
 
 /**
@@ -177,7 +178,7 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
           round === 0
             ? check.run(
                 slice * FIRST_ROUND,
-                shareEnd(performance.now(), prepared.deadline, Math.min(active.length, decided.firstIllegal) - k),
+                shareEnd(now(), prepared.deadline, Math.min(active.length, decided.firstIllegal) - k),
               )
             : check.run(slice);
         if (status !== 'running') {
@@ -248,7 +249,7 @@ export function prepare(
   model: AnyModel | string,
   options: CheckOptions,
   inThread = true,
-  started = performance.now(),
+  started = now(),
 ): Prepared {
   if (inThread) reserveFor(history);
   // Each operation split as soon as it is paired: see visitOperations.
@@ -386,7 +387,7 @@ export function conclude(prepared: Prepared, decided: Decided, threads: number):
   const outcomes = decided.outcomes;
   const sum = (f: (o: PartOutcome) => number) => outcomes.reduce((n, o) => n + (o ? f(o) : 0), 0);
   const stats: CheckStats = {
-    ms: Math.round((performance.now() - prepared.started) * 10) / 10,
+    ms: Math.round((now() - prepared.started) * 10) / 10,
     ...prepared.stats,
     dropped: sum((o) => o.dropped),
     iterations: sum((o) => o.iterations),

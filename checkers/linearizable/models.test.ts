@@ -8,6 +8,7 @@ import { HistoryError } from '../../src/history/errors.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
+import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable } from './index.js';
 
 /** A history, written as [process, type, f, value?, key?] rows. */
@@ -664,11 +665,20 @@ describe('budgets', () => {
     const late = searchOnlyViolation('z', 2000, hard.length);
     const history = [...hard.map((o) => ({ ...o, key: 'big' })), ...late].map((o, index) => ({ ...o, index }));
     // Slices long enough that a first round without its share of the time would run the hard
-    // part to the limit (8 x 4M steps; about 4M a second here), and z would get no turn.
-    const r = checkLinearizable(history, 'register', { timeLimitMs: 2000, sliceIterations: 1 << 22 });
-    expect(r.stats.parts).toBe(2);
-    expect(r.valid).toBe(false);
-    expect(r.counterexample?.key).toBe('z');
+    // part to the limit (8 x 4M steps), and z would get no turn. On the step clock a "ms" is
+    // a look at the clock (one per 4096 steps): a limit of 1000 is 4M steps of search, on a
+    // loaded machine as on an idle one.
+    useStepClock();
+    try {
+      const r = checkLinearizable(history, 'register', { timeLimitMs: 1000, sliceIterations: 1 << 22 });
+      expect(r.stats.parts).toBe(2);
+      expect(r.valid).toBe(false);
+      expect(r.counterexample?.key).toBe('z');
+      // The hard part stopped at its share, not at the limit: z's search had time left.
+      expect(r.stats.iterations).toBeLessThan(1000 * 4096);
+    } finally {
+      useWallClock();
+    }
   });
 });
 

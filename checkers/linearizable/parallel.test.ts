@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
+import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable, prepare, shareEnd } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { PART_WORKER, type PartJob, type PartReply } from './part-worker.js';
@@ -116,10 +117,17 @@ describe('parts on worker threads', () => {
     const history = [...hard('a', 0), ...hard('b', 100_000), ...hard('c', 200_000), ...hard('d', 300_000), ...late].map(
       (o, index) => ({ ...o, index }),
     );
-    const r = await checkLinearizableParallel(history, 'register', { threads: 2, timeLimitMs: 4000 });
-    expect(r.stats.threads).toBe(2);
-    expect(r.valid).toBe(false);
-    expect(r.counterexample?.key).toBe('z');
+    // On the step clock (clock.ts), shared with the worker: 2000 looks at the clock, about 8M
+    // steps of search over both threads, whatever the machine's load.
+    useStepClock();
+    try {
+      const r = await checkLinearizableParallel(history, 'register', { threads: 2, timeLimitMs: 2000 });
+      expect(r.stats.threads).toBe(2);
+      expect(r.valid).toBe(false);
+      expect(r.counterexample?.key).toBe('z');
+    } finally {
+      useWallClock();
+    }
   });
 
   it('without a time limit no part pauses, not even one given to a worker ahead of time', () => {

@@ -32,6 +32,7 @@ import { Worker } from 'node:worker_threads';
 import type { Op } from '../../src/history/op.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
+import { now, origin, stepClock } from './clock.js';
 import {
   type CheckOptions,
   conclude,
@@ -140,7 +141,7 @@ export async function checkLinearizableParallel(
   options: ParallelOptions = {},
 ): Promise<LinearizableResult> {
   // The check's time, and its time limit, count from here: the buffer pool and the workers' start are the check's.
-  const started = performance.now();
+  const started = now();
   const wanted = options.threads ?? availableParallelism();
   const minOperations = options.minOperations ?? MIN_OPERATIONS;
   const url = workerUrl();
@@ -225,15 +226,16 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   /** Whether a part given to a worker has been begun, there or here (part-worker.ts). */
   const claimed = new Int32Array(new SharedArrayBuffer(4 * n));
   const job = (part: number, w: Worker): PartJob => {
-    const at = pauseAt(Math.max(performance.now(), freeAt.get(w) ?? 0));
+    const at = pauseAt(Math.max(now(), freeAt.get(w) ?? 0));
     freeAt.set(w, at);
     return {
       part,
       model: prepared.model.name,
       initial: prepared.options.initial,
       data: prepared.parts[part].columns,
-      deadline: performance.timeOrigin + prepared.deadline,
-      pauseAt: performance.timeOrigin + at,
+      deadline: origin() + prepared.deadline,
+      pauseAt: origin() + at,
+      stepClock: stepClock(),
       memoryLimitBytes: prepared.memoryLimitBytes,
       baseBytes: prepared.options.baseBytes ?? 0,
       witness: prepared.options.witness === true,
@@ -360,7 +362,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       // Between slices, the workers' answers come in (and may cancel this part).
       while (searchWanted(part) && !failed) {
         status = check.run(slice, pauseAt);
-        if (status !== 'running' || performance.now() > pauseAt) break;
+        if (status !== 'running' || now() > pauseAt) break;
         await turn();
       }
       return status;
@@ -391,7 +393,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
           continue;
         }
         const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
-        const status = await searchPart(part, check, pauseAt(performance.now()));
+        const status = await searchPart(part, check, pauseAt(now()));
         if (!searchWanted(part)) continue;
         if (status === 'running') pausedHere.push({ part, check });
         else done(part, check.outcome());

@@ -15,6 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
 import { buffers } from './buffers.js';
+import { origin, useStepClock, useWallClock } from './clock.js';
 import type { Impossible } from './index.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
@@ -33,10 +34,12 @@ export interface PartJob {
   /** The part's columns, as the message copied them. */
   data: PartColumns;
   /**
-   * The check's deadline as a time since the epoch (performance.timeOrigin + now()):
+   * The check's deadline as a time since the epoch (origin() + now(), clock.ts):
    * performance.now() has another origin in each thread.
    */
   deadline: number;
+  /** The step clock the check reads, shared, when it reads one (tests; clock.ts). */
+  stepClock?: SharedArrayBuffer;
   /**
    * When to pause the part, if it has not ended, keeping it for a ResumeJob: a time since the
    * epoch, as `deadline`; Infinity for never.
@@ -121,8 +124,10 @@ if (port && workerData === PART_WORKER) {
       port.postMessage({ part: job.part, cancelled: true } satisfies PartReply);
       return;
     }
+    if (job.stepClock) useStepClock(job.stepClock);
+    else useWallClock();
     const limits = {
-      deadline: job.deadline - performance.timeOrigin,
+      deadline: job.deadline - origin(),
       memoryLimitBytes: job.memoryLimitBytes,
       baseBytes: job.baseBytes,
     };
@@ -131,7 +136,7 @@ if (port && workerData === PART_WORKER) {
       job.part,
       check,
       job.slice,
-      check.runUntil(job.slice, job.pauseAt - performance.timeOrigin, () => isCancelled(job.part)),
+      check.runUntil(job.slice, job.pauseAt - origin(), () => isCancelled(job.part)),
     );
   });
 }

@@ -11,6 +11,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Model, Reduction } from '../models/model.js';
+import { now } from './clock.js';
 import { type Counterexample, explain, type PartData } from './explain.js';
 import { type Budget, PartSearch, type SearchOp, type SearchStatus } from './search.js';
 
@@ -144,7 +145,7 @@ export class PartCheck {
    */
   runUntil(slice: number, pauseAt = Number.POSITIVE_INFINITY, cancelled = () => false): SearchStatus {
     let status = this.run(slice, pauseAt);
-    while (status === 'running' && performance.now() <= pauseAt && !cancelled()) status = this.run(slice, pauseAt);
+    while (status === 'running' && now() <= pauseAt && !cancelled()) status = this.run(slice, pauseAt);
     return status;
   }
 

@@ -53,6 +53,7 @@
  */
 import type { Model, OpInput, OpOutput, StateSpace } from '../models/model.js';
 import { buffers } from './buffers.js';
+import { now as clockNow } from './clock.js';
 import { InternedSpace } from './interned-space.js';
 
 export interface SearchOp {
@@ -339,7 +340,7 @@ export class PartSearch<S> {
       if (iterations >= checkAt) {
         if (iterations >= maxIterations) break;
         checkAt = Math.min(maxIterations, iterations + 4096);
-        const now = performance.now();
+        const now = clockNow();
         if (now > budget.deadline) {
           status = 'out-of-time';
           break;

@@ -157,7 +157,12 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'a duplicate key',
       'matrix: []\nmatrix: []',
-      /^campaign\.yaml: line 2, column 1: not valid YAML: Map keys must be unique/,
+      "campaign.yaml: keys given twice in one map: 'matrix' (line 2): keep one of each",
+    ],
+    [
+      'several duplicate keys: all of them, in one line',
+      'name: a\nseeds: 3\nname: b\nmatrix:\n  - backend: redis\n    backend: etcd\nseeds: 4\n',
+      "campaign.yaml: keys given twice in one map: 'name' (line 3), 'backend' (line 6), 'seeds' (line 7): keep one of each",
     ],
   ])('%s', (_what, yaml, message) => {
     const got = errorOf(yaml);
@@ -471,6 +476,19 @@ describe('hostile campaign files: one line, never a crash', () => {
     ).toThrow(
       /^campaign: matrix\[0\]: the matrix expands to more than 10000 cells .*: use fewer seeds or split the campaign$/,
     );
+  });
+
+  it('counts the cells before it builds any: an entry that cannot build is not reached', () => {
+    // matrix[0] would fail as it is built (Redlock fenced); matrix[1] is counted first.
+    const seeds = Array.from({ length: 250_000 }, (_, i) => i);
+    expect(() =>
+      validateCampaign({
+        matrix: [
+          { backend: 'redlock', fencing: 'on', seeds: [1], expect: 'valid' },
+          { backend: ['redis', 'etcd'], fencing: ['on', 'off'], seeds, expect: 'valid' },
+        ],
+      }),
+    ).toThrow(/^campaign: matrix\[1\]: the matrix expands to more than 10000 cells /);
   });
 
   it('holds cells to the run bounds (a time limit that overflows a timer)', () => {

@@ -20,7 +20,6 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
-  mkdirSync,
   readdirSync,
   rmSync,
   statSync,
@@ -34,6 +33,7 @@ import { DEFAULTS } from '../runner/config.js';
 import { allClusterImages } from '../runner/images.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
+import { makeDirs } from '../util/make-dirs.js';
 import { judge } from './expect.js';
 import { campaignSpecOf, loadCampaign } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
@@ -139,8 +139,8 @@ export async function campaign(
   const dir = join(parent, `${stamp()}${shardSuffix}`);
   const runsDir = join(dir, 'runs');
   const logsDir = join(dir, 'logs');
-  mkdirSync(runsDir, { recursive: true });
-  mkdirSync(logsDir, { recursive: true });
+  makeDirs(runsDir);
+  makeDirs(logsDir);
   writeFileSync(join(dir, 'campaign.json'), `${JSON.stringify(spec, null, 2)}\n`);
   try {
     if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, 'campaign.yaml'));

@@ -333,6 +333,14 @@ export function campaignData(text: string, source: string): unknown {
     if (err instanceof RangeError) throw new UserError(`${source}: ${tooDeep}`);
     throw err;
   }
+  // Every key given twice at once, not the first alone (a fix, a run, the next one...).
+  const twice = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  if (twice.length > 0) {
+    const keys = twice.map(
+      (e) => `'${/^[^:\n]*/.exec(text.slice(e.pos[0]))?.[0].trim()}' (line ${e.linePos?.[0].line})`,
+    );
+    throw new UserError(`${source}: keys given twice in one map: ${keys.join(', ')}: keep one of each`);
+  }
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const at = problem.linePos?.[0];

@@ -7,8 +7,8 @@ import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../runner/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';
 import { UserError } from '../util/errors.js';
-import { knownBackend, nameList, numberList, parseCommandArgs, positiveNumber, seedOf } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
+import { knownBackend, nameList, numberList, parseCommandArgs, seedOf } from './args.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos bench [options]
@@ -88,10 +88,7 @@ export function benchSpecFromArgs(values: Record<string, string | boolean | unde
         : numberList('concurrency', s('concurrency') as string, { integer: true }),
     jitterMs: s('jitter') === undefined ? [...BENCH_DEFAULTS.jitterMs] : jitterList(s('jitter') as string),
     nemesis: nemesis.trim(),
-    timeLimitS:
-      s('time-limit') === undefined
-        ? BENCH_DEFAULTS.timeLimitS
-        : positiveNumber('time-limit', s('time-limit') as string, false),
+    timeLimitS: s('time-limit') === undefined ? BENCH_DEFAULTS.timeLimitS : runTimeLimit(s('time-limit') as string),
     holdMs: s('hold') === undefined ? BENCH_DEFAULTS.holdMs : Number(s('hold')),
     seed,
     name: s('name') ?? 'bench',

@@ -5,7 +5,8 @@
 import type { Shard } from '../campaign/matrix.js';
 import { parseShard } from '../campaign/matrix.js';
 import type { CampaignHooks, CampaignOptions } from '../campaign/run.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS, withinBounds } from '../runner/config.js';
+import { PARAMETERS } from '../runner/parameters.js';
 import { positiveNumber } from './args.js';
 
 export const CAMPAIGN_RUN_FLAGS = {
@@ -38,4 +39,14 @@ export function campaignHooksOf(values: Values, signal: AbortSignal): CampaignHo
     log: (line) => console.error(line),
     runLog: values.verbose ? (cell, line) => console.error(`  [${cell.index + 1}] ${line}`) : undefined,
   };
+}
+
+/**
+ * --time-limit of each run, bounded as `run` bounds it, before any run starts: past a day,
+ * a dry run passed and then every cell failed, one by one.
+ */
+export function runTimeLimit(text: string): number {
+  const seconds = positiveNumber('time-limit', text, false);
+  withinBounds('time-limit', seconds, PARAMETERS.timeLimitS.bounds);
+  return seconds;
 }

@@ -8,8 +8,8 @@ import { terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
-import { parseCommandArgs, positiveNumber } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
+import { parseCommandArgs } from './args.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
@@ -124,8 +124,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   }
   const file = positionals[0] as string;
   const s = (k: string) => values[k] as string | undefined;
-  const timeLimitS =
-    s('time-limit') === undefined ? undefined : positiveNumber('time-limit', s('time-limit') as string, false);
+  const timeLimitS = s('time-limit') === undefined ? undefined : runTimeLimit(s('time-limit') as string);
   const options = {
     ...campaignOptionsOf(values),
     timeLimitS,

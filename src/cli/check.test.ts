@@ -240,7 +240,7 @@ describe('lockchaos check', () => {
     expect(out[3]).toMatch(/^3 files: 0 valid, 2 invalid, 1 unknown, 0 errors/);
   });
 
-  it('nothing to check is an error, not valid: an empty file, no client operations, --only that picks none', async () => {
+  it('nothing to check is an error, not valid: an empty file, no client operations, --only that picks none or names no operation', async () => {
     const none = 'the history has no client operations, so nothing would be checked: give a history that records some';
     const nemesisOnly = toJsonl(h(['nemesis', 'invoke', 'start'], ['nemesis', 'info', 'start']));
     const cases: [string, string[], string][] = [
@@ -249,8 +249,14 @@ describe('lockchaos check', () => {
       [file('nemesis.jsonl', nemesisOnly), [], none],
       [
         file('typo.jsonl', toJsonl(validMutex)),
-        ['--only', 'aquire,relase'],
-        "--only aquire,relase picks none of the history's operations (acquire, release): give some of those",
+        ['--only', 'read,write'],
+        "--only read,write picks none of the history's operations (acquire, release): give some of those",
+      ],
+      // A typo next to a good name: ignored, it left release out and the history read INVALID.
+      [
+        file('typo2.jsonl', toJsonl(validMutex)),
+        ['--only', 'acquire,relase'],
+        "--only names relase, an operation neither the history nor any model has: give some of the history's operations (acquire, release)",
       ],
     ];
     for (const [path, args, message] of cases) {
@@ -301,6 +307,8 @@ describe('lockchaos check', () => {
     for (const model of ['mutex', 'mutex-anon', 'register', 'cas-register', 'fenced-register', 'kv'])
       expect(help).toContain(model);
     expect(help).toContain('Exit codes: 0 valid, 1 invalid, 2 unknown');
+    // --memory-limit 100 answered unknown at a peak of 1.1 GB: say what it bounds.
+    expect(help).toContain('It bounds what the check holds, not the process');
   });
 });
 

@@ -6,7 +6,7 @@ import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';
 import { knownBackend, numberList, onOff, parseCommandArgs, positiveNumber, seedOf } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf } from './campaign-flags.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos sweep [options]
@@ -84,7 +84,7 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
     ]),
     trials: opt('trials', (t) => positiveNumber('trials', t, true), SWEEP_DEFAULTS.trials),
     firstSeed: seed,
-    timeLimitS: opt('time-limit', (t) => positiveNumber('time-limit', t, false), SWEEP_DEFAULTS.timeLimitS),
+    timeLimitS: opt('time-limit', runTimeLimit, SWEEP_DEFAULTS.timeLimitS),
     nemesisIntervalS: opt(
       'nemesis-interval',
       (t) => positiveNumber('nemesis-interval', t, false),

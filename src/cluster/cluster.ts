@@ -5,6 +5,7 @@
  * is labelled with the run id (labels.ts) and removed by `stop()`.
  */
 import { GenericContainer, type StartedTestContainer } from 'testcontainers';
+import { untilAborted } from '../util/deadline.js';
 import { docker, NODE_IMAGE } from './engine.js';
 import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
@@ -35,6 +36,8 @@ export interface NodeSpec {
   env?: Record<string, string>;
   /** Resolves when the server answers; rejects after its own deadline. */
   ready: (node: NodeHandle) => Promise<void>;
+  /** How long a module backend's ready() may take before the run gives up (default 60 s). */
+  readyTimeoutMs?: number;
 }
 
 export interface PeerNames {
@@ -144,7 +147,7 @@ class ContainerNode implements NodeHandle {
  * Starts the nodes in parallel on a fresh labelled network and waits until each is ready.
  * The caller removes everything (also after a failed start) with removeResources({ runId }).
  */
-export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cluster> {
+export async function startCluster(runId: string, specs: NodeSpec[], signal?: AbortSignal): Promise<Cluster> {
   const networkName = `lockchaos-${runId}`;
   await docker().createNetwork({
     Name: networkName,
@@ -154,7 +157,9 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
   });
   // Docker's DNS on a user-defined network resolves container names.
   const peers: PeerNames = { host: (name) => `${networkName}-${name}` };
-  const nodes = await Promise.all(
+  // Every start settled before this returns or throws (a node's failure, Ctrl-C): a
+  // container created after the caller's cleanup would outlive the run.
+  const settled = await Promise.allSettled(
     specs.map(async (spec) => {
       // No capabilities: network faults come from a helper container (netns.ts).
       let container = new GenericContainer(spec.image ?? NODE_IMAGE)
@@ -171,13 +176,18 @@ export async function startCluster(runId: string, specs: NodeSpec[]): Promise<Cl
       if (spec.command)
         container = container.withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command);
       if (spec.user) container = container.withUser(spec.user);
+      signal?.throwIfAborted();
       const started = await container.start();
+      signal?.throwIfAborted();
       const ip = started.getIpAddress(networkName);
       const node = new ContainerNode(spec, started, ip, networkName, runId);
-      await spec.ready(node);
+      await untilAborted(spec.ready(node), signal);
       return node;
     }),
   );
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const nodes = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   return {
     runId,
     networkName,

@@ -1,10 +1,22 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import type { TestConfig } from '../runner/config.js';
+import { UserError } from '../util/errors.js';
 import { reportPage } from './browser/report-page.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
 import { inlineCall } from './page-assets.js';
@@ -116,6 +128,39 @@ describe('report.html', () => {
     // Stored before the perf checker existed: no perf table.
     expect(html).not.toContain('id="perf"');
   });
+
+  // A real full disk: a tmpfs of 1 MiB (mounting needs root; skipped otherwise).
+  it.skipIf(process.getuid?.() !== 0)(
+    'a full disk: one line naming it, and the report that was there is kept whole',
+    () => {
+      const disk = mkdtempSync(join(tmpdir(), 'lockchaos-full-'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]);
+      try {
+        const dir = join(disk, 'run');
+        cpSync(folder(toJsonl(violating().ops)), dir, { recursive: true });
+        const { reportPath } = buildRunReport(dir);
+        const before = readFileSync(reportPath, 'utf8');
+        // Fill the disk to its last byte.
+        const filler = openSync(join(disk, 'filler'), 'w');
+        try {
+          for (;;) writeSync(filler, Buffer.alloc(4096));
+        } catch (err) {
+          expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+        } finally {
+          closeSync(filler);
+        }
+        expect(() => buildRunReport(dir)).toThrow(
+          new UserError(
+            `cannot write ${reportPath}: the disk is full (ENOSPC): free space there (what was there is kept), then report again`,
+          ),
+        );
+        expect(readFileSync(reportPath, 'utf8')).toBe(before);
+        expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      } finally {
+        execFileSync('umount', [disk]);
+      }
+    },
+  );
 
   it('escapes text and gives each kind a colour', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');

@@ -9,12 +9,14 @@
  * `writeRunReport(dir)` reads a run folder (also one whose runner was killed: then the
  * checkers run here on the recorded prefix) and writes report.html and junit.xml.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { evidenceWarnings } from '../../checkers/evidence.js';
 import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { storageError } from '../util/fs-errors.js';
 import { version } from '../version.js';
 import { type ReportPageData, reportPage } from './browser/report-page.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
@@ -305,9 +307,13 @@ export function buildRunReport(dir: string, options: PrepareOptions = {}): RunRe
   const run = loadRun(dir);
   const data = prepareReport(run.history, run.results, options);
   const reportPath = join(dir, 'report.html');
-  writeFileSync(reportPath, renderReportHtml(run, data));
-  const junitPath = writeRunJUnit(run, resolve(reportPath));
-  return { run, reportPath, junitPath };
+  try {
+    writeFileAtomic(reportPath, renderReportHtml(run, data));
+    const junitPath = writeRunJUnit(run, resolve(reportPath));
+    return { run, reportPath, junitPath };
+  } catch (err) {
+    throw storageError(err, dir, 'free space there (what was there is kept), then report again') ?? err;
+  }
 }
 
 /** Writes report.html (and junit.xml) into the run folder `dir`; returns report.html's path. */

@@ -5,11 +5,12 @@
  * the verdict (e.g. mutual exclusion with fencing on) never fails: its verdict is in
  * system-out.
  */
-import { writeFileSync } from 'node:fs';
+
 import { basename, join, resolve } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
 import { firstViolationWords } from '../../checkers/violations.js';
 import { conditionsText } from '../runner/conditions.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 import type { LoadedRun } from './run-folder.js';
 
@@ -69,6 +70,6 @@ export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
 /** Writes junit.xml into the run folder; returns its path. */
 export function writeRunJUnit(run: LoadedRun, reportPath = join(resolve(run.dir), 'report.html')): string {
   const path = join(run.dir, 'junit.xml');
-  writeFileSync(path, junitXml([runSuite(run, reportPath)]));
+  writeFileAtomic(path, junitXml([runSuite(run, reportPath)]));
   return path;
 }

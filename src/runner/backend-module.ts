@@ -6,8 +6,8 @@
  * one UserError line naming the module and the fix.
  */
 import type { BackendOptions } from '../backends/backend.js';
-import { type Backend, loadBackend } from '../backends/index.js';
-import type { NodeSpec } from '../cluster/cluster.js';
+import { BACKENDS, type Backend, loadBackend } from '../backends/index.js';
+import type { NodeHandle, NodeSpec } from '../cluster/cluster.js';
 import { withDeadline } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
 
@@ -53,5 +53,31 @@ export function checkedNodeSpecs(backend: Backend, opts: BackendOptions): NodeSp
   }
   const lock = specs.filter((s: NodeSpec) => s.role === 'node').length;
   if (lock === 0) throw new UserError(`backend ${call}: no node spec has role 'node' ${HOW}`);
-  return specs as NodeSpec[];
+  // Built-in backends' ready() have deadlines of their own.
+  return BACKENDS[backend.name] === backend ? specs : (specs as NodeSpec[]).map((s) => checkedReady(backend.name, s));
+}
+
+export const READY_TIMEOUT_MS = 60_000;
+
+/**
+ * A module's node spec whose ready() ends in time and fails in one line: one that never
+ * settled hung the cluster start for good, one that threw was a stack trace.
+ */
+function checkedReady(name: string, spec: NodeSpec): NodeSpec {
+  const ms = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const call = `backend ${name}: node '${spec.name}' ready()`;
+  const ready = (node: NodeHandle) =>
+    withDeadline(
+      Promise.resolve()
+        .then(() => spec.ready(node))
+        .catch((err) => {
+          throw new UserError(`${call} threw: ${errorMessage(err).split('\n')[0]} ${HOW}`);
+        }),
+      ms,
+      () =>
+        new UserError(
+          `${call} did not settle in ${ms / 1000} s: make it resolve once the server answers, or throw ${HOW}`,
+        ),
+    );
+  return { ...spec, ready };
 }

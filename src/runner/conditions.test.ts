@@ -7,10 +7,27 @@ import { toJsonl } from '../../test/unit/history-writers.js';
 import { judge } from '../campaign/expect.js';
 import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
-import { interrupted, overrun, runExitCode, runVerdict, workerLost } from './conditions.js';
+import { badGrants, interrupted, overrun, runExitCode, runVerdict, workerLost } from './conditions.js';
 import { DEFAULTS, type TestConfig } from './config.js';
 
 describe('a run that did not run as configured', () => {
+  it('grants the clients refused: named with the backend and the fix, exit 3', () => {
+    const ok = new H().acquire(0, 1, 'l').ops;
+    expect(badGrants(ok, 'mine')).toBeUndefined();
+    const refused = new H()
+      .invoke(0, 'acquire', 'l')
+      .info(0, 'acquire', 'l', undefined, 'refused grant: token is NaN, not a finite number')
+      .invoke(5, 'acquire', 'l')
+      .info(5, 'acquire', 'l', undefined, 'refused grant: token is NaN, not a finite number').ops;
+    const c = badGrants(refused, 'mine');
+    expect(c).toEqual({
+      kind: 'bad-grant',
+      message:
+        'backend mine returned 2 grants the client refused, first at op #1: token is NaN, not a finite number (recorded as info): make its acquire return validityMs, token and votes as finite numbers',
+    });
+    expect(runExitCode(runVerdict(true, [c as NonNullable<typeof c>]), [c as NonNullable<typeof c>])).toBe(3);
+  });
+
   it('an interruption: verdict valid becomes unknown, exit 130', () => {
     const c = interrupted('SIGINT', 2.71, 20);
     expect(c).toEqual({ kind: 'interrupted', message: 'interrupted (SIGINT) at 2.7 s of 20 s' });

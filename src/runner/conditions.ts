@@ -10,7 +10,9 @@
  * client of five, is not the evidence the configuration was meant to give. Exit code: 130
  * for an interruption, 3 for any other condition (a harness failure), else the verdict's.
  */
+import { REFUSED_GRANT } from '../../checkers/op-values.js';
 import { exitCodeFor, type Validity } from '../../checkers/result.js';
+import type { Op } from '../history/op.js';
 
 export type ConditionKind =
   | 'interrupted'
@@ -18,7 +20,8 @@ export type ConditionKind =
   | 'store-lost'
   | 'overran'
   | 'history-unwritten'
-  | 'client-program-broken';
+  | 'client-program-broken'
+  | 'bad-grant';
 
 export interface RunCondition {
   kind: ConditionKind;
@@ -83,6 +86,24 @@ export function workerLost(w: {
   return {
     kind: 'worker-lost',
     message: `client worker ${w.client} ${how}${when}: the run went on with fewer clients`,
+  };
+}
+
+/**
+ * Acquires whose grant the client refused (REFUSED_GRANT): the backend handed out a value
+ * the history cannot hold (NaN, Infinity, a string token). The run did not test the lock
+ * as it is: a harness error naming the backend and the fix.
+ */
+export function badGrants(history: readonly Op[], backend: string): RunCondition | undefined {
+  const refused = history.filter(
+    (op) => op.f === 'acquire' && op.type === 'info' && op.error?.startsWith(REFUSED_GRANT),
+  );
+  const first = refused[0];
+  if (!first) return undefined;
+  const why = first.error?.slice(REFUSED_GRANT.length);
+  return {
+    kind: 'bad-grant',
+    message: `backend ${backend} returned ${refused.length} grant${refused.length === 1 ? '' : 's'} the client refused, first at op #${first.index}: ${why} (recorded as info): make its acquire return validityMs, token and votes as finite numbers`,
   };
 }
 

@@ -48,7 +48,7 @@ export function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'back
 }
 
 /** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
-function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
+export function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
   const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
   if (!ok) {
     throw new UserError(

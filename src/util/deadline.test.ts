@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withDeadline } from './deadline.js';
+import { untilAborted, withDeadline } from './deadline.js';
 
 describe('withDeadline', () => {
   afterEach(() => {
@@ -43,5 +43,16 @@ describe('withDeadline', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     process.off('unhandledRejection', unhandled);
     expect(unhandled).not.toHaveBeenCalled();
+  });
+});
+
+describe('untilAborted', () => {
+  it("rejects with the signal's reason once aborted, and with nothing else otherwise", async () => {
+    const abort = new AbortController();
+    const never = untilAborted(new Promise(() => {}), abort.signal);
+    abort.abort('SIGINT');
+    await expect(never).rejects.toBe('SIGINT');
+    await expect(untilAborted(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
+    await expect(untilAborted(Promise.resolve(7), abort.signal)).rejects.toBe('SIGINT');
   });
 });

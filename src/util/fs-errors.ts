@@ -13,12 +13,16 @@ const WHY: Record<string, [why: string, fix: string]> = {
   EIO: ['an input/output error', 'check the disk, or give --store a folder on another disk'],
 };
 
-/** A UserError for a storage failure, or undefined when `err` is something else. */
-export function storageError(err: unknown, path?: string): UserError | undefined {
+/**
+ * A UserError for a storage failure, or undefined when `err` is something else. `fix`, when
+ * given, replaces the advice (which names --store, run's flag).
+ */
+export function storageError(err: unknown, path?: string, fix?: string): UserError | undefined {
   if (err instanceof UserError) return undefined;
   const e = err as NodeJS.ErrnoException | undefined;
   const entry = e?.code ? WHY[e.code] : undefined;
   if (!entry) return undefined;
-  const [why, fix] = entry;
+  const why = entry[0];
+  fix ??= entry[1];
   return new UserError(`cannot write ${e?.path ?? path ?? 'the run folder'}: ${why} (${e?.code}): ${fix}`);
 }

@@ -23,8 +23,16 @@ let batch: UnindexedOp[] = [];
 const FLUSH_MS = 2;
 function flushOps() {
   if (batch.length === 0) return;
-  process.send?.({ type: 'ops', ops: batch } satisfies FromWorker);
+  toRunner({ type: 'ops', ops: batch });
   batch = [];
+}
+
+/**
+ * A message to the runner, unless it is gone (killed with -9: the channel closed). Sent
+ * then, it was an ERR_IPC_CHANNEL_CLOSED stack per worker on the user's terminal.
+ */
+function toRunner(message: FromWorker): void {
+  if (process.connected) process.send?.(message);
 }
 function recordOp(op: UnindexedOp) {
   if (batch.length === 0) setTimeout(flushOps, FLUSH_MS);
@@ -34,7 +42,7 @@ function recordOp(op: UnindexedOp) {
 /** Every other message goes after the operations recorded before it. */
 function send(message: FromWorker) {
   flushOps();
-  process.send?.(message);
+  toRunner(message);
 }
 
 /**
@@ -74,6 +82,7 @@ async function pausePoint(where: string): Promise<void> {
   armed = undefined;
   await new Promise<void>((resolve) => {
     flushOps();
+    if (!process.connected) return resolve(); // no runner to resume us
     process.send?.({ type: 'self-paused', where } satisfies FromWorker, () => {
       process.kill(process.pid, 'SIGSTOP');
       // Resumed (SIGCONT): the clock stepped while we were stopped.

@@ -136,6 +136,22 @@ describe.skipIf(skip)('lockchaos campaign, on real servers', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it.each(['campaign', 'sweep', 'bench'])(
+    '%s --time-limit is bounded as run bounds it, before any cell (not a dry run that passes, then every cell failing)',
+    async (command) => {
+      const r = await lockchaos([
+        command,
+        ...(command === 'campaign' ? [SMALL] : []),
+        '--time-limit',
+        '100000',
+        '--dry-run',
+      ]);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`lockchaos ${command}: --time-limit must be at most 86400 s (a day), got '100000'\n`);
+    },
+  );
+
   it('shards partition the cells exactly; one real shard runs only its own', async () => {
     const all = await lockchaos(['campaign', SMALL, '--dry-run']);
     expect(all.code).toBe(0);

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orphanWorkers } from '../../src/cluster/sweep.js';
 import { sleep } from '../../src/util/clock.js';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
@@ -46,6 +47,27 @@ describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
     expect(r.stdout).toMatch(/verdict: unknown .*interrupted \(SIGINT\)/);
     expect(r.code).toBe(130);
     expect(await leftovers(pid)).toEqual([]);
+  });
+
+  it('its client workers end quietly when they find the runner gone (no ERR_IPC_CHANNEL_CLOSED stacks)', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--backend', 'redis', '--time-limit', '60', '--seed', '9', '--store', store],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    // Killed once its clients record operations; the output closes when the workers, which
+    // hold it, have exited: their last words are in stderr.
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (/progress: /.test(stderr)) child.kill('SIGKILL');
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toMatch(/progress: /);
+    expect(stderr.slice(stderr.indexOf('progress: '))).not.toMatch(/ERR_IPC_CHANNEL_CLOSED|\n\s+at /);
+    expect(orphanWorkers()).toEqual([]);
+    expect((await lockchaos(['cleanup'])).code).toBe(0);
+    expect(await leftovers(child.pid)).toEqual([]);
   });
 
   it('lockchaos cleanup removes what a killed runner left', async () => {

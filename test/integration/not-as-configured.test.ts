@@ -76,7 +76,14 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     expect(r.stdout).toMatch(/did not run as configured: the data store did not answer the final read/);
     expect(r.code).toBe(3);
-    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['store-lost']);
+    const f = runFolder();
+    expect(f.results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['store-lost']);
+    // No final read to judge by: lost updates cannot be told, and say why (not "in the final read").
+    expect(r.stdout).toMatch(/lost-updates +unknown +no final read: the data store did not answer it/);
+    expect(f.results.results.find((c: { checker: string }) => c.checker === 'lost-updates')).toMatchObject({
+      valid: 'unknown',
+      details: { finalRead: false },
+    });
     expect(await leftovers(r.pid)).toEqual([]);
   });
 });

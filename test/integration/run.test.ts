@@ -123,8 +123,13 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     [['--nemesis', 'chaos'], /unknown nemesis 'chaos' in --nemesis 'chaos': choose none or some of client-pause/],
     [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition in --nemesis 'partition:nonsense'/],
     [['--backend', 'redlock', '--fencing', 'on'], /Redlock has no fencing token/],
+    // mkdir -p spun at 100% CPU there, deaf to Ctrl-C.
+    [
+      ['--time-limit', '2', '--store', '/proc/x'],
+      /cannot create the folder \/proc\/x: the folder it is in takes no new folders \(ENOENT\): give --store/,
+    ],
   ])('refuses %j with one line and exit 3', async (args, message) => {
-    const r = await lockchaos(['run', ...args, '--store', store]);
+    const r = await lockchaos(['run', ...args, ...(args.includes('--store') ? [] : ['--store', store])]);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
