@@ -14,6 +14,7 @@ import { BUILD_IMAGE_COMMAND, docker, imageExists, NODE_IMAGE } from '../cluster
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
+import { exampleClientsCheck } from './doctor-clients.js';
 
 const HELP = `Usage: lockchaos doctor
 
@@ -25,6 +26,8 @@ Checks what lockchaos needs on this machine, one line each:
                 in it (a DROP rule with the statistic match, added and removed)
   sigstop       SIGSTOP and SIGCONT of a process work (the client-pause fault)
   chromium      a Chromium for the browser tests of reports (a warning only)
+  example clients  which of examples/clients/ this machine can run, and what the others
+                need installed (a warning only)
 
 Exit codes: 0 every required check passed, 3 otherwise.`;
 
@@ -226,6 +229,7 @@ export async function doctor(): Promise<DoctorCheck[]> {
   }
   checks.push(await sigstopCheck());
   checks.push(chromiumCheck());
+  checks.push(exampleClientsCheck());
   return checks;
 }
 

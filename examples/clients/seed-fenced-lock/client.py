@@ -1,5 +1,9 @@
 """The dispatch's FencedLock (its Part 3, in Rust), ported line for line, behind the protocol.
 
+The Rust below is as issue 26 describes it (the dispatch's own text is not in this
+repository): a per-instance AtomicU64 from 0, fetch_add(1) + 1, no server, and the lease
+checked right after the time is taken.
+
     pub struct FencedLock { counter: AtomicU64, lease: Duration }
     pub fn new(lease: Duration) -> Self { FencedLock { counter: AtomicU64::new(0), lease } }
     pub fn acquire(&self) -> Result<LockGuard, LockError> {
