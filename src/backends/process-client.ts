@@ -72,7 +72,9 @@ export class ProcessLockClient implements LockClient {
 
   /** Starts the program and completes the handshake; throws one line when it cannot. */
   static async start(opts: ProcessClientOptions): Promise<ProcessLockClient> {
-    const child = spawn(opts.command, { shell: true, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: the shell (dash forks rather than execs the command) and the
+    // program under it are paused, resumed and killed together, through the group's id.
+    const child = spawn(opts.command, { shell: true, detached: true, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     // A program that exits before reading: its stdin closes; not a crash of this process.
     child.stdin?.on('error', () => {});
     const client = new ProcessLockClient(child, opts);
@@ -87,9 +89,21 @@ export class ProcessLockClient implements LockClient {
     return client;
   }
 
-  /** The program's process id, for the client pause (it stops with the worker). */
+  /**
+   * The program's process group as a negative pid (what kill(2) signals as a group), for the
+   * client pause: the program itself, not only the shell that started it, stops with the worker.
+   */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.child.pid === undefined ? undefined : -this.child.pid;
+  }
+
+  /** Kills the shell and the program under it. */
+  private kill(): void {
+    try {
+      if (this.child.pid !== undefined) process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 
   async acquire(lock: string, o: AcquireOptions): Promise<Grant | null> {
@@ -122,7 +136,7 @@ export class ProcessLockClient implements LockClient {
     this.broken ??= 'closed';
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.stdin?.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    const timer = setTimeout(() => this.kill(), 2000);
     await exited;
     clearTimeout(timer);
   }
@@ -183,7 +197,7 @@ export class ProcessLockClient implements LockClient {
     if (this.broken) return;
     this.broken = why;
     this.waiting?.reject(new ProtocolError(why));
-    if (!this.exited) this.child.kill('SIGKILL');
+    if (!this.exited) this.kill();
     this.opts.onBroken?.(why);
   }
 }

@@ -22,6 +22,7 @@ import {
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
+import { exampleClientsCheck } from './doctor-clients.js';
 
 const HELP = `Usage: lockchaos doctor
 
@@ -36,6 +37,8 @@ Checks what lockchaos needs on this machine, one line each:
 Optional parts (a warning only, saying what is missing without them):
   zookeeper     the native ZooKeeper client (--backend zookeeper) loads
   postgres image  ${POSTGRES_IMAGE} exists (--backend postgres builds it on first use)
+  example clients  which of examples/clients/ this machine can run, and what the others
+                need installed
 
 Exit codes: 0 every required check passed, 3 otherwise.`;
 
@@ -257,6 +260,7 @@ export async function doctor(): Promise<DoctorCheck[]> {
   checks.push(chromiumCheck());
   checks.push(zookeeperCheck());
   if (engine.status === 'ok') checks.push(await postgresImageCheck());
+  checks.push(exampleClientsCheck());
   return checks;
 }
 

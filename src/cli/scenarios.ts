@@ -1,5 +1,6 @@
 /** `lockchaos scenarios`: the preset failure stories, what they reproduce and what to expect. */
 import { parseArgs } from 'node:util';
+import { shellWord } from '../report/rerun.js';
 import { flagWords } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
@@ -35,7 +36,8 @@ export async function scenariosCommand(argv: string[]): Promise<number> {
     console.log(`  ${s.description}`);
     console.log(`  source:   ${s.source}`);
     const others = s.backends ? ` (or --backend ${s.backends.filter((b) => b !== c.backend).join(', ')})` : '';
-    console.log(`  runs:     ${flagWords(c).join(' ')}${others}`);
+    // Quoted for a shell: a client command is several words.
+    console.log(`  runs:     ${flagWords(c).map(shellWord).join(' ')}${others}`);
     console.log(`  expected: unfenced ${s.expected.unfenced}, fenced ${s.expected.fenced}`);
     console.log('');
   }

@@ -3,8 +3,10 @@
  * source and the outcome expected with and without fencing. `lockchaos scenarios` lists
  * them; `lockchaos run --scenario NAME [--fencing on|off]` runs one.
  */
+import { join } from 'node:path';
 import { DEFAULTS, type TestConfig } from '../runner/parameters.js';
 import { UserError } from '../util/errors.js';
+import { packageRoot } from '../util/paths.js';
 
 /** What a scenario should end with: a verdict, or an error (e.g. fencing on Redlock). */
 export type Expected = 'valid' | 'invalid' | 'error';
@@ -28,6 +30,43 @@ export interface Scenario {
 }
 
 const KLEPPMANN = 'Martin Kleppmann, "How to do distributed locking" (2016)';
+const DISPATCH = 'the dispatch lockchaos grew from, Part 3: its Rust FencedLock (issue 26)';
+
+/** What a lock without a fencing token gives: fencing has nothing to fence with. */
+const NO_TOKEN = { unfenced: 'invalid', fenced: 'invalid' } as const;
+
+/**
+ * A shipped example client (examples/clients/, `adapter` its file there) under the GC pause
+ * as gc-pause runs it: a client pause outlives the 1 s lease. /usr/bin/python3: Debian's
+ * python3-* libraries are importable by the system Python, not by a pyenv one on PATH.
+ */
+function exampleUnderPause(
+  name: string,
+  description: string,
+  expected: Scenario['expected'],
+  source: string,
+  [backend, adapter]: [string, string],
+  more: Scenario['config'] = {},
+): Scenario {
+  const program = adapter.endsWith('.py') ? '/usr/bin/python3' : 'node';
+  return {
+    name,
+    description,
+    source: `${source}; examples/clients/${adapter.split('/')[0]}`,
+    expected,
+    config: {
+      backend,
+      workload: 'lock-set',
+      nemesis: 'client-pause',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+      clientCommand: `${program} ${join(packageRoot, 'examples/clients', adapter)}`,
+      ...more,
+    },
+  };
+}
+
 const JEPSEN_ETCD = 'Jepsen, "etcd 3.4.3" (2020), lock safety under process pauses';
 
 const list: Scenario[] = [
@@ -246,6 +285,50 @@ const list: Scenario[] = [
     },
     availability: 0.9,
   },
+  exampleUnderPause(
+    'node-redlock-gc-pause',
+    "npm's redlock 4.2.0 (ioredis) over 5 masters, driven as a client program: a client pauses longer than its lease and another takes the lock; redlock has no token",
+    { unfenced: 'invalid', fenced: 'error' },
+    KLEPPMANN,
+    ['redlock', 'node-redlock/client.mjs'],
+  ),
+  exampleUnderPause(
+    'redis-semaphore-gc-pause',
+    "npm's redis-semaphore 5.8.0 Mutex with its default refresh: the pause stops the refresh timer too, the key expires, another client takes it; no token",
+    NO_TOKEN,
+    KLEPPMANN,
+    ['redis', 'redis-semaphore/client.mjs'],
+  ),
+  exampleUnderPause(
+    'redis-py-lock-gc-pause',
+    "redis-py's Lock (Debian python3-redis): a client pauses longer than its lease, another takes the lock; no token",
+    NO_TOKEN,
+    KLEPPMANN,
+    ['redis', 'redis-py-lock/client.py'],
+  ),
+  exampleUnderPause(
+    'kazoo-lock-gc-pause',
+    "kazoo's Lock (Debian python3-kazoo) with its session timeout the TTL: a paused holder's session expires, its znode goes, the next waiter holds; the znode's sequence number fences",
+    { unfenced: 'invalid', fenced: 'valid' },
+    'Apache Curator tech note 10',
+    ['zookeeper', 'kazoo-lock/client.py'],
+    // As zk-session-expiry: a 2 s session, pauses of 1.6-4 s.
+    { ttlMs: 2000, nemesisIntervalS: 3 },
+  ),
+  exampleUnderPause(
+    'seed-fenced-lock',
+    "the dispatch's FencedLock, ported: a counter from 0 in every client and no server, so every client holds at once and each token is handed out by every client",
+    { unfenced: 'invalid', fenced: 'invalid' },
+    DISPATCH,
+    ['redis', 'seed-fenced-lock/client.py'],
+  ),
+  exampleUnderPause(
+    'seed-fenced-lock-fixed',
+    'the same FencedLock with a real lock and its token from Redis (SET NX and INCR in one script): a paused holder still outlives its lease, but its stale token is refused',
+    { unfenced: 'invalid', fenced: 'valid' },
+    DISPATCH,
+    ['redis', 'seed-fenced-lock-fixed/client.py'],
+  ),
   {
     name: 'control',
     description: 'no faults, holds far shorter than the TTL: a correct configuration that must never raise an alarm',

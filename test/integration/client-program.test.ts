@@ -45,10 +45,14 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
       progress: () => ({
         onOp(op) {
           if (op.f !== 'start-client-pause' || op.type !== 'ok') return;
-          // The worker's child is the program: read its state while the pause lasts.
+          // The worker's child is the shell that started the program, the leader of the
+          // program's own process group: read the state of the program itself (python3).
           const worker = (op.value as { pid: number }).pid;
+          const group = execFileSync('pgrep', ['-P', String(worker)], { encoding: 'utf8' })
+            .trim()
+            .split('\n')[0];
           const program = Number(
-            execFileSync('pgrep', ['-P', String(worker)], { encoding: 'utf8' })
+            execFileSync('pgrep', ['-g', String(group), '-x', 'python3'], { encoding: 'utf8' })
               .trim()
               .split('\n')[0],
           );

@@ -1,0 +1,94 @@
+/**
+ * The shipped example clients (examples/clients/): real lock libraries behind the client
+ * protocol, each preset run once with a fixed seed against real servers, and each adapter
+ * through client-check. A preset's verdict is the library's, so each test asserts the
+ * outcome the preset promises and the evidence for it (a stale token refused, a token
+ * granted twice), not only the verdict.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exampleClientsCheck } from '../../src/cli/doctor-clients.js';
+import type { Op } from '../../src/history/op.js';
+import { run } from '../../src/runner/run.js';
+import { resolveScenario } from '../../src/scenarios/index.js';
+import { packageRoot } from '../../src/util/paths.js';
+import { leftovers, lockchaos, requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+
+/** Runs preset `name` once, 12 s of workload, seed 3. */
+async function preset(name: string, fencing: boolean) {
+  const { config } = resolveScenario(name, { over: { timeLimitS: 12 } });
+  return run({ ...config, name: '', seed: 3, storeDir: store, fencing }, { latest: false });
+}
+
+const checker = (r: Awaited<ReturnType<typeof preset>>, name: string) => r.results.find((c) => c.checker === name);
+/** Writes the store refused for a stale token: a holder that outlived its lease, fenced off. */
+const staleWrites = (history: Op[]) => history.filter((op) => op.f === 'write' && op.error === 'rejected: stale token');
+
+describe.skipIf(skip)('the example lock libraries', () => {
+  it('doctor: this machine runs every example client', () => {
+    expect(exampleClientsCheck()).toEqual({
+      name: 'example clients',
+      status: 'ok',
+      detail:
+        'can run node-redlock, redis-semaphore, redis-py-lock, kazoo-lock, seed-fenced-lock, seed-fenced-lock-fixed',
+    });
+  });
+
+  it.each(['node-redlock-gc-pause', 'redis-semaphore-gc-pause', 'redis-py-lock-gc-pause'])(
+    '%s, unfenced: a paused holder outlives its lease, two hold at once',
+    async (name) => {
+      const r = await preset(name, false);
+      expect(r.conditions).toEqual([]);
+      expect(checker(r, 'mutual-exclusion')?.valid).toBe(false);
+      expect(r.valid).toBe(false);
+    },
+  );
+
+  it('node-redlock-gc-pause, fenced: refused in one line (redlock has no token)', async () => {
+    const r = await lockchaos(['run', '--scenario', 'node-redlock-gc-pause', '--fencing', 'on', '--store', store]);
+    expect(r.stderr.trim()).toMatch(/^lockchaos run: --fencing on: Redlock has no fencing token/);
+    expect(r.code).toBe(3);
+  });
+
+  it('kazoo-lock-gc-pause, fenced: the session expires under the holder, its znode sequence fences it off', async () => {
+    const r = await preset('kazoo-lock-gc-pause', true);
+    expect(r.conditions).toEqual([]);
+    expect(staleWrites(r.history).length).toBeGreaterThan(0);
+    expect(r.valid).toBe(true);
+  });
+
+  it('seed-fenced-lock, fenced: every client counts from 0, the fencing checker names tokens granted twice', async () => {
+    const r = await preset('seed-fenced-lock', true);
+    expect(checker(r, 'fencing')?.summary).toMatch(
+      /\d+ tokens granted twice; .*token \d+ was granted twice: to process \d+/,
+    );
+    expect(r.valid).toBe(false);
+  });
+
+  it('seed-fenced-lock-fixed, fenced: a token from Redis INCR refuses the paused holder', async () => {
+    const r = await preset('seed-fenced-lock-fixed', true);
+    expect(r.conditions).toEqual([]);
+    expect(staleWrites(r.history).length).toBeGreaterThan(0);
+    expect(r.valid).toBe(true);
+  });
+
+  it.each([
+    ['node-redlock', 'redlock', 'node', 'client.mjs'],
+    ['redis-semaphore', 'redis', 'node', 'client.mjs'],
+    ['kazoo-lock', 'zookeeper', '/usr/bin/python3', 'client.py'],
+    ['seed-fenced-lock', 'redis', '/usr/bin/python3', 'client.py'],
+    ['seed-fenced-lock-fixed', 'redis', '/usr/bin/python3', 'client.py'],
+  ])('client-check of %s (against %s): exit 0', async (folder, backend, program, file) => {
+    const adapter = join(packageRoot, 'examples/clients', folder, file);
+    const r = await lockchaos(['client-check', '--backend', backend, '--', program, adapter]);
+    expect(r.stdout).toMatch(/c0 acquire: ok/);
+    expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
+    expect(r.code).toBe(0);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+});
