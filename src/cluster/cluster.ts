@@ -67,9 +67,18 @@ export interface NodeHandle {
   resume(): Promise<void>;
   /** Sends a signal to PID 1, the server. */
   signal(signal: string): Promise<void>;
+  /** The container as the engine sees it: running, and when its server last started. */
+  state(): Promise<NodeState>;
   /** Starts the container again after a kill; waits for readiness. */
   restart(): Promise<void>;
   logs(): Promise<string>;
+}
+
+export interface NodeState {
+  running: boolean;
+  /** When the container's process last started (the engine's RFC 3339 time). */
+  startedAt: string;
+  exitCode: number;
 }
 
 export interface Cluster {
@@ -124,6 +133,10 @@ class ContainerNode implements NodeHandle {
   }
   async signal(signal: string) {
     await this.container.kill({ signal });
+  }
+  async state(): Promise<NodeState> {
+    const { Running, StartedAt, ExitCode } = (await this.container.inspect()).State;
+    return { running: Running, startedAt: StartedAt, exitCode: ExitCode };
   }
   async restart() {
     const state = (await this.container.inspect()).State;

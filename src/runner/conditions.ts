@@ -21,7 +21,8 @@ export type ConditionKind =
   | 'overran'
   | 'history-unwritten'
   | 'client-program-broken'
-  | 'bad-grant';
+  | 'bad-grant'
+  | 'node-lost';
 
 export interface RunCondition {
   kind: ConditionKind;

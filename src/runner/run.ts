@@ -50,6 +50,7 @@ import {
 } from './config.js';
 import { RunFaults } from './faults.js';
 import { clusterImages } from './images.js';
+import { NodeWatch } from './node-watch.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
@@ -239,6 +240,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     );
     // Time starts when every client is connected, so the whole time limit is workload.
     await pool.ready(60_000);
+    const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
     origin = monotonicNow();
     pool.go(origin);
 
@@ -277,6 +279,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
     conditions.push(...programsBroken(pool.brokenPrograms));
+    conditions.push(...(await watch.lost(config.schedule)));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.usesStore && !writer.error) {

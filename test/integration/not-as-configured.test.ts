@@ -86,4 +86,18 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     });
     expect(await leftovers(r.pid)).toEqual([]);
   });
+
+  it('the lock node killed outside the nemesis: not valid, exit 3, the node named', async () => {
+    const r = await runAndAct(['--time-limit', '5', '--seed', '4', '--nemesis', 'none'], (_pid, runId) => {
+      execFileSync('docker', ['kill', `lockchaos-${runId}-redis-1`]);
+    });
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(r.stdout).toMatch(
+      /did not run as configured: lock node redis-1 exited with code \d+, and no fault of the run took it down/,
+    );
+    expect(r.stdout).not.toMatch(/verdict: valid/);
+    expect(r.code).toBe(3);
+    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toContain('node-lost');
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
 });

@@ -1,0 +1,52 @@
+/**
+ * Lock nodes that died or restarted outside the nemesis. A node killed from outside (a
+ * `docker kill`, the OOM killer) while the run goes on leaves a run that did not test what
+ * was asked: most acquires fail at once, nothing overlaps, and without this the verdict
+ * read valid. The state of each lock node at the start of the workload is kept; at its end
+ * every node must be running, and started no later than then, unless kill-node restarted
+ * it (the run's schedule says so).
+ */
+import type { NodeHandle, NodeState } from '../cluster/cluster.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
+import type { RunCondition } from './conditions.js';
+
+export class NodeWatch {
+  private constructor(private readonly started: Map<NodeHandle, NodeState | undefined>) {}
+
+  /** The lock nodes' state now, at the start of the workload. */
+  static async begin(nodes: readonly NodeHandle[]): Promise<NodeWatch> {
+    const states = await Promise.all(nodes.map((n) => n.state().catch(() => undefined)));
+    return new NodeWatch(new Map(nodes.map((n, i) => [n, states[i]])));
+  }
+
+  /** A condition for each node that is not running, or restarted without the nemesis. */
+  async lost(applied: readonly ScheduledFault[]): Promise<RunCondition[]> {
+    const killed = restartedByNemesis(applied);
+    const conditions: RunCondition[] = [];
+    for (const [node, before] of this.started) {
+      const now = await node.state().catch(() => undefined);
+      if (!now || !now.running) {
+        const how = now ? `exited with code ${now.exitCode}` : 'is gone';
+        conditions.push(nodeLost(`lock node ${node.name} ${how}, and no fault of the run took it down`));
+      } else if (before && now.startedAt !== before.startedAt && !killed.has(node.name)) {
+        conditions.push(
+          nodeLost(`lock node ${node.name} restarted at ${now.startedAt}, and no fault of the run restarted it`),
+        );
+      }
+    }
+    return conditions;
+  }
+}
+
+const nodeLost = (message: string): RunCondition => ({ kind: 'node-lost', message });
+
+/** The nodes kill-node took down (and so restarted), from the faults the run applied. */
+function restartedByNemesis(applied: readonly ScheduledFault[]): Set<string> {
+  const names = new Set<string>();
+  for (const fault of applied) {
+    if (fault.kind !== 'kill-node') continue;
+    const nodes = (fault.did as { nodes?: unknown } | undefined)?.nodes;
+    if (Array.isArray(nodes)) for (const n of nodes) names.add(String(n));
+  }
+  return names;
+}
