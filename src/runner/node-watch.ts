@@ -25,7 +25,7 @@ export class NodeWatch {
     const conditions: RunCondition[] = [];
     for (const [node, before] of this.started) {
       const now = await node.state().catch(() => undefined);
-      if (!now || !now.running) {
+      if (!now?.running) {
         const how = now ? `exited with code ${now.exitCode}` : 'is gone';
         conditions.push(nodeLost(`lock node ${node.name} ${how}, and no fault of the run took it down`));
       } else if (before && now.startedAt !== before.startedAt && !killed.has(node.name)) {
