@@ -123,11 +123,12 @@ async function provide(image: string, opts: EnsureImageOptions): Promise<void> {
 
 /** `docker build -t IMAGE FOLDER` (its progress on stderr); a failure is one UserError line. */
 async function buildFromDockerfile(image: string, context: string, opts: EnsureImageOptions): Promise<void> {
-  const command = `docker build -t ${image} ${context}`;
+  const command = `docker build --force-rm -t ${image} ${context}`;
   if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
   opts.log?.(`image ${image} is missing: building it from ${join(context, 'Dockerfile')}...`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn('docker', ['build', '-t', image, context], { stdio: ['ignore', 2, 2] });
+    // --force-rm: a step that fails leaves no stopped container behind.
+    const child = spawn('docker', ['build', '--force-rm', '-t', image, context], { stdio: ['ignore', 2, 2] });
     child.on('exit', (c) => resolve(c ?? 1));
     child.on('error', () => resolve(127));
   });
