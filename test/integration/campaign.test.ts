@@ -359,7 +359,7 @@ describe.skipIf(skip)('lockchaos campaign of a module backend with its own image
     const r = await lockchaos(['campaign', yaml, '--store', join(work, 'store-broken'), '--time-limit', '3']);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
-      /^lockchaos campaign: building lockchaos-test\/own-image-\d+:1-broken failed \(exit \d+\): run 'docker build -t \S+ .*broken' to see why$/,
+      /^lockchaos campaign: building lockchaos-test\/own-image-\d+:1-broken failed \(exit \d+\): run 'docker build --force-rm -t \S+ .*broken' to see why$/,
     );
     expect(r.stderr).not.toMatch(/starting \(expect|\n\s+at /);
   });
