@@ -57,6 +57,24 @@ describe('lost updates', () => {
     );
   });
 
+  it('takes no read during the run for the final read when the last read failed', () => {
+    // The store lost at the end: [10] was read during the run, 11 acknowledged after it.
+    const h = new H()
+      .invoke(0, 'write', S, [10])
+      .ok(0, 'write', S, [10])
+      .invoke(1, 'read', S)
+      .ok(1, 'read', S, [10])
+      .invoke(1, 'write', S, [10, 11])
+      .ok(1, 'write', S, [10, 11])
+      .invoke(2, 'read', S)
+      .fail(2, 'read', S, 'cannot connect');
+    expect(checkLostUpdates(h.ops, S)).toMatchObject({
+      valid: 'unknown',
+      summary:
+        'no final read: the data store did not answer it, so what the store kept cannot be told (2 acknowledged adds recorded)',
+    });
+  });
+
   it('does not count unacknowledged (info or rejected) writes as lost', () => {
     const h = new H()
       .invoke(0, 'write', S, [[10], 3])

@@ -42,17 +42,24 @@ export type LostUpdatesDetails = {
   unexpectedElements?: number[];
 };
 
+/** What lost-updates could say without a final read. */
+export type NoFinalReadDetails = { acknowledged: number; finalRead: false };
+
 export function checkLostUpdates(
   history: readonly Op[],
   storeKey: string,
-): CheckResult & { details?: LostUpdatesDetails } {
+): CheckResult & { details?: LostUpdatesDetails | NoFinalReadDetails } {
   const base = { checker: 'lost-updates', counts: true };
   const pairs = pairLeniently(history).filter((p) => p.invoke.key === storeKey);
   const writes = pairs.filter((p) => p.invoke.f === 'write' && p.completion?.type === 'ok');
-  const finalRead = pairs.filter((p) => p.invoke.f === 'read' && p.completion?.type === 'ok').at(-1);
+  const reads = pairs.filter((p) => p.invoke.f === 'read');
+  const finalRead = reads.findLast((p) => p.completion?.type === 'ok');
   if (!finalRead?.completion) {
     return { ...base, valid: 'unknown', summary: 'no successful read of the store: cannot tell what was kept' };
   }
+  // The final read is the last read of all: one that the store did not answer leaves none,
+  // and a read during the run is no final read (every add acknowledged after it would look lost).
+  if (reads.at(-1) !== finalRead) return noFinalRead(base, writes.length, 'the data store did not answer it');
   const final = new Set(writtenSet(finalRead.completion.value));
   const attempted = new Set(pairs.filter((p) => p.invoke.f === 'write').map((p) => writtenSet(p.invoke.value).at(-1)));
   const lost: { element: number; writer: Op; overwrittenBy?: Op }[] = [];
@@ -106,9 +113,17 @@ export function checkLostUpdates(
 export function lostUpdatesWithoutFinalRead(r: CheckResult, why = 'the run stopped before it'): CheckResult {
   if (r.valid === 'unknown') return r;
   const acknowledged = (r.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged ?? 0;
+  return noFinalRead({ checker: r.checker, counts: r.counts ?? true }, acknowledged, why);
+}
+
+/** lost-updates unknown for want of a final read, with the adds acknowledged and `why` there is none. */
+function noFinalRead(
+  base: Pick<CheckResult, 'checker' | 'counts'>,
+  acknowledged: number,
+  why: string,
+): CheckResult & { details: NoFinalReadDetails } {
   return {
-    checker: r.checker,
-    counts: r.counts ?? true,
+    ...base,
     valid: 'unknown',
     summary: `no final read: ${why}, so what the store kept cannot be told (${acknowledged} acknowledged adds recorded)`,
     details: { acknowledged, finalRead: false },

@@ -30,14 +30,14 @@ export function encodeGrant(grant: { validityMs: number; token?: number; votes?:
   return value;
 }
 
+/** How an acquire's info error begins when its grant was refused (grantProblem). */
+export const REFUSED_GRANT = 'refused grant: ';
+
 /**
  * What is wrong with a backend's grant, or undefined: its numbers must be finite numbers.
  * JSON has no NaN or Infinity (history.jsonl would hold null), and a string token compares
  * as text: such a grant is refused, not recorded as something else.
  */
-/** How an acquire's info error begins when its grant was refused (grantProblem). */
-export const REFUSED_GRANT = 'refused grant: ';
-
 export function grantProblem(grant: { validityMs: unknown; token?: unknown; votes?: unknown }): string | undefined {
   for (const field of ['validityMs', 'token', 'votes'] as const) {
     const v = grant[field];

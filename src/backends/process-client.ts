@@ -44,7 +44,8 @@ const MAX_TICK_MS = 250;
 
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
-  private waiting?: { id: number; resolve: (line: string) => void; reject: (err: Error) => void };
+  /** The request waiting for its answer (one at a time): the next line the program writes is it. */
+  private waiting?: { resolve: (line: string) => void; reject: (err: Error) => void };
   private broken?: string;
   private readonly leases = new Map<string, unknown>();
   private readonly stderrTail: string[] = [];
@@ -168,7 +169,6 @@ export class ProcessLockClient implements LockClient {
         this.waiting = undefined;
       };
       this.waiting = {
-        id,
         resolve: (line) => {
           done();
           resolve(line);

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { backendOf, isModulePath } from '../backends/index.js';
-import { type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { locatePaths, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
@@ -159,12 +159,20 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                     `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencing ? 'fenced' : 'unfenced']} ${fencing ? 'fenced' : 'unfenced'})`,
                   );
                 }
-                const config: TestConfig = { name: '', ...base, backend, workload, nemesis, fencing, seed };
-                if (backendModule !== undefined) config.backendModule = backendModule;
-                // A client program runs from the campaign file's folder, unless the file names one.
-                if (config.clientCommand !== undefined) {
-                  config.clientDir = resolve(spec.baseDir ?? process.cwd(), config.clientDir ?? '.');
-                }
+                // A module backend and a client program are found from the campaign file's folder.
+                const config: TestConfig = locatePaths(
+                  {
+                    name: '',
+                    ...base,
+                    backend,
+                    workload,
+                    nemesis,
+                    fencing,
+                    seed,
+                    ...(backendModule ? { backendModule } : {}),
+                  },
+                  spec.baseDir,
+                );
                 config.name = testName(config);
                 const id = cellId({
                   ...key,

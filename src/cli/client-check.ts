@@ -1,8 +1,10 @@
 /** `lockchaos client-check [--backend NAME] -- CMD ...`: does a client program speak the client protocol? */
 import { parseArgs } from 'node:util';
 import { PROTOCOL_VERSION } from '../backends/client-protocol.js';
+import { BACKENDS } from '../backends/index.js';
 import { checkClientProgram } from '../runner/client-check.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
+import { knownBackend } from './args.js';
 
 const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] -- CMD [ARG...]
 
@@ -44,7 +46,7 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     throw new UserError('give the client program after --: lockchaos client-check -- python3 client.py');
   }
   const result = await checkClientProgram({
-    backend: values.backend ?? 'redis',
+    backend: knownBackend('backend', values.backend ?? 'redis', Object.keys(BACKENDS)),
     command: command.map(shellWord).join(' '),
     cwd: values.dir,
     log: (line) => console.error(line),

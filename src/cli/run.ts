@@ -3,7 +3,7 @@ import { formatSummary } from '../report/summary.js';
 import { loadBackendModule } from '../runner/backend-module.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import {
-  locateBackendModule,
+  locatePaths,
   parseStoredConfig,
   runnableConfig,
   type TestConfig,
@@ -121,7 +121,7 @@ export function configFromArgs(
   const { scenario, config: resolved } = resolveScenario(scenarioFlag ?? scheduled?.config.scenario, {
     over: { ...lent, ...flags },
   });
-  const parameters = locateBackendModule(resolved);
+  const parameters = locatePaths(resolved);
   if (parameters.backendModule === undefined) delete parameters.backendModule;
   if (scenario && flags.backend !== undefined && !scenarioRunsOn(scenario).backend.includes(flags.backend)) {
     throw new UserError(
@@ -163,7 +163,7 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   }
   // A module backend by the absolute path the run recorded (from any folder); a run from
   // before it was recorded, or one whose module has moved, by the path as given, from here.
-  return { file, config: locateBackendModule({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
+  return { file, config: locatePaths({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
 }
 
 /** The replayed configuration validated (its module backend loaded first); a problem names the file. */

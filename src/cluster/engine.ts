@@ -95,40 +95,37 @@ export async function ensureImage(opts: EnsureImageOptions) {
 async function provide(image: string, opts: EnsureImageOptions): Promise<void> {
   if (await imageExists(image)) return;
   const context = opts.contexts?.[image];
-  if (context !== undefined) return buildFromDockerfile(image, context, opts);
-  const build = buildCommand(image);
-  if (!build) {
-    opts.log?.(`image ${image} is missing: pulling it...`);
-    try {
-      await pull(image);
-    } catch (err) {
-      throw new UserError(
-        `the image ${image} is missing and could not be pulled (${errorMessage(err).split('\n')[0]}): build or load it (docker build -t ${image} ...)`,
-      );
-    }
-    return;
+  const own = buildCommand(image);
+  if (context !== undefined) {
+    // --force-rm: a step that fails leaves no stopped container behind.
+    return build(
+      image,
+      ['docker', 'build', '--force-rm', '-t', image, context],
+      `from ${join(context, 'Dockerfile')}`,
+      opts,
+    );
   }
-  const command = `bash ${build.join(' ')}`;
-  if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
-  opts.log?.(`image ${image} is missing: building it (a few minutes, once)...`);
-  const code = await new Promise<number>((resolve) => {
-    const child = spawn('bash', build, { stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (c) => resolve(c ?? 1));
-    child.on('error', () => resolve(1));
-  });
-  if (code !== 0 || !(await imageExists(image))) {
-    throw new UserError(`building ${image} failed (exit ${code}): run '${command}' to see why`);
+  if (own) return build(image, ['bash', ...own], '(a few minutes, once)', opts);
+  opts.log?.(`image ${image} is missing: pulling it...`);
+  try {
+    await pull(image);
+  } catch (err) {
+    throw new UserError(
+      `the image ${image} is missing and could not be pulled (${errorMessage(err).split('\n')[0]}): build or load it (docker build -t ${image} ...)`,
+    );
   }
 }
 
-/** `docker build -t IMAGE FOLDER` (its progress on stderr); a failure is one UserError line. */
-async function buildFromDockerfile(image: string, context: string, opts: EnsureImageOptions): Promise<void> {
-  const command = `docker build --force-rm -t ${image} ${context}`;
+/**
+ * Builds a missing image with `argv` (its progress on stderr, not among a run's results);
+ * with build: false, or when it fails, one UserError line with the command to run.
+ */
+async function build(image: string, argv: string[], how: string, opts: EnsureImageOptions): Promise<void> {
+  const command = argv.join(' ');
   if (!opts.build) throw new UserError(`the image ${image} is missing: build it with '${command}'`);
-  opts.log?.(`image ${image} is missing: building it from ${join(context, 'Dockerfile')}...`);
+  opts.log?.(`image ${image} is missing: building it ${how}...`);
   const code = await new Promise<number>((resolve) => {
-    // --force-rm: a step that fails leaves no stopped container behind.
-    const child = spawn('docker', ['build', '--force-rm', '-t', image, context], { stdio: ['ignore', 2, 2] });
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 2, 2] });
     child.on('exit', (c) => resolve(c ?? 1));
     child.on('error', () => resolve(127));
   });

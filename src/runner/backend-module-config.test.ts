@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromArgs, loadReplayConfig } from '../cli/run.js';
 import { loadBackendModule } from './backend-module.js';
-import { DEFAULTS, locateBackendModule, parseStoredConfig, testJsonText, testName } from './config.js';
+import { DEFAULTS, locatePaths, parseStoredConfig, testJsonText, testName } from './config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-module-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +53,7 @@ describe('a module backend as given and as resolved', () => {
 
   it('a recorded path that is gone falls back to the path as given, from here; neither there is one line', async () => {
     const moved = { backend: relative(process.cwd(), path), backendModule: join(dir, 'gone', 'backend.mjs') };
-    expect(locateBackendModule(moved).backendModule).toBe(path);
+    expect(locatePaths(moved).backendModule).toBe(path);
     const lost = join(dir, 'lost');
     mkdirSync(lost, { recursive: true });
     writeFileSync(

@@ -7,13 +7,15 @@
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
  */
 import { randomBytes } from 'node:crypto';
-import { loadBackend } from '../backends/index.js';
+import { resolve } from 'node:path';
+import { type Grant, isModulePath, loadBackend } from '../backends/index.js';
 import { ProcessLockClient } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
+import { imagesOf } from './images.js';
 
 export interface ClientCheckResult {
   /** What each step answered, in words. */
@@ -34,7 +36,8 @@ export async function checkClientProgram(opts: {
   if (!backend) throw new UserError(`unknown backend '${opts.backend}'`);
   const specs = checkedNodeSpecs(backend, { ttlMs: 2000 });
   await ensureEngine();
-  await ensureImage({ build: true, log: opts.log, images: specs.flatMap((s) => (s.image ? [s.image] : [])) });
+  const module = isModulePath(opts.backend) ? resolve(opts.backend) : undefined;
+  await ensureImage({ build: true, log: opts.log, ...imagesOf(specs, module) });
   const runId = randomBytes(4).toString('hex');
   const steps: string[] = [];
   const programs: ProcessLockClient[] = [];
@@ -60,34 +63,31 @@ export async function checkClientProgram(opts: {
       steps.push(`${client}: init_ok`);
       return program;
     };
-    /** One request; its answer in words, or undefined once the program broke. */
+    /** One request, its answer in words in the steps; nothing once the program broke (the problem says why). */
     const step = async (what: string, request: () => Promise<string>) => {
       try {
         steps.push(`${what}: ${await request()}`);
       } catch (err) {
-        if (problem) return;
-        steps.push(`${what}: ${errorMessage(err).startsWith('client program') ? 'broken' : `${kindOf(err)}`}`);
+        if (!problem) steps.push(`${what}: ${kindOf(err)}`);
       }
     };
-    const a = await start('c0');
-    const b = await start('c1');
-    let grant: Awaited<ReturnType<ProcessLockClient['acquire']>> = null;
-    await step('c0 acquire', async () => {
-      grant = await a.acquire(KEY, { ttlMs: 5000, timeoutMs: 1000 });
-      return grant?.token === undefined ? 'ok' : `ok, token ${grant.token}`;
-    });
-    if (!problem)
-      await step('c1 acquire while c0 holds', async () =>
-        grantWords(await b.acquire(KEY, { ttlMs: 5000, timeoutMs: 500 })),
-      );
-    if (!problem && grant) await step('c0 release', async () => ((await a.release(grant as never)) ? 'ok' : 'fail'));
-    if (!problem) {
-      await step('c1 acquire', async () => {
-        grant = await b.acquire(KEY, { ttlMs: 5000, timeoutMs: 2000 });
+    const acquire = async (what: string, program: ProcessLockClient, timeoutMs: number) => {
+      let grant: Grant | null = null;
+      await step(what, async () => {
+        grant = await program.acquire(KEY, { ttlMs: 5000, timeoutMs });
         return grantWords(grant);
       });
-    }
-    if (!problem && grant) await step('c1 release', async () => ((await b.release(grant as never)) ? 'ok' : 'fail'));
+      return grant as Grant | null;
+    };
+    const release = (what: string, program: ProcessLockClient, grant: Grant) =>
+      step(what, async () => ((await program.release(grant)) ? 'ok' : 'fail'));
+    const a = await start('c0');
+    const b = await start('c1');
+    const first = await acquire('c0 acquire', a, 1000);
+    if (!problem) await acquire('c1 acquire while c0 holds', b, 500);
+    if (!problem && first) await release('c0 release', a, first);
+    const second = problem ? null : await acquire('c1 acquire', b, 2000);
+    if (!problem && second) await release('c1 release', b, second);
   } catch (err) {
     problem ??= errorMessage(err).split('\n')[0];
   } finally {

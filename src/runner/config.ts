@@ -31,14 +31,20 @@ export const testName = (c: Pick<TestConfig, 'backend' | 'backendModule' | 'work
   );
 
 /**
- * The configuration with its module backend located: `backendModule` is `backend`
- * resolved from `baseDir` (default: the current folder), unless it already names a file
- * that exists (a replay of a run made elsewhere). A built-in backend needs nothing.
+ * The configuration with its paths located, from `baseDir` (default: the current folder;
+ * a campaign's: its file's folder), as test.json records them for a replay anywhere:
+ * `backendModule` is `backend` resolved, unless it already names a file that exists (a
+ * replay of a run made elsewhere); `clientDir`, where a client program runs, absolute.
  */
-export function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(
+export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
   c: C,
   baseDir = process.cwd(),
 ): C {
+  const clientDir = c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
+  return { ...locateBackendModule(c, baseDir), ...clientDir };
+}
+
+function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(c: C, baseDir: string): C {
   if (!isModulePath(c.backend)) return c;
   if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
   const here = resolve(baseDir, c.backend);

@@ -14,22 +14,38 @@
  */
 import type { UnindexedOp } from '../history/recorder.js';
 
+/** A hold as the record shows it: from an acquire's ok to the release's invocation or an info. */
+export interface Held {
+  lock: string;
+  process: number;
+  /** What the acquire's ok carried (the grant: token, validity, votes); always an object. */
+  value: unknown;
+  /** When the runner learned of the grant (Date.now()). */
+  at: number;
+}
+
 /** What the record shows of one client process: the operation it waits on, the lock it holds. */
 export class OpenCycle {
   private outstanding?: UnindexedOp;
-  private held?: { lock: string; process: number };
+  private hold?: Held;
 
-  /** Follows one of the client's recorded operations. */
-  follow(op: UnindexedOp): void {
+  /** Follows one of the client's recorded operations, learned of at `now`. */
+  follow(op: UnindexedOp, now = Date.now()): void {
     if (op.type === 'invoke') this.outstanding = op;
     else this.outstanding = undefined;
-    if (op.f === 'acquire' && op.type === 'ok') this.held = { lock: op.key ?? '', process: op.process as number };
-    else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') this.held = undefined;
+    if (op.f === 'acquire' && op.type === 'ok') {
+      this.hold = { lock: op.key ?? '', process: op.process as number, value: op.value ?? {}, at: now };
+    } else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') this.hold = undefined;
+  }
+
+  /** The lock the client holds, as far as the record shows. */
+  get held(): Held | undefined {
+    return this.hold;
   }
 
   /** Whether the record shows the client waiting on an answer or holding the lock. */
   get open(): boolean {
-    return this.outstanding !== undefined || this.held !== undefined;
+    return this.outstanding !== undefined || this.hold !== undefined;
   }
 
   /**
@@ -43,13 +59,13 @@ export class OpenCycle {
     if (pending) {
       const { type: _invoke, time: _at, ...rest } = pending;
       ops.push({ ...rest, type: 'info', time, error });
-    } else if (this.held) {
-      const { lock, process } = this.held;
+    } else if (this.hold) {
+      const { lock, process } = this.hold;
       ops.push({ type: 'invoke', f: 'release', process, time, key: lock });
       ops.push({ type: 'info', f: 'release', process, time, key: lock, error });
     }
     this.outstanding = undefined;
-    this.held = undefined;
+    this.hold = undefined;
     return ops;
   }
 }

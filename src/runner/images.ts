@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { backendOf } from '../backends/index.js';
+import type { NodeSpec } from '../cluster/cluster.js';
 import { NODE_IMAGE, POSTGRES_IMAGE } from '../cluster/engine.js';
 import { dataStoreNodeSpec } from '../datastore/datastore.js';
 import { checkedNodeSpecs } from './backend-module.js';
@@ -22,11 +23,18 @@ export interface ClusterImages {
 export function clusterImages(config: TestConfig): ClusterImages {
   const backend = backendOf(config);
   if (!backend) throw new Error(`unreachable: backend ${config.backend} is validated`);
-  const specs = [...checkedNodeSpecs(backend, backendOptionsOf(config, backend)), dataStoreNodeSpec()];
+  return imagesOf(
+    [...checkedNodeSpecs(backend, backendOptionsOf(config, backend)), dataStoreNodeSpec()],
+    config.backendModule,
+  );
+}
+
+/** What these node specs run on; a module backend's own image is built from its folder's Dockerfile. */
+export function imagesOf(specs: readonly NodeSpec[], backendModule?: string): ClusterImages {
   const images = [...new Set(specs.map((s) => s.image ?? NODE_IMAGE))];
   const contexts: Record<string, string> = {};
   const own = images.filter((i) => i !== NODE_IMAGE && i !== POSTGRES_IMAGE);
-  const folder = config.backendModule === undefined ? undefined : dirname(config.backendModule);
+  const folder = backendModule === undefined ? undefined : dirname(backendModule);
   if (folder !== undefined && own.length === 1 && existsSync(join(folder, 'Dockerfile'))) {
     contexts[own[0] as string] = folder;
   }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expandCells } from '../campaign/matrix.js';
 import { OPTION_FIELDS, validateCampaign } from '../campaign/spec.js';
@@ -50,6 +51,8 @@ describe('the run parameters table', () => {
       if (p.field === 'scenario' || p.field === 'schedule' || p.field in config) continue;
       config[p.field] = p.type === 'number' ? 7 : p.type === 'string' ? `v-${p.flag}` : true;
     }
+    // Paths are recorded located, as a replay from another folder needs them.
+    config.clientDir = resolve('v-client-dir');
     const { flags, unmapped } = rerunCommands('/r', config as unknown as TestConfig);
     expect(unmapped).toEqual([]);
     expect(parse(flags.split(' ').slice(2))).toEqual(config);

@@ -19,11 +19,7 @@ const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
 interface Worker {
   child: ChildProcess;
   process: number;
-  /** While it holds the lock: the value of the acquire that made it a holder (always an object). */
-  grant?: unknown;
-  /** When that acquire's answer reached the runner (Date.now()). */
-  grantedAt?: number;
-  /** Its cycle as the record shows it, to end it on the record if the client cannot. */
+  /** Its cycle as the record shows it (the lock it holds, the grant), to end it on the record if the client cannot. */
   cycle: OpenCycle;
   /** The harness wrote the end of its cycle: what the worker sends after that is not recorded. */
   ended: boolean;
@@ -48,8 +44,6 @@ export class WorkerPool implements ClientFaultTarget {
   readonly brokenPrograms: { client: number; why: string }[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
-  /** Operations of a killed worker that arrived after the harness ended its cycle: not recorded. */
-  droppedOps = 0;
   private stopping = false;
   private goAt?: number;
   private origin?: Origin;
@@ -131,16 +125,10 @@ export class WorkerPool implements ClientFaultTarget {
 
   private onMessage(worker: Worker, m: FromWorker) {
     if (m.type === 'ops') {
-      if (worker.ended) {
-        this.droppedOps += m.ops.length;
-        return;
-      }
+      // Its cycle ended by the harness: what it sends after is not recorded.
+      if (worker.ended) return;
       for (const op of m.ops) {
         worker.process = op.process as number;
-        if (op.f === 'acquire' && op.type === 'ok') {
-          worker.grant = op.value ?? {};
-          worker.grantedAt = Date.now();
-        } else if ((op.f === 'release' && op.type === 'invoke') || op.type === 'info') worker.grant = undefined;
         worker.cycle.follow(op);
         worker.lastSeen = Math.max(worker.lastSeen ?? 0, op.time);
         this.record(op);
@@ -161,11 +149,10 @@ export class WorkerPool implements ClientFaultTarget {
   }
 
   grant(client: number): unknown {
-    return this.workers[client]?.grant;
+    return this.workers[client]?.cycle.held?.value;
   }
   grantedAt(client: number): number | undefined {
-    const w = this.workers[client];
-    return w?.grant === undefined ? undefined : w.grantedAt;
+    return this.workers[client]?.cycle.held?.at;
   }
 
   /**
@@ -176,7 +163,6 @@ export class WorkerPool implements ClientFaultTarget {
   private endCycle(worker: Worker, why: string, at?: number): void {
     if (worker.ended || this.origin === undefined) return;
     worker.ended = true;
-    worker.grant = undefined;
     for (const op of worker.cycle.end(at ?? sinceOrigin(this.origin), why)) this.record(op);
   }
   count(): number {
@@ -208,7 +194,7 @@ export class WorkerPool implements ClientFaultTarget {
   }
 
   holders(): number[] {
-    return this.workers.flatMap((w, i) => (w.grant !== undefined && w.child.exitCode === null ? [i] : []));
+    return this.workers.flatMap((w, i) => (w.cycle.held && w.child.exitCode === null ? [i] : []));
   }
   pid(client: number): number | undefined {
     return this.workers[client]?.child.pid;

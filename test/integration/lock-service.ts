@@ -352,7 +352,7 @@ export function endToEndSuite(backend: string, ttlMs: number) {
   it.each([['on'], ['off']])('is valid without faults, fencing %s', async (fencing) => {
     const r = await runAndRead(store, [
       ...['--backend', backend, '--workload', 'lock-set', '--nemesis', 'none', '--fencing', fencing],
-      ...['--time-limit', '8', '--seed', '1'],
+      ...['--time-limit', '5', '--seed', '1'],
     ]);
     expect(r.stdout).toMatch(/lost-updates\s+valid/);
     expect(r.stdout).toMatch(/mutual-exclusion\s+valid/);

@@ -11,7 +11,7 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   it('catches Redlock without fencing under client pauses: overlapping holders and lost updates', async () => {
     const r = await runAndRead(store, [
       ...['--backend', 'redlock', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'off'],
-      ...['--time-limit', '20', '--nemesis-interval', '2', '--seed', '3'],
+      ...['--time-limit', '12', '--nemesis-interval', '2', '--seed', '3'],
     ]);
     expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID\s+\d+ overlapping holds/);
     expect(r.stdout).toMatch(/lost-updates\s+INVALID\s+\d+ of \d+ acknowledged adds lost/);

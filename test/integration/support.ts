@@ -98,7 +98,7 @@ export async function runAndRead(store: string, args: string[]): Promise<RunRead
 export async function expectFencingHoldsUnderPauses(store: string, args: string[]): Promise<void> {
   const r = await runAndRead(store, [
     ...['--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'on'],
-    ...['--time-limit', '20', '--nemesis-interval', '2', ...args],
+    ...['--time-limit', '12', '--nemesis-interval', '2', ...args],
   ]);
   expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID.*\(shown, not counted\)/);
   expect(r.stdout).toMatch(/lost-updates\s+valid/);
