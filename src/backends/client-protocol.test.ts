@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION, parseAnswer, parseInitOk } from './client-protocol.js';
+import { clientProgramName, PROTOCOL_VERSION, parseAnswer, parseInitOk } from './client-protocol.js';
 
 describe('the client protocol', () => {
   it('reads init_ok, and refuses another version or another first line', () => {
@@ -44,5 +44,17 @@ describe('the client protocol', () => {
     ['{"type":"ok","id":3,"validity_ms":-1}', /^validity_ms -1 is not a number of ms >= 0/],
   ])('names what is wrong with %s in one line', (line, problem) => {
     expect(() => parseAnswer(line, 3, 'acquire')).toThrow(problem);
+  });
+});
+
+describe('a client program in names', () => {
+  it.each([
+    ['python3 examples/clients/redis-py-lock', 'redis-py-lock'],
+    ['node ./lock.mjs --verbose', 'lock'],
+    ['/usr/bin/python3 -u /team/clients/kazoo_lock.py', 'kazoo_lock'],
+    ['java -jar build/redisson-client.jar', 'redisson-client'],
+    ['./client', 'client'],
+  ])('%s is called %s', (command, name) => {
+    expect(clientProgramName(command)).toBe(name);
   });
 });

@@ -16,6 +16,18 @@
  * problem is one line, for the run's record and for `lockchaos client-check`.
  */
 
+/**
+ * What a client command is called in test names and campaign cell ids: its program's file
+ * name without the extension (`python3 examples/clients/redis-py-lock` → redis-py-lock,
+ * `node ./lock.mjs --verbose` → lock), so that two clients of one backend are two
+ * configurations.
+ */
+export function clientProgramName(command: string): string {
+  const words = command.trim().split(/\s+/);
+  const program = words.filter((w) => !w.startsWith('-')).at(-1) ?? words[0] ?? '';
+  return (program.split('/').filter(Boolean).at(-1) ?? program).replace(/\.(m?js|cjs|py|rb|sh|jar|exe)$/, '');
+}
+
 /** The protocol version this harness speaks. */
 export const PROTOCOL_VERSION = 1;
 

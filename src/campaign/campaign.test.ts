@@ -253,6 +253,7 @@ describe('matrix expansion', () => {
         '    options: { hold: 20 }',
         '  - scenario: control',
         '  - scenario: control',
+        '    label: ttl-3000',
         '    options: { ttl: 3000 }',
       ].join('\n'),
     );
@@ -354,7 +355,9 @@ describe('sharding', () => {
       { minLength: 1, maxLength: 5 },
     )
     .map((entries) => ({
-      matrix: entries.map((e) => ({
+      matrix: entries.map((e, i) => ({
+        // Entries may overlap: a label per entry keeps each cell one configuration.
+        label: `e${i}`,
         backend: e.backend,
         workload: e.workload,
         nemesis: e.nemesis,

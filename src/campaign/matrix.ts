@@ -4,6 +4,7 @@
  * order is deterministic, so that shards partition the same list on every machine.
  */
 import { resolve } from 'node:path';
+import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf, isModulePath } from '../backends/index.js';
 import { locatePaths, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -35,17 +36,20 @@ export interface Cell {
 }
 
 /**
- * backend[options]/workload/faults/fencing/seed: the backend's options are part of what a
- * configuration is (the same scenario with and without WAIT are two configurations).
+ * backend[options]+client/workload/faults/fencing/seed: the backend's options and the
+ * client program are part of what a configuration is (the same scenario with and without
+ * WAIT are two configurations; so are redis with redis-py's Lock and with redis-semaphore).
  */
 export function cellId(
   c: Pick<Cell, 'backend' | 'workload' | 'nemesis' | 'scenario' | 'fencing' | 'seed'> & {
     backendOptions?: string;
+    client?: string;
     label?: string;
   },
 ): string {
   const faults = c.scenario ? `scenario=${c.scenario}` : c.nemesis;
-  const backend = c.backendOptions ? `${c.backend}[${c.backendOptions}]` : c.backend;
+  const options = c.backendOptions ? `[${c.backendOptions}]` : '';
+  const backend = `${c.backend}${options}${c.client ? `+${c.client}` : ''}`;
   const label = c.label ? `/${c.label}` : '';
   return `${backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}${label}/seed-${c.seed}`;
 }
@@ -66,6 +70,7 @@ function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'con
  */
 export function expandCells(spec: CampaignSpec): Cell[] {
   const cells: Cell[] = [];
+  const ids = new Map<string, number>(); // cell id → the entry that made it
   const bounded = (path: string, count = cells.length + 1) => {
     if (count <= MAX_CELLS) return;
     throw new SchemaError(
@@ -174,10 +179,14 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                   spec.baseDir,
                 );
                 config.name = testName(config);
+                // A scenario's own client is named by the scenario; a client the campaign gives, here.
+                const ownClient =
+                  config.clientCommand !== undefined && config.clientCommand !== scenario?.config.clientCommand;
                 const id = cellId({
                   ...key,
                   backend: backendModule !== undefined && b ? b.name : backend,
                   backendOptions: config.backendOptions,
+                  ...(ownClient && config.clientCommand ? { client: clientProgramName(config.clientCommand) } : {}),
                   label: entry.label,
                 });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
@@ -190,6 +199,16 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                   throw err;
                 }
                 bounded(path);
+                // Two cells of one id would share a folder and a row: each configuration once.
+                const first = ids.get(id);
+                if (first !== undefined) {
+                  const where = first === e ? 'this entry' : `matrix[${first}]`;
+                  throw new SchemaError(
+                    path,
+                    `cell ${id} is also made by ${where}: drop one, or give an entry a label`,
+                  );
+                }
+                ids.set(id, e);
                 cells.push(cell);
               }
             }

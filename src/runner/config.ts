@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
+import { clientProgramName } from '../backends/client-protocol.js';
 import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { checkSpecForBackend } from '../nemesis/index.js';
@@ -21,14 +22,19 @@ export { DEFAULTS, type TestConfig };
 
 /**
  * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
- * while it is not loaded), safe as a folder name (no : or , either: artifact uploaders
- * refuse them).
+ * while it is not loaded), a client program after a + (redis+redis-py-lock-...), safe as a
+ * folder name (no : or , either: artifact uploaders refuse them).
  */
-export const testName = (c: Pick<TestConfig, 'backend' | 'backendModule' | 'workload' | 'nemesis' | 'fencing'>) =>
-  `${backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '')}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
+export const testName = (
+  c: Pick<TestConfig, 'backend' | 'backendModule' | 'workload' | 'nemesis' | 'fencing' | 'clientCommand'>,
+) => {
+  const backend = backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '');
+  const client = c.clientCommand !== undefined ? `+${clientProgramName(c.clientCommand)}` : '';
+  return `${backend}${client}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
     /[^\w.+-]/g,
     '_',
   );
+};
 
 /**
  * The configuration with its paths located, from `baseDir` (default: the current folder;
