@@ -2,8 +2,12 @@
  * Harness overhead: operations per second that a run records (clients in worker
  * processes, every operation stamped, streamed over IPC and appended to history.jsonl)
  * against a raw client loop on the same kind of server (the same lock client, the same
- * concurrency, in this process, recording nothing). Goal: at least 80%.
+ * concurrency, in this process, recording nothing). Goal: a median ratio of at least 90%.
  * Workload: mutex with no hold and no think time, no faults, redis backend.
+ *
+ * Raw and recorded rounds alternate (ROUNDS pairs, at least 5): one pair each was as noisy
+ * as the machine (92% and then 63% on one quiet machine, twice in a row). Each pair's ratio
+ * compares neighbours in time; the median and the spread of the pairs are the figure.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -17,7 +21,8 @@ import { DEFAULTS } from '../src/runner/config.js';
 import { run } from '../src/runner/run.js';
 import { Rng } from '../src/util/rng.js';
 
-const SECONDS = Number(process.env.SECONDS_PER_SIDE ?? 10);
+const SECONDS = Number(process.env.SECONDS_PER_SIDE ?? 5);
+const ROUNDS = Math.max(5, Number(process.env.ROUNDS ?? 5));
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 5);
 
 await ensureEngine();
@@ -76,8 +81,23 @@ async function recorded(): Promise<number> {
   return completed.length / SECONDS;
 }
 
-const rawRate = await raw();
-const recordedRate = await recorded();
-console.log(`raw client loop:   ${rawRate.toFixed(0)} ops/s (${CONCURRENCY} clients, ${SECONDS} s)`);
-console.log(`recorded by a run: ${recordedRate.toFixed(0)} ops/s`);
-console.log(`ratio:             ${((100 * recordedRate) / rawRate).toFixed(0)}% (goal: at least 80%)`);
+const pairs: { raw: number; recorded: number; ratio: number }[] = [];
+console.log(`${ROUNDS} rounds of raw then recorded, ${CONCURRENCY} clients, ${SECONDS} s a side`);
+console.log('round   raw ops/s   recorded ops/s   ratio');
+for (let i = 1; i <= ROUNDS; i++) {
+  const r = await raw();
+  const rec = await recorded();
+  pairs.push({ raw: r, recorded: rec, ratio: rec / r });
+  console.log(
+    `${String(i).padStart(5)}   ${r.toFixed(0).padStart(9)}   ${rec.toFixed(0).padStart(14)}   ${pct(rec / r).padStart(5)}`,
+  );
+}
+const ratios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+const median = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
+console.log(
+  `median ratio: ${pct(median)} (spread ${pct(ratios[0] ?? Number.NaN)} to ${pct(ratios.at(-1) ?? Number.NaN)}); goal: at least 90% -> ${median >= 0.9 ? 'met' : 'NOT met'}`,
+);
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(0)}%`;
+}

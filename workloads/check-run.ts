@@ -2,6 +2,9 @@
  * The checks of a run: its workload's checkers on its history. The runner checks a run
  * when it ends; the report checks a run folder that has no results (its runner killed).
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { CheckResult } from '../checkers/result.js';
 import { runCheckers } from '../checkers/run-checker.js';
 import type { Op } from '../src/history/op.js';
@@ -16,4 +19,57 @@ export function checkRun(
   const workload = workloadByName(run.workload);
   if (!workload) throw new UserError(`unknown workload '${run.workload}': no checkers for it`);
   return runCheckers(history, workload.checkers, { storeKey: opts.storeKey, fenced: run.fencing });
+}
+
+/** What interruptibleCheckRun gives when the signal came first: nothing was decided. */
+export const CHECK_INTERRUPTED = 'interrupted';
+
+/**
+ * checkRun on a worker thread that `signal` ends: the results, or CHECK_INTERRUPTED once
+ * the signal is aborted (the thread is terminated; nothing of it is kept). Without a signal,
+ * or without the compiled thread (the TypeScript sources alone), on this thread.
+ */
+export async function interruptibleCheckRun(
+  history: readonly Op[],
+  run: { workload: string; fencing: boolean },
+  opts: { storeKey: string },
+  signal?: AbortSignal,
+): Promise<CheckResult[] | typeof CHECK_INTERRUPTED> {
+  if (signal?.aborted) return CHECK_INTERRUPTED;
+  const url = threadUrl();
+  if (!signal || !url) return checkRun(history, run, opts);
+  const thread = new Worker(url, {
+    workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts },
+  });
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      resolve(CHECK_INTERRUPTED);
+      void thread.terminate();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    thread.once('message', (results: CheckResult[]) => {
+      settle();
+      resolve(results);
+      void thread.terminate();
+    });
+    thread.once('error', (err) => {
+      settle();
+      reject(err);
+    });
+    thread.once('exit', (code) => {
+      settle();
+      // Ended by the abort (resolved already), after its message, or of itself with nothing said.
+      if (!signal.aborted) reject(new Error(`the checking thread exited with code ${code} before it answered`));
+    });
+  });
+}
+
+/** The compiled thread: beside this file, or, from the TypeScript sources, in dist/. */
+function threadUrl(): URL | undefined {
+  for (const path of ['./check-thread.js', '../dist/workloads/check-thread.js']) {
+    const url = new URL(path, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  return undefined;
 }

@@ -110,6 +110,25 @@ describe('loading a run folder', () => {
     expect(run.timings).toEqual({ totalS: 20, clusterS: 1 });
   });
 
+  it('checks a run interrupted while checking, and drops only that interruption', () => {
+    const unchecked = 'interrupted (SIGINT) while checking: the history is complete; lockchaos report d checks it';
+    const lost = { kind: 'worker-lost', message: 'client worker 1 lost at 3 s' };
+    const results = {
+      valid: 'unknown',
+      conditions: [lost, { kind: 'interrupted', message: unchecked }],
+      timings: { totalS: 20, clusterS: 1 },
+      results: [],
+      unchecked,
+    };
+    const run = loadRun(runFolder(toJsonl(overlapping().ops), results));
+    expect(run.checkedHere).toBe(true);
+    expect(run.cutShort).toBeUndefined(); // the run is complete; only its verdict was missing
+    expect(run.conditions).toEqual([lost]);
+    expect(run.results.find((r) => r.checker === 'mutual-exclusion')?.valid).toBe(false);
+    expect(run.valid).toBe(false);
+    expect(run.timings).toEqual({ totalS: 20, clusterS: 1 });
+  });
+
   it('checks a killed run itself and says it was cut short', () => {
     const text = `${toJsonl(overlapping().ops)}{"index":6,"ty`;
     const run = loadRun(runFolder(text));

@@ -18,7 +18,7 @@ import { checkRun } from '../../workloads/check-run.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import type { RunCondition } from '../runner/conditions.js';
+import { type RunCondition, runVerdict } from '../runner/conditions.js';
 import { parseStoredConfig, type StoredTestConfig, type TestConfig } from '../runner/config.js';
 import type { StoppedEarly } from '../runner/run.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
@@ -203,6 +203,8 @@ export function loadRun(dir: string): LoadedRun {
         timings?: LoadedRun['timings'];
         conditions?: RunCondition[];
         stoppedEarly?: StoppedEarly;
+        /** Interrupted while checking (the condition's message): checked here instead. */
+        unchecked?: string;
       }
     | undefined;
   let unreadable: string | undefined;
@@ -216,10 +218,14 @@ export function loadRun(dir: string): LoadedRun {
       unreadable = (err as Error).message;
     }
   }
-  const conditions = Array.isArray(stored?.conditions) ? stored.conditions : [];
+  const unchecked = typeof stored?.unchecked === 'string' ? stored.unchecked : undefined;
+  // The interruption of the checking is over once checked here: the run itself ran as configured.
+  const conditions = (Array.isArray(stored?.conditions) ? stored.conditions : []).filter(
+    (c) => c.message !== unchecked,
+  );
   const base = { dir, config, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
-  if (stored) {
+  if (stored && unchecked === undefined) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;
     return {
       ...base,
@@ -233,14 +239,22 @@ export function loadRun(dir: string): LoadedRun {
     };
   }
   const results = checkPrefix(history, config);
-  const valid = countedVerdict(results);
+  const valid = runVerdict(countedVerdict(results), conditions);
   const why =
-    unreadable !== undefined
-      ? `results.json is unreadable (${unreadable})`
-      : 'the run has no results.json: its runner was killed or failed before checking';
+    unchecked !== undefined
+      ? 'the run was interrupted while checking'
+      : unreadable !== undefined
+        ? `results.json is unreadable (${unreadable})`
+        : 'the run has no results.json: its runner was killed or failed before checking';
   const parts = [
     `${why}; checked here on the ${history.length} operations recorded`,
     droppedLine !== undefined ? cutLine(droppedLine) : '',
   ].filter(Boolean);
-  return { ...base, ...extra, results, valid, cutShort: parts.join('; '), checkedHere: true };
+  const recorded = {
+    ...(stored?.timings ? { timings: stored.timings } : {}),
+    ...(stored?.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
+  };
+  // A run interrupted while checking is complete: its checks, made here, are its verdict.
+  const cut = unchecked !== undefined && droppedLine === undefined ? {} : { cutShort: parts.join('; ') };
+  return { ...base, ...extra, ...recorded, results, valid, ...cut, checkedHere: true };
 }

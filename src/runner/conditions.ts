@@ -60,6 +60,18 @@ export function interrupted(reason: unknown, atS: number | undefined, timeLimitS
 }
 
 /**
+ * Interrupted while its history was being checked: the workload ran as configured and is
+ * on disk in full; only the verdict is missing, and `lockchaos report` gives it.
+ */
+export function checkInterrupted(reason: unknown, dir: string): RunCondition {
+  const why = typeof reason === 'string' && reason !== '' ? reason : 'aborted';
+  return {
+    kind: 'interrupted',
+    message: `interrupted (${why}) while checking: the history is complete; lockchaos report ${dir} checks it`,
+  };
+}
+
+/**
  * How long the workload may take (its time limit as the timers kept it, then the clients'
  * stop; healing faults is not counted), before the run
  * counts as overrun: the time limit, the grace given to clients to finish, and slack of a

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
-import { checkRun } from '../../workloads/check-run.js';
+import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/check-run.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { WorkloadOptions } from '../../workloads/workload.js';
 import { backendOf } from '../backends/index.js';
@@ -31,6 +31,7 @@ import { Rng } from '../util/rng.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import {
   badGrants,
+  checkInterrupted,
   cycleLeftOpen,
   interrupted,
   overrun,
@@ -303,10 +304,27 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
 
   // test.json again, now with the faults the run applied: its schedule, as data.
   writeTestJson(dir, config);
-  const results = checkRun(history, config, { storeKey: STORE_KEY });
+  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run
+  // interrupted before has had its Ctrl-C: a second one during checking quits at once.
+  const checkSignal = hooks.signal?.aborted ? new AbortController().signal : hooks.signal;
+  const checked = await interruptibleCheckRun(history, config, { storeKey: STORE_KEY }, checkSignal);
+  const early = stoppedEarly ? { stoppedEarly } : {};
+  if (checked === CHECK_INTERRUPTED) {
+    // The workload ran and is recorded in full: only the verdict is missing, and the
+    // report command gives it (it checks a folder whose results say unchecked).
+    const unchecked = checkInterrupted(hooks.signal?.reason, dir);
+    conditions.push(unchecked);
+    const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
+    const fields = { valid: 'unknown' as const, conditions, config, timings, results: [], ...early };
+    writeFileSync(
+      join(dir, 'results.json'),
+      `${JSON.stringify({ ...fields, unchecked: unchecked.message }, null, 2)}\n`,
+    );
+    return { dir, history, ...fields };
+  }
+  const results = checked;
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  const early = stoppedEarly ? { stoppedEarly } : {};
   writeFileSync(
     join(dir, 'results.json'),
     `${JSON.stringify({ valid, conditions, config, timings, results, ...early }, null, 2)}\n`,
