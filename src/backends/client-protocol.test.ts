@@ -53,7 +53,9 @@ describe('a client program in names', () => {
     ['node ./lock.mjs --verbose', 'lock'],
     ['/usr/bin/python3 -u /team/clients/kazoo_lock.py', 'kazoo_lock'],
     ['java -jar build/redisson-client.jar', 'redisson-client'],
+    ['/usr/bin/python3 examples/clients/redis-py-lock/client.py', 'redis-py-lock'],
     ['./client', 'client'],
+    ['python3 client.py', 'client'],
   ])('%s is called %s', (command, name) => {
     expect(clientProgramName(command)).toBe(name);
   });

@@ -18,14 +18,18 @@
 
 /**
  * What a client command is called in test names and campaign cell ids: its program's file
- * name without the extension (`python3 examples/clients/redis-py-lock` → redis-py-lock,
- * `node ./lock.mjs --verbose` → lock), so that two clients of one backend are two
- * configurations.
+ * name without the extension (`node ./lock.mjs --verbose` → lock), or its folder's where
+ * the file has a generic name (`python3 examples/clients/redis-py-lock/client.py` →
+ * redis-py-lock), so that two clients of one backend are two configurations.
  */
 export function clientProgramName(command: string): string {
   const words = command.trim().split(/\s+/);
   const program = words.filter((w) => !w.startsWith('-')).at(-1) ?? words[0] ?? '';
-  return (program.split('/').filter(Boolean).at(-1) ?? program).replace(/\.(m?js|cjs|py|rb|sh|jar|exe)$/, '');
+  const parts = program.split('/').filter(Boolean);
+  const folder = parts.length > 1 ? parts.at(-2) : undefined;
+  const name = (parts.at(-1) ?? program).replace(/\.(m?js|cjs|py|rb|sh|jar|exe)$/, '');
+  const generic = /^(client|main|index|__main__|app|run|cli)$/.test(name);
+  return generic && folder !== undefined && folder !== '.' && folder !== '..' ? folder : name;
 }
 
 /** The protocol version this harness speaks. */
