@@ -65,7 +65,8 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
           await docker().getContainer(c.Id).remove({ force: true, v: true });
           removed.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
         } catch (err) {
-          if (!String(err).includes('No such container')) throw err;
+          // Gone, or being removed by another sweep (two runs starting at once): not ours to finish.
+          if (!/No such container|already in progress/.test(String(err))) throw err;
         }
       }),
   );
@@ -75,7 +76,10 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
       await docker().getNetwork(n.Id).remove();
       removed.networks.push(n.Name);
     } catch (err) {
-      if (!String(err).includes('No such network') && !String(err).includes('not found')) throw err;
+      // Still attached: an orphan's container that another sweep is removing (the next sweep
+      // takes its network). A run's own network has no container left here.
+      const busy = which !== 'all' && typeof which !== 'object' && /active endpoints/.test(String(err));
+      if (!busy && !/No such network|not found/.test(String(err))) throw err;
     }
   }
   return removed;

@@ -25,17 +25,25 @@ describe('client-pause nemesis', () => {
   afterAll(() => child.kill('SIGKILL'));
 
   it('stops a holding client for real and resumes it', async () => {
-    await sleep(100);
+    // On the ticker's state, not on delays: a busy machine starts a process late.
+    await until(() => last > 0);
     const nemesis = new ClientPause(clients([0]), { intervalS: 1, ttlMs: 500 });
     const started = await nemesis.start(new Rng(1));
     expect(started?.durationMs).toBeGreaterThanOrEqual(400);
     expect(started?.durationMs).toBeLessThanOrEqual(1000);
-    await sleep(50); // messages already in flight
+    // The messages already in flight arrive; then nothing while it is stopped.
+    let seen = last;
+    await until(async () => {
+      await sleep(100);
+      const settled = last === seen;
+      seen = last;
+      return settled;
+    });
     const during = last;
     await sleep(300);
     expect(last).toBe(during); // no progress while stopped
     await nemesis.stop();
-    await sleep(200);
+    await until(() => last > during + 5);
     expect(last).toBeGreaterThan(during + 5);
   });
 
@@ -53,3 +61,8 @@ describe('client-pause nemesis', () => {
     expect(last).toBeGreaterThan(before);
   });
 });
+
+/** Polls `done` until it holds or 10 s pass (a bound, not a timing the test relies on). */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !(await done()); ) await sleep(20);
+}

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
-import { docker } from '../../src/cluster/engine.js';
-import { LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
+import { docker, NODE_IMAGE } from '../../src/cluster/engine.js';
+import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
 import { leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
@@ -62,5 +63,28 @@ describe.skipIf(skip)('cluster on real containers', () => {
     expect(removed.containers.filter((c) => /-net\d+$/.test(c))).toHaveLength(1);
     expect(removed.networks).toHaveLength(1);
     expect((await leftovers()).filter((x) => x.includes(runId))).toEqual([]);
+  });
+
+  it("two sweeps at once (two runs starting together) both remove a dead runner's leftovers without an error", async () => {
+    // A dead runner's cluster: its owner label names a pid that is not running.
+    const orphan = `test${randomBytes(3).toString('hex')}`;
+    const labels = { [LABEL_RUN]: orphan, [LABEL_OWNER]: `${hostname()}:999999999:0`, [LABEL_ROLE]: 'node' };
+    const network = await docker().createNetwork({ Name: `lockchaos-${orphan}`, Labels: labels });
+    await Promise.all(
+      [1, 2, 3].map(async (i) => {
+        const c = await docker().createContainer({
+          Image: NODE_IMAGE,
+          name: `lockchaos-${orphan}-n${i}`,
+          Labels: labels,
+          HostConfig: { NetworkMode: network.id },
+        });
+        await c.start();
+      }),
+    );
+    const sweeps = await Promise.all([removeResources('orphaned'), removeResources('orphaned')]);
+    expect(sweeps.flatMap((s) => s.containers).filter((c) => c.includes(orphan)).length).toBeGreaterThanOrEqual(3);
+    // What a sweep could not finish (a network another was emptying) the next one takes.
+    await removeResources('orphaned');
+    expect((await leftovers()).filter((x) => x.includes(orphan))).toEqual([]);
   });
 });

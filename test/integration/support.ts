@@ -58,14 +58,23 @@ export const CLI = join(packageRoot, 'dist/src/cli/main.js');
  */
 export function lockchaos(
   args: string[],
-  opts: { onSpawn?: (pid: number) => void; until?: 'close' | 'exit'; cwd?: string } = {},
+  opts: {
+    onSpawn?: (pid: number) => void;
+    /** Everything on stderr so far, at each new chunk (to act on a line once it is printed). */
+    onStderr?: (stderr: string) => void;
+    until?: 'close' | 'exit';
+    cwd?: string;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      opts.onStderr?.(stderr);
+    });
     if (child.pid) opts.onSpawn?.(child.pid);
     child.on(opts.until ?? 'close', (code: number | null) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
   });
