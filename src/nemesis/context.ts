@@ -37,15 +37,16 @@ export interface ClientFaultTarget {
   armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
 }
 
-/** Sends `signal` to each process (one already gone is skipped); how a client is paused and resumed. */
-export function signalAll(pids: readonly number[], signal: 'SIGSTOP' | 'SIGCONT'): void {
-  for (const pid of pids) {
+/** Sends `signal` to each process; those it reached (one already gone is skipped). How a client is paused and resumed. */
+export function signalAll(pids: readonly number[], signal: 'SIGSTOP' | 'SIGCONT'): number[] {
+  return pids.filter((pid) => {
     try {
       process.kill(pid, signal);
+      return true;
     } catch {
-      // already gone
+      return false; // already gone
     }
-  }
+  });
 }
 
 export interface NodeFaultContext {

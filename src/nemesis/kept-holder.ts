@@ -42,11 +42,11 @@ export class KeptHolder {
     }
     const client = holders[Math.floor(pickAt * holders.length)];
     if (client === undefined) return undefined;
-    const pids = this.clients.pids(client);
-    if (pids.length === 0) return undefined;
     const at = Date.now();
     const grantedAt = this.clients.grantedAt(client) ?? at;
-    signalAll(pids, 'SIGSTOP');
+    // Only a holder that was really stopped is kept (its processes may have exited).
+    const pids = signalAll(this.clients.pids(client), 'SIGSTOP');
+    if (pids.length === 0) return undefined;
     const record = { client, process: this.clients.process(client) };
     this.kept = { ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs };
     return record;

@@ -86,3 +86,15 @@ describe('client-pause with a fixed pause/TTL ratio (--pause-ttl)', () => {
     }
   });
 });
+
+describe('client-pause of a client that is gone', () => {
+  it("records no pause when none of the holder's processes could be stopped", async () => {
+    const gone: ClientFaultTarget = {
+      ...clients([2]).pool,
+      pid: () => 99_999_999, // beyond any pid_max: kill answers ESRCH, as for an exited worker
+      pids: () => [99_999_999],
+    };
+    const nemesis = new ClientPause(gone, { intervalS: 1, ttlMs: 1000 }, 0);
+    expect(await nemesis.start(new Rng(1))).toBeNull();
+  });
+});

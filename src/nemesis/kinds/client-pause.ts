@@ -47,8 +47,9 @@ export class ClientPause implements Nemesis {
     const client = holders[Math.floor(pickAt * holders.length)] as number;
     const pid = this.clients.pid(client);
     if (pid === undefined) return null;
-    const pids = this.clients.pids(client);
-    signalAll(pids, 'SIGSTOP');
+    // A client whose processes have all exited (its worker lost) is not paused: no record of one.
+    const pids = signalAll(this.clients.pids(client), 'SIGSTOP');
+    if (pids.length === 0) return null;
     this.paused.set(pid, pids);
     this.current = { client, pid };
     return { value: { client, process: this.clients.process(client), pid, ms: durationMs }, durationMs };
