@@ -2,7 +2,8 @@
  * Does a client program speak the client protocol? Against a real server of the backend
  * (its nodes started in containers, removed after), two instances of the program go
  * through what a run asks of them: init, acquire, the other's acquire while the lock is
- * held, release, acquire again, release, end of input. Every answer is held to the
+ * held, release, acquire again, release, an acquire whose grant is abandoned (as after a
+ * cycle that ended unknown) and one after it, which must be granted, end of input. Every answer is held to the
  * protocol (client-protocol.ts); the first problem is the verdict, in one line. What the
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
  */
@@ -25,6 +26,8 @@ export interface ClientCheckResult {
 }
 
 const KEY = 'lockchaos:client-check';
+/** How long an acquire may wait behind an abandoned grant of a 1 s lease. */
+const ABANDONED_WAIT_MS = 4000;
 
 export async function checkClientProgram(opts: {
   backend: string;
@@ -71,10 +74,10 @@ export async function checkClientProgram(opts: {
         if (!problem) steps.push(`${what}: ${kindOf(err)}`);
       }
     };
-    const acquire = async (what: string, program: ProcessLockClient, timeoutMs: number) => {
+    const acquire = async (what: string, program: ProcessLockClient, timeoutMs: number, ttlMs = 5000) => {
       let grant: Grant | null = null;
       await step(what, async () => {
-        grant = await program.acquire(KEY, { ttlMs: 5000, timeoutMs });
+        grant = await program.acquire(KEY, { ttlMs, timeoutMs });
         return grantWords(grant);
       });
       return grant as Grant | null;
@@ -88,6 +91,16 @@ export async function checkClientProgram(opts: {
     if (!problem && first) await release('c0 release', a, first);
     const second = problem ? null : await acquire('c1 acquire', b, 2000);
     if (!problem && second) await release('c1 release', b, second);
+    // A grant the harness abandons (its cycle ended unknown) must not hold the lock for
+    // ever: dropped as a crashed client's would be, or left to its 1 s lease.
+    const abandoned = problem ? null : await acquire('c1 acquire, then abandoned', b, 2000, 1000);
+    if (!problem && abandoned) {
+      const after = await acquire('c1 acquire after abandoning', b, ABANDONED_WAIT_MS, 1000);
+      if (!problem && after === null) {
+        problem = `c1: an acquire after a grant the harness abandoned was not granted within ${ABANDONED_WAIT_MS} ms: let such a grant go as a crashed client would, its session closed or its lease left to expire (docs/client-protocol.md, "Grants that are never released")`;
+      }
+      if (!problem && after) await release('c1 release', b, after);
+    }
   } catch (err) {
     problem ??= errorMessage(err).split('\n')[0];
   } finally {

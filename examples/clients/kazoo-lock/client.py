@@ -18,7 +18,7 @@ from protocol import fail, ok, serve, unknown  # noqa: E402
 class KazooLock:
     def init(self, req):
         self.hosts = ",".join(f"{n['host']}:{n['port']}" for n in req["nodes"])
-        self.client, self.held = None, {}
+        self.client, self.held, self.in_doubt = None, {}, False
         return f"kazoo {__version__} Lock"
 
     def session(self):
@@ -32,7 +32,17 @@ class KazooLock:
                                   command_retry={"max_tries": 2, "delay": 0.1, "max_delay": 0.5})
         self.client.start(timeout=10)
 
+    def drop_session(self):
+        # Grants the harness abandoned (docs/client-protocol.md), or a contender znode an
+        # unknown acquire may have left: a live session would keep them, and every other
+        # client would wait behind them forever. Closed, as a crashed client's would be.
+        self.client.stop()
+        self.client.close()
+        self.client, self.held, self.in_doubt = None, {}, False
+
     def acquire(self, req):
+        if self.client is not None and (self.held or self.in_doubt):
+            self.drop_session()
         if self.client is None:
             self.connect(req["ttl_ms"])
         lock = self.client.Lock("/lockchaos/" + req["key"], identifier=f"{req['id']}")
@@ -42,12 +52,15 @@ class KazooLock:
         except LockTimeout as e:  # kazoo deleted our contender znode: we hold nothing
             return fail(e)
         except KazooException as e:  # a lost connection: our znode may stand
+            self.in_doubt = True
             return unknown(repr(e))
         lease = str(req["id"])
         self.held[lease] = (lock, self.session())
         return ok(token=int(lock.node[-10:]), lease=lease)
 
     def release(self, req):
+        if req["lease"] not in self.held:  # its session was closed (drop_session): not ours
+            return fail("the session that held the lock was closed")
         lock, session = self.held.pop(req["lease"])
         # kazoo's release() answers True when the znode is already gone; a new session means the
         # old one expired, and its ephemeral znode went with it: the lock was no longer ours.

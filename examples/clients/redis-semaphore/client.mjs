@@ -16,6 +16,11 @@ await serve({
     return 'redis-semaphore 5.8.0 Mutex (ioredis)';
   },
   async acquire({ id, key, ttl_ms, timeout_ms }) {
+    // Grants the harness abandoned (a cycle that ended unknown; docs/client-protocol.md):
+    // the refresh timer would extend them for ever, and every other client would wait
+    // behind them. Stopped, not released: the key expires, as a crashed client's would.
+    for (const abandoned of held.values()) abandoned.mutex.stopRefresh();
+    held.clear();
     const entry = { lost: false };
     // The default onLockLost throws from the refresh timer, which would crash the program:
     // note the loss instead, to answer the release truthfully.
@@ -38,6 +43,7 @@ await serve({
   },
   async release({ lease }) {
     const entry = held.get(lease);
+    if (!entry) return fail('not held: the grant was abandoned');
     held.delete(lease);
     // A refresh found the key gone or another's: the library said the lock was lost.
     if (entry.lost) return fail('lock lost (a refresh found the key gone)');
