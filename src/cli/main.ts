@@ -55,6 +55,10 @@ const commands: Record<string, Command> = {
     summary: 'does a client program (your lock library in any language) speak the client protocol?',
     load: async () => (await import('./client-check.js')).clientCheckCommand,
   },
+  serve: {
+    summary: 'a local web page over a store: campaigns by night, each configuration over the nights, every run',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
   doctor: {
     summary: 'check this machine: Docker engine, node image, iptables in a container, SIGSTOP',
     load: async () => (await import('./doctor.js')).doctorCommand,
