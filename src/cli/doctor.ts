@@ -21,7 +21,8 @@ import {
 } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
-import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
+import { EXIT_ERROR, errorMessage } from '../util/errors.js';
+import { argsError } from './args.js';
 import { exampleClientsCheck } from './doctor-clients.js';
 
 const HELP = `Usage: lockchaos doctor
@@ -269,7 +270,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
   } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos doctor --help)`);
+    throw argsError(err, { help: true }, 'doctor');
   }
   if (values.help) {
     console.log(HELP);
