@@ -8,6 +8,7 @@ import { sortableTables } from '../report/browser/sortable-tables.js';
 import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { inlineCall, pageStyle } from '../report/page-assets.js';
+import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
@@ -164,7 +165,7 @@ export function summaryJson(s: CampaignSummary): string {
     })),
     ...(s.allCells !== undefined ? { allCells: s.allCells } : {}),
   };
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return `${JSON.stringify(stamped(out), null, 2)}\n`;
 }
 
 export function campaignJUnit(s: CampaignSummary): string {

@@ -15,6 +15,7 @@ import { parseStoredConfig, runnableConfig, type TestConfig } from '../runner/co
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
+import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
 import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';
 
@@ -185,7 +186,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     concurrency: result.best.concurrency,
   };
   const minimalSchedule = join(out, 'minimal-schedule.json');
-  writeFileSync(minimalSchedule, `${JSON.stringify(scheduleFileOf(minimalConfig), null, 2)}\n`);
+  writeFileSync(minimalSchedule, `${JSON.stringify(stamped(scheduleFileOf(minimalConfig)), null, 2)}\n`);
   let minimalRun = resolve(dir);
   const firstHit = result.bestTrials.find((t) => t.dir);
   if (smaller && firstHit?.dir) {
@@ -208,7 +209,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
   writeFileSync(
     join(out, 'shrink.json'),
     `${JSON.stringify(
-      {
+      stamped({
         original: { dir: resolve(dir), ...start },
         minimal: { dir: minimalRun, ...result.best, violation: minimal.violation },
         smaller,
@@ -216,7 +217,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
         elapsedS,
         stoppedBy: result.stoppedBy ?? null,
         reproduce: reproduceCommand(minimalSchedule),
-      },
+      }),
       null,
       2,
     )}\n`,
