@@ -85,6 +85,20 @@ describe('run --json', () => {
   });
 });
 
+describe('--json on the commands that run campaigns', () => {
+  it('prints one object with the version, with --dry-run too (no Docker)', () => {
+    const sweep = cli('sweep', '--backend', 'redis', '--pause-ttl', '0.5,1', '--trials', '2', '--dry-run', '--json');
+    expect(sweep.code).toBe(0);
+    expect(JSON.parse(sweep.stdout)).toMatchObject({ lockchaos: version, schema: 1, runs: 4 });
+    const bench = cli('bench', '--backend', 'redis', '--concurrency', '1,8', '--jitter', '25', '--dry-run', '--json');
+    expect(JSON.parse(bench.stdout).points).toEqual([
+      { backend: 'redis', concurrency: 1, jitterMs: 25 },
+      { backend: 'redis', concurrency: 8, jitterMs: 25 },
+    ]);
+    expect(bench.stdout.trim().split('\n')).toHaveLength(1);
+  });
+});
+
 describe('the version in the JSON files', () => {
   it('test.json carries it first, and reading it back leaves it out of the configuration', async () => {
     const { parseStoredConfig, testJsonText } = await import('../runner/config.js');
