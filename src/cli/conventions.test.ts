@@ -110,3 +110,12 @@ describe('the version in the JSON files', () => {
     expect(back.seed).toBe(3);
   });
 });
+
+describe('the commands pages print', () => {
+  it('say npx lockchaos where the package is a dependency, lockchaos in a checkout', async () => {
+    const { cliCommandFor } = await import('../util/paths.js');
+    expect(cliCommandFor('/home/me/app/node_modules/lockchaos')).toBe('npx lockchaos');
+    expect(cliCommandFor('C:\\app\\node_modules\\lockchaos')).toBe('npx lockchaos');
+    expect(cliCommandFor('/work/lockchaos')).toBe('lockchaos');
+  });
+});

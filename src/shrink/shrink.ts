@@ -14,6 +14,7 @@ import { readHistoryPrefix } from '../report/run-folder.js';
 import { parseStoredConfig, runnableConfig, type TestConfig } from '../runner/config.js';
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
@@ -226,4 +227,4 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
   return shrunk;
 }
 
-export const reproduceCommand = (schedule: string) => `lockchaos run --schedule ${resolve(schedule)}`;
+export const reproduceCommand = (schedule: string) => `${cliCommand} run --schedule ${resolve(schedule)}`;
