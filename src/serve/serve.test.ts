@@ -195,6 +195,14 @@ describe('the server', () => {
     expect(report.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await report.text()).toContain('INVALID');
     expect(await (await fetch(new URL('/files/campaigns/', served.url))).text()).toContain('nightly/');
+    // A folder with a space in its name: listed and linked once encoded, and served.
+    mkdirSync(join(store, 'odd name'), { recursive: true });
+    writeFileSync(join(store, 'odd name', 'a b.txt'), 'hello\n');
+    expect(await (await fetch(new URL('/files/', served.url))).text()).toContain('href="/files/odd%20name/"');
+    expect(await (await fetch(new URL('/files/odd%20name/', served.url))).text()).toContain(
+      'href="/files/odd%20name/a%20b.txt"',
+    );
+    expect(await (await fetch(new URL('/files/odd%20name/a%20b.txt', served.url))).text()).toBe('hello\n');
   });
 
   it('serves nothing outside the store: .., encoded .., absolute paths and links that lead out', async () => {

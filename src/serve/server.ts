@@ -60,19 +60,26 @@ const send = (res: ServerResponse, status: number, type: string, body: string) =
 };
 
 function listing(res: ServerResponse, urlPath: string, dir: string): void {
-  const base = urlPath.replace(/\/?$/, '/');
+  // The folder's path in the store, decoded (resolveInside has checked it), for links and title.
+  const rel = urlPath
+    .split('/')
+    .filter((x) => x !== '')
+    .map(decodeURIComponent)
+    .join('/');
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a: Dirent, b: Dirent) =>
     a.name.localeCompare(b.name),
   );
   const items = entries.map((e) => {
     const slash = e.isDirectory() ? '/' : '';
-    return `<li><a href="${escapeHtml(fileHref(`${base}${e.name}`.replace(/^\//, '')))}${slash}">${escapeHtml(e.name)}${slash}</a></li>`;
+    const href = fileHref(rel ? `${rel}/${e.name}` : e.name);
+    return `<li><a href="${escapeHtml(href)}${slash}">${escapeHtml(e.name)}${slash}</a></li>`;
   });
+  const title = `${rel}/`;
   send(
     res,
     200,
     'text/html; charset=utf-8',
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(base)}</title></head><body><p><a href="/">the store</a></p><h1>${escapeHtml(base)}</h1><ul>${items.join('')}</ul></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><p><a href="/">the store</a></p><h1>${escapeHtml(title)}</h1><ul>${items.join('')}</ul></body></html>`,
   );
 }
 
