@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
 import { storePage } from './page.js';
 import { resolveInside, type StoreServer, serveStore } from './server.js';
-import { campaignTrends, filterRuns, headFields, IndexCache, scanStore, stampTime } from './store-index.js';
+import {
+  campaignTrends,
+  filterRuns,
+  headFields,
+  IndexCache,
+  readResultsHead,
+  scanStore,
+  stampTime,
+} from './store-index.js';
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-'));
 const outside = mkdtempSync(join(tmpdir(), 'lockchaos-serve-outside-'));
@@ -151,6 +159,45 @@ describe('reading the head of results.json', () => {
     expect(headFields(text, ['valid', 'conditions'])).toEqual({ valid: false, conditions: [{ kind: 'a,b' }] });
     expect(headFields(text.slice(0, text.indexOf('"kind"')), ['valid', 'conditions'])).toEqual({ valid: false });
     expect(headFields('{"a":"x\\"y","valid":"unknown"}', ['valid'])).toEqual({ valid: 'unknown' });
+  });
+
+  it('takes the configuration from the head of results.json, or leaves it to test.json when cut', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-serve-head-'));
+    try {
+      const write = (config: Record<string, unknown>) => {
+        const path = join(dir, 'results.json');
+        const details = 'x'.repeat(50_000);
+        writeFileSync(
+          path,
+          JSON.stringify(
+            { lockchaos: '0.1.0', schema: 1, valid: false, conditions: [], config, results: [{ details }] },
+            null,
+            2,
+          ),
+        );
+        return readResultsHead(path);
+      };
+      const base = {
+        name: 'n',
+        backend: 'redis',
+        workload: 'lock-set',
+        nemesis: 'client-pause',
+        fencing: true,
+        seed: 4,
+      };
+      expect(write(base)).toEqual({ verdict: 'invalid', conditions: [], config: base });
+      // A schedule too long for the head: the fields before it are enough with the scenario named ...
+      const schedule = Array.from({ length: 200 }, (_, k) => ({
+        kind: 'client-pause',
+        atMs: k * 100,
+        durationMs: 1500,
+      }));
+      expect(write({ ...base, scenario: 'gc-pause', schedule }).config).toEqual({ ...base, scenario: 'gc-pause' });
+      // ... but without one, its absence cannot be told from the cut: test.json is read.
+      expect(write({ ...base, schedule }).config).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads folder names made of times', () => {

@@ -7,10 +7,10 @@
  *   <store>/campaigns/<name>/<timestamp>/runs/NNN-<cell>/<timestamp>/   its runs
  *   <run>/shrink/minimal/, <run>/shrink/runs/...         a shrink's runs
  *
- * Per run only test.json (a kilobyte) and the head of results.json (its verdict and
- * conditions come first; the checkers' details, tens of kilobytes, are not read) are read,
- * and kept by path and modification time: a page over 10,000 runs rereads only what
- * changed. Symbolic links (`latest`) are not followed, so no run is listed twice.
+ * Per run only the first 8 kB of results.json are read (its verdict, conditions and
+ * configuration come first; the checkers' details, tens of kilobytes, are not), or
+ * test.json for a run without one, and kept by the folder's modification time: a page
+ * over 10,000 runs rereads only what changed. Symbolic links (`latest`) are not followed, so no run is listed twice.
  */
 import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -114,42 +114,51 @@ export class IndexCache {
   readonly campaigns = new Map<string, Cached<{ entry: CampaignEntry; cellDirs: string[] }>>();
 }
 
-const HEAD_BYTES = 4096;
+const HEAD_BYTES = 8192;
+
+interface Scan {
+  /** The wanted fields whose values end within the text, parsed. */
+  found: Record<string, unknown>;
+  /** The object's closing brace was reached: a wanted field not found is absent. */
+  ended: boolean;
+  /** Where each key's value begins (also a value cut off). */
+  starts: Record<string, number>;
+}
 
 /**
- * The top-level fields `wanted` of a JSON object, from the start of its text: each one
- * whose value ends within `text` is parsed; scanning stops once all are found. A field
- * whose value is cut off is left out (the caller reads the whole file then).
+ * The fields `wanted` of the JSON object whose '{' is at `open` in `text` (the start of a
+ * file): scanning stops once all are found, at the object's end, or where the text is cut.
  */
-export function headFields(text: string, wanted: readonly string[]): Record<string, unknown> {
-  const found: Record<string, unknown> = {};
-  let i = text.indexOf('{');
-  if (i < 0) return found;
-  i++;
-  const skipSpace = () => {
-    while (i < text.length && /[\s,]/.test(text[i] as string)) i++;
-  };
+function scanObject(text: string, open: number, wanted: readonly string[]): Scan {
+  const out: Scan = { found: {}, ended: false, starts: {} };
+  if (open < 0 || text[open] !== '{') return out;
+  let i = open + 1;
   const stringEnd = (from: number) => {
     let j = from + 1;
     while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
     return j < text.length ? j + 1 : -1;
   };
-  while (Object.keys(found).length < wanted.length) {
-    skipSpace();
-    if (text[i] !== '"') return found;
+  while (Object.keys(out.found).length < wanted.length) {
+    while (i < text.length && /[\s,]/.test(text[i] as string)) i++;
+    if (text[i] === '}') {
+      out.ended = true;
+      return out;
+    }
+    if (text[i] !== '"') return out;
     const keyEnd = stringEnd(i);
-    if (keyEnd < 0) return found;
+    if (keyEnd < 0) return out;
     const key = JSON.parse(text.slice(i, keyEnd)) as string;
     i = keyEnd;
     while (i < text.length && /[\s:]/.test(text[i] as string)) i++;
     // The value: up to the comma or brace that closes it at this depth.
     const start = i;
+    out.starts[key] = start;
     let depth = 0;
     for (; i < text.length; i++) {
       const c = text[i];
       if (c === '"') {
         const end = stringEnd(i);
-        if (end < 0) return found;
+        if (end < 0) return out;
         i = end - 1;
       } else if (c === '{' || c === '[') depth++;
       else if (c === '}' || c === ']') {
@@ -157,12 +166,26 @@ export function headFields(text: string, wanted: readonly string[]): Record<stri
         depth--;
       } else if (c === ',' && depth === 0) break;
     }
-    if (i >= text.length) return found;
-    if (wanted.includes(key)) found[key] = JSON.parse(text.slice(start, i));
-    if (text[i] === '}') return found;
+    if (i >= text.length) return out;
+    if (wanted.includes(key)) out.found[key] = JSON.parse(text.slice(start, i));
+    if (text[i] === '}') {
+      out.ended = true;
+      return out;
+    }
   }
-  return found;
+  return out;
 }
+
+/**
+ * The top-level fields `wanted` of a JSON object, from the start of its text: each one
+ * whose value ends within `text` is parsed. A field whose value is cut off is left out.
+ */
+export function headFields(text: string, wanted: readonly string[]): Record<string, unknown> {
+  return scanObject(text, text.indexOf('{'), wanted).found;
+}
+
+/** What the index shows of a run's configuration. */
+const CONFIG_KEYS = ['name', 'backend', 'workload', 'nemesis', 'scenario', 'fencing', 'seed'];
 
 function readHead(path: string, bytes: number): string {
   const fd = openSync(path, 'r');
@@ -178,17 +201,34 @@ function readHead(path: string, bytes: number): string {
 const verdictOf = (valid: unknown): Verdict =>
   valid === true ? 'valid' : valid === false ? 'invalid' : valid === 'unknown' ? 'unknown' : 'none';
 
-/** results.json's verdict and conditions, from its head (the whole file when they are not there). */
-function readResultsHead(path: string): { verdict: Verdict; conditions: string[] } {
-  let fields = headFields(readHead(path, HEAD_BYTES), ['valid', 'conditions']);
+/**
+ * results.json's verdict, conditions and configuration (the runner writes them first; the
+ * checkers' details, tens of kB, come after), from its first 8 kB. The configuration's
+ * fields the index shows are read even when a long fault schedule cuts the configuration
+ * off; when they are not all there, `config` is undefined (the caller reads test.json).
+ */
+export function readResultsHead(path: string): {
+  verdict: Verdict;
+  conditions: string[];
+  config?: Record<string, unknown>;
+} {
+  const head = readHead(path, HEAD_BYTES);
+  const top = scanObject(head, head.indexOf('{'), ['valid', 'conditions', 'config']);
+  let fields = top.found;
   if (!('valid' in fields) || !('conditions' in fields)) {
     const whole = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    fields = { valid: whole.valid, conditions: whole.conditions };
+    fields = { valid: whole.valid, conditions: whole.conditions, config: whole.config };
+  }
+  let config = fields.config as Record<string, unknown> | undefined;
+  if (config === undefined && top.starts.config !== undefined) {
+    const inner = scanObject(head, top.starts.config, CONFIG_KEYS);
+    if (inner.ended || CONFIG_KEYS.every((k) => k in inner.found)) config = inner.found;
   }
   const conditions = Array.isArray(fields.conditions)
     ? fields.conditions.map((c) => String((c as { message?: unknown })?.message ?? (c as { kind?: unknown })?.kind))
     : [];
-  return { verdict: verdictOf(fields.valid), conditions };
+  const verdict = verdictOf(fields.valid);
+  return config && typeof config === 'object' ? { verdict, conditions, config } : { verdict, conditions };
 }
 
 /** A folder name made by `stamp()` (an ISO time with '-' for ':'), back to ISO; else ''. */
@@ -235,10 +275,11 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
     return;
   }
   try {
-    const config = JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8')) as Record<string, unknown>;
-    const results = !hasResults
-      ? { verdict: 'none' as const, conditions: [] }
-      : readResultsHead(join(dir, 'results.json'));
+    // One file per run where it can: results.json's head holds the configuration too.
+    const { config: fromResults, ...results } = hasResults
+      ? readResultsHead(join(dir, 'results.json'))
+      : { verdict: 'none' as const, conditions: [], config: undefined };
+    const config = fromResults ?? (JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8')) as Record<string, unknown>);
     const str = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallback);
     const entry: RunEntry = {
       path,
