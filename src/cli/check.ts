@@ -24,6 +24,7 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
+import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { argsError } from './args.js';
 
@@ -117,12 +118,17 @@ function parseOptions(argv: string[]): Options | 'help' {
   let model: Model<unknown> | undefined;
   if (values.model !== undefined) {
     model = findModel(values.model);
-    if (!model) throw new UserError(`unknown model '${values.model}': choose one of ${MODEL_NAMES.join(', ')}`);
+    if (!model)
+      throw new UserError(
+        `unknown model '${values.model}'${nearestOr(values.model, MODEL_NAMES, `choose one of ${MODEL_NAMES.join(', ')}`)}`,
+      );
   }
   let format: HistoryFormat | undefined;
   if (values.format !== undefined) {
     if (!(HISTORY_FORMATS as readonly string[]).includes(values.format)) {
-      throw new UserError(`unknown format '${values.format}': choose one of ${HISTORY_FORMATS.join(', ')}`);
+      throw new UserError(
+        `unknown format '${values.format}'${nearestOr(values.format, HISTORY_FORMATS, `choose one of ${HISTORY_FORMATS.join(', ')}`)}`,
+      );
     }
     format = values.format as HistoryFormat;
   }

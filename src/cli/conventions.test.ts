@@ -41,6 +41,7 @@ describe('the command line', () => {
       /unknown nemesis 'clinet-pause' .*: did you mean client-pause\? Choose none or some of/,
     );
     expect(kind.stderr.trim().split('\n')).toHaveLength(1);
+    expect(cli('run', '--scenario', 'gc-paus').stderr).toMatch(/unknown scenario 'gc-paus': did you mean gc-pause\?/);
   });
 
   it('prints a command help with help <command>, and the version with -v', () => {
