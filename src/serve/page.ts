@@ -58,7 +58,7 @@ function nightsSection(campaigns: readonly CampaignEntry[]): string {
     ].filter(Boolean);
     const t = c.totals;
     const state = c.interrupted ? 'interrupted' : c.met ? 'met' : 'not met';
-    return `<tr data-campaign="${h(c.path)}"><td>${h(c.night)}</td><td>${h(c.name)}${c.shard ? ` <span class="note">shard ${h(c.shard)}</span>` : ''}</td>
+    return `<tr data-campaign="${h(c.path)}"><td>${h(c.night)}</td><td>${h(c.name)}${c.shard ? ` <span class="note">shard ${h(c.shard)}</span>` : ''}${c.merged ? ' <span class="note">merged</span>' : ''}</td>
 <td class="${c.met ? 'met' : 'not-met'}">${state}</td><td class="num">met ${t.met} of ${t.cells}</td>
 <td class="num">${t.mismatched}</td><td class="num">${t.errors}</td><td class="num">${t.interrupted}</td>
 <td class="note">${h(c.startedAt)}</td><td>${links.join(' · ')}</td></tr>`;

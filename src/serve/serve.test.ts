@@ -120,6 +120,27 @@ describe('the store index', () => {
     expect(trend?.rows[0]?.flipped).toBe(true);
   });
 
+  it('counts a night whose shards were merged once: the merge alone', () => {
+    const c = (path: string, met: number, ran: number, extra: { shard?: string; merged?: boolean }) => ({
+      path,
+      name: 'n',
+      startedAt: '2026-11-01T02:00:00.000Z',
+      night: '2026-11-01',
+      ...extra,
+      totals: { cells: ran, met, mismatched: ran - met, errors: 0, interrupted: 0 },
+      interrupted: false,
+      met: met === ran,
+      configurations: [{ configuration: 'x', expect: 'valid', met, ran }],
+      summaryHtml: true,
+    });
+    const [trend] = campaignTrends([
+      c('a', 1, 1, { shard: '1/2' }),
+      c('b', 1, 1, { shard: '2/2' }),
+      c('c', 2, 2, { merged: true }),
+    ]);
+    expect(trend?.rows[0]?.marks.map((m) => `${m.mark} ${m.met}/${m.ran}`)).toEqual(['met 2/2']);
+  });
+
   it('filters runs by verdict, backend, nemesis, fencing, seed and name', () => {
     const { runs } = scanStore(store);
     expect(filterRuns(runs, { verdict: 'invalid', backend: 'redlock' }).length).toBe(1 + 3);

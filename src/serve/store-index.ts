@@ -56,6 +56,8 @@ export interface CampaignEntry {
   /** The night it belongs to: startedAt's date (UTC), YYYY-MM-DD. */
   night: string;
   shard?: string;
+  /** Written by `campaign merge` (from shards that are in the store too, often). */
+  merged?: boolean;
   totals: { cells: number; met: number; mismatched: number; errors: number; interrupted: number };
   interrupted: boolean;
   met: boolean;
@@ -309,6 +311,7 @@ interface SummaryJson {
   totals?: CampaignEntry['totals'];
   interrupted?: boolean;
   met?: boolean;
+  missing?: number;
   configurations?: (ConfigurationTally & { seeds?: number })[];
   cells?: { dir?: string }[];
 }
@@ -331,6 +334,7 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
         startedAt,
         night: startedAt.slice(0, 10),
         ...(s.shard ? { shard: `${s.shard.index}/${s.shard.count}` } : {}),
+        ...(typeof s.missing === 'number' ? { merged: true } : {}),
         totals: s.totals ?? { cells: 0, met: 0, mismatched: 0, errors: 0, interrupted: 0 },
         interrupted: s.interrupted === true,
         met: s.met === true,
@@ -400,10 +404,16 @@ function walk(state: ScanState, dir: string, depth: number): void {
   for (const name of list.dirs) walk(state, join(dir, name), depth + 1);
 }
 
-/** Cells' outcomes of one campaign name, night by night (shards and reruns of a night added up). */
+/**
+ * Cells' outcomes of one campaign name, night by night: the shards and reruns of a night
+ * added up, or, where the night has a merge of its shards, the merge alone (its runs are
+ * the shards' own, copied).
+ */
 export function campaignTrends(campaigns: readonly CampaignEntry[]): CampaignTrend[] {
+  const mergedNights = new Set(campaigns.filter((c) => c.merged).map((c) => `${c.name}\0${c.night}`));
+  const counted = campaigns.filter((c) => c.merged || !mergedNights.has(`${c.name}\0${c.night}`));
   const byName = new Map<string, CampaignEntry[]>();
-  for (const c of campaigns) byName.set(c.name, [...(byName.get(c.name) ?? []), c]);
+  for (const c of counted) byName.set(c.name, [...(byName.get(c.name) ?? []), c]);
   const trends: CampaignTrend[] = [];
   for (const [name, list] of byName) {
     const nights = [...new Set(list.map((c) => c.night))].sort();
