@@ -6,3 +6,15 @@ import { packageRoot } from './util/paths.js';
 export const version: string = (
   JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
 ).version;
+
+/** The schema version of lockchaos's JSON files: raised when a file's fields change meaning. */
+export const SCHEMA_VERSION = 1;
+
+/**
+ * A JSON file's data with what wrote it first: `lockchaos` (the version) and `schema`.
+ * Readers take the fields they know and leave these alone.
+ */
+export function stamped<T extends object>(data: T): { lockchaos: string; schema: number } & T {
+  const { lockchaos: _v, schema: _s, ...rest } = data as T & { lockchaos?: unknown; schema?: unknown };
+  return { lockchaos: version, schema: SCHEMA_VERSION, ...(rest as T) };
+}

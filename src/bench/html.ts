@@ -9,6 +9,7 @@ import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import { MIN_BEYOND, quantileName, samplesNeeded } from '../stats/quantiles.js';
 import { textTable } from '../util/text-table.js';
+import { stamped } from '../version.js';
 import { benchPlots } from './browser/plots.js';
 import type { BenchSpec } from './grid.js';
 import type { BenchResult } from './measure.js';
@@ -114,7 +115,7 @@ grant's; fairness is Jain's index of the grants per client (1: equal shares, 1/n
 }
 
 export function benchJson(r: BenchReport): string {
-  return `${JSON.stringify({ ...r, dir: undefined, points: r.points.map((p) => ({ ...p, dir: relative(r.dir, p.dir) })) }, null, 2)}\n`;
+  return `${JSON.stringify(stamped({ ...r, dir: undefined, points: r.points.map((p) => ({ ...p, dir: relative(r.dir, p.dir) })) }), null, 2)}\n`;
 }
 
 /** The terminal table: the ranking, then every point. */

@@ -44,12 +44,12 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key in an entry',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
-      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: expected one of backend, workload, nemesis, scenario, fencing, label, seeds, expect, availability, options, overrides$/,
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: did you mean nemesis\? Expected one of backend, workload, nemesis, scenario, fencing, label, seeds, expect, availability, options, overrides$/,
     ],
     [
       'an unknown run option',
       'seeds: [1]\ndefaults: { tll: 5 }\nmatrix:\n  - backend: redis\n    expect: valid',
-      /^campaign\.yaml: defaults\.tll: unknown key: expected one of lose-data, time-limit, concurrency, ttl, /,
+      /^campaign\.yaml: defaults\.tll: unknown key: did you mean ttl\? Expected one of lose-data, time-limit, concurrency, ttl, /,
     ],
     [
       'an empty matrix',
@@ -77,12 +77,12 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown backend',
       'seeds: [1]\nmatrix:\n  - backend: [redis, etcdx]\n    expect: valid',
-      /^campaign\.yaml: matrix\[0\]\.backend\[1\]: unknown backend "etcdx": expected one of redis\|redlock/,
+      /^campaign\.yaml: matrix\[0\]\.backend\[1\]: unknown backend "etcdx": did you mean etcd\? Expected one of redis\|redlock/,
     ],
     [
       'an unknown backend, alone',
       'seeds: [1]\nmatrix:\n  - backend: etcdx\n    expect: valid',
-      /^campaign\.yaml: matrix\[0\]\.backend: unknown backend "etcdx": expected one of redis\|redlock/,
+      /^campaign\.yaml: matrix\[0\]\.backend: unknown backend "etcdx": did you mean etcd\? Expected one of redis\|redlock/,
     ],
     [
       'an unknown workload',

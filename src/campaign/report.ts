@@ -8,6 +8,7 @@ import { sortableTables } from '../report/browser/sortable-tables.js';
 import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { inlineCall, pageStyle } from '../report/page-assets.js';
+import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
@@ -120,6 +121,9 @@ function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): strin
   return cells.length > n ? [...named, `and ${cells.length - n} more`] : named;
 }
 
+/** "1 cell", "2 cells". */
+export const cellsText = (n: number) => `${n} cell${n === 1 ? '' : 's'}`;
+
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
 /** summary.json: paths relative to the campaign folder, so the folder can move. */
@@ -164,7 +168,7 @@ export function summaryJson(s: CampaignSummary): string {
     })),
     ...(s.allCells !== undefined ? { allCells: s.allCells } : {}),
   };
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return `${JSON.stringify(stamped(out), null, 2)}\n`;
 }
 
 export function campaignJUnit(s: CampaignSummary): string {
@@ -249,7 +253,7 @@ export function terminalTable(s: CampaignSummary): string {
   }
   out.push(
     '',
-    `campaign ${s.name}${shardText(s.shard)}: ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+    `campaign ${s.name}${shardText(s.shard)}: ${cellsText(t.cells)}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
       (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
@@ -299,13 +303,13 @@ export function summaryHtml(s: CampaignSummary): string {
       ? 'every cell met its expectation'
       : s.missing && t.cells === t.met
         ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
-        : `${t.cells - t.met} of ${t.cells} cells did not meet their expectation`;
+        : `${t.cells - t.met} of ${cellsText(t.cells)} did not meet their expectation`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${t.cells} cells${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
+<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${cellsText(t.cells)}${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
  ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}${s.missing ? ` · ${s.missing} missing (shards not merged)` : ''}</p>
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}

@@ -34,6 +34,7 @@ import { allClusterImages } from '../runner/images.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
+import { stamped } from '../version.js';
 import { judge } from './expect.js';
 import { campaignSpecOf, loadCampaign } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
@@ -141,7 +142,7 @@ export async function campaign(
   const logsDir = join(dir, 'logs');
   makeDirs(runsDir);
   makeDirs(logsDir);
-  writeFileSync(join(dir, 'campaign.json'), `${JSON.stringify(spec, null, 2)}\n`);
+  writeFileSync(join(dir, 'campaign.json'), `${JSON.stringify(stamped(spec), null, 2)}\n`);
   try {
     if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, 'campaign.yaml'));
   } catch {

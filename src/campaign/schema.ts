@@ -4,6 +4,7 @@
  * names the path, what was expected and what was there. No dependency, no magic: the
  * campaign format is small, and its errors must read as one line.
  */
+import { nearestOr } from '../util/did-you-mean.js';
 
 export class SchemaError extends Error {
   override name = 'SchemaError';
@@ -106,7 +107,11 @@ export function oneOf<T extends string>(
     if (alias !== undefined) return alias;
     if (typeof v === 'string' && ((choices as readonly string[]).includes(v) || opts.accepts?.(v))) return v as T;
     if (opts.kind && typeof v === 'string') {
-      throw new SchemaError(path, `unknown ${opts.kind} ${describe(v)}: expected one of ${what}`, true);
+      throw new SchemaError(
+        path,
+        `unknown ${opts.kind} ${describe(v)}${nearestOr(v, choices, `expected one of ${what}`)}`,
+        true,
+      );
     }
     return fail(path, `one of ${what}`, v);
   };
@@ -162,7 +167,12 @@ export function record<S extends Shape>(
     const problems: SchemaError[] = [];
     for (const key of Object.keys(v)) {
       if (!Object.hasOwn(shape, key)) {
-        problems.push(new SchemaError(child(path, key), `unknown key: expected one of ${known.join(', ')}`));
+        problems.push(
+          new SchemaError(
+            child(path, key),
+            `unknown key${nearestOr(key, known, `expected one of ${known.join(', ')}`)}`,
+          ),
+        );
       }
     }
     for (const key of known) {

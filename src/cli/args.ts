@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isModulePath } from '../backends/module.js';
+import { nearestOr, suggestion } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -47,8 +48,24 @@ export function parseCommandArgs(
     });
     return { values: values as ParsedArgs['values'], positionals: rest };
   } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos ${command} --help)`);
+    throw argsError(err, options, command);
   }
+}
+
+/**
+ * node:util parseArgs's error as one UserError line: its first sentence, a mistyped
+ * option's nearest known one ("unknown option '--nemesiss': did you mean --nemesis?"), and
+ * the command's --help.
+ */
+export function argsError(err: unknown, options: Record<string, unknown>, command: string): UserError {
+  const text = (err as Error).message.split('\n')[0] ?? '';
+  const unknown = /^Unknown option '(-{1,2})([^'=]+)/.exec(text);
+  if (unknown) {
+    const [, dashes, name] = unknown as unknown as [string, string, string];
+    const hint = dashes === '--' ? suggestion(name, Object.keys(options), (k) => `--${k}`) : '';
+    return new UserError(`unknown option '${dashes}${name}'${hint} (see lockchaos ${command} --help)`);
+  }
+  return new UserError(`${text.replace(/\. To specify a positional.*$/, '')} (see lockchaos ${command} --help)`);
 }
 
 /** "1,8,32" → [1, 8, 32]: numbers > 0 (whole with `integer`), or a UserError naming the flag. */
@@ -83,7 +100,7 @@ export function nameList(flag: string, text: string): string[] {
 export function knownBackend(flag: string, name: string, known: readonly string[]): string {
   if (!known.includes(name) && !isModulePath(name))
     throw new UserError(
-      `--${flag}: unknown backend '${name}': choose from ${known.join(', ')}, or give a module's path (./my-lock.mjs)`,
+      `--${flag}: unknown backend '${name}'${nearestOr(name, known, `choose from ${known.join(', ')}, or give a module's path (./my-lock.mjs)`)}`,
     );
   return name;
 }

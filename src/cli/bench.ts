@@ -8,7 +8,7 @@ import { DEFAULTS } from '../runner/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';
 import { UserError } from '../util/errors.js';
 import { knownBackend, nameList, numberList, parseCommandArgs, seedOf } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos bench [options]
@@ -36,6 +36,8 @@ Options:
   --no-build              stop, instead of building the node image, when it is missing
   --no-latest             write no latest links
   --verbose               print each run's own progress lines
+  --json                  print the result as one JSON object on stdout (bench.json's
+                          fields with the files; with --dry-run, the points), not the table
   -h, --help              this help
 
 Samples: a tail quantile q is meaningful with at least ${MIN_BEYOND} samples beyond it, n(1-q) >= ${MIN_BEYOND}:
@@ -108,16 +110,23 @@ export async function benchCommand(argv: string[]): Promise<number> {
   const options = campaignOptionsOf(values);
   if (values['dry-run']) {
     const points = benchPoints(spec);
+    if (values.json) {
+      printJson({ name: spec.name, timeLimitS: spec.timeLimitS, points });
+      return 0;
+    }
     console.log(`bench ${spec.name}: ${points.length} points of ${spec.timeLimitS} s`);
     for (const p of points) console.log(`  ${p.backend}  ${p.concurrency} clients  jitter ${p.jitterMs} ms`);
     return 0;
   }
   const { bench } = await import('../bench/run.js');
-  const { benchTable } = await import('../bench/html.js');
+  const { benchJson, benchTable } = await import('../bench/html.js');
   return whileInterruptible('bench', async (signal) => {
     const out = await bench(spec, options, campaignHooksOf(values, signal));
-    console.log(benchTable(out.report));
-    console.log(`bench.html: ${out.files.benchHtml} (${Math.round(out.report.durationS)} s)`);
+    if (values.json) printJson({ ...JSON.parse(benchJson(out.report)), dir: out.report.dir, files: out.files });
+    else {
+      console.log(benchTable(out.report));
+      console.log(`bench.html: ${out.files.benchHtml} (${Math.round(out.report.durationS)} s)`);
+    }
     if (out.campaign.interrupted) return EXIT_INTERRUPTED;
     return out.campaign.met ? 0 : 1;
   });

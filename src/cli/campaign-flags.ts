@@ -7,6 +7,7 @@ import { parseShard } from '../campaign/matrix.js';
 import type { CampaignHooks, CampaignOptions } from '../campaign/run.js';
 import { DEFAULTS, withinBounds } from '../runner/config.js';
 import { PARAMETERS } from '../runner/parameters.js';
+import { stamped } from '../version.js';
 import { positiveNumber } from './args.js';
 
 export const CAMPAIGN_RUN_FLAGS = {
@@ -16,7 +17,13 @@ export const CAMPAIGN_RUN_FLAGS = {
   'no-build': { type: 'boolean' },
   'no-latest': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  json: { type: 'boolean' },
 } as const;
+
+/** --json: one object on stdout, in one line, with the lockchaos version first (stamped). */
+export function printJson(data: object): void {
+  console.log(JSON.stringify(stamped(data)));
+}
 
 type Values = Record<string, string | boolean | undefined>;
 

@@ -4,12 +4,12 @@ import { dirname, join, resolve } from 'node:path';
 import { loadCampaign } from '../campaign/load.js';
 import { expandCells } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
-import { terminalTable } from '../campaign/report.js';
+import { cellsText, summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { parseCommandArgs } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
@@ -49,6 +49,8 @@ Options:
   --no-build         stop, instead of building the node image, when it is missing
   --no-latest        write no latest links (stores uploaded as CI artifacts)
   --verbose          print each run's own progress lines
+  --json             print the result as one JSON object on stdout (summary.json's fields
+                     with the folder and files; with --dry-run, the cells), not the table
   -h, --help         this help
 
 Exit codes: 0 every cell met its expectation, 1 some did not (a mismatch, or a run that
@@ -137,8 +139,12 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   if (values['dry-run']) {
     const cells = campaignCells(spec, options);
     const total = expandCells(spec).length;
+    if (values.json) {
+      printJson({ name: spec.name, shard: shard ?? null, totalCells: total, cells });
+      return 0;
+    }
     console.log(
-      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${total} cells`,
+      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${cellsText(total)}`,
     );
     const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
     for (const c of cells) {
@@ -151,7 +157,8 @@ export async function campaignCommand(argv: string[]): Promise<number> {
 
   return whileInterruptible('campaign', async (signal) => {
     const result = await campaign(spec, options, campaignHooksOf(values, signal));
-    console.log(terminalTable(result));
+    if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
+    else console.log(terminalTable(result));
     if (result.interrupted) return EXIT_INTERRUPTED;
     return result.met ? 0 : 1;
   });

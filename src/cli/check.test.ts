@@ -177,7 +177,11 @@ describe('lockchaos check', () => {
       [['x', '--format', 'csv'], "lockchaos check: unknown format 'csv': choose one of jsonl, edn, jepsen-log"],
       [['x', '--time-limit', 'soon'], "lockchaos check: --time-limit must be a positive number of seconds, got 'soon'"],
       [['x', '--memory-limit=-5'], "lockchaos check: --memory-limit must be a positive number of MiB, got '-5'"],
-      [['x', '--frobnicate'], "lockchaos check: Unknown option '--frobnicate' (see lockchaos check --help)"],
+      [['x', '--frobnicate'], "lockchaos check: unknown option '--frobnicate' (see lockchaos check --help)"],
+      [
+        ['x', '--modle', 'kv'],
+        "lockchaos check: unknown option '--modle': did you mean --model? (see lockchaos check --help)",
+      ],
       [
         [join(dir, 'missing.jsonl')],
         `lockchaos check: ${join(dir, 'missing.jsonl')}: cannot read the history: no such file`,

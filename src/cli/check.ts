@@ -24,7 +24,9 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
+import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
+import { argsError } from './args.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
 const DEFAULT_MEMORY_LIMIT_MB = 1024;
@@ -107,9 +109,7 @@ function parseOptions(argv: string[]): Options | 'help' {
   try {
     parsed = parse(argv);
   } catch (err) {
-    // node:util's messages are long and multi-line; keep their first sentence.
-    const message = (err as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '');
-    throw new UserError(`${message} (see lockchaos check --help)`);
+    throw argsError(err, CHECK_OPTIONS, 'check');
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
@@ -118,12 +118,17 @@ function parseOptions(argv: string[]): Options | 'help' {
   let model: Model<unknown> | undefined;
   if (values.model !== undefined) {
     model = findModel(values.model);
-    if (!model) throw new UserError(`unknown model '${values.model}': choose one of ${MODEL_NAMES.join(', ')}`);
+    if (!model)
+      throw new UserError(
+        `unknown model '${values.model}'${nearestOr(values.model, MODEL_NAMES, `choose one of ${MODEL_NAMES.join(', ')}`)}`,
+      );
   }
   let format: HistoryFormat | undefined;
   if (values.format !== undefined) {
     if (!(HISTORY_FORMATS as readonly string[]).includes(values.format)) {
-      throw new UserError(`unknown format '${values.format}': choose one of ${HISTORY_FORMATS.join(', ')}`);
+      throw new UserError(
+        `unknown format '${values.format}'${nearestOr(values.format, HISTORY_FORMATS, `choose one of ${HISTORY_FORMATS.join(', ')}`)}`,
+      );
     }
     format = values.format as HistoryFormat;
   }
@@ -153,22 +158,19 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
+const CHECK_OPTIONS = {
+  model: { type: 'string', short: 'm' },
+  format: { type: 'string' },
+  initial: { type: 'string' },
+  'time-limit': { type: 'string' },
+  'memory-limit': { type: 'string' },
+  only: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      model: { type: 'string', short: 'm' },
-      format: { type: 'string' },
-      initial: { type: 'string' },
-      'time-limit': { type: 'string' },
-      'memory-limit': { type: 'string' },
-      only: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  return parseArgs({ args: argv, allowPositionals: true, strict: true, options: CHECK_OPTIONS });
 }
 
 function positiveNumber(text: string | undefined, flag: string, unit: string, fallback: number): number {

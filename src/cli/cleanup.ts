@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ensureEngine } from '../cluster/engine.js';
 import { sweepOrphans } from '../cluster/sweep.js';
-import { UserError } from '../util/errors.js';
+import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos cleanup [--all]
 
@@ -21,7 +21,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
       options: { all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (err) {
-    throw new UserError(`${(err as Error).message} (see lockchaos cleanup --help)`);
+    throw argsError(err, { all: true, help: true }, 'cleanup');
   }
   if (values.help) {
     console.log(HELP);

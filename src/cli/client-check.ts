@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION } from '../backends/client-protocol.js';
 import { BACKENDS } from '../backends/index.js';
 import { checkClientProgram } from '../runner/client-check.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
-import { knownBackend } from './args.js';
+import { argsError, knownBackend } from './args.js';
 
 const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] -- CMD [ARG...]
 
@@ -36,7 +36,7 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
       options: { backend: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos client-check --help)`);
+    throw argsError(err, { backend: true, dir: true, help: true }, 'client-check');
   }
   if (values.help) {
     console.log(HELP);

@@ -21,10 +21,12 @@ import {
 } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { sleep } from '../util/clock.js';
-import { EXIT_ERROR, errorMessage, UserError } from '../util/errors.js';
+import { EXIT_ERROR, errorMessage } from '../util/errors.js';
+import { stamped } from '../version.js';
+import { argsError } from './args.js';
 import { exampleClientsCheck } from './doctor-clients.js';
 
-const HELP = `Usage: lockchaos doctor
+const HELP = `Usage: lockchaos doctor [--json]
 
 Checks what lockchaos needs on this machine, one line each:
   node          Node.js 20.11 or newer
@@ -39,6 +41,8 @@ Optional parts (a warning only, saying what is missing without them):
   postgres image  ${POSTGRES_IMAGE} exists (--backend postgres builds it on first use)
   example clients  which of examples/clients/ this machine can run, and what the others
                 need installed
+
+--json prints the checks as one JSON object on stdout (with the lockchaos version).
 
 Exit codes: 0 every required check passed, 3 otherwise.`;
 
@@ -265,20 +269,25 @@ export async function doctor(): Promise<DoctorCheck[]> {
 }
 
 export async function doctorCommand(argv: string[]): Promise<number> {
-  let values: { help?: boolean };
+  const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  let values: { help?: boolean; json?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({ args: argv, options }));
   } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos doctor --help)`);
+    throw argsError(err, options, 'doctor');
   }
   if (values.help) {
     console.log(HELP);
     return 0;
   }
   const checks = await doctor();
+  const failed = checks.filter((c) => c.status === 'FAIL').length;
+  if (values.json) {
+    console.log(JSON.stringify(stamped({ ok: failed === 0, failed, checks })));
+    return failed === 0 ? 0 : EXIT_ERROR;
+  }
   const width = Math.max(...checks.map((c) => c.name.length));
   for (const c of checks) console.log(`${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}`);
-  const failed = checks.filter((c) => c.status === 'FAIL').length;
   console.log(failed === 0 ? 'all required checks passed' : `${failed} required check${failed > 1 ? 's' : ''} failed`);
   return failed === 0 ? 0 : EXIT_ERROR;
 }

@@ -3,6 +3,7 @@
  * The lockchaos command line: a thin layer over the library. Each subcommand lives in its
  * own file and exports `(argv) => Promise<exit code>`.
  */
+import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { rerunWithNodeFlags } from './rerun.js';
 
@@ -55,6 +56,10 @@ const commands: Record<string, Command> = {
     summary: 'does a client program (your lock library in any language) speak the client protocol?',
     load: async () => (await import('./client-check.js')).clientCheckCommand,
   },
+  serve: {
+    summary: 'a local web page over a store: campaigns by night, each configuration over the nights, every run',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
   doctor: {
     summary: 'check this machine: Docker engine, node image, iptables in a container, SIGSTOP',
     load: async () => (await import('./doctor.js')).doctorCommand,
@@ -72,27 +77,37 @@ function usage(): string {
     'Commands:',
     ...lines,
     '',
-    "Run 'lockchaos <command> --help' for a command's options.",
+    "Run 'lockchaos help <command>' (or 'lockchaos <command> --help') for a command's options;",
+    "'lockchaos --version' (-v) prints the version.",
     'Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error, 130 interrupted.',
   ].join('\n');
 }
 
+/** An unknown command in one line, with the nearest one when a typo is likely. */
+function unknownCommand(name: string): number {
+  const names = Object.keys(commands);
+  console.error(`lockchaos: unknown command '${name}'${nearestOr(name, names, `choose one of ${names.join(', ')}`)}`);
+  return EXIT_ERROR;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  // `lockchaos help run` is `lockchaos run --help`.
+  if (name === 'help' && rest[0] !== undefined) {
+    if (!commands[rest[0]]) return unknownCommand(rest[0]);
+    [name, rest] = [rest[0], ['--help']];
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(usage());
     return name === undefined ? EXIT_ERROR : 0;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v' || name === 'version') {
     const { version } = await import('../version.js');
     console.log(version);
     return 0;
   }
   const command = commands[name];
-  if (!command) {
-    console.error(`lockchaos: unknown command '${name}': choose one of ${Object.keys(commands).join(', ')}`);
-    return EXIT_ERROR;
-  }
+  if (!command) return unknownCommand(name);
   try {
     const rerun = await rerunWithNodeFlags((await command.nodeFlags?.(rest)) ?? []);
     if (rerun !== undefined) return rerun;

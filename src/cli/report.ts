@@ -9,6 +9,8 @@ import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
 import { UserError } from '../util/errors.js';
+import { colourFor } from '../util/terminal.js';
+import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos report RUN_DIR
 
@@ -31,8 +33,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       strict: true,
     });
   } catch (err) {
-    const message = (err as Error).message.split('\n')[0]?.replace(/\. To specify a positional.*$/, '');
-    throw new UserError(`${message} (see lockchaos report --help)`);
+    throw argsError(err, { help: true }, 'report');
   }
   if (parsed.values.help) {
     console.log(HELP);
@@ -48,7 +49,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const dir = parsed.positionals[0] as string;
   const { run, reportPath, junitPath } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
-  console.log(formatSummary({ ...run, dir }));
+  console.log(formatSummary({ ...run, dir }, { colour: colourFor(process.stdout) }));
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
   return runExitCode(run.valid, run.conditions);

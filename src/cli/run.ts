@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { verdictName } from '../../checkers/result.js';
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { loadBackendModule } from '../runner/backend-module.js';
@@ -11,10 +13,13 @@ import {
   validateConfig,
 } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
+import type { RunResult } from '../runner/run.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
+import { colourFor } from '../util/terminal.js';
+import { stamped } from '../version.js';
 import { onOff, parseCommandArgs } from './args.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -22,6 +27,10 @@ import { onInterrupt } from './interrupt.js';
 const COMMAND_FLAGS = {
   'no-build': { type: 'boolean', help: 'stop, instead of building the node image, when it is missing' },
   'no-latest': { type: 'boolean', help: 'do not point <store>/latest at the run (stores uploaded as CI artifacts)' },
+  json: {
+    type: 'boolean',
+    help: 'print the result as one JSON object on stdout (with the lockchaos version),\nin place of the summary; progress stays on stderr',
+  },
   replay: {
     type: 'string',
     arg: 'PATH',
@@ -97,7 +106,7 @@ function givenParameters(values: Record<string, string | boolean | undefined>): 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
 export function configFromArgs(
   argv: string[],
-): { config: TestConfig; build: boolean; latest: boolean; replay?: string } | 'help' {
+): { config: TestConfig; build: boolean; latest: boolean; json: boolean; replay?: string } | 'help' {
   const { values } = parseCommandArgs(argv, OPTIONS, 'run', { positionals: false });
   if (values.help) return 'help';
   const s = (k: string) => values[k] as string | undefined;
@@ -106,11 +115,11 @@ export function configFromArgs(
     const other = Object.keys(values).filter((k) => !REPLAY_FLAGS.includes(k) && values[k] !== undefined);
     if (other.length > 0) {
       throw new UserError(
-        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store, --no-build and --no-latest may go with it)`,
+        `--replay runs the stored configuration as it was: drop ${other.map((k) => `--${k}`).join(', ')} (only --store, --no-build, --no-latest and --json may go with it)`,
       );
     }
     const { file, config } = readReplayConfig(replay, s('store'));
-    return { config, build: !values['no-build'], latest: !values['no-latest'], replay: file };
+    return { config, build: !values['no-build'], latest: !values['no-latest'], json: !!values.json, replay: file };
   }
   const { name, seed, scenario: scenarioFlag, ...flags } = givenParameters(values);
   // A schedule file and a scenario supply the defaults; flags given explicitly still win.
@@ -136,10 +145,10 @@ export function configFromArgs(
       : testName(parameters);
   const config: TestConfig = { name: name ?? defaultName, ...parameters, seed: seed ?? randomSeed() };
   if (scheduled) config.schedule = scheduled.faults;
-  return { config, build: !values['no-build'], latest: !values['no-latest'] };
+  return { config, build: !values['no-build'], latest: !values['no-latest'], json: !!values.json };
 }
 
-const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest'];
+const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest', 'json'];
 
 /**
  * The configuration of a stored run, for --replay: PATH is a run folder or its test.json.
@@ -177,6 +186,28 @@ async function validReplayConfig(config: TestConfig, file: string): Promise<Test
   }
 }
 
+/**
+ * `run --json`: the result as one object, for scripts: the verdict and exit code, the run
+ * folder and its files, each checker's verdict in one line (their details are in
+ * results.json), how the run did not run as configured, and the configuration.
+ */
+export function runJson(r: RunResult, exitCode: number) {
+  return stamped({
+    verdict: verdictName(r.valid),
+    exitCode,
+    seed: r.config.seed,
+    dir: r.dir,
+    files: Object.fromEntries(
+      ['test.json', 'history.jsonl', 'results.json', 'report.html', 'junit.xml'].map((f) => [f, join(r.dir, f)]),
+    ),
+    conditions: r.conditions,
+    ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),
+    timings: r.timings,
+    checkers: r.results.map(({ checker, valid, counts, summary }) => ({ checker, valid, counts, summary })),
+    config: r.config,
+  });
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const parsed = configFromArgs(argv);
   if (parsed === 'help') {
@@ -193,11 +224,14 @@ export async function runCommand(argv: string[]): Promise<number> {
       buildImage: parsed.build,
       latest: parsed.latest,
     });
-    console.log(formatSummary(result));
-    return runExitCode(result.valid, result.conditions);
+    const code = runExitCode(result.valid, result.conditions);
+    if (parsed.json) console.log(JSON.stringify(runJson(result, code)));
+    else console.log(formatSummary(result, { colour: colourFor(process.stdout) }));
+    return code;
   } catch (err) {
     if (!(err instanceof RunInterrupted)) throw err;
     console.error(`lockchaos run: ${err.message}: nothing to check (containers removed)`);
+    if (parsed.json) console.log(JSON.stringify(stamped({ verdict: 'interrupted', exitCode: EXIT_INTERRUPTED })));
     return EXIT_INTERRUPTED;
   } finally {
     interrupt.dispose();

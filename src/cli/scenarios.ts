@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { shellWord } from '../report/rerun.js';
 import { flagWords } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import { UserError } from '../util/errors.js';
+import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos scenarios [--json]
 
@@ -19,7 +19,7 @@ export async function scenariosCommand(argv: string[]): Promise<number> {
       options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (err) {
-    throw new UserError(`${(err as Error).message.split('\n')[0]} (see lockchaos scenarios --help)`);
+    throw argsError(err, { json: true, help: true }, 'scenarios');
   }
   if (values.help) {
     console.log(HELP);

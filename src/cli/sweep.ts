@@ -6,7 +6,7 @@ import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';
 import { knownBackend, numberList, onOff, parseCommandArgs, positiveNumber, seedOf } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, runTimeLimit } from './campaign-flags.js';
+import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
 const HELP = `Usage: lockchaos sweep [options]
@@ -38,6 +38,8 @@ Options:
   --no-build              stop, instead of building the node image, when it is missing
   --no-latest             write no latest links
   --verbose               print each run's own progress lines
+  --json                  print the result as one JSON object on stdout (sweep.json's
+                          fields with the files; with --dry-run, the points), not the table
   -h, --help              this help
 
 Duration: about (time limit + 8 s) x points x trials / parallel; the defaults, 7 points x 5
@@ -112,6 +114,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     const { validateCampaign } = await import('../campaign/spec.js');
     const { sweepCampaign } = await import('../sweep/grid.js');
     validateCampaign(sweepCampaign(spec), 'sweep');
+    if (values.json) {
+      printJson({ name: spec.name, trials: spec.trials, runs: points.length * spec.trials, points });
+      return 0;
+    }
     console.log(
       `sweep ${spec.name}: ${points.length} points x ${spec.trials} trials = ${points.length * spec.trials} runs`,
     );
@@ -120,8 +126,13 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   }
   return whileInterruptible('sweep', async (signal) => {
     const out = await sweep(spec, options, campaignHooksOf(values, signal));
-    console.log(sweepTable(out.result));
-    console.log(`sweep.html: ${out.files.sweepHtml}`);
+    if (values.json) {
+      const { sweepJson } = await import('../sweep/html.js');
+      printJson({ ...JSON.parse(sweepJson(out.result)), dir: out.result.dir, files: out.files });
+    } else {
+      console.log(sweepTable(out.result));
+      console.log(`sweep.html: ${out.files.sweepHtml}`);
+    }
     if (out.campaign.interrupted) return EXIT_INTERRUPTED;
     return out.campaign.met ? 0 : 1;
   });

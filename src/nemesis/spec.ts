@@ -4,6 +4,7 @@
  * here into a list; a bad spec is one line that lists what is allowed. The kinds and
  * their targets are the registry's (kinds/index.ts).
  */
+import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import type { FaultKindModule, FaultSpec } from './kind.js';
 import { FAULT_KIND_MODULES } from './kinds/index.js';
@@ -34,7 +35,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     const module = faultKindModule(rawKind.trim());
     if (!module) {
       throw new UserError(
-        `unknown nemesis '${rawKind}' in --nemesis '${spec}': choose none or some of ${Object.keys(FAULT_KINDS).join(', ')}`,
+        `unknown nemesis '${rawKind}' in --nemesis '${spec}'${nearestOr(rawKind.trim(), Object.keys(FAULT_KINDS), `choose none or some of ${Object.keys(FAULT_KINDS).join(', ')}`)}`,
       );
     }
     const kind = module.name;
@@ -45,7 +46,7 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
       const forms = allowed.map((t) => `${kind}:${t}`);
       if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
       throw new UserError(
-        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}': use ${forms.join(', ')}`,
+        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
       );
     }
     if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);

@@ -17,6 +17,7 @@ import { type CheckResult, verdictName, verdictWord } from '../../checkers/resul
 import type { RunCondition } from '../runner/conditions.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
+import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
 import { type ReportPageData, reportPage } from './browser/report-page.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
@@ -279,7 +280,7 @@ ${perfTable(run.results)}
 <div>or with the equivalent flags:</div>
 <pre id="rerun-flags">${escapeHtml(rerun.flags)}</pre>${rerun.unmapped.length ? `<div class="hint">test.json also sets ${escapeHtml(rerun.unmapped.join(', '))}, which these flags do not: --replay keeps them.</div>` : ''}
 <div>Rebuild this report and junit.xml:</div>
-<pre>${escapeHtml(`lockchaos report ${folder}`)}</pre>
+<pre>${escapeHtml(`${cliCommand} report ${folder}`)}</pre>
 <div style="margin-top:10px">Files of this run:</div>
 ${filesHtml(run.dir)}
 </div>

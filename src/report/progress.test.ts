@@ -108,6 +108,31 @@ describe('run progress', () => {
     expect(out.at(-1)).toBe('\r\x1b[2K');
   });
 
+  it('keeps the overlap and fault counts on an 80-column terminal, cutting only the faults names', () => {
+    const out: string[] = [];
+    const stream = { isTTY: true, columns: 80, write: (x: string) => out.push(x) };
+    const c = clock();
+    const { p, feed } = progress({ timeLimitS: 300, fencing: true, stream, now: c.now, manual: true, live: true });
+    let time = 0;
+    for (const [kind, value] of [
+      ['client-pause', { client: 3, process: 3 }],
+      ['partition', { target: 'majorities-ring' }],
+      ['pause-node', { node: 'n2' }],
+    ] as const) {
+      feed({ type: 'invoke', f: `start-${kind}`, process: 'nemesis', time: ++time });
+      feed({ type: 'ok', f: `start-${kind}`, process: 'nemesis', time: ++time, value });
+    }
+    for (let i = 0; i < 2000; i++) feed({ type: 'ok', f: 'read', process: 1, time: ++time });
+    c.advance(12_345);
+    p.tick();
+    const drawn = (out.at(-1) ?? '').replace('\r\x1b[2K', '');
+    expect(p.line().length).toBeGreaterThan(80); // the full line would not fit
+    expect(drawn.length).toBeLessThanOrEqual(79);
+    expect(drawn).toMatch(/^12\.3\/300 s · \d+ ops\/s · overlaps: 0 \(fenced\) · faults 3: client-pause/);
+    expect(drawn.endsWith('…')).toBe(true);
+    expect(p.fit(200)).toBe(p.line()); // a wide terminal: all of it
+  });
+
   it('writes plain lines when CI is set, even on a TTY', () => {
     const saved = process.env.CI;
     process.env.CI = 'true';

@@ -15,6 +15,7 @@
  */
 import type { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { shortFaultLabel } from '../nemesis/label.js';
+import { isCi } from '../util/terminal.js';
 
 /** What progress needs of an op (an Op, indexed or not). */
 export interface ProgressOp {
@@ -54,11 +55,6 @@ export interface ProgressOptions {
   manual?: boolean;
 }
 
-const ciEnv = () => {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
-};
-
 export class RunProgress {
   private readonly stream: ProgressStream;
   private readonly live: boolean;
@@ -77,7 +73,7 @@ export class RunProgress {
 
   constructor(private readonly options: ProgressOptions) {
     this.stream = options.stream ?? process.stderr;
-    this.live = options.live ?? (Boolean(this.stream.isTTY) && !ciEnv());
+    this.live = options.live ?? (Boolean(this.stream.isTTY) && !isCi());
     this.now = options.now ?? (() => performance.now());
   }
 
@@ -130,17 +126,42 @@ export class RunProgress {
     return dt > 0 ? (this.operations - first[1]) / dt : 0;
   }
 
-  /** The status, most important first (a narrow terminal cuts the end). */
+  /** The status, in full (the plain lines, and a live line where it fits). */
   line(): string {
-    const elapsed = Math.min(this.elapsedS(), this.options.timeLimitS);
-    const left = Math.max(0, this.options.timeLimitS - elapsed);
-    const faults = this.faults.size ? [...this.faults.values()].join(', ') : 'none';
+    const { elapsed, left, faults } = this.status();
     return [
       `${elapsed.toFixed(1)} s of ${this.options.timeLimitS} s, ${left.toFixed(1)} s left`,
       `${Math.round(this.rate())} ops/s (${this.operations.toLocaleString('en-US')} ops)`,
       `overlapping holds: ${this.overlaps}${this.options.fencing ? ' (expected with fencing)' : ''}`,
-      `faults: ${faults}`,
+      `faults: ${faults.length ? faults.join(', ') : 'none'}`,
     ].join(' · ');
+  }
+
+  /**
+   * The status in at most `width` characters: the full line where it fits, else a short
+   * form whose overlap count and fault count always stay; only the faults' names are cut.
+   */
+  fit(width: number): string {
+    const full = this.line();
+    if (full.length <= width) return full;
+    const { elapsed, faults } = this.status();
+    const head = [
+      `${elapsed.toFixed(1)}/${this.options.timeLimitS} s`,
+      `${Math.round(this.rate())} ops/s`,
+      `overlaps: ${this.overlaps}${this.options.fencing ? ' (fenced)' : ''}`,
+    ].join(' · ');
+    const label = faults.length ? `faults ${faults.length}: ` : 'faults: none';
+    const names = faults.join(', ');
+    const room = width - head.length - ' · '.length - label.length;
+    if (faults.length === 0 || names.length <= room) return `${head} · ${label}${names}`;
+    return room >= 2
+      ? `${head} · ${label}${names.slice(0, room - 1)}…`
+      : `${head} · faults ${faults.length}`.slice(0, width);
+  }
+
+  private status() {
+    const elapsed = Math.min(this.elapsedS(), this.options.timeLimitS);
+    return { elapsed, left: Math.max(0, this.options.timeLimitS - elapsed), faults: [...this.faults.values()] };
   }
 
   /** One update: the live line redrawn, or a plain line. Stops at the time limit. */
@@ -157,9 +178,8 @@ export class RunProgress {
     if (this.live) {
       // The first redraw waits a second: the runner's own log lines come first.
       if (this.elapsedS() < 1) return;
-      const cols = this.stream.columns ?? 120;
-      const text = this.line();
-      this.stream.write(`\r\x1b[2K${text.length > cols - 1 ? `${text.slice(0, cols - 2)}…` : text}`);
+      // One column short of the width: a line that fills it wraps on some terminals.
+      this.stream.write(`\r\x1b[2K${this.fit((this.stream.columns ?? 120) - 1)}`);
       this.drawn = true;
     } else {
       this.stream.write(`progress: ${this.line()}\n`);

@@ -2,6 +2,7 @@
 import { join, resolve } from 'node:path';
 import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
 import { flagWords, PARAMETERS } from '../runner/parameters.js';
+import { cliCommand } from '../util/paths.js';
 
 /** A word for a POSIX shell: bare when safe, else single-quoted. */
 export function shellWord(s: string): string {
@@ -20,15 +21,15 @@ const NOT_FLAGS = new Set<string>(['scenario', 'schedule', 'name', 'storeDir']);
  * names test.json fields no flag here knows (a newer configuration): only --replay keeps them.
  */
 export function rerunCommands(dir: string, config: TestConfig): { replay: string; flags: string; unmapped: string[] } {
-  const words = ['lockchaos', 'run', ...flagWords(config, NOT_FLAGS)];
+  const words = ['run', ...flagWords(config, NOT_FLAGS)];
   const { schedule, name, storeDir } = PARAMETERS;
   if (config.schedule) words.push(`--${schedule.flag}`, join(resolve(dir), 'test.json'));
   if (config.name && config.name !== testName(config)) words.push(`--${name.flag}`, config.name);
   if (config.storeDir && config.storeDir !== DEFAULTS.storeDir) words.push(`--${storeDir.flag}`, config.storeDir);
   const unmapped = Object.keys(config).filter((k) => !Object.hasOwn(PARAMETERS, k));
   return {
-    replay: `lockchaos run --replay ${shellWord(join(resolve(dir), 'test.json'))}`,
-    flags: words.map(shellWord).join(' '),
+    replay: `${cliCommand} run --replay ${shellWord(join(resolve(dir), 'test.json'))}`,
+    flags: `${cliCommand} ${words.map(shellWord).join(' ')}`,
     unmapped,
   };
 }

@@ -4,6 +4,7 @@ import { evidenceWarnings } from '../../checkers/evidence.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import { scenarioByName } from '../scenarios/index.js';
+import { paint } from '../util/terminal.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
 function expectationLine(
@@ -21,27 +22,50 @@ function expectationLine(
   return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${as}`];
 }
 
-export function formatSummary(r: {
-  dir: string;
-  valid: Validity;
-  results: CheckResult[];
-  conditions?: readonly RunCondition[];
-  config: { seed: number; scenario?: string; fencing: boolean; timeLimitS: number };
-  stoppedEarly?: { atS: number; why: string };
-}): string {
+/** A verdict word in its colour: INVALID red, unknown yellow, valid green. */
+function verdictPainted(valid: Validity, colour: boolean): string {
+  const word = verdictWord(valid).padEnd(7);
+  return valid === false
+    ? paint(colour, word, 'red', 'bold')
+    : valid === true
+      ? paint(colour, word, 'green')
+      : paint(colour, word, 'yellow');
+}
+
+/**
+ * The summary: the counted checkers first (the verdict is theirs), then those shown for
+ * information, marked `shown` in place of a verdict, so that a reader scanning for INVALID
+ * does not find it in a valid run. `colour`: ANSI colours (a terminal; util/terminal.ts).
+ */
+export function formatSummary(
+  r: {
+    dir: string;
+    valid: Validity;
+    results: CheckResult[];
+    conditions?: readonly RunCondition[];
+    config: { seed: number; scenario?: string; fencing: boolean; timeLimitS: number };
+    stoppedEarly?: { atS: number; why: string };
+  },
+  { colour = false }: { colour?: boolean } = {},
+): string {
   const conditions = r.conditions ?? [];
   const warnings = evidenceWarnings(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
-  const lines = r.results.map((c) => {
-    const note = c.counts === false ? ' (shown, not counted)' : '';
-    return `  ${c.checker.padEnd(width)}  ${verdictWord(c.valid).padEnd(7)}  ${c.summary}${note}`;
-  });
+  const counted = r.results.filter((c) => c.counts !== false);
+  const shown = r.results.filter((c) => c.counts === false);
+  const line = (c: CheckResult, word: string) => `  ${c.checker.padEnd(width)}  ${word}  ${c.summary}`;
   return [
     'checkers:',
-    ...lines,
+    ...counted.map((c) => line(c, verdictPainted(c.valid, colour))),
+    ...(shown.length
+      ? [
+          paint(colour, 'shown, not counted:', 'dim'),
+          ...shown.map((c) => line(c, paint(colour, 'shown'.padEnd(7), 'dim'))),
+        ]
+      : []),
     '',
-    ...warnings.map((w) => `warning: ${w}`),
-    `verdict: ${verdictWord(r.valid)}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
+    ...warnings.map((w) => `${paint(colour, 'warning:', 'yellow')} ${w}`),
+    `verdict: ${verdictPainted(r.valid, colour).trimEnd()}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
     ...(r.stoppedEarly ? [stoppedEarlyLine(r.stoppedEarly, r.config.timeLimitS)] : []),
     ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,

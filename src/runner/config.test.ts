@@ -44,7 +44,8 @@ describe('run configuration', () => {
     [['--fencing', 'maybe'], /--fencing takes on or off/],
     [['--ttl', 'abc'], /--ttl takes a number/],
     [['--concurrency', '0'], /--concurrency must be a whole number > 0/],
-    [['--bogus'], /Unknown option '--bogus'.*lockchaos run --help/],
+    [['--bogus'], /^unknown option '--bogus' \(see lockchaos run --help\)$/],
+    [['--nemesiss', 'x'], /^unknown option '--nemesiss': did you mean --nemesis\? \(see lockchaos run --help\)$/],
     // Bounds: refuse what cannot work, with the limit in the message (issue 10).
     [['--time-limit', '1e9'], /^--time-limit must be at most 86400 s \(a day\), got '1000000000'$/],
     [['--concurrency', '100000'], /^--concurrency must be at most 100 \(each client is a process\)/],

@@ -13,9 +13,10 @@ import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
+import { nearestOr } from '../util/did-you-mean.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { stamped } from '../version.js';
 import { checkedNodeSpecs } from './backend-module.js';
-
 import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
 export { DEFAULTS, type TestConfig };
@@ -83,7 +84,7 @@ export function validateConfig(c: TestConfig): TestConfig {
       );
     }
     throw new UserError(
-      `unknown backend '${c.backend}': choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`,
+      `unknown backend '${c.backend}'${nearestOr(c.backend, Object.keys(BACKENDS), `choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`)}`,
     );
   }
   if (c.backendModule !== undefined && !isModulePath(c.backend)) {
@@ -94,7 +95,9 @@ export function validateConfig(c: TestConfig): TestConfig {
   const missing = backend.unavailable?.();
   if (missing) throw new UserError(`--backend ${c.backend} ${missing}`);
   if (!workloadByName(c.workload)) {
-    throw new UserError(`unknown workload '${c.workload}': choose one of ${Object.keys(WORKLOADS).join(', ')}`);
+    throw new UserError(
+      `unknown workload '${c.workload}'${nearestOr(c.workload, Object.keys(WORKLOADS), `choose one of ${Object.keys(WORKLOADS).join(', ')}`)}`,
+    );
   }
   // Every number within its bounds (the node count before the nodes are counted); one
   // without a default may be left out.
@@ -184,7 +187,9 @@ const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on
  * field a run records, of its type. Bad content is one UserError line naming the file.
  */
 export function parseStoredConfig(text: string, file: string): StoredTestConfig {
-  const stored = storedConfig(parseJson(text, file), file) as TestConfig & { storeKey?: unknown };
+  // What wrote the file (version.ts's stamp) is not part of the configuration.
+  const { lockchaos: _v, schema: _s, ...data } = (parseJson(text, file) ?? {}) as Record<string, unknown>;
+  const stored = storedConfig(data, file) as TestConfig & { storeKey?: unknown };
   if (stored.storeKey !== undefined && typeof stored.storeKey !== 'string') {
     throw new UserError(
       `'${file}' is not a test configuration: storeKey: ${JSON.stringify(stored.storeKey)} is not a string`,
@@ -208,7 +213,7 @@ export function runnableConfig(stored: StoredTestConfig): TestConfig {
 /** The text of a run's test.json (parseStoredConfig reads it back). */
 export function testJsonText(config: TestConfig): string {
   const stored: StoredTestConfig = { ...config, storeKey: STORE_KEY };
-  return `${JSON.stringify(stored, null, 2)}\n`;
+  return `${JSON.stringify(stamped(stored), null, 2)}\n`;
 }
 
 /** A file's text as JSON; bad JSON is one UserError line naming the file. */

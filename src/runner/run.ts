@@ -28,6 +28,7 @@ import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
+import { stamped } from '../version.js';
 import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
 import {
   badGrants,
@@ -327,7 +328,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   writeFileSync(
     join(dir, 'results.json'),
-    `${JSON.stringify({ valid, conditions, config, timings, results, ...early }, null, 2)}\n`,
+    `${JSON.stringify(stamped({ valid, conditions, config, timings, results, ...early }), null, 2)}\n`,
   );
   return { dir, config, valid, results, conditions, history, timings, ...early };
 }

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { DEFAULTS, type TestConfig } from '../runner/parameters.js';
+import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 
@@ -375,7 +376,7 @@ export function resolveScenario(
   const scenario = name === undefined ? undefined : scenarioByName(name);
   if (name !== undefined && !scenario) {
     throw new UserError(
-      `unknown scenario '${name}': choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`,
+      `unknown scenario '${name}'${nearestOr(name, Object.keys(SCENARIOS), `choose one of ${Object.keys(SCENARIOS).join(', ')} (lockchaos scenarios)`)}`,
     );
   }
   const { name: _name, ...preset } = scenario?.config ?? {};

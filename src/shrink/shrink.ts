@@ -14,7 +14,9 @@ import { readHistoryPrefix } from '../report/run-folder.js';
 import { parseStoredConfig, runnableConfig, type TestConfig } from '../runner/config.js';
 import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { Rng } from '../util/rng.js';
+import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
 import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';
 
@@ -185,7 +187,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     concurrency: result.best.concurrency,
   };
   const minimalSchedule = join(out, 'minimal-schedule.json');
-  writeFileSync(minimalSchedule, `${JSON.stringify(scheduleFileOf(minimalConfig), null, 2)}\n`);
+  writeFileSync(minimalSchedule, `${JSON.stringify(stamped(scheduleFileOf(minimalConfig)), null, 2)}\n`);
   let minimalRun = resolve(dir);
   const firstHit = result.bestTrials.find((t) => t.dir);
   if (smaller && firstHit?.dir) {
@@ -208,7 +210,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
   writeFileSync(
     join(out, 'shrink.json'),
     `${JSON.stringify(
-      {
+      stamped({
         original: { dir: resolve(dir), ...start },
         minimal: { dir: minimalRun, ...result.best, violation: minimal.violation },
         smaller,
@@ -216,7 +218,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
         elapsedS,
         stoppedBy: result.stoppedBy ?? null,
         reproduce: reproduceCommand(minimalSchedule),
-      },
+      }),
       null,
       2,
     )}\n`,
@@ -225,4 +227,4 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
   return shrunk;
 }
 
-export const reproduceCommand = (schedule: string) => `lockchaos run --schedule ${resolve(schedule)}`;
+export const reproduceCommand = (schedule: string) => `${cliCommand} run --schedule ${resolve(schedule)}`;

@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import type { Interval } from '../stats/binomial-interval.js';
+import { stamped } from '../version.js';
 import type { PointResult, SweepRun } from './analyse.js';
 import { sweepPlots } from './browser/plots.js';
 import type { SweepSpec } from './grid.js';
@@ -92,11 +93,11 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
 export function sweepJson(r: SweepResult): string {
   const rel = (p: string) => relative(r.dir, p);
   return `${JSON.stringify(
-    {
+    stamped({
       ...r,
       dir: undefined,
       points: r.points.map((p) => ({ ...p, runs: p.runs.map((run) => ({ ...run, dir: rel(run.dir) })) })),
-    },
+    }),
     null,
     2,
   )}\n`;

@@ -12,3 +12,13 @@ export const packageRoot: string = (() => {
   }
   return dir;
 })();
+
+/**
+ * How a user types the command, for the commands pages print: `npx lockchaos` where the
+ * package is installed as a dependency (under node_modules/), `lockchaos` from a checkout
+ * (where `npm link` puts it on the PATH).
+ */
+export const cliCommandFor = (root: string): string =>
+  root.split(/[\\/]/).includes('node_modules') ? 'npx lockchaos' : 'lockchaos';
+
+export const cliCommand: string = cliCommandFor(packageRoot);

@@ -34,6 +34,14 @@ let context: BrowserContext | undefined;
 
 /** Opens a page and waits until its script sets body[data-ready="true"]. */
 export async function openPage(path: string): Promise<Opened> {
+  return openUrl(pathToFileURL(path).href, /^(file|data):/);
+}
+
+/**
+ * Opens a URL (a page `lockchaos serve` answers, say) and waits for body[data-ready="true"];
+ * a request to anything that `allowed` does not match is a problem.
+ */
+export async function openUrl(url: string, allowed: RegExp): Promise<Opened> {
   if (!context) {
     // playwright passes the user data dir as --user-data-dir itself: a new empty one.
     context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lockchaos-chromium-')), {
@@ -50,9 +58,9 @@ export async function openPage(path: string): Promise<Opened> {
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {
-    if (!/^(file|data):/.test(r.url())) problems.push(`request: ${r.url()}`);
+    if (!allowed.test(r.url())) problems.push(`request: ${r.url()}`);
   });
-  await page.goto(pathToFileURL(path).href);
+  await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
   return { page, problems };
 }

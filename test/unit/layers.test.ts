@@ -29,6 +29,7 @@ const LAYERS: Record<string, number> = {
   'src/campaign': 9,
   'src/sweep': 10,
   'src/bench': 10,
+  'src/serve': 10,
   'src/cli': 11,
   'src/check.ts': 11,
   'src/index.ts': 11,

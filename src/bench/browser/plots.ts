@@ -24,6 +24,10 @@ export function benchPlots(data: BenchPageData): void {
     return x && x.value !== null ? Math.max(x.value, 0.01) : null;
   };
   const colors = ['#2563eb', '#dc2626', '#7c3aed'];
+  // The y axis as wide as its longest label (uPlot's default 50 px cut "10,000" to "0,000").
+  const yAxis: UPlot.Axis = {
+    size: (_u, values) => Math.max(50, 16 + 7 * Math.max(0, ...(values ?? []).map((v) => String(v).length))),
+  };
   const quantiles: [number, string][] = [
     [0.5, 'p50'],
     [0.99, 'p99'],
@@ -59,7 +63,7 @@ export function benchPlots(data: BenchPageData): void {
         height: 260,
         title: 'acquire latency, ms',
         scales: { x, y: { distr: 3 } },
-        axes: [{ label: 'clients' }, {}],
+        axes: [{ label: 'clients' }, yAxis],
         series: latSeries,
       },
       lat as UPlot.AlignedData,
@@ -71,7 +75,7 @@ export function benchPlots(data: BenchPageData): void {
         height: 220,
         title: 'throughput, per s',
         scales: { x },
-        axes: [{ label: 'clients' }, {}],
+        axes: [{ label: 'clients' }, yAxis],
         series: thrSeries,
       },
       thr as UPlot.AlignedData,

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckResult } from '../../checkers/result.js';
+import { DEFAULTS } from '../runner/config.js';
+import { colourFor, paint } from '../util/terminal.js';
+import { formatSummary } from './summary.js';
+
+const check = (checker: string, valid: CheckResult['valid'], counts: boolean, summary: string) =>
+  ({ checker, valid, counts, summary, details: {} }) as unknown as CheckResult;
+
+/** A valid fenced run: its holders overlapped (shown), the store kept them out (counted). */
+const fenced = {
+  dir: 'store/x/1',
+  valid: true as const,
+  config: { ...DEFAULTS, fencing: true, seed: 1 },
+  results: [
+    check('mutual-exclusion', false, false, '32 overlapping holds of 238'),
+    check('linearizable(mutex)', false, false, 'not linearizable: op 148'),
+    check('lost-updates', true, true, '232 acknowledged adds, all in the final read of 232'),
+    check('fencing', true, true, '238 grants with growing tokens'),
+    check('perf', true, false, 'acquire: 249 attempts'),
+  ],
+};
+
+describe('the run summary', () => {
+  it('puts the counted checkers first and marks the shown ones, so a valid run reads no INVALID', () => {
+    const text = formatSummary(fenced);
+    expect(text.split('\n').slice(0, 7)).toEqual([
+      'checkers:',
+      '  lost-updates         valid    232 acknowledged adds, all in the final read of 232',
+      '  fencing              valid    238 grants with growing tokens',
+      'shown, not counted:',
+      '  mutual-exclusion     shown    32 overlapping holds of 238',
+      '  linearizable(mutex)  shown    not linearizable: op 148',
+      '  perf                 shown    acquire: 249 attempts',
+    ]);
+    expect(text).not.toContain('INVALID');
+    expect(text).toContain('verdict: valid  (seed 1)');
+    expect(text).not.toContain('\x1b[');
+  });
+
+  it('colours the verdicts on a terminal: INVALID red, valid green, shown dim', () => {
+    const text = formatSummary({ ...fenced, valid: false }, { colour: true });
+    expect(text).toContain(`verdict: ${paint(true, 'INVALID', 'red', 'bold')}`);
+    expect(text).toContain(paint(true, 'valid  ', 'green'));
+    expect(text).toContain(paint(true, 'shown  ', 'dim'));
+  });
+
+  it('colours only a TTY, never under NO_COLOR or CI; FORCE_COLOR wins', () => {
+    expect(colourFor({ isTTY: true }, {})).toBe(true);
+    expect(colourFor({ isTTY: false }, {})).toBe(false);
+    expect(colourFor({}, {})).toBe(false);
+    expect(colourFor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { CI: 'true' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { CI: 'false' })).toBe(true);
+    expect(colourFor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+  });
+});

@@ -1,0 +1,289 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
+import { storePage } from './page.js';
+import { resolveInside, type StoreServer, serveStore } from './server.js';
+import {
+  campaignTrends,
+  filterRuns,
+  headFields,
+  IndexCache,
+  readResultsHead,
+  scanStore,
+  stampTime,
+} from './store-index.js';
+
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-'));
+const outside = mkdtempSync(join(tmpdir(), 'lockchaos-serve-outside-'));
+
+beforeAll(() => {
+  writeThreeNights(store);
+  writeSyntheticRun(join(store, 'redlock-lock-set-client-pause-unfenced', '2026-12-01T10-00-00.000Z'), {
+    backend: 'redlock',
+    nemesis: 'client-pause',
+    fencing: false,
+    seed: 7,
+    valid: false,
+  });
+  // A run killed before it checked: test.json only.
+  const killed = join(store, 'etcd-lock-set-none-unfenced', '2026-12-01T11-00-00.000Z');
+  mkdirSync(killed, { recursive: true });
+  writeFileSync(
+    join(killed, 'test.json'),
+    JSON.stringify({ name: 'etcd-lock-set-none-unfenced', backend: 'etcd', nemesis: 'none', fencing: false, seed: 1 }),
+  );
+  // `latest` is a link: not listed twice.
+  symlinkSync('redlock-lock-set-client-pause-unfenced/2026-12-01T10-00-00.000Z', join(store, 'latest'));
+  writeFileSync(join(outside, 'secret.txt'), 'not yours\n');
+  symlinkSync(outside, join(store, 'escape'));
+});
+
+afterAll(() => {
+  rmSync(store, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+describe('the store index', () => {
+  it('lists every run once, newest first, with its verdict, configuration and campaign', () => {
+    const index = scanStore(store);
+    expect(index.problems).toEqual([]);
+    expect(index.runs).toHaveLength(3 * 8 + 2);
+    expect(index.runs[0]).toMatchObject({
+      path: 'etcd-lock-set-none-unfenced/2026-12-01T11-00-00.000Z',
+      verdict: 'none',
+      backend: 'etcd',
+      report: false,
+    });
+    expect(index.runs[1]).toMatchObject({
+      verdict: 'invalid',
+      backend: 'redlock',
+      nemesis: 'client-pause',
+      fencing: false,
+      seed: 7,
+      startedAt: '2026-12-01T10:00:00.000Z',
+      report: true,
+    });
+    const inCampaign = index.runs.filter((r) => r.campaign !== undefined);
+    expect(inCampaign).toHaveLength(24);
+    expect(inCampaign[0]?.campaign).toBe('campaigns/nightly/2026-11-30T02-00-00.000Z');
+  });
+
+  it('lists the campaigns by night with their tallies', () => {
+    const { campaigns } = scanStore(store);
+    expect(campaigns.map((c) => [c.night, c.name, c.totals.met, c.totals.cells, c.met])).toEqual([
+      ['2026-11-30', 'nightly', 5, 8, false],
+      ['2026-11-29', 'nightly', 7, 8, false],
+      ['2026-11-28', 'nightly', 7, 8, false],
+    ]);
+  });
+
+  it('shows the configuration that flipped on the third night, first, and the flaky one as flaky', () => {
+    const [trend] = scanStore(store).trends;
+    expect(trend?.name).toBe('nightly');
+    expect(trend?.nights).toEqual(['2026-11-28', '2026-11-29', '2026-11-30']);
+    const rows = trend?.rows ?? [];
+    expect(rows[0]).toMatchObject({ configuration: 'redis/lock-set/client-pause/unfenced', flipped: true });
+    expect(rows[0]?.marks.map((m) => m.mark)).toEqual(['met', 'met', 'not-met']);
+    const redlock = rows.find((r) => r.configuration === 'redlock/lock-set/client-pause/unfenced');
+    expect(redlock?.marks.map((m) => m.mark)).toEqual(['flaky', 'flaky', 'flaky']);
+    expect(redlock).toMatchObject({ flipped: false, flaky: true });
+    const steady = rows.filter((r) => !r.flipped && !r.flaky);
+    expect(steady.map((r) => r.marks.map((m) => m.mark).join(','))).toEqual(['met,met,met', 'met,met,met']);
+  });
+
+  it('adds up the shards of one night, and marks a night a configuration did not run', () => {
+    const c = (night: string, met: number, ran: number, shard?: string) => ({
+      path: `campaigns/n/${night}${shard ?? ''}`,
+      name: 'n',
+      startedAt: `${night}T02:00:00.000Z`,
+      night,
+      ...(shard ? { shard } : {}),
+      totals: { cells: ran, met, mismatched: ran - met, errors: 0, interrupted: 0 },
+      interrupted: false,
+      met: met === ran,
+      configurations: ran ? [{ configuration: 'x', expect: 'valid', met, ran }] : [],
+      summaryHtml: true,
+    });
+    const [trend] = campaignTrends([
+      c('2026-11-01', 1, 1, '1/2'),
+      c('2026-11-01', 0, 1, '2/2'),
+      c('2026-11-02', 0, 0),
+      c('2026-11-03', 2, 2),
+    ]);
+    expect(trend?.rows[0]?.marks.map((m) => `${m.mark} ${m.met}/${m.ran}`)).toEqual([
+      'flaky 1/2',
+      'not-run 0/0',
+      'met 2/2',
+    ]);
+    expect(trend?.rows[0]?.flipped).toBe(true);
+  });
+
+  it('counts a night whose shards were merged once: the merge alone', () => {
+    const c = (path: string, met: number, ran: number, extra: { shard?: string; merged?: boolean }) => ({
+      path,
+      name: 'n',
+      startedAt: '2026-11-01T02:00:00.000Z',
+      night: '2026-11-01',
+      ...extra,
+      totals: { cells: ran, met, mismatched: ran - met, errors: 0, interrupted: 0 },
+      interrupted: false,
+      met: met === ran,
+      configurations: [{ configuration: 'x', expect: 'valid', met, ran }],
+      summaryHtml: true,
+    });
+    const [trend] = campaignTrends([
+      c('a', 1, 1, { shard: '1/2' }),
+      c('b', 1, 1, { shard: '2/2' }),
+      c('c', 2, 2, { merged: true }),
+    ]);
+    expect(trend?.rows[0]?.marks.map((m) => `${m.mark} ${m.met}/${m.ran}`)).toEqual(['met 2/2']);
+  });
+
+  it('filters runs by verdict, backend, nemesis, fencing, seed and name', () => {
+    const { runs } = scanStore(store);
+    expect(filterRuns(runs, { verdict: 'invalid', backend: 'redlock' }).length).toBe(1 + 3);
+    expect(filterRuns(runs, { fencing: 'on' }).every((r) => r.fencing)).toBe(true);
+    expect(filterRuns(runs, { fencing: 'on' })).toHaveLength(6);
+    expect(filterRuns(runs, { seed: '7' }).map((r) => r.backend)).toEqual(['redlock']);
+    expect(filterRuns(runs, { nemesis: 'none', text: 'ETCD' })).toHaveLength(1);
+  });
+
+  it('rereads only what changed: a cached run is the same object until its folder changes', () => {
+    const own = mkdtempSync(join(tmpdir(), 'lockchaos-serve-cache-'));
+    try {
+      const dir = join(own, 'redis-lock-set-none-unfenced', '2026-12-01T10-00-00.000Z');
+      writeSyntheticRun(dir, { backend: 'redis', nemesis: 'none', fencing: false, seed: 3, valid: true });
+      const cache = new IndexCache();
+      const first = scanStore(own, cache);
+      expect(scanStore(own, cache).runs[0]).toBe(first.runs[0]);
+      writeFileSync(
+        join(dir, 'results.json'),
+        JSON.stringify({ valid: 'unknown', conditions: [{ kind: 'x', message: 'lost a worker' }], results: [] }),
+      );
+      utimesSync(dir, new Date(), new Date(Date.now() + 5000));
+      expect(scanStore(own, cache).runs[0]).toMatchObject({ verdict: 'unknown', conditions: ['lost a worker'] });
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('reading the head of results.json', () => {
+  it('takes the fields from the start, and leaves out one cut off', () => {
+    const text = JSON.stringify(
+      { lockchaos: '0.1.0', schema: 1, valid: false, conditions: [{ kind: 'a,b' }], config: { x: '}' } },
+      null,
+      2,
+    );
+    expect(headFields(text, ['valid', 'conditions'])).toEqual({ valid: false, conditions: [{ kind: 'a,b' }] });
+    expect(headFields(text.slice(0, text.indexOf('"kind"')), ['valid', 'conditions'])).toEqual({ valid: false });
+    expect(headFields('{"a":"x\\"y","valid":"unknown"}', ['valid'])).toEqual({ valid: 'unknown' });
+  });
+
+  it('takes the configuration from the head of results.json, or leaves it to test.json when cut', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-serve-head-'));
+    try {
+      const write = (config: Record<string, unknown>) => {
+        const path = join(dir, 'results.json');
+        const details = 'x'.repeat(50_000);
+        writeFileSync(
+          path,
+          JSON.stringify(
+            { lockchaos: '0.1.0', schema: 1, valid: false, conditions: [], config, results: [{ details }] },
+            null,
+            2,
+          ),
+        );
+        return readResultsHead(path);
+      };
+      const base = {
+        name: 'n',
+        backend: 'redis',
+        workload: 'lock-set',
+        nemesis: 'client-pause',
+        fencing: true,
+        seed: 4,
+      };
+      expect(write(base)).toEqual({ verdict: 'invalid', conditions: [], config: base });
+      // A schedule too long for the head: the fields before it are enough with the scenario named ...
+      const schedule = Array.from({ length: 200 }, (_, k) => ({
+        kind: 'client-pause',
+        atMs: k * 100,
+        durationMs: 1500,
+      }));
+      expect(write({ ...base, scenario: 'gc-pause', schedule }).config).toEqual({ ...base, scenario: 'gc-pause' });
+      // ... but without one, its absence cannot be told from the cut: test.json is read.
+      expect(write({ ...base, schedule }).config).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads folder names made of times', () => {
+    expect(stampTime('2026-12-02T05-39-51.522Z')).toBe('2026-12-02T05:39:51.522Z');
+    expect(stampTime('2026-12-02T05-39-51.522Z-shard-1-of-2')).toBe('2026-12-02T05:39:51.522Z');
+    expect(stampTime('latest')).toBe('');
+  });
+});
+
+describe('the page', () => {
+  it('draws the flip on its row, the marks night by night, and a link to every report', () => {
+    const index = scanStore(store);
+    const html = storePage(index, { verdict: 'invalid' }, '0.1.0');
+    const row =
+      /<tr data-configuration="redis\/lock-set\/client-pause\/unfenced" class="flipped[^"]*">(.*?)<\/tr>/s.exec(html);
+    expect(row?.[1]).toMatch(/data-mark="met".*data-mark="met".*data-mark="not-met"/s);
+    expect(html).toContain('href="/files/redlock-lock-set-client-pause-unfenced/2026-12-01T10-00-00.000Z/report.html"');
+    expect(html).toContain('href="/files/campaigns/nightly/2026-11-30T02-00-00.000Z/summary.html"');
+    expect(html).toMatch(/id="runs-count">\d+ of 26 runs/);
+    expect(html).not.toContain('data-verdict="valid"');
+  });
+});
+
+describe('the server', () => {
+  let served: StoreServer;
+  beforeAll(async () => {
+    served = await serveStore(store, 0);
+  });
+  afterAll(() => served.close());
+
+  it('listens on 127.0.0.1 only and serves the page, the index and the store files', async () => {
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect((await fetch(served.url)).status).toBe(200);
+    const index = (await (await fetch(new URL('/index.json?backend=redlock', served.url))).json()) as {
+      lockchaos: string;
+      schema: number;
+      runs: unknown[];
+    };
+    expect(index.schema).toBe(1);
+    expect(index.runs).toHaveLength(7);
+    const report = await fetch(new URL('/files/latest/report.html', served.url));
+    expect(report.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await report.text()).toContain('INVALID');
+    expect(await (await fetch(new URL('/files/campaigns/', served.url))).text()).toContain('nightly/');
+    // A folder with a space in its name: listed and linked once encoded, and served.
+    mkdirSync(join(store, 'odd name'), { recursive: true });
+    writeFileSync(join(store, 'odd name', 'a b.txt'), 'hello\n');
+    expect(await (await fetch(new URL('/files/', served.url))).text()).toContain('href="/files/odd%20name/"');
+    expect(await (await fetch(new URL('/files/odd%20name/', served.url))).text()).toContain(
+      'href="/files/odd%20name/a%20b.txt"',
+    );
+    expect(await (await fetch(new URL('/files/odd%20name/a%20b.txt', served.url))).text()).toBe('hello\n');
+  });
+
+  it('serves nothing outside the store: .., encoded .., absolute paths and links that lead out', async () => {
+    const root = (await import('node:fs')).realpathSync(store);
+    expect(resolveInside(root, '../x')).toBeUndefined();
+    expect(resolveInside(root, '%2e%2e/%2e%2e/etc/passwd')).toBeUndefined();
+    expect(resolveInside(root, 'a%2f..%2f..%2fetc')).toBeUndefined();
+    expect(resolveInside(root, 'escape/secret.txt')).toBeUndefined();
+    expect(resolveInside(root, 'x%00')).toBeUndefined();
+    for (const path of ['/files/../etc/passwd', '/files/%2e%2e/%2e%2e/etc/passwd', '/files/escape/secret.txt']) {
+      const res = await fetch(new URL(path, served.url));
+      expect([404, 400]).toContain(res.status);
+      expect(await res.text()).not.toContain('not yours');
+    }
+  });
+});
