@@ -317,20 +317,19 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     conditions.push(unchecked);
     const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
     const fields = { valid: 'unknown' as const, conditions, config, timings, results: [], ...early };
-    writeFileSync(
-      join(dir, 'results.json'),
-      `${JSON.stringify({ ...fields, unchecked: unchecked.message }, null, 2)}\n`,
-    );
+    writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
   }
   const results = checked;
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeFileSync(
-    join(dir, 'results.json'),
-    `${JSON.stringify(stamped({ valid, conditions, config, timings, results, ...early }), null, 2)}\n`,
-  );
+  writeResults(dir, { valid, conditions, config, timings, results, ...early });
   return { dir, config, valid, results, conditions, history, timings, ...early };
+}
+
+/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
+function writeResults(dir: string, results: object): void {
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(stamped(results), null, 2)}\n`);
 }
 
 function writeTestJson(dir: string, config: TestConfig): void {
