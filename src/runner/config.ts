@@ -187,9 +187,12 @@ const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on
  * field a run records, of its type. Bad content is one UserError line naming the file.
  */
 export function parseStoredConfig(text: string, file: string): StoredTestConfig {
-  // What wrote the file (version.ts's stamp) is not part of the configuration.
-  const { lockchaos: _v, schema: _s, ...data } = (parseJson(text, file) ?? {}) as Record<string, unknown>;
-  const stored = storedConfig(data, file) as TestConfig & { storeKey?: unknown };
+  const parsed = parseJson(text, file);
+  // What wrote the file (version.ts's stamp) is not part of the configuration; anything but
+  // an object goes to storedConfig as it is, to be refused as one.
+  const plain = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  const { lockchaos: _v, schema: _s, ...fields } = plain ? (parsed as Record<string, unknown>) : {};
+  const stored = storedConfig(plain ? fields : parsed, file) as TestConfig & { storeKey?: unknown };
   if (stored.storeKey !== undefined && typeof stored.storeKey !== 'string') {
     throw new UserError(
       `'${file}' is not a test configuration: storeKey: ${JSON.stringify(stored.storeKey)} is not a string`,

@@ -263,12 +263,12 @@ describe('lockchaos campaign: bad campaign files and flags', () => {
       'unknown.yaml',
       ['seeds: [1]', 'matrx: []'],
       // Every problem at once: the misspelt key, and the matrix it left missing.
-      /unknown\.yaml: 2 problems: matrx: unknown key: expected one of name, description, shrink, seeds, defaults, matrix; matrix: expected .*, got nothing$/,
+      /unknown\.yaml: 2 problems: matrx: unknown key: did you mean matrix\? Expected one of name, description, shrink, seeds, defaults, matrix; matrix: expected .*, got nothing$/,
     ],
     [
       'backend.yaml',
       ['seeds: [1]', 'matrix:', '  - backend: etcdx', '    expect: valid'],
-      /backend\.yaml: matrix\[0\]\.backend: unknown backend "etcdx": expected one of redis\|redlock/,
+      /backend\.yaml: matrix\[0\]\.backend: unknown backend "etcdx": did you mean etcd\? Expected one of redis\|redlock/,
     ],
     [
       'redlock.yaml',

@@ -140,7 +140,7 @@ describe('lockchaos run --replay: what it accepts', () => {
     const r = await lockchaos(['run', '--replay', dir, '--seed', '3', '--time-limit', '5']);
     expect(r.code).toBe(3);
     expect(r.stderr.trim()).toBe(
-      'lockchaos run: --replay runs the stored configuration as it was: drop --seed, --time-limit (only --store, --no-build and --no-latest may go with it)',
+      'lockchaos run: --replay runs the stored configuration as it was: drop --seed, --time-limit (only --store, --no-build, --no-latest and --json may go with it)',
     );
     const missing = await lockchaos(['run', '--replay', join(work, 'nope', 'test.json')]);
     expect(missing.code).toBe(3);
