@@ -2,13 +2,12 @@
  * The checks of a run: its workload's checkers on its history. The runner checks a run
  * when it ends; the report checks a run folder that has no results (its runner killed).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CheckResult } from '../checkers/result.js';
 import { runCheckers } from '../checkers/run-checker.js';
 import type { Op } from '../src/history/op.js';
 import { UserError } from '../src/util/errors.js';
+import { compiledBeside } from '../src/util/paths.js';
 import { workloadByName } from './index.js';
 
 export function checkRun(
@@ -36,7 +35,7 @@ export async function interruptibleCheckRun(
   signal?: AbortSignal,
 ): Promise<CheckResult[] | typeof CHECK_INTERRUPTED> {
   if (signal?.aborted) return CHECK_INTERRUPTED;
-  const url = threadUrl();
+  const url = compiledBeside(import.meta.url, './check-thread.js');
   if (!signal || !url) return checkRun(history, run, opts);
   const thread = new Worker(url, {
     workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts },
@@ -63,13 +62,4 @@ export async function interruptibleCheckRun(
       if (!signal.aborted) reject(new Error(`the checking thread exited with code ${code} before it answered`));
     });
   });
-}
-
-/** The compiled thread: beside this file, or, from the TypeScript sources, in dist/. */
-function threadUrl(): URL | undefined {
-  for (const path of ['./check-thread.js', '../dist/workloads/check-thread.js']) {
-    const url = new URL(path, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return undefined;
 }

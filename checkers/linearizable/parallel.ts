@@ -25,11 +25,10 @@
  * the compiled worker (part-worker.js) is not there: running from the TypeScript sources
  * (vitest), the one in dist/ is used if built.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Op } from '../../src/history/op.js';
+import { compiledBeside } from '../../src/util/paths.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
 import { now, origin, stepClock } from './clock.js';
@@ -116,19 +115,10 @@ const SHARED_SLICE = 1 << 14;
 /** Parts a worker holds at once: the one it is on and the next. */
 const PREFETCH = 2;
 
-/** The compiled worker: beside this file, or, from the TypeScript sources, in dist/. */
-function workerUrl(): URL | undefined {
-  for (const path of ['./part-worker.js', '../../dist/checkers/linearizable/part-worker.js']) {
-    const url = new URL(path, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return undefined;
-}
-
-/** workerUrl, looked up once: its look at the disk cost a small check a tenth of its time. */
+/** The compiled worker, looked up once: its look at the disk cost a small check a tenth of its time. */
 let foundWorker: { url: URL | undefined } | undefined;
-function cachedWorkerUrl(): URL | undefined {
-  foundWorker ??= { url: workerUrl() };
+function workerUrl(): URL | undefined {
+  foundWorker ??= { url: compiledBeside(import.meta.url, './part-worker.js') };
   return foundWorker.url;
 }
 
@@ -151,7 +141,7 @@ export async function checkLinearizableParallel(
   const started = now();
   const wanted = options.threads ?? availableParallelism();
   const minOperations = options.minOperations ?? MIN_OPERATIONS;
-  const url = cachedWorkerUrl();
+  const url = workerUrl();
   // Workers are started before the history is paired and split (a history of n events has
   // at most n/2 operations), so that they load while this thread prepares; those not needed
   // after all are stopped.

@@ -3,9 +3,8 @@
  * or scenario) × fencing × seeds, in that nesting order, entries one after the other. The
  * order is deterministic, so that shards partition the same list on every machine.
  */
-import { resolve } from 'node:path';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { backendOf, isModulePath } from '../backends/index.js';
+import { backendOf } from '../backends/index.js';
 import { locatePaths, type TestConfig, testName, validateConfig } from '../runner/config.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
@@ -127,7 +126,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
       const nemeses = entry.nemesis ?? [base.nemesis];
       for (const backend of backends) {
         // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
-        const backendModule = isModulePath(backend) ? resolve(spec.baseDir ?? process.cwd(), backend) : undefined;
+        const { backendModule } = locatePaths({ backend }, spec.baseDir);
         const b = backendOf({ backend, backendModule });
         for (const workload of workloads) {
           for (const nemesis of nemeses) {
@@ -180,13 +179,13 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 );
                 config.name = testName(config);
                 // A scenario's own client is named by the scenario; a client the campaign gives, here.
-                const ownClient =
-                  config.clientCommand !== undefined && config.clientCommand !== scenario?.config.clientCommand;
+                const client =
+                  config.clientCommand === scenario?.config.clientCommand ? undefined : config.clientCommand;
                 const id = cellId({
                   ...key,
                   backend: backendModule !== undefined && b ? b.name : backend,
                   backendOptions: config.backendOptions,
-                  ...(ownClient && config.clientCommand ? { client: clientProgramName(config.clientCommand) } : {}),
+                  ...(client !== undefined ? { client: clientProgramName(client) } : {}),
                   label: entry.label,
                 });
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };

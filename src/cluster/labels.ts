@@ -78,7 +78,7 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
     } catch (err) {
       // Still attached: an orphan's container that another sweep is removing (the next sweep
       // takes its network). A run's own network has no container left here.
-      const busy = which !== 'all' && typeof which !== 'object' && /active endpoints/.test(String(err));
+      const busy = which === 'orphaned' && /active endpoints/.test(String(err));
       if (!busy && !/No such network|not found/.test(String(err))) throw err;
     }
   }

@@ -3,19 +3,19 @@
  * (its nodes started in containers, removed after), two instances of the program go
  * through what a run asks of them: init, acquire, the other's acquire while the lock is
  * held, release, acquire again, release, an acquire whose grant is abandoned (as after a
- * cycle that ended unknown) and one after it, which must be granted, end of input. Every answer is held to the
- * protocol (client-protocol.ts); the first problem is the verdict, in one line. What the
+ * cycle that ended unknown) and one after it, which must be granted, end of input. Every
+ * answer is held to the protocol (client-protocol.ts); the first problem is the verdict, in one line. What the
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { type Grant, isModulePath, loadBackend } from '../backends/index.js';
+import { type Grant, loadBackend } from '../backends/index.js';
 import { ProcessLockClient } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { checkedNodeSpecs } from './backend-module.js';
+import { locatePaths } from './config.js';
 import { imagesOf } from './images.js';
 
 export interface ClientCheckResult {
@@ -39,8 +39,11 @@ export async function checkClientProgram(opts: {
   if (!backend) throw new UserError(`unknown backend '${opts.backend}'`);
   const specs = checkedNodeSpecs(backend, { ttlMs: 2000 });
   await ensureEngine();
-  const module = isModulePath(opts.backend) ? resolve(opts.backend) : undefined;
-  await ensureImage({ build: true, log: opts.log, ...imagesOf(specs, module) });
+  await ensureImage({
+    build: true,
+    log: opts.log,
+    ...imagesOf(specs, locatePaths({ backend: opts.backend }).backendModule),
+  });
   const runId = randomBytes(4).toString('hex');
   const steps: string[] = [];
   const programs: ProcessLockClient[] = [];

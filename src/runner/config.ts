@@ -46,7 +46,7 @@ export const testName = (
 export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
   c: C,
   baseDir = process.cwd(),
-): C {
+): C & Pick<TestConfig, 'backendModule' | 'clientDir'> {
   const clientDir = c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
   return { ...locateBackendModule(c, baseDir), ...clientDir };
 }

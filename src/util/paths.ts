@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The package's root folder (where package.json is), from sources or from dist/ alike. */
 export const packageRoot: string = (() => {
@@ -22,3 +22,14 @@ export const cliCommandFor = (root: string): string =>
   root.split(/[\\/]/).includes('node_modules') ? 'npx lockchaos' : 'lockchaos';
 
 export const cliCommand: string = cliCommandFor(packageRoot);
+
+/**
+ * The compiled module `file` that a worker thread runs, next to the module at `here`
+ * (its import.meta.url): beside it in dist/, or, when `here` is a TypeScript source (the
+ * tests), at the same place under dist/. Undefined when it was never built.
+ */
+export function compiledBeside(here: string, file: string): URL | undefined {
+  const beside = fileURLToPath(new URL(file, here));
+  const found = [beside, join(packageRoot, 'dist', relative(packageRoot, beside))].find((p) => existsSync(p));
+  return found === undefined ? undefined : pathToFileURL(found);
+}
