@@ -21,6 +21,7 @@
  * and without a violation the verdict is `unknown`, naming those parts and how far each got.
  */
 
+import { getHeapStatistics } from 'node:v8';
 import type { Op } from '../../src/history/op.js';
 import { type PairedOp, type Pairing, visitOperations } from '../../src/history/pairs.js';
 import { UserError } from '../../src/util/errors.js';
@@ -76,7 +77,10 @@ export interface CheckStats {
   cacheEntries: number;
   /** The most memory one part held against its budget: reading the history plus its search. */
   peakBudgetBytes: number;
-  /** Peak heap used, sampled, and peak resident set size of the process (this thread's). */
+  /**
+   * Peak heap used (this thread's, sampled), and the process's peak resident set size so far
+   * (getrusage: with an earlier check's peak, in one process).
+   */
   peakHeapBytes: number;
   peakRssBytes: number;
   /** Threads the parts were checked on, this one and its workers; 0 when in this thread alone. */
@@ -373,16 +377,34 @@ export function reportImpossible(prepared: Prepared, found: ReadonlyMap<number, 
   );
 }
 
-/** The process's heap and RSS, for the stats' peaks. */
-export function sampleProcess(prepared: Prepared): void {
-  const mu = process.memoryUsage();
-  prepared.peakHeapBytes = Math.max(prepared.peakHeapBytes, mu.heapUsed);
-  prepared.peakRssBytes = Math.max(prepared.peakRssBytes, mu.rss);
+/**
+ * The process's heap (V8's count, 1.6 µs) for the stats' peak; at the end (`last`), the
+ * process's peak RSS so far (processPeakRss). Reading the RSS itself (of /proc) costs 13-16
+ * µs, 45 on a loaded machine, and sampled at every round it was a third of the time of a
+ * check of a few dozen operations (issue 27).
+ */
+export function sampleProcess(prepared: Prepared, last = false): void {
+  prepared.peakHeapBytes = Math.max(prepared.peakHeapBytes, getHeapStatistics().used_heap_size);
+  if (last) prepared.peakRssBytes = processPeakRss();
+}
+
+/** The last reading of processPeakRss, and when (performance.now()). */
+let peakRss = { bytes: 0, at: Number.NEGATIVE_INFINITY };
+
+/**
+ * The process's peak RSS so far (getrusage), read at most every 10 ms: a check of a few
+ * dozen operations takes a tenth of a millisecond, and many in a row (several files) would
+ * pay the read (5 µs, far more on a loaded machine) each time for the same figure.
+ */
+function processPeakRss(): number {
+  const at = performance.now();
+  if (at - peakRss.at >= 10) peakRss = { bytes: process.resourceUsage().maxRSS * 1024, at };
+  return peakRss.bytes;
 }
 
 /** The verdict from the parts' outcomes (see the top of this file). */
 export function conclude(prepared: Prepared, decided: Decided, threads: number): LinearizableResult {
-  sampleProcess(prepared);
+  sampleProcess(prepared, true);
   const m = prepared.model;
   const outcomes = decided.outcomes;
   const sum = (f: (o: PartOutcome) => number) => outcomes.reduce((n, o) => n + (o ? f(o) : 0), 0);

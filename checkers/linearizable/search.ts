@@ -156,7 +156,7 @@ export class PartSearch<S> {
   private candEntry: Int32Array;
   private candTo: Int32Array;
   private candLength = 0;
-  private scratch = new Int32Array(64);
+  private scratch = buffers.int32(64);
   /** Whether the configuration at `depth` has its candidates listed. */
   private ready = false;
 
@@ -166,7 +166,7 @@ export class PartSearch<S> {
   private tableHash: Int32Array;
   private arena: Int32Array;
   private arenaLength = 0;
-  private holes = new Int32Array(64);
+  private holes = buffers.int32(64);
   cacheEntries = 0;
 
   // Where the search is.
