@@ -6,6 +6,11 @@
  *
  *     npm run bench:checker                 the table
  *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
+ *     node dist/bench/checker.js --acceptance
+ *                                           issue 27's acceptance figures alone (printed
+ *                                           after the table too): an invalid key after
+ *                                           two hard ones against that key alone, states
+ *                                           on 2 threads against 1, 100 small histories
  *     node dist/bench/checker.js --kv 300000 [pairs] [--machine]
  *                                           kv over 10 keys on one thread and on two,
  *                                           back to back (every other pair two threads
@@ -28,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { quantiles } from '../src/stats/quantiles.js';
+import { Rng } from '../src/util/rng.js';
 import { simulateKv, simulateMutex, simulateRegister } from './simulate.js';
 
 interface Case {
@@ -46,6 +52,10 @@ interface Case {
   corrupt?: boolean;
   /** Several histories checked one after another in one process, as `lockchaos check a b c` does. */
   files?: Case[];
+  /** kv: two hard keys before an easy invalid key (hardKeysHistory); 'alone': that key's operations only. */
+  hardKeys?: 'whole' | 'alone';
+  /** This many small register histories (20-200 operations), checked one after another: the fixed cost of a check. */
+  small?: number;
 }
 
 /** The history made non-linearizable at its middle, the way real bugs look. */
@@ -76,6 +86,8 @@ interface Measured {
   peakBudgetMiB: number;
   peakRssMiB: number;
   cacheEntries: number;
+  /** Search steps over all parts: the states searched. */
+  iterations: number;
   threads: number;
   summary: string;
   /** For several files: each one's. */
@@ -83,6 +95,7 @@ interface Measured {
 }
 
 function history(c: Case): Op[] {
+  if (c.hardKeys) return hardKeysHistory(c).history;
   const options = { clients: c.clients, operations: c.operations, infoRate: c.infoRate, seed: c.seed };
   const h =
     c.model === 'register'
@@ -96,6 +109,7 @@ function history(c: Case): Op[] {
 
 /** Budgets: 1 GiB and 2 minutes; in the several-files case 256 MiB and 20 s per file. */
 async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_000): Promise<Measured> {
+  if (c.small) return runSmall(c);
   if (c.files) {
     const files: Measured[] = [];
     const started = performance.now();
@@ -109,6 +123,7 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
       peakBudgetMiB: Math.max(...files.map((f) => f.peakBudgetMiB)),
       peakRssMiB: process.resourceUsage().maxRSS / 1024,
       cacheEntries: files.reduce((n, f) => n + f.cacheEntries, 0),
+      iterations: files.reduce((n, f) => n + f.iterations, 0),
       files,
     };
   }
@@ -128,8 +143,107 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
     peakBudgetMiB: result.stats.peakBudgetBytes / 2 ** 20,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     cacheEntries: result.stats.cacheEntries,
+    iterations: result.stats.iterations,
     threads: result.stats.threads,
     summary: result.summary,
+  };
+}
+
+/** The hard keys of hardKeysHistory: half their operations crash, so each may or may not have taken effect. */
+const HARD_KEYS = ['0', '1'];
+
+/**
+ * Issue 27's acceptance history: Porcupine's kv test (10 keys, 50 clients) with two keys too
+ * hard to decide in a minute (half their operations crash: info) before, in check order
+ * (smallest first), an easy key made not linearizable: a get in its middle answers a value
+ * put before another put that completed before the get was invoked (a stale read, which only
+ * the search finds: with appends kv has no pre-check). `alone`: that key's operations only.
+ */
+export function hardKeysHistory(c: Case): { history: Op[]; invalidKey: string } {
+  for (let seed = c.seed; ; seed++) {
+    const h = simulateKv({
+      clients: c.clients,
+      operations: c.operations,
+      infoRate: c.infoRate,
+      keys: c.keys ?? 10,
+      seed,
+      infoRates: Object.fromEntries(HARD_KEYS.map((k) => [k, 0.5])),
+    });
+    // The check order: smallest first, then by first operation.
+    const size = new Map<string, number>();
+    for (const op of h) if (op.type === 'invoke') size.set(op.key as string, (size.get(op.key as string) ?? 0) + 1);
+    const order = [...size.keys()].sort((a, b) => (size.get(a) as number) - (size.get(b) as number));
+    const invalidKey = order.findLast((k) => !HARD_KEYS.includes(k));
+    if (invalidKey === undefined || HARD_KEYS.some((k) => order.indexOf(k) > order.indexOf(invalidKey))) continue;
+    if (!staleRead(h, invalidKey, (size.get(invalidKey) as number) / 20)) continue;
+    const history =
+      c.hardKeys === 'alone' ? h.filter((op) => op.key === invalidKey).map((op, index) => ({ ...op, index })) : h;
+    return { history, invalidKey };
+  }
+}
+
+/**
+ * Makes the first ok get of `key` after its `after`-th operation that can be made stale answer
+ * the value of a put that another put overwrote before the get was invoked; false if none can.
+ */
+function staleRead(h: Op[], key: string, after: number): boolean {
+  const invoked = new Map<unknown, number>();
+  /** Ok puts of the key: invocation, completion, value. */
+  const puts: { call: number; ret: number; value: unknown }[] = [];
+  let seen = 0;
+  for (const op of h) {
+    if (op.key !== key) continue;
+    if (op.type === 'invoke') {
+      invoked.set(op.process, op.index);
+      seen++;
+      continue;
+    }
+    const call = invoked.get(op.process) as number;
+    if (op.type === 'ok' && op.f === 'put') puts.push({ call, ret: op.index, value: op.value });
+    if (op.type !== 'ok' || op.f !== 'get' || seen < after) continue;
+    const overwritten = puts.find((p1) => puts.some((p2) => p2.call > p1.ret && p2.ret < call));
+    if (!overwritten) continue;
+    op.value = overwritten.value;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `c.small` register histories of 20 to 200 operations, 1 to 5 clients, each checked as
+ * `lockchaos check` checks a file (checkLinearizableParallel, its defaults): the summed time,
+ * and the median check in the summary. Checked twice, the first round to warm up.
+ */
+async function runSmall(c: Case): Promise<Measured> {
+  const rng = new Rng(c.seed);
+  const histories = Array.from({ length: c.small as number }, (_, i) =>
+    simulateRegister({
+      clients: 1 + Math.floor(rng.next() * 5),
+      operations: 20 + Math.floor(rng.next() * 181),
+      infoRate: c.infoRate,
+      seed: c.seed + i,
+    }),
+  );
+  let times: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    times = [];
+    for (const h of histories) {
+      const started = performance.now();
+      await checkLinearizableParallel(h, 'register');
+      times.push(performance.now() - started);
+    }
+  }
+  const ms = times.reduce((a, b) => a + b, 0);
+  return {
+    valid: true,
+    events: histories.reduce((n, h) => n + h.length, 0),
+    ms,
+    peakBudgetMiB: 0,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    cacheEntries: 0,
+    iterations: 0,
+    threads: 1,
+    summary: `median check ${median(times)?.toFixed(3)} ms`,
   };
 }
 
@@ -288,15 +402,21 @@ const HEADER = [
 function rowOf(c: Case, m: Measured, label?: string): string[] {
   return [
     label ?? c.model,
-    c.corrupt
-      ? 'falsified'
-      : c.files
-        ? 'all files'
-        : c.values
-          ? `${c.values} values`
-          : c.keys
-            ? `${c.keys} keys`
-            : 'simulated',
+    c.hardKeys
+      ? c.hardKeys === 'alone'
+        ? 'invalid key alone'
+        : '2 hard keys first'
+      : c.small
+        ? `${c.small} small`
+        : c.corrupt
+          ? 'falsified'
+          : c.files
+            ? 'all files'
+            : c.values
+              ? `${c.values} values`
+              : c.keys
+                ? `${c.keys} keys`
+                : 'simulated',
     String(c.clients),
     c.operations.toLocaleString('en-US'),
     m.events.toLocaleString('en-US'),
@@ -308,6 +428,65 @@ function rowOf(c: Case, m: Measured, label?: string): string[] {
     m.peakRssMiB.toFixed(0),
     m.cacheEntries.toLocaleString('en-US'),
   ];
+}
+
+/** A hard-keys case (hardKeysHistory): Porcupine's kv shape, 10k operations. */
+const hardKeysCase = (hardKeys: 'whole' | 'alone', threads: number): Case => ({
+  model: 'kv',
+  clients: 50,
+  operations: 10_000,
+  infoRate: 0.001,
+  keys: 10,
+  seed: 42,
+  threads,
+  hardKeys,
+});
+
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
+/**
+ * Issue 27's acceptance figures: (a) the invalid key after two hard ones found on 1 and 2
+ * threads against that key checked alone, 3 rounds interleaved, medians; (b) the states
+ * searched on 2 threads against 1, per history with parts to share (`states`: the kv cases'
+ * from the table, by size; a history of one part is checked on one thread whatever is
+ * asked); (c) the fixed cost of small checks.
+ */
+async function acceptance(
+  self: string,
+  states: Map<number, Map<number, number>>,
+): Promise<{ rows: string[][]; lines: string[] }> {
+  const rows: string[][] = [];
+  const sides = [hardKeysCase('alone', 1), hardKeysCase('whole', 1), hardKeysCase('whole', 2)];
+  const ms: number[][] = sides.map(() => []);
+  const steps: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const [i, c] of sides.entries()) {
+      const m = await runChild(self, c);
+      if (round === 0) rows.push(rowOf(c, m));
+      if (m.valid !== false) console.error(`unexpected: ${rowOf(c, m).join(' ')}: ${m.summary}`);
+      ms[i].push(m.ms);
+      steps[i] = m.iterations;
+    }
+  }
+  const [alone, one, two] = ms.map((xs) => median(xs) as number);
+  const smallCase: Case = { model: 'register', clients: 5, operations: 0, infoRate: 0.05, seed: 7, small: 100 };
+  const small = await runChild(self, smallCase);
+  rows.push(rowOf(smallCase, small));
+  const stateRatios = [...states].flatMap(([ops, byThreads]) => {
+    const a = byThreads.get(1);
+    const b = byThreads.get(2);
+    return a !== undefined && b !== undefined ? [`kv ${ops.toLocaleString('en-US')} ops ${ratio(b, a)}`] : [];
+  });
+  stateRatios.push(`2 hard keys first ${ratio(steps[2], steps[1])}`);
+  return {
+    rows,
+    lines: [
+      `(a) an invalid key after 2 hard keys (10 keys, 50 clients, 10k operations), medians of 3: found in ${one.toFixed(0)} ms on 1 thread, ${two.toFixed(0)} ms on 2; the key alone ${alone.toFixed(0)} ms: ${ratio(one, alone)} and ${ratio(two, alone)} (goal 2x at most)`,
+      `    states searched: ${steps[1].toLocaleString('en-US')} on 1 thread, ${steps[2].toLocaleString('en-US')} on 2; the key alone ${steps[0].toLocaleString('en-US')}`,
+      `(b) states searched on 2 threads against 1: ${stateRatios.join(', ')} (goal 1.2x at most; a history of one part is checked on one thread)`,
+      `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (c7f3e6e, measured beside it in one process: issue 27; the code of then is not here to run)`,
+    ],
+  };
 }
 
 async function main(): Promise<void> {
@@ -325,8 +504,15 @@ async function main(): Promise<void> {
     console.log(`${table([HEADER, ...rows])}\n\n${lines.join('\n')}`);
     return;
   }
+  if (args.includes('--acceptance')) {
+    const { rows, lines } = await acceptance(self, new Map());
+    console.log(`${table([HEADER, ...rows])}\n\n${lines.join('\n')}`);
+    return;
+  }
   const rows = [HEADER];
   const notes: string[] = [];
+  /** The kv cases' states searched, by size and threads: for acceptance (b). */
+  const kvStates = new Map<number, Map<number, number>>();
   /** The kv cases' times by size and threads: each size's speed-up is printed. */
   const kvTimes = new Map<number, Map<number, number>>();
   for (const c of cases(args.includes('--quick'))) {
@@ -338,7 +524,10 @@ async function main(): Promise<void> {
       process.exitCode = 1;
       continue;
     }
-    if (c.model === 'kv') kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));
+    if (c.model === 'kv') {
+      kvTimes.set(c.operations, (kvTimes.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.ms));
+      kvStates.set(c.operations, (kvStates.get(c.operations) ?? new Map()).set(c.threads ?? 1, m.iterations));
+    }
     if (c.files && m.files) {
       for (const [i, f] of c.files.entries())
         rows.push(rowOf(f, (m.files as Measured[])[i], `file ${i + 1}: ${f.model}`));
@@ -363,6 +552,8 @@ async function main(): Promise<void> {
       `\nkv, two threads against one: ${kvSpeedUps.join(', ')} (goal 1.7x; by default a history under ${MIN_OPERATIONS.toLocaleString('en-US')} operations is checked in one thread)`,
     );
   if (notes.length > 0) console.log(`\nThe falsified histories:\n${notes.map((n) => `  ${n}`).join('\n')}`);
+  const issue27 = await acceptance(self, kvStates);
+  console.log(`\nIssue 27's acceptance:\n${table([HEADER, ...issue27.rows])}\n\n${issue27.lines.join('\n')}`);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -14,6 +14,8 @@ export interface SimulationOptions {
   operations: number;
   /** Share of operations that end as info (half of them took effect, half did not). */
   infoRate: number;
+  /** For key-partitioned objects: keys whose operations end as info at this rate instead. */
+  infoRates?: Record<string, number>;
   seed: number;
 }
 
@@ -74,7 +76,7 @@ function simulate(
     if (c.phase === 0) {
       if (invoked >= options.operations) continue;
       next(c, random);
-      c.crash = random() < options.infoRate;
+      c.crash = random() < ((c.key !== undefined && options.infoRates?.[c.key]) || options.infoRate);
       c.failed = false;
       emit(c, 'invoke', c.value);
       c.phase = 1;

@@ -8,17 +8,18 @@
  * nemesis operations are ignored; a read's value is its ok completion's.
  *
  * P-compositionality: linearizability is local, so the history is split by key (op.key, or
- * the model's own partition) and each part is checked alone (part.ts). Here, in one thread,
- * parts are searched in slices, round robin, smallest first, so that one hard part cannot
- * starve the others; parallel.ts checks them on several threads instead, with the same result.
+ * the model's own partition) and each part is checked alone (part.ts). The parts are
+ * searched in rounds of doubling steps, round robin (schedule.ts), so that one hard part
+ * cannot starve the others and a violation anywhere is found early; here in one thread,
+ * where the first part found not linearizable ends the check; parallel.ts takes the same
+ * turns on several threads, with the same result.
  *
- * Which violation is reported does not depend on which part finished first: parts have an
- * order (smallest first, then by first operation), and the reported part is the first in
- * that order found not linearizable. A part found not linearizable cancels the parts after
- * it; those before it go on until decided. A violation found is never hidden by a budget
- * that ran out elsewhere: the verdict is `invalid` when any part is. Past the time budget
- * (the whole check's) or a part's memory budget (each part its own), a part is undecided,
- * and without a violation the verdict is `unknown`, naming those parts and how far each got.
+ * Which violation is reported does not depend on which part or thread finished first: it is
+ * the part found not linearizable earliest in the rounds, counted in search steps, not time
+ * (schedule.ts). A violation found is never hidden by a budget that ran out elsewhere: the
+ * verdict is `invalid` when any part is. Past the time budget (the whole check's) or a
+ * part's memory budget (each part its own), a part is undecided, and without a violation
+ * the verdict is `unknown`, naming those parts and how far each got.
  */
 
 import { getHeapStatistics } from 'node:v8';
@@ -32,6 +33,10 @@ import { buffers } from './buffers.js';
 import { now } from './clock.js';
 import { type Counterexample, explainImpossible, onKey } from './explain.js';
 import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
+
+export { Decided } from './schedule.js';
+
+import { Decided, FIRST_STEPS } from './schedule.js';
 import { type Part, Splitter } from './split.js';
 
 export type { Configuration, Counterexample, OpSummary } from './explain.js';
@@ -49,7 +54,11 @@ export interface CheckOptions {
   memoryLimitBytes?: number;
   /** Memory already spent on this history (reading it), counted in each part's budget. */
   baseBytes?: number;
-  /** Search steps per part per round; smaller interleaves parts more finely. */
+  /**
+   * Search steps per part in the first round (schedule.ts; doubling each round after); smaller
+   * interleaves parts more finely. Default FIRST_STEPS. Which violation is reported depends
+   * on it, as on the history alone otherwise.
+   */
   sliceIterations?: number;
   /** Return the linearization found for each part (invocation indices in order). */
   witness?: boolean;
@@ -73,6 +82,7 @@ export interface CheckStats {
   indefinite: number;
   dropped: number;
   parts: number;
+  /** Search steps, over all parts (those cut short by a violation found elsewhere too). */
   iterations: number;
   cacheEntries: number;
   /** The most memory one part held against its budget: reading the history plus its search. */
@@ -98,20 +108,19 @@ export interface LinearizableResult extends CheckResult {
 }
 
 const GiB = 1024 ** 3;
-export const DEFAULT_SLICE = 1 << 18;
-/** Slices a part gets in the first round of searchInThread: about a second of search. */
-const FIRST_ROUND = 8;
 
 /**
- * When a part starting at `start` has had its share of the time left before `deadline`:
- * `parts` (this one included) not yet begun, taken `threads` at a time. Infinity without a
- * time limit. Both searchInThread and the parallel check (parallel.ts) give each part its
- * first run up to this, so that a hard part never runs to the limit while another waits.
+ * Under a time limit, when a turn starting at `start` has had its share of the time left
+ * before `deadline`: `turns` (this one included) left in the round, taken `threads` at a
+ * time. Infinity without a limit (and so no turn ends by the clock: the schedule is steps
+ * alone). A large part's first turn is long (schedule.ts, LARGE_PART): this way hard large
+ * parts first in check order still leave a later part its turn before the limit, and its
+ * violation is found, not hidden as unknown.
  */
-export function shareEnd(start: number, deadline: number, parts: number, threads = 1): number {
-  // Without a limit, never: and Infinity - Infinity would be NaN (a part would pause at once).
+export function shareEnd(start: number, deadline: number, turns: number, threads = 1): number {
+  // Without a limit, never: and Infinity - Infinity would be NaN (a turn would end at once).
   if (deadline === Number.POSITIVE_INFINITY) return deadline;
-  return start + Math.max(0, deadline - start) / Math.max(1, Math.ceil(parts / threads));
+  return start + Math.max(0, deadline - start) / Math.max(1, Math.ceil(turns / threads));
 }
 
 /** A history made ready for checking: its parts in check order, and what the pre-check found. */
@@ -119,7 +128,7 @@ export interface Prepared {
   started: number;
   model: Model<unknown>;
   initial: unknown;
-  /** Smallest first, then by first operation: the order that decides which violation is reported. */
+  /** Smallest first, then by first operation: the check order (schedule.ts). */
   parts: Part[];
   /** An operation the model's pre-check found impossible (the earliest to complete): no search then. */
   impossible?: Counterexample;
@@ -156,46 +165,44 @@ export function checkLinearizablePaired(
 }
 
 /**
- * The parts searched in this thread, round robin (see the top of this file). A part's search
- * is made when it first runs, and the first round gives each part up to FIRST_ROUND slices:
- * most parts end within it, and hand their arrays to the next (buffers.ts) instead of all
- * parts' memos growing side by side, which on large histories made V8 collect the whole heap
- * again and again. Under a time limit a part's first round also ends at its share of the
- * time left, so that a hard part first still leaves every later part its turn before the
- * limit (a violation there is found, not hidden as unknown). Parts still open after the
- * first round share the rest slice by slice.
+ * The parts searched in this thread, in the rounds of schedule.ts: each part open searches
+ * its round's steps in turn, parts in check order, until every part is decided or one is
+ * found not linearizable, which ends the check (the parts before it in the round have had
+ * their turn; the parts after it could only be decided later). A part's search is made at
+ * its first turn and let go once it is decided, its arrays handed on to the next (buffers.ts).
  */
 export function searchInThread(prepared: Prepared): LinearizableResult {
-  const decided = new Decided(prepared.parts.length);
+  const decided = newDecided(prepared);
   if (!prepared.impossible) {
     const checks: (PartCheck | undefined)[] = new Array(prepared.parts.length);
-    const slice = prepared.options.sliceIterations ?? DEFAULT_SLICE;
-    let active = prepared.parts.map((_, i) => i);
-    for (let round = 0; active.length > 0; round++) {
-      for (const [k, i] of active.entries()) {
-        if (!decided.wanted(i)) continue;
+    let open = prepared.parts.map((_, i) => i);
+    for (let round = 0; open.length > 0 && !decided.best; round++) {
+      for (const [k, i] of open.entries()) {
         checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
         const check = checks[i];
-        // In the first round `active` is every part in check order, none begun from k on: those
-        // left to begin are the ones before the first part found not linearizable.
-        const status =
-          round === 0
-            ? check.run(
-                slice * FIRST_ROUND,
-                shareEnd(now(), prepared.deadline, Math.min(active.length, decided.firstIllegal) - k),
-              )
-            : check.run(slice);
-        if (status !== 'running') {
-          decided.record(i, check.outcome());
-          checks[i] = undefined;
-          prepared.parts[i].release();
-        }
+        const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
+        const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
+        decided.steps[i] = check.iterations;
+        if (status === 'running') continue;
+        decided.record(i, check.outcome());
+        checks[i] = undefined;
+        prepared.parts[i].release();
+        if (status === 'illegal') break;
       }
       sampleProcess(prepared);
-      active = active.filter((i) => decided.wanted(i));
+      open = open.filter((i) => decided.outcomes[i] === undefined);
     }
   }
   return conclude(prepared, decided, 0);
+}
+
+/** The schedule of the prepared parts (schedule.ts): round 0 of the check's sliceIterations, or FIRST_STEPS. */
+export function newDecided(prepared: Prepared): Decided {
+  const first = Math.max(1, prepared.options.sliceIterations ?? FIRST_STEPS);
+  return new Decided(
+    prepared.parts.map((part) => part.size),
+    first,
+  );
 }
 
 /** The check of one part, with its own budget. `deadline` is on this thread's clock. */
@@ -207,27 +214,6 @@ export function newPartCheck(prepared: Prepared, part: Part, deadline: number): 
     { deadline, memoryLimitBytes: prepared.memoryLimitBytes, baseBytes: prepared.options.baseBytes ?? 0 },
     prepared.options.witness,
   );
-}
-
-/** Parts' outcomes as they come in, in any order, and which parts still matter. */
-export class Decided {
-  readonly outcomes: (PartOutcome | undefined)[];
-  /** The first part, in check order, found not linearizable. */
-  firstIllegal = Number.POSITIVE_INFINITY;
-
-  constructor(parts: number) {
-    this.outcomes = new Array(parts).fill(undefined);
-  }
-
-  record(part: number, outcome: PartOutcome): void {
-    this.outcomes[part] = outcome;
-    if (outcome.status === 'illegal' && part < this.firstIllegal) this.firstIllegal = part;
-  }
-
-  /** Undecided, and not after a part found not linearizable (whose violation would be reported instead). */
-  wanted(part: number): boolean {
-    return this.outcomes[part] === undefined && part < this.firstIllegal;
-  }
 }
 
 /** Histories of at least this many operations fill the buffer pool before they are prepared. */
@@ -412,7 +398,7 @@ export function conclude(prepared: Prepared, decided: Decided, threads: number):
     ms: Math.round((now() - prepared.started) * 10) / 10,
     ...prepared.stats,
     dropped: sum((o) => o.dropped),
-    iterations: sum((o) => o.iterations),
+    iterations: decided.totalSteps,
     cacheEntries: sum((o) => o.cacheEntries),
     peakBudgetBytes: Math.max(prepared.options.baseBytes ?? 0, ...outcomes.map((o) => o?.peakBytes ?? 0)),
     peakHeapBytes: prepared.peakHeapBytes,
@@ -421,7 +407,7 @@ export function conclude(prepared: Prepared, decided: Decided, threads: number):
   };
   const checker = `linearizable(${m.name})`;
   const result: LinearizableResult = { checker, model: m.name, valid: true, summary: '', stats };
-  const counterexample = prepared.impossible ?? outcomes[decided.firstIllegal]?.counterexample;
+  const counterexample = prepared.impossible ?? (decided.best && outcomes[decided.best.part]?.counterexample);
   const open = outcomes.filter((o) => o?.status !== 'linearizable');
   let verdict: Validity = true;
   if (counterexample) {

@@ -9,31 +9,15 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
-import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
+import { keyedHistory, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
 import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable, prepare, shareEnd } from './index.js';
+import { checkLinearizable, prepare } from './index.js';
 import { checkLinearizableParallel } from './parallel.js';
-import { PART_WORKER, type PartJob, type PartReply } from './part-worker.js';
+import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
 
-/**
- * Histories of one model, one per seed, interleaved op by op, each with its own keys (a
- * history's own keys, op.key or kv's [k v], get its prefix) and its own processes.
- */
-function keyed(model: string, seeds: number[], corrupt: (seed: number) => boolean, steps = 600): Op[] {
-  const streams = seeds.map((seed, k) =>
-    simulateHistory(model, seed, 4, steps, corrupt(seed)).map((op) => {
-      const moved: Op = { ...op, process: typeof op.process === 'number' ? op.process + 1000 * k : op.process };
-      if (model === 'kv' && op.key === undefined && Array.isArray(op.value))
-        moved.value = [`s${k}.${op.value[0]}`, op.value[1]];
-      else moved.key = `s${k}.${op.key ?? ''}`;
-      return moved;
-    }),
-  );
-  const out: Op[] = [];
-  for (let i = 0; streams.some((s) => i < s.length); i++)
-    for (const s of streams) if (i < s.length) out.push({ ...s[i], index: out.length });
-  return out;
-}
+/** keyedHistory, corrupting by seed. */
+const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, steps = 600): Op[] =>
+  keyedHistory(model, seeds, (seed) => corrupt(seed), steps);
 
 const inThread = (history: Op[], model: string) => checkLinearizable(history, model, { witness: true });
 const onWorkers = (history: Op[], model: string) =>
@@ -130,18 +114,6 @@ describe('parts on worker threads', () => {
     }
   });
 
-  it('without a time limit no part pauses, not even one given to a worker ahead of time', () => {
-    // A worker's next part's share starts where its current one's ends: without a limit both
-    // are Infinity (Infinity - Infinity was NaN, and every part given ahead paused at once).
-    const first = shareEnd(performance.now(), Number.POSITIVE_INFINITY, 10, 2);
-    expect(first).toBe(Number.POSITIVE_INFINITY);
-    expect(shareEnd(first, Number.POSITIVE_INFINITY, 9, 2)).toBe(Number.POSITIVE_INFINITY);
-    // With a limit: the time left over the rounds of parts not yet begun.
-    expect(shareEnd(1000, 5000, 4, 2)).toBe(3000);
-    expect(shareEnd(3000, 5000, 3, 2)).toBe(4000);
-    expect(shareEnd(6000, 5000, 3, 2)).toBe(6000);
-  });
-
   it('parts are pre-checked on the thread that takes them: an impossible operation still wins over a violation found by search', async () => {
     // Check order, smallest first: 'a' (its violation only the search finds), then the larger
     // 'b', whose stale read the pre-check sees. On one thread every part is pre-checked before
@@ -168,7 +140,7 @@ describe('parts on worker threads', () => {
     expect(two.summary).toBe(one.summary);
   });
 
-  it('a worker checks a part only if it claims it first: one this thread took back is answered taken, not checked', async () => {
+  it("a worker searches a part turn by turn, to each turn's end, and stops a part at its shared limit", async () => {
     const prepared = prepare(
       keyed('register', [1, 2], () => false, 300),
       'register',
@@ -178,38 +150,42 @@ describe('parts on worker threads', () => {
     const worker = new Worker(new URL('../../dist/checkers/linearizable/part-worker.js', import.meta.url), {
       workerData: PART_WORKER,
     });
-    const claimed = new Int32Array(new SharedArrayBuffer(8));
-    const job = (part: number): PartJob => ({
-      part,
+    const limits = new Int32Array(new SharedArrayBuffer(4 * prepared.parts.length)).fill(NO_LIMIT);
+    const start = (part: number): PartStart => ({
       model: 'register',
       initial: undefined,
       data: prepared.parts[part].columns,
       deadline: Number.POSITIVE_INFINITY,
-      pauseAt: Number.POSITIVE_INFINITY,
       memoryLimitBytes: 2 ** 30,
       baseBytes: 0,
       witness: false,
-      slice: 1 << 16,
-      cancelled: new Int32Array(new SharedArrayBuffer(8)),
-      claimed,
+      slice: 4,
+      limits,
     });
     const replies: PartReply[] = [];
-    const done = new Promise<void>((resolve) =>
-      worker.on('message', (reply: PartReply) => {
-        replies.push(reply);
-        if (replies.length === 2) resolve();
-      }),
-    );
+    let answered = () => {};
+    worker.on('message', (reply: PartReply) => {
+      replies.push(reply);
+      answered();
+    });
+    const send = (turn: PartTurn) =>
+      new Promise<void>((resolve) => {
+        answered = resolve;
+        worker.postMessage(turn);
+      });
+    // The two largest parts (check order: smallest first), of more than 10 operations each.
+    const [a, b] = [prepared.parts.length - 1, prepared.parts.length - 2];
+    expect(prepared.parts[b].size).toBeGreaterThan(10);
     try {
-      Atomics.store(claimed, 0, 1); // taken back before the worker began it
-      worker.postMessage(job(0));
-      worker.postMessage(job(1));
-      await done;
+      await send({ part: a, until: 10, start: start(a) });
+      await send({ part: a, until: NO_LIMIT });
+      Atomics.store(limits, b, 7); // a violation found elsewhere: part b may go 7 steps
+      await send({ part: b, until: 100, start: start(b) });
     } finally {
       await worker.terminate();
     }
-    expect(replies[0]).toEqual({ part: 0, taken: true });
-    expect(replies[1]).toMatchObject({ part: 1, outcome: { status: 'linearizable' } });
-    expect(Atomics.load(claimed, 1)).toBe(1);
+    expect(replies[0]).toEqual({ part: a, steps: 10 });
+    expect(replies[1]).toMatchObject({ part: a, outcome: { status: 'linearizable' } });
+    expect(replies[2]).toEqual({ part: b, cancelled: 7 });
   });
 });

@@ -35,10 +35,9 @@ import { now, origin, stepClock } from './clock.js';
 import {
   type CheckOptions,
   conclude,
-  DEFAULT_SLICE,
-  Decided,
   type Impossible,
   type LinearizableResult,
+  newDecided,
   newPartCheck,
   type Prepared,
   precheckAll,
@@ -51,7 +50,8 @@ import {
   shareEnd,
 } from './index.js';
 import type { PartCheck, PartOutcome } from './part.js';
-import { PART_WORKER, type PartJob, type PartReply, type ResumeJob } from './part-worker.js';
+import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
+import type { Decided } from './schedule.js';
 import type { SearchStatus } from './search.js';
 
 export interface ParallelOptions extends CheckOptions {
@@ -107,13 +107,11 @@ export const MIN_OPERATIONS = 200_000;
 export const PARALLEL_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 /**
- * Search steps this thread takes on its own part between looks at the workers' messages:
- * a worker that finished waits at most this long for its next part (milliseconds).
+ * Search steps between looks: this thread's at the workers' messages (a worker that ended
+ * its turn waits at most this long for its next), a worker's at the parts' limits (how far
+ * past its limit a part may run).
  */
-const SHARED_SLICE = 1 << 14;
-
-/** Parts a worker holds at once: the one it is on and the next. */
-const PREFETCH = 2;
+const SHARED_SLICE = 1 << 12;
 
 /** The compiled worker, looked up once: its look at the disk cost a small check a tenth of its time. */
 let foundWorker: { url: URL | undefined } | undefined;
@@ -182,230 +180,268 @@ export async function checkLinearizableParallel(
 }
 
 /**
- * The parts searched by this thread and the workers together, each taking the next part,
- * largest first. This thread searches its part in slices and, between them, hands the next
- * part to each worker that finished. A part found not linearizable cancels the parts after
- * it in check order: a worker on one drops it at its next slice, this thread drops its own.
+ * The parts searched by this thread and the workers together, in the rounds of schedule.ts.
+ * A thread that is free takes the next turn in the schedule's order (the least round, then
+ * check order) among the parts it began and the parts no thread has begun: a part stays on
+ * the thread that began it, its search cannot move. So the threads search what one thread
+ * would, in nearly its order, and once a violation is found every other part stops where it
+ * could no longer be the one reported (Decided.limit, shared with the workers and read
+ * between slices): what two threads search beyond one is at most what the other thread
+ * searched while the reported part's last turn ran. (Taking parts largest first, each to
+ * its end, a 50-client kv history with hard keys searched 33 times the states of one
+ * thread: the hard keys ran while the violation waited.)
  *
- * Under a time limit a part's first run ends at its share of the time left (among the parts
- * not yet begun, over the threads), and it pauses on its thread, which goes on with it once
- * every part has had its turn: so that hard parts taken first do not run to the limit while a
- * later part's violation waits (found, not hidden as unknown), as in one thread.
+ * The model's pre-check of a part runs on the thread that begins it. As in one thread, an
+ * impossible operation anywhere is the verdict (the earliest to complete), whatever a
+ * search found: once one is found every search stops, and this thread pre-checks the parts
+ * not yet begun.
  *
- * `dispatched` is called once every worker has its first parts, before this thread begins its own.
+ * `dispatched` is called once every worker has its first turn, before this thread takes its own.
  */
 function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatched: () => void): Promise<Decided> {
   const n = prepared.parts.length;
-  const decided = new Decided(n);
-  const threads = started.length + 1;
-  // Largest first, so that no thread is left with a long part at the end while the others
-  // idle. The check order (what is reported, what is cancelled) stays smallest first.
-  const queue = prepared.parts
-    .map((_, i) => i)
-    .sort((a, b) => prepared.parts[b].size - prepared.parts[a].size || a - b);
-  /** Parts pre-checked (each answer to a job says so), and the impossible operations found. */
+  const decided = newDecided(prepared);
+  /** What the workers read between slices: how far each part may go (Decided.limit). */
+  const limits = new Int32Array(new SharedArrayBuffer(4 * n)).fill(NO_LIMIT);
   const prechecked = new Uint8Array(n);
   const impossible = new Map<number, Impossible>();
-  /** Whether a part's search is still wanted: undecided, not cancelled, and nothing found impossible. */
+  /** Whether a part's search is still wanted: undecided, within its limit, nothing found impossible. */
   const searchWanted = (part: number) => impossible.size === 0 && decided.wanted(part);
-  /** Whether a part needs anything still: its pre-check, or its search. */
-  const needed = (part: number) => prechecked[part] === 0 || searchWanted(part);
-  const take = (): number | undefined => {
-    while (queue.length > 0 && !needed(queue[0])) queue.shift();
-    return queue.shift();
+  /** Each part's next round. */
+  const round = new Int32Array(n);
+  /** Parts begun, per thread ('here', or its worker), waiting for their next turn. */
+  const waiting = new Map<Worker | 'here', Turns>([['here', new Turns(n)]]);
+  /** The first part in check order no thread has begun (the parts before it all have been). */
+  let unbegun = 0;
+
+  /** The next turn for `thread`: its own waiting parts' first, or the next part not begun, whichever comes first. */
+  const nextTurn = (thread: Worker | 'here'): number | undefined => {
+    const own = waiting.get(thread) as Turns;
+    while (own.size > 0 && !searchWanted(own.peek())) own.pop();
+    while (unbegun < n && prechecked[unbegun] === 1 && !searchWanted(unbegun)) unbegun++;
+    // A part not begun is in round 0, before any waiting part (each has had round 0). Once an
+    // operation is found impossible only pre-checks are left: this thread does them.
+    if (unbegun < n && (thread === 'here' || impossible.size === 0)) return unbegun++;
+    return own.size > 0 ? own.pop() : undefined;
   };
-  /** When a part just taken, starting at `start`, pauses (the parts not yet begun: it and the queue). */
-  const pauseAt = (start: number) => shareEnd(start, prepared.deadline, queue.length + 1, threads);
-  /** When each worker is through with the parts it holds, at the latest: where the next one starts. */
-  const freeAt = new Map<Worker, number>();
-  /** Each part's cancel flag, in check order, shared with the workers (part-worker.ts). */
-  const cancelled = new Int32Array(new SharedArrayBuffer(4 * n));
-  /** Whether a part given to a worker has been begun, there or here (part-worker.ts). */
-  const claimed = new Int32Array(new SharedArrayBuffer(4 * n));
-  const job = (part: number, w: Worker): PartJob => {
-    const at = pauseAt(Math.max(now(), freeAt.get(w) ?? 0));
-    freeAt.set(w, at);
-    return {
-      part,
-      model: prepared.model.name,
-      initial: prepared.options.initial,
-      data: prepared.parts[part].columns,
-      deadline: origin() + prepared.deadline,
-      pauseAt: origin() + at,
-      stepClock: stepClock(),
-      memoryLimitBytes: prepared.memoryLimitBytes,
-      baseBytes: prepared.options.baseBytes ?? 0,
-      witness: prepared.options.witness === true,
-      slice: prepared.options.sliceIterations ?? DEFAULT_SLICE,
-      cancelled,
-      claimed,
-    };
+  /** Under a time limit, when a turn beginning now ends at the latest: its share of the time left among the parts still open. */
+  const turnEnd = () => {
+    let open = 0;
+    for (let p = 0; p < n; p++) if (decided.outcomes[p] === undefined) open++;
+    return shareEnd(now(), prepared.deadline, open, threads);
   };
+  const threads = started.length + 1;
+  /** After a violation: how far every part may still go, shared with the workers. */
+  const setLimits = () => {
+    for (let p = 0; p < n; p++) Atomics.store(limits, p, Math.min(NO_LIMIT, decided.limit(p)));
+  };
+  const found = (part: number, f: Impossible) => {
+    impossible.set(part, f);
+    limits.fill(0); // no worker writes them: a plain fill, each read sees the 0 soon enough
+  };
+  const precheckHere = (part: number) => {
+    const f = precheckPart(prepared, part);
+    prechecked[part] = 1;
+    if (f) found(part, f);
+  };
+  /** A turn ended on `thread`: decided, cut short (`steps` past the limit), or to go on. */
+  const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome) => {
+    decided.steps[part] = steps;
+    if (outcome) {
+      decided.record(part, outcome);
+      prepared.parts[part].release();
+      if (outcome.status === 'illegal') setLimits();
+    } else if (searchWanted(part)) {
+      round[part]++;
+      waiting.get(thread)?.push(part, round[part]);
+    }
+  };
+
   return new Promise((resolve, reject) => {
-    // Each worker's parts, the one it is on first: it is given the next before it finishes,
-    // so that it never waits for this thread (between slices, or in a collection of its heap).
-    const assigned = new Map<Worker, number[]>();
-    /** Parts paused on each worker, to go on with there once no part is left unbegun. */
-    const pausedOn = new Map<Worker, number[]>();
     const pool = new Set<Worker>();
-    /** Parts this thread took back from a worker (steal): its own, even if that worker stops. */
-    const stolen = new Set<number>();
+    /** The parts each worker began, undecided: lost with it if it dies. */
+    const heldBy = new Map<Worker, Set<number>>();
+    const busy = new Set<Worker>();
     let failed = false;
-    let searching = true; // this thread, on parts of its own
-    const stop = (w: Worker) => {
-      pool.delete(w);
-      // Parts given to it and not begun, and those paused there, start again elsewhere.
-      const given = [...(assigned.get(w)?.slice(1) ?? []), ...(pausedOn.get(w) ?? [])];
-      const again = given.filter((part) => !stolen.has(part));
-      for (const part of again) Atomics.store(claimed, part, 0);
-      queue.unshift(...again);
-      assigned.delete(w);
-      pausedOn.delete(w);
-      freeAt.delete(w);
-      void w.terminate();
-    };
+    let searching = true; // this thread
     const settle = () => {
-      // Parts still on a worker that need nothing: nothing to wait for (it is stopped).
-      if ([...assigned.values()].some((parts) => parts.some(needed)) || searching || failed) return;
+      if (busy.size > 0 || searching || failed) return;
       for (const w of [...pool]) stop(w);
       reportImpossible(prepared, impossible);
       sampleProcess(prepared);
       resolve(decided);
     };
-    /** An impossible operation: no search is wanted any more (all cancelled), only the other parts' pre-checks. */
-    const found = (part: number, f: Impossible) => {
-      impossible.set(part, f);
-      for (let p = 0; p < n; p++) Atomics.store(cancelled, p, 1);
-    };
-    /** A part's pre-check on this thread. */
-    const precheckHere = (part: number) => {
-      const f = precheckPart(prepared, part);
-      prechecked[part] = 1;
-      if (f) found(part, f);
-    };
-    const done = (part: number, outcome: PartOutcome) => {
-      decided.record(part, outcome);
-      prepared.parts[part].release();
-      if (outcome.status !== 'illegal') return;
-      // The parts after it: a worker on one drops it at its next slice.
-      for (let later = part + 1; later < n; later++) Atomics.store(cancelled, later, 1);
-    };
-    const dispatch = (w: Worker) => {
-      const parts = assigned.get(w) ?? [];
-      assigned.set(w, parts);
-      // Once an operation is found impossible, only pre-checks are left: this thread does
-      // them, cheaper than copying the parts across.
-      while (parts.length < PREFETCH && impossible.size === 0) {
-        const part = take();
-        if (part !== undefined) {
-          parts.push(part);
-          // Copied, not transferred: this thread keeps the part's columns, to take it back.
-          w.postMessage(job(part, w));
-          continue;
-        }
-        // Every part has had its turn: go on with one paused there.
-        const mine = pausedOn.get(w) ?? [];
-        while (mine.length > 0 && !searchWanted(mine[0])) mine.shift();
-        const resume = mine.shift();
-        if (resume === undefined) break;
-        parts.push(resume);
-        w.postMessage({ resume } satisfies ResumeJob);
-      }
-      if (parts.length === 0) settle();
+    const stop = (w: Worker) => {
+      pool.delete(w);
+      busy.delete(w);
+      void w.terminate();
     };
     const fail = (err: unknown) => {
       failed = true;
-      for (const other of [...pool]) stop(other);
+      for (const w of [...pool]) stop(w);
       reject(err);
+    };
+    const dispatch = (w: Worker) => {
+      const part = nextTurn(w);
+      if (part === undefined) return settle();
+      busy.add(w);
+      const until = Math.min(NO_LIMIT, decided.end(part, round[part]));
+      const pauseAt = origin() + turnEnd();
+      const held = heldBy.get(w) as Set<number>;
+      if (held.has(part)) return w.postMessage({ part, until, pauseAt } satisfies PartTurn);
+      held.add(part);
+      const start: PartStart = {
+        model: prepared.model.name,
+        initial: prepared.options.initial,
+        // Copied by the message (structured clone): this thread keeps them for its stats and pre-checks.
+        data: prepared.parts[part].columns,
+        deadline: origin() + prepared.deadline,
+        stepClock: stepClock(),
+        memoryLimitBytes: prepared.memoryLimitBytes,
+        baseBytes: prepared.options.baseBytes ?? 0,
+        witness: prepared.options.witness === true,
+        slice: SHARED_SLICE,
+        limits,
+      };
+      w.postMessage({ part, until, pauseAt, start } satisfies PartTurn);
     };
     const attach = (w: Worker) => {
       pool.add(w);
-      pausedOn.set(w, []);
+      heldBy.set(w, new Set());
+      waiting.set(w, new Turns(n));
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
-        assigned.get(w)?.shift();
-        // Taken: this thread took the part back (steal), and pre-checks it itself.
-        if (!('taken' in msg)) prechecked[msg.part] = 1;
-        if ('impossible' in msg) found(msg.part, msg.impossible);
-        else if ('paused' in msg) pausedOn.get(w)?.push(msg.part);
-        else if ('outcome' in msg) done(msg.part, msg.outcome);
+        busy.delete(w);
+        const part = msg.part;
+        prechecked[part] = 1;
+        if ('impossible' in msg) {
+          found(part, msg.impossible);
+          heldBy.get(w)?.delete(part);
+        } else if ('outcome' in msg) {
+          heldBy.get(w)?.delete(part);
+          turnEnded(w, part, msg.outcome.iterations, msg.outcome);
+        } else if ('cancelled' in msg) {
+          heldBy.get(w)?.delete(part);
+          turnEnded(w, part, msg.cancelled);
+        } else {
+          turnEnded(w, part, msg.steps);
+        }
         dispatch(w);
       });
       w.on('error', (err: Error & { code?: string }) => {
         if (!pool.has(w)) return;
-        const part = assigned.get(w)?.[0];
+        const held = [...(heldBy.get(w) ?? [])];
         stop(w);
-        if (part !== undefined && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          // The worker's own heap gave out before the part's budget did: out of memory all the
-          // same. A fresh worker takes over the queue.
+        if (err.code !== 'ERR_WORKER_OUT_OF_MEMORY') return fail(err);
+        // The worker's own heap gave out before the parts' budgets did: out of memory all the
+        // same, every part it held. A fresh worker takes over the parts not begun.
+        for (const part of held) {
+          // A part it was beginning may not have been pre-checked there: it is here.
+          if (prechecked[part] === 0) precheckHere(part);
+          if (decided.outcomes[part] !== undefined) continue;
           const { key, size } = prepared.parts[part];
-          // Its pre-check, if the worker got that far, went with it: done here.
-          precheckHere(part);
           const progress = { key, linearized: 0, total: size, operations: size };
-          done(part, { status: 'out-of-memory', progress, iterations: 0, cacheEntries: 0, dropped: 0, peakBytes: 0 });
-          dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
-          return;
+          const outcome: PartOutcome = {
+            status: 'out-of-memory',
+            progress,
+            iterations: decided.steps[part],
+            cacheEntries: 0,
+            dropped: 0,
+            peakBytes: 0,
+          };
+          turnEnded(w, part, decided.steps[part], outcome);
         }
-        fail(err);
+        dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
       });
       return w;
     };
     for (const w of started) dispatch(attach(w));
     dispatched();
-    const slice = Math.min(SHARED_SLICE, prepared.options.sliceIterations ?? DEFAULT_SLICE);
-    /** Searches a part here until it ends, is cancelled, or passes `pauseAt`; its status. */
-    const searchPart = async (part: number, check: PartCheck, pauseAt: number) => {
-      let status: SearchStatus = 'running';
-      // Between slices, the workers' answers come in (and may cancel this part).
-      while (searchWanted(part) && !failed) {
-        status = check.run(slice, pauseAt);
-        if (status !== 'running' || now() > pauseAt) break;
-        await turn();
-      }
-      return status;
-    };
-    /**
-     * With no part left to begin, one given to a worker that it has not begun (the last
-     * given first): taken back, so that this thread does not wait idle while that worker is
-     * still on the part before it.
-     */
-    const steal = (): number | undefined => {
-      for (const parts of assigned.values()) {
-        for (let i = parts.length - 1; i >= 0; i--) {
-          const part = parts[i];
-          if (needed(part) && Atomics.compareExchange(claimed, part, 0, 1) === 0) {
-            stolen.add(part);
-            return part;
-          }
-        }
-      }
-      return undefined;
-    };
+
+    /** This thread's parts, begun and undecided. */
+    const mine = new Map<number, PartCheck>();
     const searchHere = async () => {
-      const pausedHere: { part: number; check: PartCheck }[] = [];
-      for (let part = take() ?? steal(); part !== undefined && !failed; part = take() ?? steal()) {
-        if (prechecked[part] === 0) precheckHere(part);
-        if (!searchWanted(part)) {
-          prepared.parts[part].release(); // pre-checked, not to be searched
-          continue;
+      for (let part = nextTurn('here'); part !== undefined && !failed; part = nextTurn('here')) {
+        let check = mine.get(part);
+        if (!check) {
+          if (prechecked[part] === 0) precheckHere(part);
+          if (!searchWanted(part)) {
+            prepared.parts[part].release(); // pre-checked, not to be searched
+            continue;
+          }
+          check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
+          mine.set(part, check);
         }
-        const check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
-        const status = await searchPart(part, check, pauseAt(now()));
-        if (!searchWanted(part)) continue;
-        if (status === 'running') pausedHere.push({ part, check });
-        else done(part, check.outcome());
+        // Its turn in slices, the workers' answers let in between (they may cut it short).
+        const end = decided.end(part, round[part]);
+        const pauseAt = turnEnd();
+        let status: SearchStatus = 'running';
+        for (let left = end - check.iterations; status === 'running' && left > 0 && !failed; ) {
+          status = check.run(Math.min(SHARED_SLICE, left), pauseAt);
+          await turn();
+          left = now() > pauseAt ? 0 : Math.min(end, Atomics.load(limits, part)) - check.iterations;
+        }
+        if (status !== 'running' || !searchWanted(part)) mine.delete(part);
+        turnEnded('here', part, check.iterations, status === 'running' ? undefined : check.outcome());
         sampleProcess(prepared);
       }
-      for (const { part, check } of pausedHere) {
-        if (failed || !searchWanted(part)) continue;
-        const status = await searchPart(part, check, Number.POSITIVE_INFINITY);
-        if (searchWanted(part) && status !== 'running') done(part, check.outcome());
-      }
+      mine.clear();
       searching = false;
       settle();
     };
     searchHere().catch(fail);
   });
+}
+
+/**
+ * Parts waiting for their next turn, in the schedule's order: the least round, then check
+ * order. A binary heap of round * parts + part.
+ */
+class Turns {
+  private readonly keys: number[] = [];
+
+  constructor(private readonly parts: number) {}
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  push(part: number, round: number): void {
+    const keys = this.keys;
+    let i = keys.length;
+    keys.push(round * this.parts + part);
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (keys[up] <= keys[i]) break;
+      [keys[up], keys[i]] = [keys[i], keys[up]];
+      i = up;
+    }
+  }
+
+  /** The first part. */
+  peek(): number {
+    return this.keys[0] % this.parts;
+  }
+
+  pop(): number {
+    const keys = this.keys;
+    const top = keys[0];
+    const last = keys.pop() as number;
+    if (keys.length > 0) {
+      keys[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < keys.length && keys[l] < keys[m]) m = l;
+        if (r < keys.length && keys[r] < keys[m]) m = r;
+        if (m === i) break;
+        [keys[m], keys[i]] = [keys[i], keys[m]];
+        i = m;
+      }
+    }
+    return top % this.parts;
+  }
 }
 
 /** Lets the event loop run (the workers' messages) before going on. */

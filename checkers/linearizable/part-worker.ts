@@ -1,16 +1,13 @@
 /**
- * A worker thread that checks parts (see parallel.ts): each message is a part to check (or
- * one paused here to go on with), each answer its outcome, or that it paused, or that it was
- * cancelled. It loads only the models and the search.
+ * A worker thread that checks parts (see parallel.ts): each message is a turn of one part,
+ * to search to a round's end (schedule.ts), the part's columns with its first turn; each
+ * answer the part's outcome once decided, or how far it got, or that it was cut short. The
+ * parts it began stay here between turns (a search cannot move between threads). It loads
+ * only the models and the search.
  *
- * Cancelling goes through memory shared with parallel.ts, looked at between slices: a
- * message would wait until the search is through. So a worker whose part is cancelled goes
- * on with its next part, warm, keeping the parts paused here, instead of being terminated.
- *
- * A part is given to a worker before it is through with the one it is on (parallel.ts), and
- * the thread that hands parts out takes one back if it runs out of its own first: whoever
- * claims the part first (a flag in shared memory, set by compare-and-swap) checks it. A
- * worker claims a part as it begins it, and answers `taken` for one claimed already.
+ * How far a part may go is shared with parallel.ts (`limits`, per part, in steps) and read
+ * between slices: once a violation is found elsewhere a part stops where it could no longer
+ * be the one reported, without waiting for its turn to end.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
@@ -19,14 +16,15 @@ import { origin, useStepClock, useWallClock } from './clock.js';
 import type { Impossible } from './index.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
-import type { SearchStatus } from './search.js';
 
 /** What parallel.ts gives the worker as workerData, so that nothing else mistakes a thread for one. */
 export const PART_WORKER = 'lockchaos-part-worker';
 
-export interface PartJob {
-  /** The part's place in the check order. */
-  part: number;
+/** A shared limit that is none (limits are Int32: a part searching 2^31 steps would take hours). */
+export const NO_LIMIT = 2 ** 31 - 1;
+
+/** What a worker needs to begin a part: sent with the part's first turn. */
+export interface PartStart {
   /** A registered model's name: models are code, and only names cross threads. */
   model: string;
   /** The check's --initial, for the model's init. */
@@ -40,103 +38,85 @@ export interface PartJob {
   deadline: number;
   /** The step clock the check reads, shared, when it reads one (tests; clock.ts). */
   stepClock?: SharedArrayBuffer;
-  /**
-   * When to pause the part, if it has not ended, keeping it for a ResumeJob: a time since the
-   * epoch, as `deadline`; Infinity for never.
-   */
-  pauseAt: number;
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
+  /** Steps between looks at `limits`. */
   slice: number;
   /**
-   * Per part, in check order: 1 once cancelled (every part, once the model's pre-check found
-   * an operation impossible somewhere). Shared with parallel.ts, never copied.
+   * Per part, in check order: the steps it may search in all (NO_LIMIT until a violation is
+   * found; 0 for every part once the model's pre-check found an operation impossible).
+   * Shared with parallel.ts, never copied.
    */
-  cancelled: Int32Array;
-  /** Per part, in check order: 1 once a thread has begun it (see the top of this file). Shared, never copied. */
-  claimed: Int32Array;
+  limits: Int32Array;
 }
 
-/** Go on with a part paused here, to its end. */
-export interface ResumeJob {
-  resume: number;
+/** A part's turn: search it until it has searched `until` steps in all, or until `pauseAt`. */
+export interface PartTurn {
+  /** The part's place in the check order. */
+  part: number;
+  until: number;
+  /** Under a time limit, when the turn ends at the latest (shareEnd), as a time since the epoch (see `deadline`). */
+  pauseAt?: number;
+  /** With the part's first turn only. */
+  start?: PartStart;
 }
 
-/** Every answer to a PartJob but `taken` says the part was pre-checked: `impossible` if it found one. */
+/** Every answer to a first turn says the part was pre-checked: `impossible` if it found one. */
 export type PartReply =
   | { part: number; outcome: PartOutcome }
-  | { part: number; paused: true }
-  | { part: number; cancelled: true }
-  /** Another thread claimed the part first: not pre-checked here. */
-  | { part: number; taken: true }
+  /** Its turn is over, undecided: `steps` searched in all. */
+  | { part: number; steps: number }
+  /** Cut short by its limit: `steps` searched in all; it is let go here. */
+  | { part: number; cancelled: number }
   | { part: number; impossible: Impossible };
 
 const port = parentPort;
 if (port && workerData === PART_WORKER) {
   // Workers check large histories only: see buffers.reserve.
   buffers.reserve();
-  const paused = new Map<number, { check: PartCheck; slice: number }>();
-  /** The check's cancel flags, from its first job on. */
-  let cancelled: Int32Array | undefined;
-  const isCancelled = (part: number) => cancelled !== undefined && Atomics.load(cancelled, part) === 1;
-  const answer = (part: number, check: PartCheck, slice: number, status: SearchStatus) => {
+  /** The parts begun here, undecided. */
+  const held = new Map<number, PartCheck>();
+  let limits: Int32Array | undefined;
+  let slice = 1;
+  const reply = (r: PartReply) => port.postMessage(r);
+  port.on('message', (turn: PartTurn) => {
+    const { part, until, start } = turn;
+    // Parts cut short since their last turn (a violation found elsewhere): their memos go.
+    for (const [p, c] of held) if (limits && c.iterations >= Atomics.load(limits, p)) held.delete(p);
+    let check = held.get(part);
+    if (start) {
+      ({ limits, slice } = start);
+      const model = findModel(start.model);
+      if (!model) throw new Error(`part worker: unknown model ${start.model}`);
+      const data = decodePart(start.data);
+      const initial = model.init(start.initial);
+      // The pre-check first, cut short or not: an impossible operation anywhere is the verdict.
+      const impossible = model.impossible?.(data.ops, initial);
+      if (impossible) return reply({ part, impossible });
+      if (start.stepClock) useStepClock(start.stepClock);
+      else useWallClock();
+      const budget = {
+        deadline: start.deadline - origin(),
+        memoryLimitBytes: start.memoryLimitBytes,
+        baseBytes: start.baseBytes,
+      };
+      check = new PartCheck(model, initial, data, budget, start.witness);
+      held.set(part, check);
+    }
+    if (!check || !limits) throw new Error(`part worker: part ${part} was not begun here`);
+    const shared = limits;
+    const limit = () => Atomics.load(shared, part);
+    const pauseAt = turn.pauseAt === undefined ? Number.POSITIVE_INFINITY : turn.pauseAt - origin();
+    const status = check.runTo(() => Math.min(until, limit()), slice, pauseAt);
     if (status !== 'running') {
-      port.postMessage({ part, outcome: check.outcome() } satisfies PartReply);
-    } else if (isCancelled(part)) {
-      port.postMessage({ part, cancelled: true } satisfies PartReply);
+      held.delete(part);
+      reply({ part, outcome: check.outcome() });
+    } else if (check.iterations >= limit()) {
+      held.delete(part);
+      reply({ part, cancelled: check.iterations });
     } else {
-      paused.set(part, { check, slice });
-      port.postMessage({ part, paused: true } satisfies PartReply);
+      reply({ part, steps: check.iterations });
     }
-  };
-  port.on('message', (job: PartJob | ResumeJob) => {
-    // Parts paused here and cancelled since: their memos go.
-    for (const part of paused.keys()) if (isCancelled(part)) paused.delete(part);
-    if ('resume' in job) {
-      const held = paused.get(job.resume);
-      if (!held) throw new Error(`part worker: no part ${job.resume} paused here`);
-      paused.delete(job.resume);
-      answer(
-        job.resume,
-        held.check,
-        held.slice,
-        held.check.runUntil(held.slice, Number.POSITIVE_INFINITY, () => isCancelled(job.resume)),
-      );
-      return;
-    }
-    cancelled = job.cancelled;
-    if (Atomics.compareExchange(job.claimed, job.part, 0, 1) !== 0) {
-      port.postMessage({ part: job.part, taken: true } satisfies PartReply);
-      return;
-    }
-    const model = findModel(job.model);
-    if (!model) throw new Error(`part worker: unknown model ${job.model}`);
-    const part = decodePart(job.data);
-    const initial = model.init(job.initial);
-    // The pre-check first, cancelled or not: an impossible operation anywhere is the verdict.
-    const impossible = model.impossible?.(part.ops, initial);
-    if (impossible) {
-      port.postMessage({ part: job.part, impossible } satisfies PartReply);
-      return;
-    }
-    if (isCancelled(job.part)) {
-      port.postMessage({ part: job.part, cancelled: true } satisfies PartReply);
-      return;
-    }
-    if (job.stepClock) useStepClock(job.stepClock);
-    else useWallClock();
-    const limits = {
-      deadline: job.deadline - origin(),
-      memoryLimitBytes: job.memoryLimitBytes,
-      baseBytes: job.baseBytes,
-    };
-    const check = new PartCheck(model, initial, part, limits, job.witness);
-    answer(
-      job.part,
-      check,
-      job.slice,
-      check.runUntil(job.slice, job.pauseAt - origin(), () => isCancelled(job.part)),
-    );
   });
 }

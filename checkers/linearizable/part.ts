@@ -128,7 +128,10 @@ export class PartCheck {
     };
   }
 
-  /** Searches about `slice` steps more, pausing about `pauseAt` (performance.now()); 'running' means call again. */
+  /**
+   * Searches `slice` steps more at most (fewer once decided, past the deadline, or past
+   * `pauseAt` on the check's clock); 'running' means call again.
+   */
   run(slice: number, pauseAt?: number): SearchStatus {
     const search = this.search;
     if (!search || this.status !== 'running') return this.status;
@@ -140,13 +143,25 @@ export class PartCheck {
   }
 
   /**
-   * Searches slice by slice until done, out of budget, past `pauseAt`, or `cancelled()` (the
-   * last two: 'running').
+   * Searches until decided or until it has searched `until()` steps in all (a round's end,
+   * or less once a violation elsewhere makes the rest pointless: schedule.ts), in slices of
+   * `slice` steps, `until` asked again between them; or until `pauseAt` (see shareEnd).
    */
-  runUntil(slice: number, pauseAt = Number.POSITIVE_INFINITY, cancelled = () => false): SearchStatus {
-    let status = this.run(slice, pauseAt);
-    while (status === 'running' && now() <= pauseAt && !cancelled()) status = this.run(slice, pauseAt);
+  runTo(until: () => number, slice: number, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
+    // At least one slice, even past `pauseAt`: only the search notices the deadline (at its next
+    // look at the clock), and a turn that never searched would come round again forever.
+    let status = this.status;
+    for (let left = until() - this.iterations, first = true; status === 'running' && left > 0; first = false) {
+      if (!first && now() > pauseAt) break;
+      status = this.run(Math.min(slice, left), pauseAt);
+      left = until() - this.iterations;
+    }
     return status;
+  }
+
+  /** Steps searched so far. */
+  get iterations(): number {
+    return this.result?.iterations ?? this.search?.iterations ?? 0;
   }
 
   outcome(): PartOutcome {

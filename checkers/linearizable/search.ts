@@ -295,8 +295,9 @@ export class PartSearch<S> {
   }
 
   /**
-   * Searches for at most about `maxIterations` steps, and not much past `pauseAt`
-   * (performance.now()); 'running' means call again.
+   * Searches `maxIterations` steps at most, exactly that many unless decided, past the
+   * deadline, or past `pauseAt` (the clock, under a time limit only): the rounds of
+   * schedule.ts count on it. 'running' means call again.
    */
   run(maxIterations: number, budget: Budget, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
     if (this.status !== 'running') return this.status;
@@ -326,10 +327,12 @@ export class PartSearch<S> {
     let ready = this.ready;
     let iterations = 0;
     let status: SearchStatus = 'running';
-    // Budgets are looked at every 4096 steps (the clock) and every 16th time (memory, counted
-    // across slices, so that short slices look too), and the slice ends after maxIterations
-    // steps: one comparison per step.
-    let checkAt = Math.min(maxIterations, 4096);
+    // Budgets are looked at every 4096 steps of the whole search (the clock) and every 16th
+    // time (memory), however it is cut into runs: so a part's budgets bite after the same
+    // steps on one thread or several, and short runs look too. The run ends after
+    // maxIterations steps: one comparison per step.
+    let clockAt = 4096 - (this.iterations % 4096);
+    let checkAt = Math.min(maxIterations, clockAt);
     let checks = this.clockChecks;
 
     for (;;) {
@@ -338,18 +341,21 @@ export class PartSearch<S> {
         break;
       }
       if (iterations >= checkAt) {
+        if (iterations >= clockAt) {
+          clockAt += 4096;
+          const now = clockNow();
+          if (now > budget.deadline) {
+            status = 'out-of-time';
+            break;
+          }
+          if (now > pauseAt) break;
+          if ((++checks & 15) === 0 && budget.check() !== undefined) {
+            status = 'out-of-memory';
+            break;
+          }
+        }
         if (iterations >= maxIterations) break;
-        checkAt = Math.min(maxIterations, iterations + 4096);
-        const now = clockNow();
-        if (now > budget.deadline) {
-          status = 'out-of-time';
-          break;
-        }
-        if (now > pauseAt) break;
-        if ((++checks & 15) === 0 && budget.check() !== undefined) {
-          status = 'out-of-memory';
-          break;
-        }
+        checkAt = Math.min(maxIterations, clockAt);
       }
       iterations++;
 

@@ -177,6 +177,9 @@ describe('lockchaos check', () => {
       [['x', '--format', 'csv'], "lockchaos check: unknown format 'csv': choose one of jsonl, edn, jepsen-log"],
       [['x', '--time-limit', 'soon'], "lockchaos check: --time-limit must be a positive number of seconds, got 'soon'"],
       [['x', '--memory-limit=-5'], "lockchaos check: --memory-limit must be a positive number of MiB, got '-5'"],
+      [['x', '--threads', '0'], "lockchaos check: --threads must be a whole number, 1 or more, got '0'"],
+      [['x', '--threads', '1.5'], "lockchaos check: --threads must be a whole number, 1 or more, got '1.5'"],
+      [['x', '--threads', 'many'], "lockchaos check: --threads must be a whole number, 1 or more, got 'many'"],
       [['x', '--frobnicate'], "lockchaos check: unknown option '--frobnicate' (see lockchaos check --help)"],
       [
         ['x', '--modle', 'kv'],
@@ -304,6 +307,7 @@ describe('lockchaos check', () => {
       '--time-limit',
       '--memory-limit',
       '--only',
+      '--threads',
       '--json',
       '--help',
     ])

@@ -61,6 +61,11 @@ function help(): string {
     "                     (key) of it, has its own: reading the file plus the part's search (states, memo, stack).",
     '                     It bounds what the check holds, not the process: Node, worker threads and garbage not',
     '                     yet collected come on top (600k events: peak 235 MiB at 100, 392 at 200, 591 at 400)',
+    '  --threads N        check the keys on N threads at most, this one and N-1 workers, whatever the size',
+    '                     of the file (1: this thread alone); default: one per core for a file of',
+    `                     ${MIN_OPERATIONS.toLocaleString('en-US')} operations or more, else this thread alone. The verdict and the`,
+    '                     reported key are the same on any number of threads, and so, within a little, is the',
+    '                     search (the keys take turns of doubling steps: an invalid key is found early)',
     '  --only F,F...      check only the client operations with these f values, ignoring the others',
     '                     (a lockchaos run history holds lock and store operations: --only acquire,release)',
     '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
@@ -76,9 +81,11 @@ function help(): string {
     "is the file's order. Operations are split by key (op.key; for kv also Jepsen's [k v] values) and each",
     `key is checked alone, on worker threads for large histories (a file of ${MAY_USE_THREADS_BYTES / 1e6} MB or more is checked in a`,
     "node started again with --single-threaded-gc, so that V8's collector leaves those threads their cores);",
-    'the first key in check order (smallest first) found not linearizable is the one reported. Under',
-    '--time-limit each key takes its turn before any runs to the limit, so a hard key does not hide a',
-    'violation in another as unknown. A file with no operations, or none that --only picks, is an error:',
+    'the keys take turns of doubling search steps, so a hard key never holds up the others, and the',
+    'first key found not linearizable in that order of turns (fewest steps, then smallest first) is the one',
+    'reported, on any number of threads; under --time-limit every key has had its turns before any runs',
+    'far ahead, so a hard key does not hide a violation in another as unknown. A file with no operations, or',
+    'none that --only picks, is an error:',
     'nothing was checked. For kv, a get of an absent key may answer nil or "". An ok read of nil means',
     'the register holds nil (Knossos takes it as "not known", in any state: with --initial other than',
     'nil such reads are impossible here, not there).',
@@ -101,6 +108,8 @@ interface Options {
   timeLimitMs: number;
   memoryLimitBytes: number;
   only: string[] | undefined;
+  /** --threads; undefined: checkLinearizableParallel's default. */
+  threads: number | undefined;
   json: boolean;
 }
 
@@ -154,6 +163,7 @@ function parseOptions(argv: string[]): Options | 'help' {
             .split(',')
             .map((f) => f.trim().replace(/^:/, ''))
             .filter((f) => f !== ''),
+    threads: wholeNumber(values.threads, '--threads'),
     json: values.json === true,
   };
 }
@@ -165,6 +175,7 @@ const CHECK_OPTIONS = {
   'time-limit': { type: 'string' },
   'memory-limit': { type: 'string' },
   only: { type: 'string' },
+  threads: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -177,6 +188,15 @@ function positiveNumber(text: string | undefined, flag: string, unit: string, fa
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0) throw new UserError(`${flag} must be a positive number of ${unit}, got '${text}'`);
+  return n;
+}
+
+/** A whole number of at least 1, or undefined when not given. */
+function wholeNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1 || text.trim() === '')
+    throw new UserError(`${flag} must be a whole number, 1 or more, got '${text}'`);
   return n;
 }
 
@@ -208,6 +228,8 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
       memoryLimitBytes: options.memoryLimitBytes,
       baseBytes,
       only: options.only,
+      // Asked for: on that many threads whatever the size.
+      ...(options.threads === undefined ? {} : { threads: options.threads, minOperations: 0 }),
     });
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
   } catch (err) {
@@ -299,7 +321,9 @@ export function checkNodeFlags(argv: string[]): readonly string[] {
   } catch {
     return [];
   }
-  if (options === 'help' || availableParallelism() < 2) return [];
+  if (options === 'help' || options.threads === 1) return [];
+  if (options.threads !== undefined) return PARALLEL_NODE_FLAGS;
+  if (availableParallelism() < 2) return [];
   const large = options.files.some((file) => {
     try {
       return historyFileSize(file) >= MAY_USE_THREADS_BYTES;

@@ -431,3 +431,28 @@ export function searchOnlyViolation(key: string, base: number, padding: number):
   }
   return ops;
 }
+
+/**
+ * Histories of one model, one per seed, interleaved op by op, each with its own keys (a
+ * history's own keys, op.key or kv's [k v], get its prefix) and its own processes.
+ */
+export function keyedHistory(
+  model: string,
+  seeds: number[],
+  corrupt: (seed: number, k: number) => boolean,
+  steps = 600,
+): Op[] {
+  const streams = seeds.map((seed, k) =>
+    simulateHistory(model, seed, 4, steps, corrupt(seed, k)).map((op) => {
+      const moved: Op = { ...op, process: typeof op.process === 'number' ? op.process + 1000 * k : op.process };
+      if (model === 'kv' && op.key === undefined && Array.isArray(op.value))
+        moved.value = [`s${k}.${op.value[0]}`, op.value[1]];
+      else moved.key = `s${k}.${op.key ?? ''}`;
+      return moved;
+    }),
+  );
+  const out: Op[] = [];
+  for (let i = 0; streams.some((s) => i < s.length); i++)
+    for (const s of streams) if (i < s.length) out.push({ ...s[i], index: out.length });
+  return out;
+}

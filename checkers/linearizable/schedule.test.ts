@@ -1,0 +1,103 @@
+/**
+ * The rounds of schedule.ts against a search of one part at a time: each part searched alone
+ * to its end gives its steps, so its round and the part to report are known in advance; the
+ * check must report that part's counterexample, having searched exactly what the rounds give
+ * every part until then (a violation found early, whatever its place in check order). On
+ * two threads: the same verdict and counterexample, and about the same steps.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hardKeysHistory } from '../../bench/checker.js';
+import type { Op } from '../../src/history/op.js';
+import { keyedHistory } from '../../test/unit/linearizable-support.js';
+import { checkLinearizable, newPartCheck, prepare } from './index.js';
+import { checkLinearizableParallel } from './parallel.js';
+import type { PartOutcome } from './part.js';
+import { roundOf, stepsBy } from './schedule.js';
+
+/** keyedHistory, corrupting by place. */
+const keyed = (model: string, seeds: number[], corrupt: (k: number) => boolean, steps: number): Op[] =>
+  keyedHistory(model, seeds, (_, k) => corrupt(k), steps);
+
+/** Each part searched alone to its end, in check order. */
+function eachAlone(history: Op[], model: string): { outcomes: PartOutcome[]; impossible: boolean } {
+  const prepared = prepare(history, model, {});
+  const outcomes = prepared.parts.map((part) => {
+    const check = newPartCheck(prepared, part, Number.POSITIVE_INFINITY);
+    check.run(Number.MAX_SAFE_INTEGER);
+    return check.outcome();
+  });
+  return { outcomes, impossible: prepared.impossible !== undefined };
+}
+
+describe('the rounds of doubling steps', () => {
+  it('report the part found not linearizable in the fewest rounds (then check order), having searched exactly what the rounds gave each part', () => {
+    let invalid = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom('mutex', 'kv', 'register'),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom(1, 7, 64, 4096),
+        fc.integer({ min: 2, max: 6 }),
+        (model, seed, first, keys) => {
+          const seeds = Array.from({ length: keys }, (_, k) => seed + k);
+          const history = keyed(model, seeds, (k) => (seed + k) % 3 === 0, 300);
+          const result = checkLinearizable(history, model, { sliceIterations: first });
+          const { outcomes, impossible } = eachAlone(history, model);
+          if (impossible) return; // the model's pre-check wins over any search: index.ts
+          const illegal = outcomes.flatMap((o, part) =>
+            o.status === 'illegal' ? [{ round: roundOf(o.iterations, first), part }] : [],
+          );
+          const best = illegal.sort((a, b) => a.round - b.round || a.part - b.part)[0];
+          if (!best) {
+            expect(result.valid).toBe(true);
+            expect(result.stats.iterations).toBe(outcomes.reduce((n, o) => n + o.iterations, 0));
+            return;
+          }
+          invalid++;
+          expect(result.valid).toBe(false);
+          expect(result.counterexample).toEqual(outcomes[best.part].counterexample);
+          const limit = (part: number) => stepsBy(part < best.part ? best.round : best.round - 1, first);
+          const given = outcomes.reduce(
+            (n, o, part) => n + (part === best.part ? o.iterations : Math.min(o.iterations, limit(part))),
+            0,
+          );
+          expect(result.stats.iterations).toBe(given);
+        },
+      ),
+      { numRuns: 300, seed: 20261202 },
+    );
+    expect(invalid).toBeGreaterThan(30);
+  });
+
+  it('find an invalid key after two hard ones having searched each other key about as much as it, not to its end', async () => {
+    const c = { model: 'kv' as const, clients: 50, operations: 4000, infoRate: 0.001, keys: 10, seed: 42 };
+    const { history, invalidKey } = hardKeysHistory({ ...c, hardKeys: 'whole' });
+    const alone = checkLinearizable(hardKeysHistory({ ...c, hardKeys: 'alone' }).history, 'kv');
+    const one = checkLinearizable(history, 'kv');
+    expect(one.counterexample?.key).toBe(invalidKey);
+    expect(alone.valid).toBe(false);
+    // Ten keys, each given at most the rounds the invalid key took (twice its steps, rounded up a round).
+    const round = roundOf(alone.stats.iterations, 1 << 12);
+    expect(one.stats.iterations).toBeLessThanOrEqual(alone.stats.iterations + 9 * stepsBy(round, 1 << 12));
+    // On two threads: the same key and operation, and at most 1.2 times the states.
+    const two = await checkLinearizableParallel(history, 'kv', { threads: 2, minOperations: 0 });
+    expect(two.stats.threads).toBe(2);
+    expect(two.counterexample).toEqual(one.counterexample);
+    expect(two.stats.iterations).toBeLessThanOrEqual(1.2 * one.stats.iterations);
+  });
+
+  it('on two threads: the same verdict and counterexample as one, on histories with several invalid keys', async () => {
+    for (let round = 0; round < 6; round++) {
+      for (const model of ['mutex', 'kv']) {
+        const seeds = Array.from({ length: 7 }, (_, i) => 500 + 10 * round + i);
+        const history = keyed(model, seeds, (k) => (k + round) % 3 === 0, 900);
+        const one = checkLinearizable(history, model, { witness: true });
+        const two = await checkLinearizableParallel(history, model, { witness: true, threads: 2, minOperations: 0 });
+        expect(two.valid).toBe(one.valid);
+        expect(two.counterexample).toEqual(one.counterexample);
+        expect(two.linearization).toEqual(one.linearization);
+      }
+    }
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The order in which a history's parts (keys) are searched, and so which violation is
+ * reported when several parts are not linearizable.
+ *
+ * The parts are searched in rounds. In round r every part still open searches
+ * `first * 2^r` steps more (`first`: its firstTurn), parts in check order (smallest first,
+ * then by first operation): so by the end of round r each has had stepsBy(r, first) steps
+ * in all. A part decided after s steps
+ * of its own search was decided in the first round whose end reaches s (roundOf). The part
+ * reported is the one found not linearizable earliest in this order: the least round, then
+ * the first in check order.
+ *
+ * Why rounds that double: a violation anywhere is found after at most about twice its own
+ * steps in every other part, whatever its place in the check order (Porcupine searches all
+ * parts at once for the same reason, and stops at the first illegal one); a part that is
+ * hard to decide never holds the others up, and the doubling keeps the rounds few (about 20
+ * to a million steps). Why steps, not time: a part's steps to its verdict are its own (the
+ * search is deterministic), so the round a part is decided in, and the part reported, are
+ * the same on one thread or several, on an idle machine or a loaded one. Only a budget that
+ * runs out (time, memory) can change what is found.
+ *
+ * On one thread the rounds are simply run in order, and the first part found not
+ * linearizable ends the check: the parts before it in the round have had their turn, the
+ * parts after it could only be decided later. On several threads (parallel.ts) the threads
+ * take the rounds' turns in the same order, and once a violation is found each other part
+ * is searched only as far as it could still be decided earlier in this order (limit).
+ */
+import type { PartOutcome } from './part.js';
+
+/** Steps each part searches in round 0 by default: about a millisecond, so that an early violation anywhere is found soon. */
+export const FIRST_STEPS = 1 << 12;
+
+/**
+ * Parts of at least this many operations search STEPS_PER_OP steps an operation in round 0
+ * (if more), so that most of them end in it, one after another, rather than all open at
+ * once: every open part holds its operations' objects and its memo, and ten kv keys of 100k
+ * operations (1.0-3.7M steps each) searched side by side held 1.6 GiB and took 37 s, where
+ * one after another they held 1.0 GiB and took 20 s (2 cores, loaded, 2026-12-02). The
+ * price: a small part after such a part in check order has its first turn after it.
+ */
+export const LARGE_PART = 1 << 14;
+export const STEPS_PER_OP = 32;
+
+/** A part's steps in round 0: `first` (FIRST_STEPS, or the check's sliceIterations), more for a large part. */
+export function firstTurn(size: number, first: number): number {
+  return size >= LARGE_PART ? Math.max(first, STEPS_PER_OP * size) : first;
+}
+
+/** The steps a part has searched in all by the end of round `round` (0 before round 0). */
+export function stepsBy(round: number, first: number): number {
+  return round < 0 ? 0 : first * (2 ** (round + 1) - 1);
+}
+
+/** The round in which a part decided after `steps` steps of its own search was decided. */
+export function roundOf(steps: number, first: number): number {
+  let round = 0;
+  while (stepsBy(round, first) < steps) round++;
+  return round;
+}
+
+/** Parts' outcomes as they come in, in any order, and how far each part is still wanted. */
+export class Decided {
+  readonly outcomes: (PartOutcome | undefined)[];
+  /** Steps each part has searched, decided or not (a part cut short counts too). */
+  readonly steps: Float64Array;
+  /** The part reported: found not linearizable earliest in the schedule (the least round, then check order). */
+  best: { round: number; part: number } | undefined;
+  /** Each part's steps in round 0 (firstTurn). */
+  readonly first: Float64Array;
+
+  constructor(sizes: readonly number[], first: number) {
+    this.outcomes = new Array(sizes.length).fill(undefined);
+    this.steps = new Float64Array(sizes.length);
+    this.first = Float64Array.from(sizes, (size) => firstTurn(size, first));
+  }
+
+  /** The steps part `part` has searched in all by the end of round `round`. */
+  end(part: number, round: number): number {
+    return stepsBy(round, this.first[part]);
+  }
+
+  record(part: number, outcome: PartOutcome): void {
+    this.outcomes[part] = outcome;
+    this.steps[part] = outcome.iterations;
+    if (outcome.status !== 'illegal') return;
+    const round = roundOf(outcome.iterations, this.first[part]);
+    const best = this.best;
+    if (!best || round < best.round || (round === best.round && part < best.part)) this.best = { round, part };
+  }
+
+  /**
+   * The steps `part` may search in all before a violation it found could no longer be the
+   * one reported: Infinity while none is found; else to the end of the reported part's round
+   * for a part before it in check order, and of the round before for a part after it.
+   */
+  limit(part: number): number {
+    const best = this.best;
+    if (!best) return Number.POSITIVE_INFINITY;
+    return this.end(part, part < best.part ? best.round : best.round - 1);
+  }
+
+  /** Undecided, and still able to be decided before the violation found so far. */
+  wanted(part: number): boolean {
+    return this.outcomes[part] === undefined && this.steps[part] < this.limit(part);
+  }
+
+  /** Steps searched over all parts. */
+  get totalSteps(): number {
+    return this.steps.reduce((n, s) => n + s, 0);
+  }
+}
