@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION } from '../backends/client-protocol.js';
 import { BACKENDS } from '../backends/index.js';
 import { checkClientProgram } from '../runner/client-check.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
-import { argsError, knownBackend } from './args.js';
+import { argsError, knownBackend, positiveNumber } from './args.js';
 
 const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] -- CMD [ARG...]
 
@@ -20,6 +20,8 @@ a crash, no answer) and exit 3.
 Options:
   --backend NAME|PATH  the servers it talks to (a built-in backend or a module's path)
   --dir DIR            the folder the command runs in (default: the current folder)
+  --init-timeout S     how long each instance may take to answer init (default 15; a client
+                       on a JVM may need more)
   -h, --help           this help
 
 Example:
@@ -29,14 +31,19 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
   const dash = argv.indexOf('--');
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
   const command = dash >= 0 ? argv.slice(dash + 1) : [];
-  let values: { backend?: string; dir?: string; help?: boolean };
+  let values: { backend?: string; dir?: string; 'init-timeout'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: own,
-      options: { backend: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        backend: { type: 'string' },
+        dir: { type: 'string' },
+        'init-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (err) {
-    throw argsError(err, { backend: true, dir: true, help: true }, 'client-check');
+    throw argsError(err, { backend: true, dir: true, 'init-timeout': true, help: true }, 'client-check');
   }
   if (values.help) {
     console.log(HELP);
@@ -49,6 +56,7 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     backend: knownBackend('backend', values.backend ?? 'redis', Object.keys(BACKENDS)),
     command: command.map(shellWord).join(' '),
     cwd: values.dir,
+    initTimeoutMs: initTimeoutMs(values['init-timeout']),
     log: (line) => console.error(line),
   });
   for (const step of result.steps) console.log(`  ${step}`);
@@ -58,6 +66,14 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
   }
   console.log(`client-check: speaks protocol ${PROTOCOL_VERSION}`);
   return 0;
+}
+
+/** --init-timeout in ms: seconds > 0, at most an hour (a timer's longest wait is about 24 days). */
+function initTimeoutMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = positiveNumber('init-timeout', text, false);
+  if (seconds > 3600) throw new UserError(`--init-timeout takes at most 3600 seconds, got '${text}'`);
+  return seconds * 1000;
 }
 
 /** A word as the shell reads it back unchanged. */

@@ -44,6 +44,17 @@ describe('the command line', () => {
     expect(cli('run', '--scenario', 'gc-paus').stderr).toMatch(/unknown scenario 'gc-paus': did you mean gc-pause\?/);
   });
 
+  it('bounds client-check --init-timeout before it starts anything', () => {
+    for (const [value, line] of [
+      ['0', "--init-timeout takes a number > 0, got '0'"],
+      ['3601', "--init-timeout takes at most 3600 seconds, got '3601'"],
+    ] as const) {
+      const r = cli('client-check', '--init-timeout', value, '--', 'python3', 'client.py');
+      expect(r.code).toBe(3);
+      expect(r.stderr.trim().split('\n')).toEqual([`lockchaos client-check: ${line}`]);
+    }
+  });
+
   it('prints a command help with help <command>, and the version with -v', () => {
     const help = cli('help', 'run');
     expect(help.code).toBe(0);

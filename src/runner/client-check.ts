@@ -33,6 +33,8 @@ export async function checkClientProgram(opts: {
   backend: string;
   command: string;
   cwd?: string;
+  /** How long each instance may take to answer init. */
+  initTimeoutMs?: number;
   log?: (line: string) => void;
 }): Promise<ClientCheckResult> {
   const backend = await loadBackend(opts.backend);
@@ -59,7 +61,7 @@ export async function checkClientProgram(opts: {
         command: opts.command,
         cwd: opts.cwd,
         requestTimeoutMs: 2000,
-        initTimeoutMs: 15_000,
+        initTimeoutMs: opts.initTimeoutMs ?? 15_000,
         init: { client, backend: backend.name, nodes, options: {} },
         onBroken: (why) => {
           problem ??= `${client}: ${why}`;
