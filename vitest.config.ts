@@ -19,6 +19,9 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // Tests a file marks concurrent (client-checks, each with servers of its own) run
+          // two at a time, one per core.
+          maxConcurrency: 2,
         },
       },
     ],

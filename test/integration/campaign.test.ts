@@ -166,7 +166,9 @@ describe.skipIf(skip)('lockchaos campaign, on real servers', () => {
     expect(b.length).toBeGreaterThan(0);
 
     const store = join(work, 'store-shard');
-    const r = await lockchaos(['campaign', SMALL, '--shard', '2/2', '--time-limit', '6', '--store', store]);
+    const r = await lockchaos([
+      ...['campaign', SMALL, '--shard', '2/2', '--time-limit', '6', '--parallel', '2', '--store', store],
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const dir = campaignDir(r);
     expect(basename(dir)).toMatch(/-shard-2-of-2$/);

@@ -82,13 +82,14 @@ describe.skipIf(skip)('the example lock libraries', () => {
     expect(r.valid).toBe(true);
   });
 
-  it.each([
+  // Two at a time (the integration project's maxConcurrency): each starts servers of its own.
+  it.concurrent.for([
     ['node-redlock', 'redlock', 'node', 'client.mjs'],
     ['redis-semaphore', 'redis', 'node', 'client.mjs'],
     ['kazoo-lock', 'zookeeper', '/usr/bin/python3', 'client.py'],
     ['seed-fenced-lock', 'redis', '/usr/bin/python3', 'client.py'],
     ['seed-fenced-lock-fixed', 'redis', '/usr/bin/python3', 'client.py'],
-  ])('client-check of %s (against %s): exit 0', async (folder, backend, program, file) => {
+  ])('client-check of %s (against %s): exit 0', async ([folder, backend, program, file], { expect }) => {
     const adapter = join(packageRoot, 'examples/clients', folder, file);
     const r = await lockchaos(['client-check', '--backend', backend, '--', program, adapter]);
     expect(r.stdout).toMatch(/c0 acquire: ok/);
