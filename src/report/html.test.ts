@@ -17,9 +17,7 @@ import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import type { TestConfig } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
-import { reportPage } from './browser/report-page.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
-import { inlineCall } from './page-assets.js';
 import { rerunCommands, shellWord } from './rerun.js';
 
 const config: TestConfig = {
@@ -92,12 +90,6 @@ describe('report.html', () => {
       '<tr data-perf="acquire:all"><td>acquire</td><td>all (no fault in effect)</td><td>2</td><td>100%</td><td>0</td><td>0</td><td>1</td>',
     );
     expect(html).not.toContain('data-perf="acquire:during"');
-  });
-
-  it('has a client script that parses', () => {
-    const script = inlineCall(reportPage, 'report-data');
-    expect(() => new Function(script)).not.toThrow();
-    expect(script).not.toContain('</script');
   });
 
   it('reports a valid run with nothing to highlight', () => {

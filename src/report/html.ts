@@ -19,9 +19,9 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
-import { type ReportPageData, reportPage } from './browser/report-page.js';
+import type { ReportPageData } from './browser/report-page.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
-import { inlineCall, pageStyle, uplot } from './page-assets.js';
+import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
 import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
@@ -65,6 +65,9 @@ export const pageHead = (title: string) => `<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>`;
+
+/** report.html's script, compiled beside this module (page-assets.ts). */
+export const REPORT_SCRIPT = new URL('./browser/report-page.js', import.meta.url);
 
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
@@ -291,7 +294,7 @@ ${filesHtml(run.dir)}
 <div id="tip" hidden></div>
 <script type="application/json" id="report-data">${scriptJson(payload)}</script>
 <script>${assets.js}</script>
-<script>${inlineCall(reportPage, 'report-data')}</script>
+${pageScript(REPORT_SCRIPT, 'reportPage' satisfies keyof typeof import('./browser/report-page.js'), 'report-data')}
 </body>
 </html>
 `;

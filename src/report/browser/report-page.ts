@@ -1,8 +1,8 @@
 /**
- * report.html's own script: `reportPage` runs in the browser, inlined into the page by its
- * source text (inlineCall), so it must reach nothing outside its own body but the page's
- * DOM and uPlot (inlined before it): no imports but types, no module-level values. Given
- * the page's data (#report-data), it draws:
+ * report.html's own script: this module, compiled, is inlined into the page, which then
+ * calls `reportPage` (page-assets.ts, pageScript); it may import types only, and reaches
+ * the page's DOM and uPlot (inlined before it). Given the page's data (#report-data), it
+ * draws:
  *
  * - the timeline (SVG, hand-drawn): a lane per client process, each operation a bar from
  *   invocation to completion, lock holds under them, fault windows shaded across all
