@@ -47,9 +47,9 @@ export async function reportCommand(argv: string[]): Promise<number> {
     );
   }
   const dir = parsed.positionals[0] as string;
-  const { run, reportPath, junitPath } = buildRunReport(dir);
+  const { run, reportPath, junitPath, headline } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
-  console.log(formatSummary({ ...run, dir }, { colour: colourFor(process.stdout) }));
+  console.log(formatSummary({ ...run, dir, headline }, { colour: colourFor(process.stdout) }));
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
   return runExitCode(run.valid, run.conditions);

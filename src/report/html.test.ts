@@ -92,6 +92,13 @@ describe('report.html', () => {
     expect(html).not.toContain('data-perf="acquire:during"');
   });
 
+  it('says the verdict first, in one sentence under the badge', () => {
+    const invalid = readFileSync(buildRunReport(folder(toJsonl(violating().ops))).reportPath, 'utf8');
+    expect(invalid).toMatch(
+      /<p id="headline" class="headline invalid">Process 1 acquired while process 0 still held the lock, with no fault in effect; [^<]+\.<\/p>/,
+    );
+  });
+
   it('reports a valid run with nothing to highlight', () => {
     const dir = folder(
       toJsonl(

@@ -20,6 +20,7 @@ import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
 import type { ReportPageData } from './browser/report-page.js';
+import { headline } from './headline.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
@@ -190,7 +191,7 @@ function filesHtml(dir: string): string {
   return `<div class="files">${links.join('')}</div>`;
 }
 
-function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Date()): string {
+function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, generatedAt = new Date()): string {
   const { config } = run;
   const assets = uplot();
   const colors = colorsFor(data.fs);
@@ -236,6 +237,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <body data-verdict="${verdictName(run.valid)}">
 <header>
 <h1>${escapeHtml(config.name)} <span class="badge ${verdictName(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
+<p id="headline" class="headline ${verdictName(run.valid)}">${escapeHtml(sentence)}</p>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>
@@ -304,17 +306,23 @@ export interface RunReport {
   run: LoadedRun;
   reportPath: string;
   junitPath: string;
+  /** The verdict in one sentence (headline.ts): the report's first line, and the summary's. */
+  headline: string;
 }
 
 /** Reads the run folder, writes report.html and junit.xml; throws UserError on bad input. */
 export function buildRunReport(dir: string, options: PrepareOptions = {}): RunReport {
   const run = loadRun(dir);
   const data = prepareReport(run.history, run.results, options);
+  const sentence = headline(
+    { valid: run.valid, fenced: run.config.fencing, results: run.results, conditions: run.conditions },
+    data,
+  );
   const reportPath = join(dir, 'report.html');
   try {
-    writeFileAtomic(reportPath, renderReportHtml(run, data));
+    writeFileAtomic(reportPath, renderReportHtml(run, data, sentence));
     const junitPath = writeRunJUnit(run, resolve(reportPath));
-    return { run, reportPath, junitPath };
+    return { run, reportPath, junitPath, headline: sentence };
   } catch (err) {
     throw storageError(err, dir, 'free space there (what was there is kept), then report again') ?? err;
   }

@@ -58,7 +58,15 @@ describe('report data', () => {
     expect(d.holds).toContainEqual([0, 2, 15, 1, 14, -1]);
     expect(d.holds).toContainEqual([1, 6, 13, 5, 12, -1]);
     expect(d.faults).toEqual([
-      { f: 'client-pause', label: 'client-pause · process 0 · 1000 ms', startMs: 4, endMs: 10, row: 0, lane: 0 },
+      {
+        f: 'client-pause',
+        label: 'client-pause · process 0 · 1000 ms',
+        startMs: 4,
+        endMs: 10,
+        row: 0,
+        lane: 0,
+        process: 0,
+      },
     ]);
     expect(d.endMs).toBe(20);
   });

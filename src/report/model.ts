@@ -45,6 +45,8 @@ export interface Fault {
   row: number;
   /** The lane of the process the fault targeted (a paused client), or -1. */
   lane: number;
+  /** The process the fault targeted (a paused client), when it targeted one. */
+  process?: number;
 }
 
 export interface Violation {
@@ -56,6 +58,8 @@ export interface Violation {
   marks: { index: number; label: string }[];
   /** Overlapping holds: the two holds [lane, startMs, endMs(-1 = end)] and the overlap. */
   holds?: [number, number, number][];
+  /** Overlapping holds: the two holders' processes, the earlier holder first. */
+  processes?: [number, number];
   overlap?: [number, number];
   /** The time range to show, in ms. */
   view: [number, number];
@@ -198,6 +202,7 @@ function placedViolations(
           [laneOf(a.process), ms(a.start), endOf(a)],
           [laneOf(b.process), ms(b.start), endOf(b)],
         ];
+        placed.processes = [a.process, b.process];
         placed.overlap = overlap;
         placed.view = around([ms(a.start), ms(b.start), until(a), until(b)]);
       }
@@ -303,7 +308,7 @@ export function prepareReport(
     let row = rowEnds.findIndex((end) => end <= startMs);
     if (row === -1) row = rowEnds.length;
     rowEnds[row] = endMs < 0 ? Number.POSITIVE_INFINITY : endMs;
-    return {
+    const fault: Fault = {
       f: w.f,
       label: faultLabel(w.f, w.value),
       startMs,
@@ -311,6 +316,8 @@ export function prepareReport(
       row,
       lane: typeof target === 'number' ? laneOf(target) : -1,
     };
+    if (typeof target === 'number') fault.process = target;
+    return fault;
   });
   const violations = placedViolations(results, timeOf, laneOf, endMs, faults);
   const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
