@@ -236,6 +236,47 @@ function placedViolations(
 }
 
 /**
+ * A stale write the store turned away is shown with what made it stale: its view starts
+ * at the last fault that hit its writer (the pause it outlived its lease in), not at the
+ * few milliseconds of the write alone.
+ */
+function widenTurnedAway(
+  violations: Violation[],
+  history: readonly Op[],
+  faults: readonly Fault[],
+  timeOf: (index: number) => number | undefined,
+  endMs: number,
+): void {
+  const away = violations.filter((v) => v.kind === 'turned-away' && v.marks.length > 0);
+  if (away.length === 0 || faults.length === 0) return;
+  const wanted = new Set(away.map((v) => (v.marks[0] as { index: number }).index));
+  const processOf = new Map<number, number>();
+  for (const op of history) if (wanted.has(op.index) && op.process !== 'nemesis') processOf.set(op.index, op.process);
+  for (const v of away) {
+    const index = (v.marks[0] as { index: number }).index;
+    const at = timeOf(index);
+    const p = processOf.get(index);
+    if (at === undefined || p === undefined) continue;
+    const hit = faults.filter((f) => f.process === p && f.startMs <= at).at(-1);
+    if (!hit) continue;
+    const pad = Math.max((at - hit.startMs) * 0.15, 50);
+    v.view = [Math.max(0, hit.startMs - pad), Math.min(Math.max(endMs, at), at + pad)];
+  }
+}
+
+/**
+ * The violation a page opens on: the first counted one; with none counted, the first
+ * stale write the store turned away (what made a fenced run valid); else the first shown.
+ */
+export function focusOf(violations: readonly Violation[]): number {
+  const drawn = (v: Violation) => v.marks.length > 0 || v.kind === 'other';
+  const counted = violations.findIndex((v) => v.counted && drawn(v));
+  if (counted >= 0) return counted;
+  const keptOut = violations.findIndex((v) => v.kind === 'turned-away' && drawn(v));
+  return keptOut >= 0 ? keptOut : violations.findIndex(drawn);
+}
+
+/**
  * Each op's time in ms by its index (undefined: no such op); the last op wins when indices
  * repeat. An array when the indices are about 0..n (a run's always are), else a map.
  */
@@ -320,6 +361,7 @@ export function prepareReport(
     return fault;
   });
   const violations = placedViolations(results, timeOf, laneOf, endMs, faults);
+  widenTurnedAway(violations, history, faults, timeOf, endMs);
   const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
 
   // Operation bars, bounded: past maxBars, every op that a violation names, ended info or
@@ -402,7 +444,7 @@ export function prepareReport(
     faults,
     latency,
     violations,
-    focus: violations.findIndex((v) => v.marks.length > 0 || v.kind === 'other'),
+    focus: focusOf(violations),
     notes,
     stats: { ops: history.length, operations: pairs.length, shownOperations: bars.length, processes: allProcesses },
   };
