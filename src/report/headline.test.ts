@@ -78,6 +78,22 @@ describe('the report headline', () => {
     );
   });
 
+  it('valid fenced: counts the other stale writes rejected after the first', () => {
+    const h = new H().acquire(0, 16);
+    pause(h, 0).acquire(1, 17);
+    write(h, 1, [1], 17);
+    resume(h);
+    h.invoke(0, 'write', S, [[2], 16]).fail(0, 'write', S, [[2], 16], 'stale token');
+    h.invoke(0, 'write', S, [[3], 16]).fail(0, 'write', S, [[3], 16], 'stale token');
+    h.release(1).release(0);
+    write(h, 2, [1, 4], 18);
+    write(h, 2, [1, 4, 5], 18);
+    read(h, [1, 4, 5]);
+    expect(sentence(h.ops, true)).toBe(
+      "Process 0's stale write (token 16) was rejected by the store after it paused 6 ms (client-pause); 1 more stale write rejected; no acknowledged add lost.",
+    );
+  });
+
   it('valid with no fault: no overlap, and every add kept', () => {
     const h = new H().acquire(0);
     write(h, 0, [1]).release(0).acquire(1);

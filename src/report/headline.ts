@@ -171,13 +171,14 @@ function validSentence(run: HeadlineRun, data: ReportData): string {
     const other = before.at(-1);
     const token = rejected.token === undefined ? '' : ` (token ${rejected.token})`;
     const more = (evidence?.rejected ?? 1) - 1;
-    let s = `process ${rejected.process}'s stale write${token}${more > 0 ? ` and ${plural(more, 'other')}` : ''} ${more > 0 ? 'were' : 'was'} rejected by the store`;
+    let s = `process ${rejected.process}'s stale write${token} was rejected by the store`;
     if (own) {
       s +=
         own.f === 'client-pause'
           ? ` after it paused ${faultLength(data, own)} (client-pause)`
           : ` after it ${suffered(data, own)}`;
     } else if (other) s += ` after ${faultWords(data, other)}`;
+    if (more > 0) s += `; ${plural(more, 'more stale write')} rejected`;
     return keptData ? `${s}; ${keptData}` : s;
   }
   const overlap = data.violations.find((v) => v.kind === 'overlap' && v.processes);
