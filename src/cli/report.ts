@@ -9,6 +9,7 @@ import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
 import { UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { colourFor } from '../util/terminal.js';
 import { argsError } from './args.js';
 
@@ -42,7 +43,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length !== 1) {
     throw new UserError(
       parsed.positionals.length === 0
-        ? 'give the run folder to report on, e.g. lockchaos report store/latest'
+        ? `give the run folder to report on, e.g. ${cliCommand} report store/latest`
         : `give one run folder, got ${parsed.positionals.length}`,
     );
   }
