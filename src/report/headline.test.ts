@@ -63,6 +63,50 @@ describe('the report headline', () => {
     );
   });
 
+  it('invalid under a node fault: names it by kind, whom and length', () => {
+    const h = new H()
+      .invoke('nemesis', 'start-partition')
+      .ok('nemesis', 'start-partition', undefined, { shape: 'majority-minority', ms: 2000 })
+      .acquire(0)
+      .acquire(1)
+      .invoke('nemesis', 'stop-partition')
+      .ok('nemesis', 'stop-partition')
+      .release(0)
+      .release(1);
+    write(h, 1, [1]);
+    read(h, [1]);
+    expect(sentence(h.ops, false)).toBe(
+      'Process 1 acquired while process 0 still held the lock, during partition (majority-minority, 6 ms); no acknowledged add lost.',
+    );
+  });
+
+  it('invalid with fencing: the stale token the store accepted, and what it cost', () => {
+    // p1 writes with token 2; p0 then gets in with its older token 1, dropping p1's add.
+    const h = new H().acquire(0, 1);
+    pause(h, 0).acquire(1, 2);
+    write(h, 1, [1], 2);
+    resume(h);
+    write(h, 0, [2], 1).release(1).release(0);
+    write(h, 2, [2, 3], 3);
+    write(h, 2, [2, 3, 4], 3);
+    read(h, [2, 3, 4]);
+    expect(sentence(h.ops, true)).toBe(
+      'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; the store accepted stale token 1 after token 2; 1 acknowledged add lost.',
+    );
+  });
+
+  it('invalid by a lost add alone: the count first, then the fault', () => {
+    // The holds do not overlap, yet p1 writes from a stale set under a pause of process 5.
+    const h = new H().acquire(0);
+    write(h, 0, [1]).release(0).acquire(1);
+    pause(h, 5);
+    write(h, 1, [2]);
+    resume(h);
+    write(h, 1, [2, 3]).release(1);
+    read(h, [2, 3]);
+    expect(sentence(h.ops, false)).toBe('1 acknowledged add lost, during client-pause (process 5, 4 ms).');
+  });
+
   it('valid fenced: the stale write the store rejected, after its writer paused, and no add lost', () => {
     const h = new H().acquire(0, 16);
     pause(h, 0).acquire(1, 17);

@@ -140,10 +140,12 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   const overlap =
     counted.find((v) => v.kind === 'overlap' && v.processes) ??
     data.violations.find((v) => v.kind === 'overlap' && v.processes);
+  // With fencing, the token the store let in is how the data was lost: said before the loss.
+  const stale = counted.find((v) => v.kind === 'stale') ?? counted.find((v) => v.kind === 'regression');
   const parts: string[] = [];
   if (overlap) parts.push(overlapCause(data, overlap));
-  if (first && (first.kind === 'stale' || first.kind === 'regression')) {
-    parts.push(stalePhrase(run.results, first) + (overlap ? '' : faultAround(data, first)));
+  if (stale) {
+    parts.push(stalePhrase(run.results, stale) + (overlap ? '' : faultAround(data, stale)));
   } else if (first && first.kind === 'other') {
     parts.push(`${first.checker}: ${first.words}`);
   } else if (first && !overlap) {
