@@ -182,6 +182,9 @@ describe.skipIf(skip)('the run report, on a real valid fenced run', () => {
       expect(await g.getAttribute('data-style')).toBe('kept-out');
       expect(await g.getAttribute('data-kind')).toBe('turned-away');
       expect(await g.getAttribute('data-ops')).toBe(String(first.index));
+      // With the overlap it ended around it, framed in the not-counted style.
+      expect(await page.locator('#violation .context-overlap').count()).toBeGreaterThan(0);
+      expect(await page.locator('#violation .context-overlap').first().getAttribute('stroke')).toBe('#d97706');
       expect(await page.textContent('#focus-checker')).toMatch(/^fencing at work: the store rejected a stale write/);
       const badge = await page.evaluate(() => {
         const li = document.querySelector('#focus-marks li');

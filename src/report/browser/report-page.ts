@@ -403,6 +403,33 @@ export function reportPage(D: ReportPageData): void {
       },
       parent,
     );
+    // A rejected stale write is shown with the overlap it ended: the not-counted overlaps in
+    // view, framed amber and dashed (their own style), behind the write's green mark.
+    if (style === 'kept-out') {
+      D.violations.forEach((o) => {
+        if (o.counted || !o.overlap || !o.holds || o.overlap[1] < view[0] || o.overlap[0] > view[1]) return;
+        const lanesIn = o.holds.map((h) => h[0]).filter((l) => l >= 0);
+        if (lanesIn.length !== 2) return;
+        const x0 = clampX(X(o.overlap[0]));
+        const ya = laneTop(Math.min(lanesIn[0], lanesIn[1]));
+        const yb = laneTop(Math.max(lanesIn[0], lanesIn[1])) + LANE_H;
+        el(
+          'rect',
+          {
+            x: x0,
+            y: ya,
+            width: Math.max(2, clampX(X(o.overlap[1])) - x0),
+            height: yb - ya,
+            fill: TINT['not-counted'],
+            stroke: COLOR['not-counted'],
+            'stroke-width': 1.2,
+            'stroke-dasharray': '5 3',
+            class: 'context-overlap',
+          },
+          g,
+        );
+      });
+    }
     if (v.overlap && v.holds) {
       const o0 = clampX(X(v.overlap[0]));
       const o1 = clampX(X(v.overlap[1]));
