@@ -10,7 +10,7 @@ import { cell, measurementPage } from '../report/measure-page.js';
 import { MIN_BEYOND, quantileName, samplesNeeded } from '../stats/quantiles.js';
 import { textTable } from '../util/text-table.js';
 import { stamped } from '../version.js';
-import { benchPlots } from './browser/plots.js';
+import type { BenchPageData } from './browser/plots.js';
 import type { BenchSpec } from './grid.js';
 import type { BenchResult } from './measure.js';
 
@@ -107,8 +107,11 @@ grant's; fairness is Jain's index of the grants per client (1: equal shares, 1/n
         `mutex workload, hold ${s.holdMs} ms, nemesis ${s.nemesis}, ${s.timeLimitS} s a point, seed ${s.seed} · ${r.points.length} points in ${Math.round(r.durationS)} s · started ${r.startedAt}`,
       ),
       body,
-      data: { points: r.points },
-      script: benchPlots,
+      data: { points: r.points } satisfies BenchPageData,
+      script: {
+        module: new URL('./browser/plots.js', import.meta.url),
+        entry: 'benchPlots' satisfies keyof typeof import('./browser/plots.js'),
+      },
     },
     generatedAt,
   );

@@ -13,6 +13,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import type { Cell } from './matrix.js';
 import {
   type CampaignSummary,
@@ -88,7 +89,7 @@ export function readShard(dir: string): CampaignSummary {
 /** The shards as one campaign, written to `dir` (its paths relative to that folder). */
 export function mergeSummaries(shards: readonly CampaignSummary[], dir: string): CampaignSummary & { missing: number } {
   const [first] = shards;
-  if (!first) throw new UserError('give the shard folders to merge: lockchaos campaign merge DIR...');
+  if (!first) throw new UserError(`give the shard folders to merge: ${cliCommand} campaign merge DIR...`);
   for (const s of shards) {
     if (s.name !== first.name || s.totalCells !== first.totalCells) {
       throw new UserError(

@@ -4,10 +4,10 @@
  */
 import { relative } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
-import { sortableTables } from '../report/browser/sortable-tables.js';
 import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
-import { inlineCall, pageStyle } from '../report/page-assets.js';
+import { pageScript, pageStyle } from '../report/page-assets.js';
+import { cliCommand } from '../util/paths.js';
 import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
@@ -319,8 +319,8 @@ ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged:
 <tbody>
 ${rows}
 </tbody></table>
-<p class="meta">Mismatches first; click a column's head to sort by it. Each run's folder holds test.json (enough to re-run it: <code>lockchaos run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
-<script>${inlineCall(sortableTables)}</script>
+<p class="meta">Mismatches first; click a column's head to sort by it. Each run's folder holds test.json (enough to re-run it: <code>${cliCommand} run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
+${pageScript(new URL('../report/browser/sortable-tables.js', import.meta.url), 'sortableTables' satisfies keyof typeof import('../report/browser/sortable-tables.js'))}
 </body></html>
 `;
 }

@@ -38,7 +38,7 @@ import { stamped } from '../version.js';
 import { judge } from './expect.js';
 import { campaignSpecOf, loadCampaign } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, cellsText, summaryHtml, summaryJson } from './report.js';
 import type { CampaignFile, CampaignSpec } from './spec.js';
 
 export interface CampaignOptions {
@@ -130,7 +130,7 @@ export async function campaign(
     // Every image any cell needs, before the first cell: a missing one is built (or the
     // campaign stops in one line), not an error in each of its cells.
     const needed = allClusterImages(cells.map((c) => c.config));
-    log(`images for ${cells.length} cells: ${needed.images.join(', ')}`);
+    log(`images for ${cellsText(cells.length)}: ${needed.images.join(', ')}`);
     await ensureImage({ build: options.buildImage ?? true, log, ...needed });
   }
 

@@ -26,6 +26,7 @@ import {
 } from '../history/read.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { argsError } from './args.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
@@ -123,7 +124,7 @@ function parseOptions(argv: string[]): Options | 'help' {
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length === 0)
-    throw new UserError('give one or more history files to check (see lockchaos check --help)');
+    throw new UserError(`give one or more history files to check (see ${cliCommand} check --help)`);
   let model: Model<unknown> | undefined;
   if (values.model !== undefined) {
     model = findModel(values.model);

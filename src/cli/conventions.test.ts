@@ -94,6 +94,9 @@ describe('run --json', () => {
     expect(json.checkers).toEqual([
       { checker: 'mutual-exclusion', valid: false, counts: true, summary: '2 overlapping holds' },
     ]);
+    expect(json.headline).toBeUndefined();
+    const headline = 'Process 0 paused for 1.21 s (client-pause) outlived its lease; process 2 acquired.';
+    expect(runJson({ ...result, headline }, 1)).toMatchObject({ verdict: 'invalid', exitCode: 1, headline });
   });
 });
 

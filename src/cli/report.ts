@@ -9,6 +9,7 @@ import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
 import { UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { colourFor } from '../util/terminal.js';
 import { argsError } from './args.js';
 
@@ -42,14 +43,14 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length !== 1) {
     throw new UserError(
       parsed.positionals.length === 0
-        ? 'give the run folder to report on, e.g. lockchaos report store/latest'
+        ? `give the run folder to report on, e.g. ${cliCommand} report store/latest`
         : `give one run folder, got ${parsed.positionals.length}`,
     );
   }
   const dir = parsed.positionals[0] as string;
-  const { run, reportPath, junitPath } = buildRunReport(dir);
+  const { run, reportPath, junitPath, headline } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
-  console.log(formatSummary({ ...run, dir }, { colour: colourFor(process.stdout) }));
+  console.log(formatSummary({ ...run, dir, headline }, { colour: colourFor(process.stdout) }));
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
   return runExitCode(run.valid, run.conditions);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { verdictName } from '../../checkers/result.js';
-import { runAndReport } from '../report/reported-run.js';
+import { type ReportedRun, runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { loadBackendModule } from '../runner/backend-module.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
@@ -13,7 +13,6 @@ import {
   validateConfig,
 } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
-import type { RunResult } from '../runner/run.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
@@ -188,13 +187,15 @@ async function validReplayConfig(config: TestConfig, file: string): Promise<Test
 
 /**
  * `run --json`: the result as one object, for scripts: the verdict and exit code, the run
- * folder and its files, each checker's verdict in one line (their details are in
- * results.json), how the run did not run as configured, and the configuration.
+ * folder and its files, the verdict in one sentence (report.html's first line, when it
+ * was written), each checker's verdict in one line (their details are in results.json),
+ * how the run did not run as configured, and the configuration.
  */
-export function runJson(r: RunResult, exitCode: number) {
+export function runJson(r: ReportedRun, exitCode: number) {
   return stamped({
     verdict: verdictName(r.valid),
     exitCode,
+    ...(r.headline ? { headline: r.headline } : {}),
     seed: r.config.seed,
     dir: r.dir,
     files: Object.fromEntries(

@@ -1,6 +1,7 @@
 /** `lockchaos shrink RUN_DIR`: the smallest fault schedule that still breaks the lock. */
 import { describeCandidate, reproduceCommand, SHRINK_DEFAULTS, shrinkRun } from '../shrink/shrink.js';
 import { UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { parseCommandArgs } from './args.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -54,7 +55,7 @@ export async function shrinkCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) {
     throw new UserError(
       positionals.length === 0
-        ? 'give the folder of an invalid run: lockchaos shrink store/latest'
+        ? `give the folder of an invalid run: ${cliCommand} shrink store/latest`
         : `give one run folder, got ${positionals.length}`,
     );
   }

@@ -17,9 +17,7 @@ import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import type { TestConfig } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
-import { reportPage } from './browser/report-page.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
-import { inlineCall } from './page-assets.js';
 import { rerunCommands, shellWord } from './rerun.js';
 
 const config: TestConfig = {
@@ -94,10 +92,59 @@ describe('report.html', () => {
     expect(html).not.toContain('data-perf="acquire:during"');
   });
 
-  it('has a client script that parses', () => {
-    const script = inlineCall(reportPage, 'report-data');
-    expect(() => new Function(script)).not.toThrow();
-    expect(script).not.toContain('</script');
+  it('says the verdict first, and draws nothing of a valid fenced run as a violation', () => {
+    const invalid = readFileSync(buildRunReport(folder(toJsonl(violating().ops))).reportPath, 'utf8');
+    expect(invalid).toMatch(
+      /<p id="headline" class="headline invalid">Process 1 acquired while process 0 still held the lock, with no fault in effect; [^<]+\.<\/p>/,
+    );
+    expect(invalid).toContain('<h2>What went wrong</h2>');
+    expect(invalid).toContain('data-legend="counted"');
+
+    // p0 holds token 1 and is paused; p1 acquires token 2 and writes; p0's stale write is turned away.
+    const h = new H()
+      .acquire(0, 1, L)
+      .invoke('nemesis', 'start-client-pause')
+      .ok('nemesis', 'start-client-pause', undefined, { client: 0, process: 0, ms: 1500 })
+      .acquire(1, 2, L)
+      .invoke(1, 'write', S, [[1], 2])
+      .ok(1, 'write', S, [[1], 2])
+      .invoke('nemesis', 'stop-client-pause')
+      .ok('nemesis', 'stop-client-pause')
+      .invoke(0, 'write', S, [[5], 1])
+      .fail(0, 'write', S, [[5], 1], 'rejected: stale token')
+      .release(1, L)
+      .release(0, L)
+      .invoke(2, 'acquire', L)
+      .ok(2, 'acquire', L, { token: 3 })
+      .invoke(2, 'write', S, [[1, 2], 3])
+      .ok(2, 'write', S, [[1, 2], 3])
+      .invoke(2, 'write', S, [[1, 2, 3], 3])
+      .ok(2, 'write', S, [[1, 2, 3], 3])
+      .release(2, L)
+      .invoke(3, 'read', S)
+      .ok(3, 'read', S, [1, 2, 3]);
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-html-'));
+    writeFileSync(join(dir, 'test.json'), JSON.stringify({ ...config, fencing: true }));
+    writeFileSync(join(dir, 'history.jsonl'), toJsonl(h.ops));
+    const { run, reportPath } = buildRunReport(dir);
+    expect(run.valid).toBe(true);
+    const html = readFileSync(reportPath, 'utf8');
+    expect(html).toContain(
+      `<p id="headline" class="headline valid">Process 0&#39;s stale write (token 1) was rejected by the store after it paused 6 ms (client-pause); no acknowledged add lost.</p>`,
+    );
+    // Not one thing drawn or written as a violation: no red legend, no INVALID, no "What went wrong".
+    expect(html).not.toContain('What went wrong');
+    expect(html).not.toContain('data-legend="counted"');
+    expect(html).not.toContain('class="v-invalid"');
+    expect(html).toContain('data-legend="not-counted"');
+    expect(html).toContain('overlap, not counted: the store rejected the stale write');
+    // It opens on the rejected write.
+    expect(html).toContain('id="focus-box" data-style="kept-out"');
+    expect(html).toContain('>Show the rejected write</button>');
+    const data = JSON.parse(
+      /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '',
+    );
+    expect(data.violations[data.focus].kind).toBe('turned-away');
   });
 
   it('reports a valid run with nothing to highlight', () => {

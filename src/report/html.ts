@@ -19,9 +19,10 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
-import { type ReportPageData, reportPage } from './browser/report-page.js';
-import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
-import { inlineCall, pageStyle, uplot } from './page-assets.js';
+import type { ReportPageData } from './browser/report-page.js';
+import { headline } from './headline.js';
+import { type PrepareOptions, prepareReport, type ReportData, type Violation } from './model.js';
+import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
 import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
@@ -66,7 +67,29 @@ export const pageHead = (title: string) => `<!DOCTYPE html>
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>`;
 
+/** report.html's script, compiled beside this module (page-assets.ts). */
+export const REPORT_SCRIPT = new URL('./browser/report-page.js', import.meta.url);
+
 const NOT_COUNTED = ' — shown, not counted toward the verdict';
+
+/**
+ * How the page draws a violation: in red only when it counts; a shown-only one (an overlap
+ * on a fenced run) in amber, dashed; a stale write the store turned away (what makes a
+ * fenced run valid) in green. The page's script (browser/report-page.ts) has the same.
+ */
+export type ViolationStyle = 'counted' | 'not-counted' | 'kept-out';
+export const violationStyle = (v: Violation): ViolationStyle =>
+  v.counted ? 'counted' : v.kind === 'turned-away' ? 'kept-out' : 'not-counted';
+const STYLE_COLORS: Record<ViolationStyle, string> = {
+  counted: '#dc2626',
+  'not-counted': '#d97706',
+  'kept-out': '#15803d',
+};
+/** The focus box's title for a violation. */
+const whoText = (v: Violation) =>
+  v.kind === 'turned-away' && !v.counted
+    ? 'fencing at work: the store rejected a stale write (why this run is valid)'
+    : `${v.checker}${v.counted ? '' : NOT_COUNTED}`;
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
 const conditionBadge = (conditions: readonly RunCondition[]) =>
   conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
@@ -85,9 +108,25 @@ function legendHtml(data: ReportData, colors: string[]): string {
   const others = [
     '<span><span class="sw" style="background:#f59e0b;height:5px;vertical-align:2px"></span>holds the lock (acquire ok → release)</span>',
     '<span><span class="sw" style="background:rgba(100,116,139,.25)"></span>fault window</span>',
-    '<span><span class="sw" style="background:#fff;border:2px solid #dc2626"></span>the violation</span>',
     '<span><span class="sw" style="background:#94a3b8"></span>several operations (zoom in)</span>',
   ];
+  // What the outline means: only what the page can show (a valid run has no violation to name).
+  const styles = new Set(data.violations.map(violationStyle));
+  if (styles.has('counted')) {
+    others.push(
+      `<span data-legend="counted"><span class="sw" style="background:#fff;border:2px solid ${STYLE_COLORS.counted}"></span>the violation</span>`,
+    );
+  }
+  if (styles.has('not-counted')) {
+    others.push(
+      `<span data-legend="not-counted"><span class="sw" style="background:#fff;border:2px dashed ${STYLE_COLORS['not-counted']}"></span>${data.violations.some((v) => v.kind === 'turned-away') ? 'overlap, not counted: the store rejected the stale write' : 'shown, not counted toward the verdict'}</span>`,
+    );
+  }
+  if (styles.has('kept-out')) {
+    others.push(
+      `<span data-legend="kept-out"><span class="sw" style="background:#fff;border:2px solid ${STYLE_COLORS['kept-out']}"></span>a stale write the store rejected (fencing at work)</span>`,
+    );
+  }
   return `<div class="legend">${[...kinds, ...outcomes, ...others].join('')}</div>`;
 }
 
@@ -123,7 +162,12 @@ function checkerRows(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
       const counted = r.counts !== false;
-      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td><td class="v-${verdictName(r.valid)}">${verdictWord(r.valid)}</td><td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
+      // A checker that does not count shows what it found, not a verdict: "INVALID" there
+      // would read as a failure on a valid run (the terminal says "shown" too).
+      const verdict = counted
+        ? `<td class="v-${verdictName(r.valid)}">${verdictWord(r.valid)}</td>`
+        : `<td class="v-shown" title="its own verdict, not counted: ${verdictName(r.valid)}">shown</td>`;
+      return `<tr class="${counted ? 'counted' : 'not-counted'}" data-checker="${escapeHtml(r.checker)}"><td>${escapeHtml(r.checker)}</td>${verdict}<td>${counted ? 'yes' : 'no (shown for information)'}</td><td>${escapeHtml(r.summary)}</td></tr>`;
     })
     .join('\n');
 }
@@ -140,7 +184,7 @@ function focusHtml(run: LoadedRun, data: ReportData): string {
   const items = data.violations
     .map(
       (x, i) =>
-        `<li data-violation-index="${i}"><span class="tag">${escapeHtml(x.checker)}${x.counted ? '' : ' (not counted)'}</span>${escapeHtml(x.words)}</li>`,
+        `<li data-violation-index="${i}" class="s-${violationStyle(x)}"><span class="tag">${escapeHtml(x.checker)}${x.counted ? '' : ' (not counted)'}</span>${escapeHtml(x.words)}</li>`,
     )
     .join('\n');
   const counted = data.violations.filter((x) => x.counted).length;
@@ -150,11 +194,21 @@ function focusHtml(run: LoadedRun, data: ReportData): string {
       : '';
   const list =
     data.violations.length > 1
-      ? `<details${data.violations.length <= 12 ? ' open' : ''}><summary>${data.violations.length} violations listed (${counted} counted): click one to show it in the timeline</summary>
+      ? `<details${data.violations.length <= 12 ? ' open' : ''}><summary>${counted > 0 ? `${data.violations.length} violations listed (${counted} counted)` : `${data.violations.length} findings listed, none counted`}: click one to show it in the timeline</summary>
 <ul id="violations-list">${items}</ul></details>`
       : '';
-  return `${verdict}<div class="callout${v.counted ? '' : ' undecided'}"><div class="who" id="focus-checker">${escapeHtml(v.checker)}${v.counted ? '' : NOT_COUNTED}</div><div id="focus-words">${escapeHtml(v.words)}</div><ol id="focus-marks" class="marks"></ol></div>
+  const style = violationStyle(v);
+  const box = style === 'counted' ? '' : style === 'kept-out' ? ' ok' : ' undecided';
+  return `${verdict}<div class="callout${box}" id="focus-box" data-style="${style}"><div class="who" id="focus-checker">${escapeHtml(whoText(v))}</div><div id="focus-words">${escapeHtml(v.words)}</div><ol id="focus-marks" class="marks s-${style}"></ol></div>
 ${list}`;
+}
+
+/** The button that brings the focused finding back into view, named for what it is. */
+function focusButton(data: ReportData): string {
+  const v = data.violations[data.focus];
+  if (!v) return 'Show the violation';
+  const style = violationStyle(v);
+  return style === 'counted' ? 'Show the violation' : style === 'kept-out' ? 'Show the rejected write' : 'Show it';
 }
 
 function configTable(run: LoadedRun): string {
@@ -187,7 +241,7 @@ function filesHtml(dir: string): string {
   return `<div class="files">${links.join('')}</div>`;
 }
 
-function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Date()): string {
+function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, generatedAt = new Date()): string {
   const { config } = run;
   const assets = uplot();
   const colors = colorsFor(data.fs);
@@ -233,6 +287,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, generatedAt = new Da
 <body data-verdict="${verdictName(run.valid)}">
 <header>
 <h1>${escapeHtml(config.name)} <span class="badge ${verdictName(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
+<p id="headline" class="headline ${verdictName(run.valid)}">${escapeHtml(sentence)}</p>
 <div class="sub">${sub.join(' · ')}</div>
 <div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
 </header>
@@ -252,7 +307,7 @@ ${focusHtml(run, data)}
 <h2>Timeline</h2>
 ${legendHtml(data, colors)}
 <div class="toolbar">
-<button id="btn-violation" type="button"${data.focus < 0 ? ' hidden' : ''}>Show the violation</button>
+<button id="btn-violation" type="button"${data.focus < 0 ? ' hidden' : ''}>${focusButton(data)}</button>
 <button id="btn-all" type="button">Whole run</button>
 <button id="btn-in" type="button">Zoom in</button>
 <button id="btn-out" type="button">Zoom out</button>
@@ -291,7 +346,7 @@ ${filesHtml(run.dir)}
 <div id="tip" hidden></div>
 <script type="application/json" id="report-data">${scriptJson(payload)}</script>
 <script>${assets.js}</script>
-<script>${inlineCall(reportPage, 'report-data')}</script>
+${pageScript(REPORT_SCRIPT, 'reportPage' satisfies keyof typeof import('./browser/report-page.js'), 'report-data')}
 </body>
 </html>
 `;
@@ -301,17 +356,23 @@ export interface RunReport {
   run: LoadedRun;
   reportPath: string;
   junitPath: string;
+  /** The verdict in one sentence (headline.ts): the report's first line, and the summary's. */
+  headline: string;
 }
 
 /** Reads the run folder, writes report.html and junit.xml; throws UserError on bad input. */
 export function buildRunReport(dir: string, options: PrepareOptions = {}): RunReport {
   const run = loadRun(dir);
   const data = prepareReport(run.history, run.results, options);
+  const sentence = headline(
+    { valid: run.valid, fenced: run.config.fencing, results: run.results, conditions: run.conditions },
+    data,
+  );
   const reportPath = join(dir, 'report.html');
   try {
-    writeFileAtomic(reportPath, renderReportHtml(run, data));
+    writeFileAtomic(reportPath, renderReportHtml(run, data, sentence));
     const junitPath = writeRunJUnit(run, resolve(reportPath));
-    return { run, reportPath, junitPath };
+    return { run, reportPath, junitPath, headline: sentence };
   } catch (err) {
     throw storageError(err, dir, 'free space there (what was there is kept), then report again') ?? err;
   }

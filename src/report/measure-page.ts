@@ -6,7 +6,7 @@
  */
 import { version } from '../version.js';
 import { escapeHtml, pageHead, scriptJson } from './html.js';
-import { inlineCall, pageStyle, uplot } from './page-assets.js';
+import { pageScript, pageStyle, uplot } from './page-assets.js';
 
 export interface MeasurementPage<T> {
   title: string;
@@ -17,10 +17,11 @@ export interface MeasurementPage<T> {
   /** Given to the script. */
   data: T;
   /**
-   * Run in the page after uPlot loads, given the data (inlined by its source text: see
-   * inlineCall); it must end by setting body[data-ready].
+   * The page's script: a module of a browser/ folder and its exported function, run in the
+   * page after uPlot loads, given the data (see pageScript); it must end by setting
+   * body[data-ready].
    */
-  script: (data: T) => void;
+  script: { module: URL; entry: string };
 }
 
 export function measurementPage<T>(p: MeasurementPage<T>, generatedAt = new Date()): string {
@@ -36,7 +37,7 @@ ${p.body}
 <footer class="note">lockchaos ${escapeHtml(version)} · written ${escapeHtml(generatedAt.toISOString())} · plots: uPlot ${escapeHtml(assets.version)} (MIT)</footer>
 <script type="application/json" id="page-data">${scriptJson(p.data)}</script>
 <script>${assets.js}</script>
-<script>${inlineCall(p.script, 'page-data')}</script>
+${pageScript(p.script.module, p.script.entry, 'page-data')}
 </body>
 </html>
 `;

@@ -58,7 +58,15 @@ describe('report data', () => {
     expect(d.holds).toContainEqual([0, 2, 15, 1, 14, -1]);
     expect(d.holds).toContainEqual([1, 6, 13, 5, 12, -1]);
     expect(d.faults).toEqual([
-      { f: 'client-pause', label: 'client-pause · process 0 · 1000 ms', startMs: 4, endMs: 10, row: 0, lane: 0 },
+      {
+        f: 'client-pause',
+        label: 'client-pause · process 0 · 1000 ms',
+        startMs: 4,
+        endMs: 10,
+        row: 0,
+        lane: 0,
+        process: 0,
+      },
     ]);
     expect(d.endMs).toBe(20);
   });
@@ -244,6 +252,29 @@ describe('report violations: every kind in view', () => {
       marks: [{ index: 7, label: 'write rejected with stale token 1' }],
     });
     expect(d.violations.at(-1)?.kind).toBe('turned-away');
+    // Nothing counts: the page opens on the write the store turned away, not on the overlap.
+    expect(d.violations.some((v) => v.counted)).toBe(false);
+    expect(d.focus).toBe(d.violations.length - 1);
+  });
+});
+
+describe('a stale write turned away', () => {
+  it('is shown from the pause its writer outlived its lease in, not alone', () => {
+    const h = new H()
+      .acquire(0, 1)
+      .invoke('nemesis', 'start-client-pause')
+      .ok('nemesis', 'start-client-pause', undefined, { client: 0, process: 0, ms: 1000 }) // 3 ms
+      .acquire(1, 2);
+    for (let i = 0; i < 200; i++) h.invoke(1, 'read', S).ok(1, 'read', S, []); // 400 ms of reads
+    h.invoke('nemesis', 'stop-client-pause').ok('nemesis', 'stop-client-pause');
+    h.invoke(0, 'write', S, [[10], 1]).fail(0, 'write', S, [[10], 1], 'rejected: stale token');
+    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: true });
+    const d = prepareReport(h.ops, stored([evidence]));
+    const away = d.violations[d.focus];
+    expect(away?.kind).toBe('turned-away');
+    const writeAt = h.ops.length; // the rejected write's completion, in ms
+    expect(away?.view[0]).toBeLessThan(3);
+    expect(away?.view[1]).toBeGreaterThanOrEqual(writeAt);
   });
 });
 

@@ -45,6 +45,8 @@ export interface Fault {
   row: number;
   /** The lane of the process the fault targeted (a paused client), or -1. */
   lane: number;
+  /** The process the fault targeted (a paused client), when it targeted one. */
+  process?: number;
 }
 
 export interface Violation {
@@ -56,6 +58,8 @@ export interface Violation {
   marks: { index: number; label: string }[];
   /** Overlapping holds: the two holds [lane, startMs, endMs(-1 = end)] and the overlap. */
   holds?: [number, number, number][];
+  /** Overlapping holds: the two holders' processes, the earlier holder first. */
+  processes?: [number, number];
   overlap?: [number, number];
   /** The time range to show, in ms. */
   view: [number, number];
@@ -198,6 +202,7 @@ function placedViolations(
           [laneOf(a.process), ms(a.start), endOf(a)],
           [laneOf(b.process), ms(b.start), endOf(b)],
         ];
+        placed.processes = [a.process, b.process];
         placed.overlap = overlap;
         placed.view = around([ms(a.start), ms(b.start), until(a), until(b)]);
       }
@@ -228,6 +233,47 @@ function placedViolations(
   }
   rest.sort((a, b) => Number(a.kind === 'turned-away') - Number(b.kind === 'turned-away'));
   return [...firsts, ...rest];
+}
+
+/**
+ * A stale write the store turned away is shown with what made it stale: its view starts
+ * at the last fault that hit its writer (the pause it outlived its lease in), not at the
+ * few milliseconds of the write alone.
+ */
+function widenTurnedAway(
+  violations: Violation[],
+  history: readonly Op[],
+  faults: readonly Fault[],
+  timeOf: (index: number) => number | undefined,
+  endMs: number,
+): void {
+  const away = violations.filter((v) => v.kind === 'turned-away' && v.marks.length > 0);
+  if (away.length === 0 || faults.length === 0) return;
+  const wanted = new Set(away.map((v) => (v.marks[0] as { index: number }).index));
+  const processOf = new Map<number, number>();
+  for (const op of history) if (wanted.has(op.index) && op.process !== 'nemesis') processOf.set(op.index, op.process);
+  for (const v of away) {
+    const index = (v.marks[0] as { index: number }).index;
+    const at = timeOf(index);
+    const p = processOf.get(index);
+    if (at === undefined || p === undefined) continue;
+    const hit = faults.filter((f) => f.process === p && f.startMs <= at).at(-1);
+    if (!hit) continue;
+    const pad = Math.max((at - hit.startMs) * 0.15, 50);
+    v.view = [Math.max(0, hit.startMs - pad), Math.min(Math.max(endMs, at), at + pad)];
+  }
+}
+
+/**
+ * The violation a page opens on: the first counted one; with none counted, the first
+ * stale write the store turned away (what made a fenced run valid); else the first shown.
+ */
+export function focusOf(violations: readonly Violation[]): number {
+  const drawn = (v: Violation) => v.marks.length > 0 || v.kind === 'other';
+  const counted = violations.findIndex((v) => v.counted && drawn(v));
+  if (counted >= 0) return counted;
+  const keptOut = violations.findIndex((v) => v.kind === 'turned-away' && drawn(v));
+  return keptOut >= 0 ? keptOut : violations.findIndex(drawn);
 }
 
 /**
@@ -303,7 +349,7 @@ export function prepareReport(
     let row = rowEnds.findIndex((end) => end <= startMs);
     if (row === -1) row = rowEnds.length;
     rowEnds[row] = endMs < 0 ? Number.POSITIVE_INFINITY : endMs;
-    return {
+    const fault: Fault = {
       f: w.f,
       label: faultLabel(w.f, w.value),
       startMs,
@@ -311,8 +357,11 @@ export function prepareReport(
       row,
       lane: typeof target === 'number' ? laneOf(target) : -1,
     };
+    if (typeof target === 'number') fault.process = target;
+    return fault;
   });
   const violations = placedViolations(results, timeOf, laneOf, endMs, faults);
+  widenTurnedAway(violations, history, faults, timeOf, endMs);
   const marked = new Set(violations.flatMap((v) => v.marks.map((m) => m.index)));
 
   // Operation bars, bounded: past maxBars, every op that a violation names, ended info or
@@ -395,7 +444,7 @@ export function prepareReport(
     faults,
     latency,
     violations,
-    focus: violations.findIndex((v) => v.marks.length > 0 || v.kind === 'other'),
+    focus: focusOf(violations),
     notes,
     stats: { ops: history.length, operations: pairs.length, shownOperations: bars.length, processes: allProcesses },
   };

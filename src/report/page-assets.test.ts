@@ -1,5 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { inlineCall, type PageStyle, pageStyle } from './page-assets.js';
+import { compiledScript, type PageStyle, pageScript, pageStyle } from './page-assets.js';
+
+/** A module file in a fresh folder, as a URL. */
+function moduleFile(name: string, text: string): URL {
+  const path = join(mkdtempSync(join(tmpdir(), 'lockchaos-page-script-')), name);
+  writeFileSync(path, text);
+  return pathToFileURL(path);
+}
 
 describe('page assets', () => {
   it('reads every style sheet a page inlines', () => {
@@ -12,21 +24,38 @@ describe('page assets', () => {
     expect(pageStyle('report')).toContain('#timeline');
   });
 
-  it('inlines a function as a call, with the JSON of a page element when given one', () => {
-    function greet(data: { who: string }): void {
-      console.log(data.who);
-    }
-    const call = inlineCall(greet, 'page-data');
-    expect(call).toMatch(
-      /^'use strict';\n\(function greet\(data\) \{[\s\S]*\}\)\(JSON\.parse\(document\.getElementById\("page-data"\)\.textContent\)\);$/,
+  it("inlines a page script's compiled module and calls its entry with the page's JSON", () => {
+    // From the sources there is no .js beside report-page.ts: it is compiled from the .ts.
+    const script = pageScript(new URL('./browser/report-page.js', import.meta.url), 'reportPage', 'report-data');
+    expect(script).toMatch(/^<script type="module">/);
+    expect(script).toMatch(/(^|>)export function reportPage\(D\) \{$/m);
+    expect(script).not.toMatch(/^import /m); // its type imports are gone
+    expect(script).not.toMatch(/: ReportPageData|declare const/); // and its types
+    expect(script).toMatch(
+      /\nreportPage\(JSON\.parse\(document\.getElementById\("report-data"\)\.textContent\)\);\n<\/script>$/,
     );
-    expect(() => new Function(call)).not.toThrow();
-    expect(inlineCall(() => {})).toMatch(/^'use strict';\n\(.*\)\(\);$/);
+    // It parses as a module.
+    const body = script.slice('<script type="module">'.length, -'</script>'.length);
+    const file = join(mkdtempSync(join(tmpdir(), 'lockchaos-page-script-')), 'page.mjs');
+    writeFileSync(file, body);
+    expect(() => execFileSync(process.execPath, ['--check', file], { stdio: 'pipe' })).not.toThrow();
   });
 
-  it('refuses a function that would close its <script>', () => {
-    // Built from text: a compiler may escape the slash of a literal '</script>'.
-    const closes = new Function("return '</script>';") as () => void;
-    expect(() => inlineCall(closes)).toThrow(/closing tag/);
+  it('reads a compiled .js as it is, once', () => {
+    const url = moduleFile(
+      'plots.js',
+      'const K = 2;\nexport function plots(d) {\n  return d * K;\n}\n//# sourceMappingURL=plots.js.map\n',
+    );
+    expect(compiledScript(url)).toBe('const K = 2;\nexport function plots(d) {\n  return d * K;\n}');
+    expect(pageScript(url, 'plots')).toBe(`<script type="module">${compiledScript(url)}\nplots();\n</script>`);
+  });
+
+  it('refuses a script that imports a value, lacks its entry, or would close its <script>', () => {
+    const imports = moduleFile('a.js', "import { x } from './x.js';\nexport function main() { x(); }\n");
+    expect(() => compiledScript(imports)).toThrow(/imports a value/);
+    const plain = moduleFile('b.js', 'export function main() {}\n');
+    expect(() => pageScript(plain, 'other')).toThrow(/exports no function other/);
+    const closes = moduleFile('c.js', "export function main() { return '</' + 'x' + '</script>'; }\n");
+    expect(() => pageScript(closes, 'main')).toThrow(/closing tag/);
   });
 });

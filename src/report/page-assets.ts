@@ -5,14 +5,18 @@
  * - their style sheets, src/report/browser/*.css: real files that Biome lints, read from
  *   the package at run time (tsc does not copy them into dist/, so they are read from
  *   src/ both from sources and from dist/; package.json ships them);
- * - their scripts, functions in a browser/ folder (src/report/browser/, src/sweep/browser/, src/bench/browser/): type-checked against the DOM and
- *   the data they are given, and inlined by their source text (whichever of tsc or the
- *   test runner compiled them), so no bundler is needed;
+ * - their scripts, modules of a browser/ folder (src/report/browser/, src/sweep/browser/,
+ *   src/bench/browser/): type-checked against the DOM and the data they are given, compiled
+ *   by tsc into dist/ with the rest, and inlined as the compiled file's text in a
+ *   `<script type="module">` that then calls the module's entry function (pageScript). A
+ *   module may hold module-level values; it may import types only, since it is inlined
+ *   alone;
  * - uPlot's script and styles, from its package.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../util/paths.js';
 
 /** The style sheets in src/report/browser/, by name without .css. */
@@ -30,22 +34,55 @@ export function pageStyle(name: PageStyle): string {
   return css;
 }
 
+const require = createRequire(import.meta.url);
+
+const scripts = new Map<string, string>();
 /**
- * A <script> body that runs `main` in the page: with the JSON in the element `dataId`
- * (a `<script type="application/json">`) when given. `main` is inlined by its source text,
- * so it must reach nothing outside its own body but the page's globals.
+ * A page script's compiled text, read once. `module` is its URL beside the page's code
+ * (`new URL('./browser/report-page.js', import.meta.url)`): from dist/, the file tsc wrote
+ * there; from the sources (the tests run them), the .ts beside it, compiled here by
+ * TypeScript's transpileModule, so that a test never inlines an out-of-date build.
  */
-export function inlineCall(main: () => void): string;
-export function inlineCall<T>(main: (data: T) => void, dataId: string): string;
-export function inlineCall(main: (data?: unknown) => void, dataId?: string): string {
-  const args = dataId === undefined ? '' : `JSON.parse(document.getElementById(${JSON.stringify(dataId)}).textContent)`;
-  // Strict, as a module's code is where it was compiled (a classic script is not by default).
-  const js = `'use strict';\n(${main.toString()})(${args});`;
-  if (/<\/script/i.test(js)) throw new Error(`${main.name} cannot be inlined: it contains a closing tag`);
+export function compiledScript(module: URL): string {
+  let js = scripts.get(module.href);
+  if (js !== undefined) return js;
+  const path = fileURLToPath(module);
+  if (existsSync(path)) js = readFileSync(path, 'utf8');
+  else {
+    const source = path.replace(/\.js$/, '.ts');
+    if (!existsSync(source)) throw new Error(`page script ${path} is missing: build with tsc -p .`);
+    const ts = require('typescript') as typeof import('typescript');
+    js = ts.transpileModule(readFileSync(source, 'utf8'), {
+      fileName: source,
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, sourceMap: false },
+    }).outputText;
+  }
+  js = js.replace(/^\/\/# sourceMappingURL=.*$/m, '').trimEnd();
+  // Inlined alone, it can load nothing: imports of types are gone by now, any other is an error.
+  if (/^\s*import\b|^\s*export\s[^;]*\bfrom\s/m.test(js)) {
+    throw new Error(`page script ${path} imports a value: a page script is inlined alone (import types only)`);
+  }
+  scripts.set(module.href, js);
   return js;
 }
 
-const require = createRequire(import.meta.url);
+/**
+ * A page's script element: the compiled module `module` (compiledScript), then a call of
+ * its exported function `entry`, given the JSON of the element `dataId` (a
+ * `<script type="application/json">`) when there is one. A module script is strict and
+ * runs once the page is parsed.
+ */
+export function pageScript(module: URL, entry: string, dataId?: string): string {
+  const js = compiledScript(module);
+  if (!new RegExp(`^export (?:async )?function ${entry}\\(`, 'm').test(js)) {
+    throw new Error(`page script ${fileURLToPath(module)} exports no function ${entry}`);
+  }
+  const args = dataId === undefined ? '' : `JSON.parse(document.getElementById(${JSON.stringify(dataId)}).textContent)`;
+  const body = `${js}\n${entry}(${args});\n`;
+  if (/<\/script/i.test(body)) throw new Error(`${entry} cannot be inlined: it contains a closing tag`);
+  return `<script type="module">${body}</script>`;
+}
+
 let uplotAssets: { js: string; css: string; version: string } | undefined;
 /** uPlot's script and styles, read once, to inline into a page. */
 export function uplot() {

@@ -5,7 +5,7 @@
 
 import type { TestConfig } from '../runner/config.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
-import { writeRunReport } from './html.js';
+import { buildRunReport } from './html.js';
 import { RunProgress } from './progress.js';
 
 export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
@@ -13,16 +13,22 @@ export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
   progress?: boolean;
 }
 
-export async function runAndReport(config: TestConfig, hooks: ReportedRunHooks = {}): Promise<RunResult> {
+/** A run and its report: the verdict in one sentence when report.html was written. */
+export type ReportedRun = RunResult & { headline?: string };
+
+export async function runAndReport(config: TestConfig, hooks: ReportedRunHooks = {}): Promise<ReportedRun> {
   const log = hooks.log ?? (() => {});
   const showProgress = Boolean(hooks.log) && hooks.progress !== false;
   const result = await run(config, {
     ...hooks,
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });
-  await writeRunReport(result.dir).then(
-    (path) => log(`report: ${path}`),
-    (err) => log(`report.html not written: ${String(err)}`),
-  );
-  return result;
+  try {
+    const { reportPath, headline } = buildRunReport(result.dir);
+    log(`report: ${reportPath}`);
+    return { ...result, headline };
+  } catch (err) {
+    log(`report.html not written: ${String(err)}`);
+    return result;
+  }
 }

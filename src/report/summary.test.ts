@@ -38,6 +38,14 @@ describe('the run summary', () => {
     expect(text).not.toContain('\x1b[');
   });
 
+  it('says the verdict in one sentence under the verdict line, when given one', () => {
+    const headline =
+      "Process 1's stale write (token 34) was rejected by the store after it paused 1.66 s (client-pause).";
+    const lines = formatSummary({ ...fenced, headline }).split('\n');
+    expect(lines[lines.indexOf('verdict: valid  (seed 1)') + 1]).toBe(headline);
+    expect(formatSummary(fenced)).not.toContain('stale write');
+  });
+
   it('colours the verdicts on a terminal: INVALID red, valid green, shown dim', () => {
     const text = formatSummary({ ...fenced, valid: false }, { colour: true });
     expect(text).toContain(`verdict: ${paint(true, 'INVALID', 'red', 'bold')}`);

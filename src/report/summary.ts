@@ -45,6 +45,8 @@ export function formatSummary(
     conditions?: readonly RunCondition[];
     config: { seed: number; scenario?: string; fencing: boolean; timeLimitS: number };
     stoppedEarly?: { atS: number; why: string };
+    /** The verdict in one sentence (headline.ts), printed under the verdict line. */
+    headline?: string;
   },
   { colour = false }: { colour?: boolean } = {},
 ): string {
@@ -66,6 +68,7 @@ export function formatSummary(
     '',
     ...warnings.map((w) => `${paint(colour, 'warning:', 'yellow')} ${w}`),
     `verdict: ${verdictPainted(r.valid, colour).trimEnd()}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
+    ...(r.headline ? [paint(colour, r.headline, 'bold')] : []),
     ...(r.stoppedEarly ? [stoppedEarlyLine(r.stoppedEarly, r.config.timeLimitS)] : []),
     ...expectationLine(r.config, r.valid, r.results),
     `run folder: ${r.dir}`,

@@ -13,6 +13,7 @@
 import { REFUSED_GRANT } from '../../checkers/op-values.js';
 import { exitCodeFor, type Validity } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
+import { cliCommand } from '../util/paths.js';
 
 export type ConditionKind =
   | 'interrupted'
@@ -67,7 +68,7 @@ export function checkInterrupted(reason: unknown, dir: string): RunCondition {
   const why = typeof reason === 'string' && reason !== '' ? reason : 'aborted';
   return {
     kind: 'interrupted',
-    message: `interrupted (${why}) while checking: the history is complete; lockchaos report ${dir} checks it`,
+    message: `interrupted (${why}) while checking: the history is complete; ${cliCommand} report ${dir} checks it`,
   };
 }
 

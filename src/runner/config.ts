@@ -15,6 +15,7 @@ import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
 import { stamped } from '../version.js';
 import { checkedNodeSpecs } from './backend-module.js';
 import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
@@ -108,7 +109,7 @@ export function validateConfig(c: TestConfig): TestConfig {
   }
   const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
-    throw new UserError('--nemesis is empty: give none, or fault kinds (lockchaos run --help)');
+    throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
   const faultSpecs = checkSpecForBackend(c.nemesis, backend, lockNodes);
   if (c.schedule) {
     const kinds = new Set<string>(faultSpecs.map((f) => f.kind));

@@ -48,6 +48,9 @@ import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
 import { WorkerPool } from './workers.js';
 
+/** "1 container", "2 containers". */
+const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 export const LOCK_NAME = 'lockchaos:lock';
 
 export interface RunResult {
@@ -126,7 +129,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   const swept = await sweepOrphans();
   if (swept.containers.length + swept.networks.length + swept.workers > 0) {
     log(
-      `removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`,
+      `removed what crashed runs left: ${counted(swept.containers.length, 'container')}, ${counted(swept.networks.length, 'network')}, ${counted(swept.workers, 'worker')}`,
     );
   }
   const backendOptions = backendOptionsOf(config, backend);

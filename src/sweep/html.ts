@@ -9,7 +9,7 @@ import { cell, measurementPage } from '../report/measure-page.js';
 import type { Interval } from '../stats/binomial-interval.js';
 import { stamped } from '../version.js';
 import type { PointResult, SweepRun } from './analyse.js';
-import { sweepPlots } from './browser/plots.js';
+import type { SweepPageData } from './browser/plots.js';
 import type { SweepSpec } from './grid.js';
 
 export interface SweepResult {
@@ -82,8 +82,11 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
         `${s.trials} trial${s.trials === 1 ? '' : 's'} a point · ${s.timeLimitS} s runs · a client pause every ~${s.nemesisIntervalS} s · hold ${s.holdMs} ms · seeds ${s.firstSeed}–${s.firstSeed + s.trials - 1} · started ${r.startedAt} · finished ${r.finishedAt}`,
       ),
       body,
-      data: { points: r.points },
-      script: sweepPlots,
+      data: { points: r.points } satisfies SweepPageData,
+      script: {
+        module: new URL('./browser/plots.js', import.meta.url),
+        entry: 'sweepPlots' satisfies keyof typeof import('./browser/plots.js'),
+      },
     },
     generatedAt,
   );

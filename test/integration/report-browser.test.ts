@@ -44,6 +44,11 @@ describe.skipIf(skip)('the run report, on a real failing run', () => {
     async () => {
       const { page, problems } = await open(join(dir, 'report.html'));
       expect(await page.textContent('#verdict')).toBe('INVALID');
+      // The first line says it: who paused, for how long, under which fault, and what the data lost.
+      expect(await page.textContent('#headline')).toMatch(
+        /^Process \d+ paused for [\d.]+ m?s \(client-pause\) outlived its lease; process \d+ acquired; (\d+ acknowledged adds? lost|no acknowledged add lost)\.$/,
+      );
+      expect(await page.locator('#violation').getAttribute('data-style')).toBe('counted');
       // The timeline: a lane per client process, operations drawn as bars, lock holds.
       expect(await page.locator('#timeline .lane-label').count()).toBeGreaterThanOrEqual(5);
       expect(await page.locator('#timeline .op').count()).toBeGreaterThan(0);
@@ -117,6 +122,97 @@ describe.skipIf(skip)('the run report, on a real failing run', () => {
       expect(problems).toEqual([]);
     }
   }, 120_000);
+});
+
+describe.skipIf(skip)('the run report, on a real valid fenced run', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    // gc-pause with fencing, seed 1: the store turns paused holders' stale writes away.
+    const r = await runAndRead(store, [
+      '--scenario',
+      'gc-pause',
+      '--fencing',
+      'on',
+      '--time-limit',
+      '20',
+      '--seed',
+      '1',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    dir = r.dir;
+  }, 300_000);
+
+  it.skipIf(noBrowser)(
+    'says why it is valid first, draws nothing as a violation, and opens on the rejected write',
+    async () => {
+      const stored = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+        results: {
+          checker: string;
+          details?: { rejectedWrites?: { index: number; process: number; token: number }[] };
+        }[];
+      };
+      const rejected = stored.results.find((r) => r.checker === 'evidence')?.details?.rejectedWrites ?? [];
+      expect(rejected.length, 'the store rejected a stale write').toBeGreaterThan(0);
+      const first = rejected[0] as { index: number; process: number; token: number };
+
+      const { page, problems } = await open(join(dir, 'report.html'));
+      expect(await page.textContent('#verdict')).toBe('valid');
+      expect(await page.textContent('#headline')).toMatch(
+        new RegExp(
+          `^Process ${first.process}'s stale write \\(token ${first.token}\\) was rejected by the store after it paused [\\d.]+ m?s \\(client-pause\\)(; \\d+ more stale writes? rejected)?; no acknowledged add lost\\.$`,
+        ),
+      );
+      // Nothing carries the violation's style: no red outline, badge or frame, no INVALID, no "What went wrong".
+      const red = () =>
+        page.evaluate(
+          () =>
+            [...document.querySelectorAll('#timeline *')].filter(
+              (e) => e.getAttribute('stroke') === '#dc2626' || e.getAttribute('fill') === '#dc2626',
+            ).length,
+        );
+      expect(await red()).toBe(0);
+      expect(await page.locator('.badge.invalid, td.v-invalid, [data-legend="counted"]').count()).toBe(0);
+      expect(await page.textContent('#focus h2')).toBe('Verdict');
+      expect(await page.locator('[data-legend="not-counted"]').textContent()).toBe(
+        'overlap, not counted: the store rejected the stale write',
+      );
+      // It opens on the rejected write: focused, numbered in green, scrolled into view.
+      const g = page.locator('#violation');
+      expect(await g.getAttribute('data-style')).toBe('kept-out');
+      expect(await g.getAttribute('data-kind')).toBe('turned-away');
+      expect(await g.getAttribute('data-ops')).toBe(String(first.index));
+      // With the overlap it ended around it, framed in the not-counted style.
+      expect(await page.locator('#violation .context-overlap').count()).toBeGreaterThan(0);
+      expect(await page.locator('#violation .context-overlap').first().getAttribute('stroke')).toBe('#d97706');
+      expect(await page.textContent('#focus-checker')).toMatch(/^fencing at work: the store rejected a stale write/);
+      const badge = await page.evaluate(() => {
+        const li = document.querySelector('#focus-marks li');
+        return li ? getComputedStyle(li, '::before').backgroundColor : '';
+      });
+      expect(badge).toBe('rgb(21, 128, 61)');
+      const box = await g.evaluate((n) => {
+        const r = n.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, width: r.width, height: window.innerHeight };
+      });
+      expect(box.width).toBeGreaterThan(0);
+      expect(box.top).toBeGreaterThanOrEqual(0);
+      expect(box.bottom).toBeLessThanOrEqual(box.height);
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, 'report-fenced.png') });
+
+      // The overlap of holds, chosen from the list, is amber and dashed: still nothing red.
+      await page.locator('#focus details').evaluate((d) => d.setAttribute('open', ''));
+      await page.locator('#violations-list li.s-not-counted').first().click();
+      expect(await g.getAttribute('data-style')).toBe('not-counted');
+      expect(await g.getAttribute('data-kind')).toBe('overlap');
+      expect(await page.locator('#violation .violating-hold').count()).toBe(2);
+      expect(await red()).toBe(0);
+      await page.close();
+      expect(problems).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 describe('lockchaos report on bad input', () => {

@@ -1,13 +1,14 @@
 /**
- * report.html's own script: `reportPage` runs in the browser, inlined into the page by its
- * source text (inlineCall), so it must reach nothing outside its own body but the page's
- * DOM and uPlot (inlined before it): no imports but types, no module-level values. Given
- * the page's data (#report-data), it draws:
+ * report.html's own script: this module, compiled, is inlined into the page, which then
+ * calls `reportPage` (page-assets.ts, pageScript); it may import types only, and reaches
+ * the page's DOM and uPlot (inlined before it). Given the page's data (#report-data), it
+ * draws:
  *
  * - the timeline (SVG, hand-drawn): a lane per client process, each operation a bar from
  *   invocation to completion, lock holds under them, fault windows shaded across all
- *   lanes, the selected violation outlined in red (#violation, with data-violation,
- *   data-kind and data-ops for tests). Only what is in view is drawn, and operations
+ *   lanes, the selected finding outlined (#violation, with data-violation, data-kind,
+ *   data-style and data-ops for tests): in red only when it counts, a shown-only overlap
+ *   amber and dashed, a stale write the store turned away green. Only what is in view is drawn, and operations
  *   narrower than a few pixels merge into one grey bar, so a 100k-op history stays light;
  * - the latency plot (uPlot), sharing the timeline's time range.
  *
@@ -37,6 +38,19 @@ export function reportPage(D: ReportPageData): void {
   const SVGNS = 'http://www.w3.org/2000/svg';
   const OUTCOME = ['ok', 'fail', 'info', 'pending'];
   const RED = '#dc2626';
+  // How a finding is drawn (html.ts's violationStyle): red only when it counts; a shown-only
+  // overlap amber and dashed; a stale write the store turned away green.
+  type Style = 'counted' | 'not-counted' | 'kept-out';
+  const styleOf = (v: Violation): Style =>
+    v.counted ? 'counted' : v.kind === 'turned-away' ? 'kept-out' : 'not-counted';
+  const COLOR: Record<Style, string> = { counted: RED, 'not-counted': '#d97706', 'kept-out': '#15803d' };
+  const TINT: Record<Style, string> = {
+    counted: 'rgba(220,38,38,0.14)',
+    'not-counted': 'rgba(217,119,6,0.12)',
+    'kept-out': 'rgba(21,128,61,0.12)',
+  };
+  const HOLD_FILL: Record<Style, string> = { counted: '#fca5a5', 'not-counted': '#fde68a', 'kept-out': '#bbf7d0' };
+  const colorNow = () => (current >= 0 ? COLOR[styleOf(D.violations[current])] : RED);
   const LABEL_W = 92;
   const RIGHT = 14;
   const AXIS_H = 24;
@@ -169,7 +183,7 @@ export function reportPage(D: ReportPageData): void {
       },
       defs,
     );
-    el('path', { d: 'M0,0 L10,5 L0,10 z', fill: RED }, marker);
+    el('path', { d: 'M0,0 L10,5 L0,10 z', fill: colorNow() }, marker);
 
     // Lanes: background and label.
     const lanesG = el('g', { class: 'lanes' }, svg);
@@ -373,11 +387,15 @@ export function reportPage(D: ReportPageData): void {
   function drawViolation(X: (t: number) => number, clampX: (x: number) => number, parent: Element): void {
     if (current < 0) return;
     const v = D.violations[current];
+    const style = styleOf(v);
+    const C = COLOR[style];
+    const dash = style === 'counted' ? undefined : '4 2';
     const g = el(
       'g',
       {
         id: 'violation',
-        class: 'violation',
+        class: `violation s-${style}`,
+        'data-style': style,
         'data-violation': v.checker,
         'data-kind': v.kind,
         'data-counted': v.counted,
@@ -385,6 +403,33 @@ export function reportPage(D: ReportPageData): void {
       },
       parent,
     );
+    // A rejected stale write is shown with the overlap it ended: the not-counted overlaps in
+    // view, framed amber and dashed (their own style), behind the write's green mark.
+    if (style === 'kept-out') {
+      D.violations.forEach((o) => {
+        if (o.counted || !o.overlap || !o.holds || o.overlap[1] < view[0] || o.overlap[0] > view[1]) return;
+        const lanesIn = o.holds.map((h) => h[0]).filter((l) => l >= 0);
+        if (lanesIn.length !== 2) return;
+        const x0 = clampX(X(o.overlap[0]));
+        const ya = laneTop(Math.min(lanesIn[0], lanesIn[1]));
+        const yb = laneTop(Math.max(lanesIn[0], lanesIn[1])) + LANE_H;
+        el(
+          'rect',
+          {
+            x: x0,
+            y: ya,
+            width: Math.max(2, clampX(X(o.overlap[1])) - x0),
+            height: yb - ya,
+            fill: TINT['not-counted'],
+            stroke: COLOR['not-counted'],
+            'stroke-width': 1.2,
+            'stroke-dasharray': '5 3',
+            class: 'context-overlap',
+          },
+          g,
+        );
+      });
+    }
     if (v.overlap && v.holds) {
       const o0 = clampX(X(v.overlap[0]));
       const o1 = clampX(X(v.overlap[1]));
@@ -398,7 +443,7 @@ export function reportPage(D: ReportPageData): void {
             y: top,
             width: Math.max(2, o1 - o0),
             height: LANE_H,
-            fill: 'rgba(220,38,38,0.14)',
+            fill: TINT[style],
             class: 'overlap',
           },
           g,
@@ -412,9 +457,10 @@ export function reportPage(D: ReportPageData): void {
             y: top + HOLD_Y - 1,
             width: Math.max(2, x1 - x0),
             height: HOLD_H + 2,
-            fill: '#fca5a5',
-            stroke: RED,
+            fill: HOLD_FILL[style],
+            stroke: C,
             'stroke-width': 1.5,
+            'stroke-dasharray': dash,
             class: 'violating-hold',
           },
           g,
@@ -432,7 +478,7 @@ export function reportPage(D: ReportPageData): void {
             width: Math.max(2, o1 - o0),
             height: yb - ya,
             fill: 'none',
-            stroke: RED,
+            stroke: C,
             'stroke-width': 1.5,
             'stroke-dasharray': '5 3',
             class: 'overlap-frame',
@@ -458,8 +504,9 @@ export function reportPage(D: ReportPageData): void {
           height: BAR_H + 4,
           rx: 3,
           fill: 'none',
-          stroke: RED,
+          stroke: C,
           'stroke-width': 2.2,
+          'stroke-dasharray': dash,
           class: 'mark',
           'data-index': m.index,
         },
@@ -479,7 +526,7 @@ export function reportPage(D: ReportPageData): void {
         {
           d: `M${a.x1 + 2},${ya2} C${mid},${bend} ${mid},${bend} ${z.x0 - 3},${yz}`,
           fill: 'none',
-          stroke: RED,
+          stroke: C,
           'stroke-width': 1.6,
           'stroke-dasharray': '5 3',
           'marker-end': 'url(#arrow)',
@@ -499,7 +546,7 @@ export function reportPage(D: ReportPageData): void {
       );
       const cy = bx.y + BAR_Y + BAR_H / 2;
       const badge = el('g', { class: 'badge-mark', 'data-mark': i }, g);
-      el('circle', { cx: cx, cy: cy, r: 8, fill: RED, stroke: '#fff', 'stroke-width': 1.5 }, badge);
+      el('circle', { cx: cx, cy: cy, r: 8, fill: C, stroke: '#fff', 'stroke-width': 1.5 }, badge);
       el('text', { x: cx, y: cy + 3.8, 'text-anchor': 'middle', class: 'badge-num' }, badge, String(i + 1));
     });
   }
@@ -559,7 +606,7 @@ export function reportPage(D: ReportPageData): void {
       if (current < 0) return;
       const ctx = u.ctx;
       ctx.save();
-      ctx.strokeStyle = RED;
+      ctx.strokeStyle = colorNow();
       ctx.lineWidth = 1.5 * (window.devicePixelRatio || 1);
       ctx.setLineDash([6, 4]);
       D.violations[current].marks.forEach((m) => {
@@ -795,7 +842,20 @@ export function reportPage(D: ReportPageData): void {
     const words = document.getElementById('focus-words');
     if (words) words.textContent = v.words;
     const who = document.getElementById('focus-checker');
-    if (who) who.textContent = v.checker + (v.counted ? '' : ' — shown, not counted toward the verdict');
+    const style = styleOf(v);
+    if (who) {
+      who.textContent =
+        style === 'kept-out'
+          ? 'fencing at work: the store rejected a stale write (why this run is valid)'
+          : v.checker + (v.counted ? '' : ' — shown, not counted toward the verdict');
+    }
+    const box = document.getElementById('focus-box');
+    if (box) {
+      box.className = `callout${style === 'counted' ? '' : style === 'kept-out' ? ' ok' : ' undecided'}`;
+      box.setAttribute('data-style', style);
+    }
+    const ol = document.getElementById('focus-marks');
+    if (ol) ol.className = `marks s-${style}`;
     listMarks(v);
     const items = document.querySelectorAll('[data-violation-index]');
     for (let j = 0; j < items.length; j++) {

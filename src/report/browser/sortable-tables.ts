@@ -1,8 +1,8 @@
 /**
  * A campaign's summary.html script: click a column's head of a table.sortable to sort
  * its rows by that column (again: the other way), numbers as numbers, a cell's data-key
- * before its text. Inlined by its source text (inlineCall): it reaches nothing outside
- * its body but the page's DOM.
+ * before its text. Inlined compiled, then called (page-assets.ts, pageScript): it
+ * reaches the page's DOM only.
  */
 export function sortableTables(): void {
   document.querySelectorAll<HTMLTableCellElement>('table.sortable th').forEach((th, col) => {

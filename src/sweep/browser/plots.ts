@@ -1,8 +1,8 @@
 /**
  * sweep.html's script: one uPlot chart per TTL and concurrency, observed P(two holders)
  * with its exact interval against the formula, x the pause as a multiple of the TTL.
- * Inlined by its source text (inlineCall): it reaches nothing outside its body but the
- * page's DOM and uPlot.
+ * Inlined compiled, then called (page-assets.ts, pageScript): it reaches the page's DOM
+ * and uPlot.
  */
 import type UPlot from 'uplot';
 import type { PointResult } from '../analyse.js';

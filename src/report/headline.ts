@@ -1,0 +1,242 @@
+/**
+ * The report's first line: the verdict in one sentence that names the fault in effect and
+ * what it cost the data, so that a reader knows what happened before reading on.
+ *
+ * - invalid: the first counted violation's holders, the fault in effect then (the one that
+ *   hit a holder first), and the lost-updates count ("process 2 paused for 1.49 s
+ *   (client-pause) outlived its lease; process 1 acquired; 8 acknowledged adds lost");
+ * - valid and fenced, with a write the store rejected: why it is valid ("process 2's stale
+ *   write (token 17) was rejected by the store after it paused 1.50 s (client-pause); no
+ *   acknowledged add lost");
+ * - valid otherwise: what was survived and what was kept;
+ * - unknown: what evidence was missing, or which conditions the run did not run as
+ *   configured under.
+ *
+ * Pure: from the report's data (violations placed on the timeline, fault windows, op times)
+ * and the stored checker results.
+ */
+import type { EvidenceDetails, RejectedWrite } from '../../checkers/evidence.js';
+import type { FencingDetails, TokenPair } from '../../checkers/fencing.js';
+import type { LostUpdatesDetails } from '../../checkers/lost-updates.js';
+import type { CheckResult, Validity } from '../../checkers/result.js';
+import type { RunCondition } from '../runner/conditions.js';
+import type { Fault, ReportData, Violation } from './model.js';
+
+export interface HeadlineRun {
+  valid: Validity;
+  fenced: boolean;
+  results: readonly CheckResult[];
+  conditions: readonly RunCondition[];
+}
+
+/** A length of time in words: milliseconds under a second, else seconds to two places. */
+export const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+const resultOf = (results: readonly CheckResult[], checker: string) => results.find((r) => r.checker === checker);
+
+/** When an op (by its history index) happened, in ms: its bar's start or end; undefined if not drawn. */
+function opTime(data: ReportData, index: number): number | undefined {
+  for (const b of data.bars) {
+    if (b[5] === index) return b[3];
+    if (b[6] === index) return b[4] < 0 ? undefined : b[4];
+  }
+  return undefined;
+}
+
+const faultEnd = (data: ReportData, f: Fault) => (f.endMs < 0 ? data.endMs : f.endMs);
+const faultLength = (data: ReportData, f: Fault) => duration(faultEnd(data, f) - f.startMs);
+
+/** A fault in words without its kind: whom and how, from its label (its planned length left out). */
+function faultDetail(f: Fault): string[] {
+  return f.label
+    .split(' · ')
+    .slice(1)
+    .filter((p) => !/^\d+ ms$/.test(p));
+}
+
+/** "partition (halves, 1.20 s)": a fault by its kind, whom and how it hit, and how long it lasted. */
+function faultWords(data: ReportData, f: Fault): string {
+  return `${f.f} (${[...faultDetail(f), faultLength(data, f)].join(', ')})`;
+}
+
+/**
+ * What process `p` went through under fault `f` that targeted it: "paused for 1.49 s
+ * (client-pause)", or for another kind "was hit by client-clock (…) for 1.00 s".
+ */
+function suffered(data: ReportData, f: Fault): string {
+  if (f.f === 'client-pause') return `paused for ${faultLength(data, f)} (client-pause)`;
+  const how = faultDetail(f).filter((d) => d !== `process ${f.process}`);
+  return `was hit by ${f.f}${how.length ? ` (${how.join(', ')})` : ''} for ${faultLength(data, f)}`;
+}
+
+/** The faults in effect at some time in [from, to] ms. */
+const inEffect = (data: ReportData, from: number, to: number) =>
+  data.faults.filter((f) => f.startMs <= to && faultEnd(data, f) >= from);
+
+/**
+ * An overlap of holds and the fault that explains it: one that hit a holder (a paused
+ * client) while both held, else any in effect while both held, else any during the
+ * earlier holder's hold.
+ */
+function overlapCause(data: ReportData, v: Violation): string {
+  const [first, second] = v.processes as [number, number];
+  const [o0, o1] = v.overlap as [number, number];
+  const firstStart = v.holds?.[0]?.[1] ?? o0;
+  const during = inEffect(data, o0, o1);
+  const hitHolder =
+    during.find((f) => f.process === first) ??
+    inEffect(data, firstStart, o1).find((f) => f.process === first) ??
+    during.find((f) => f.process === second);
+  if (hitHolder?.process === first) {
+    return `process ${first} ${suffered(data, hitHolder)} outlived its lease; process ${second} acquired`;
+  }
+  const both = `process ${second} acquired while process ${first} still held the lock`;
+  if (hitHolder) return `${both}: process ${second} ${suffered(data, hitHolder)}`;
+  const any = during[0] ?? inEffect(data, firstStart, o1)[0];
+  return any ? `${both}, during ${faultWords(data, any)}` : `${both}, with no fault in effect`;
+}
+
+/** The data's fate by the lost-updates checker: "8 acknowledged adds lost", or undefined without one. */
+function dataFate(results: readonly CheckResult[]): string | undefined {
+  const r = resultOf(results, 'lost-updates');
+  if (!r) return undefined;
+  const d = r.details as Partial<LostUpdatesDetails> | undefined;
+  if (r.valid === 'unknown') return 'what the store kept is unknown (no final read)';
+  if (r.valid === true) return 'no acknowledged add lost';
+  const lost = typeof d?.lost === 'number' ? d.lost : undefined;
+  const unexpected = typeof d?.unexpected === 'number' && d.unexpected > 0 ? d.unexpected : 0;
+  const parts: string[] = [];
+  if (lost !== undefined && lost > 0) parts.push(`${plural(lost, 'acknowledged add')} lost`);
+  if (unexpected > 0) parts.push(`${plural(unexpected, 'element')} in the store that no one wrote`);
+  return parts.join(', ') || 'the store lost acknowledged adds';
+}
+
+/** A fault in effect around a violation's marks, as ", during …"; '' when none. */
+function faultAround(data: ReportData, v: Violation): string {
+  const times = v.marks.map((m) => opTime(data, m.index)).filter((t): t is number => t !== undefined);
+  if (times.length === 0) return '';
+  const f = inEffect(data, Math.min(...times), Math.max(...times))[0];
+  return f ? `, during ${faultWords(data, f)}` : ', with no fault in effect';
+}
+
+function stalePhrase(results: readonly CheckResult[], v: Violation): string {
+  const d = resultOf(results, 'fencing')?.details as Partial<FencingDetails> | undefined;
+  const pair = Array.isArray(d?.staleAccepted) ? (d.staleAccepted[0] as TokenPair | undefined) : undefined;
+  if (v.kind === 'stale' && pair) {
+    return `the store accepted stale token ${pair.laterToken} after token ${pair.earlierToken}`;
+  }
+  const grant = Array.isArray(d?.grantRegressions) ? (d.grantRegressions[0] as TokenPair | undefined) : undefined;
+  if (v.kind === 'regression' && grant) {
+    return `the lock granted token ${grant.laterToken} after token ${grant.earlierToken}`;
+  }
+  return v.words;
+}
+
+function invalidSentence(run: HeadlineRun, data: ReportData): string {
+  const counted = data.violations.filter((v) => v.counted);
+  const first = counted[0];
+  const overlap =
+    counted.find((v) => v.kind === 'overlap' && v.processes) ??
+    data.violations.find((v) => v.kind === 'overlap' && v.processes);
+  // With fencing, the token the store let in is how the data was lost: said before the loss.
+  const stale = counted.find((v) => v.kind === 'stale') ?? counted.find((v) => v.kind === 'regression');
+  const parts: string[] = [];
+  if (overlap) parts.push(overlapCause(data, overlap));
+  if (stale) {
+    parts.push(stalePhrase(run.results, stale) + (overlap ? '' : faultAround(data, stale)));
+  } else if (first && first.kind === 'other') {
+    parts.push(`${first.checker}: ${first.words}`);
+  } else if (first && !overlap) {
+    const fate = dataFate(run.results);
+    const lost = first.kind === 'lost' && fate ? fate : first.words;
+    return lost + faultAround(data, first);
+  } else if (!first) {
+    const bad = run.results.find((r) => r.counts !== false && r.valid === false);
+    parts.push(bad ? `${bad.checker}: ${bad.summary}` : 'a counted checker found a violation');
+  }
+  const fate = dataFate(run.results);
+  if (fate) parts.push(fate);
+  return parts.join('; ');
+}
+
+function validSentence(run: HeadlineRun, data: ReportData): string {
+  const fate = dataFate(run.results);
+  const evidence = resultOf(run.results, 'evidence')?.details as Partial<EvidenceDetails> | undefined;
+  const rejected: RejectedWrite | undefined = run.fenced ? evidence?.rejectedWrites?.[0] : undefined;
+  const keptData = fate === 'no acknowledged add lost' ? 'no acknowledged add lost' : fate;
+  if (rejected) {
+    const at = opTime(data, rejected.index) ?? data.endMs;
+    const before = data.faults.filter((f) => f.startMs <= at);
+    const own = before.filter((f) => f.process === rejected.process).at(-1);
+    const other = before.at(-1);
+    const token = rejected.token === undefined ? '' : ` (token ${rejected.token})`;
+    const more = (evidence?.rejected ?? 1) - 1;
+    let s = `process ${rejected.process}'s stale write${token} was rejected by the store`;
+    if (own) {
+      s +=
+        own.f === 'client-pause'
+          ? ` after it paused ${faultLength(data, own)} (client-pause)`
+          : ` after it ${suffered(data, own)}`;
+    } else if (other) s += ` after ${faultWords(data, other)}`;
+    if (more > 0) s += `; ${plural(more, 'more stale write')} rejected`;
+    return keptData ? `${s}; ${keptData}` : s;
+  }
+  const overlap = data.violations.find((v) => v.kind === 'overlap' && v.processes);
+  if (overlap) {
+    const held = overlapCause(data, overlap);
+    const safe = run.fenced ? 'no stale token accepted' : 'not counted';
+    return `${held}; ${[safe, keptData].filter(Boolean).join(', ')}`;
+  }
+  const me = resultOf(run.results, 'mutual-exclusion');
+  const holds = (me?.details as { holds?: unknown } | undefined)?.holds;
+  const exclusive =
+    typeof holds !== 'number'
+      ? 'no counted checker found a violation'
+      : holds >= 2
+        ? `no two of ${holds} holds overlapped`
+        : `${plural(holds, 'hold')}, none overlapping`;
+  const byKind = new Map<string, number>();
+  for (const f of data.faults) byKind.set(f.f, (byKind.get(f.f) ?? 0) + 1);
+  const through =
+    byKind.size === 0
+      ? ' with no fault injected'
+      : ` through ${[...byKind].map(([kind, n]) => `${plural(n, `${kind} fault`)}`).join(', ')}`;
+  const kept = fate === 'no acknowledged add lost' ? allKept(run.results) : fate;
+  return `${exclusive}${through}${kept ? `; ${kept}` : ''}`;
+}
+
+/** "all 77 acknowledged adds kept", from lost-updates' counts. */
+function allKept(results: readonly CheckResult[]): string {
+  const n = (resultOf(results, 'lost-updates')?.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged;
+  if (typeof n !== 'number') return 'no acknowledged add lost';
+  return n === 1 ? 'the one acknowledged add kept' : `all ${n} acknowledged adds kept`;
+}
+
+function unknownSentence(run: HeadlineRun): string {
+  const undecided = run.results.filter((r) => r.counts !== false && r.valid === 'unknown');
+  const evidence = undecided.find((r) => r.checker === 'evidence');
+  const tooLittle = (evidence?.details as Partial<EvidenceDetails> | undefined)?.tooLittle;
+  const why =
+    Array.isArray(tooLittle) && tooLittle.length > 0
+      ? `too little evidence to judge: ${tooLittle.join('; ')}`
+      : undecided.map((r) => `${r.checker} could not decide: ${r.summary}`).join('; ');
+  if (run.conditions.length === 0) return why || 'the checkers could not decide';
+  const conditions = `not run as configured: ${run.conditions.map((c) => c.message).join('; ')}`;
+  return why
+    ? `${conditions}; ${why}`
+    : `${conditions}; no violation in what did run, which is not evidence for this configuration`;
+}
+
+/** The verdict in one sentence, starting with a capital and ending with a full stop. */
+export function headline(run: HeadlineRun, data: ReportData): string {
+  let s: string;
+  if (run.valid === false) {
+    s = invalidSentence(run, data);
+    if (run.conditions.length > 0) s += `; not run as configured: ${run.conditions.map((c) => c.message).join('; ')}`;
+  } else if (run.valid === true) s = validSentence(run, data);
+  else s = unknownSentence(run);
+  s = s.trim();
+  return `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
+}
