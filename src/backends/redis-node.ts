@@ -53,25 +53,11 @@ export function redisNodeSpec(
 }
 
 /**
- * How long a client for the run may take to connect, trying again: on a loaded machine a
- * worker just started can miss its first connect timeout (seen at load 24: "Connection is
- * closed." before any request, and the run failed). Nothing is recorded before every
- * client is connected, so trying again here is no retry of a request.
- */
-export const SETUP_CONNECT_MS = 20_000;
-
-/**
  * A connected client. Without an offline queue a command sent before the connection is up
- * fails at once, so we wait for it here, once, before any request is recorded. `patienceMs`:
- * how long to keep trying (0 for a probe, which has a loop of its own).
+ * fails at once, so we wait for it here, once, before any request is recorded.
  */
-export async function redisClient(
-  ip: string,
-  requestTimeoutMs: number,
-  port = REDIS_PORT,
-  patienceMs = SETUP_CONNECT_MS,
-): Promise<Redis> {
-  return connectRedis({ host: ip, port, ...truthfulOptions(requestTimeoutMs) }, patienceMs);
+export async function redisClient(ip: string, requestTimeoutMs: number, port = REDIS_PORT): Promise<Redis> {
+  return connectRedis({ host: ip, port, ...truthfulOptions(requestTimeoutMs) });
 }
 
 /** ioredis options under which a history records what happened: no queue, no resend, no retry. */
@@ -89,25 +75,18 @@ export function truthfulOptions(requestTimeoutMs: number): RedisOptions {
   };
 }
 
-/**
- * A client with these options, connected (lazyConnect: the connection is made here), trying
- * again for up to `patienceMs` (SETUP_CONNECT_MS) when a connect attempt fails.
- */
-export async function connectRedis(options: RedisOptions, patienceMs = SETUP_CONNECT_MS): Promise<Redis> {
-  const until = Date.now() + patienceMs;
-  for (;;) {
-    const client = new Redis(options);
-    // Connection errors surface on the requests that they fail; do not crash on 'error'.
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      return client;
-    } catch (err) {
-      client.disconnect();
-      if (Date.now() >= until) throw err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/** A client with these options, connected (lazyConnect: the connection is made here). */
+export async function connectRedis(options: RedisOptions): Promise<Redis> {
+  const client = new Redis(options);
+  // Connection errors surface on the requests that they fail; do not crash on 'error'.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw err;
   }
+  return client;
 }
 
 /** Turns ioredis's "never sent" errors into DefiniteFailure; leaves the rest indefinite. */
@@ -123,7 +102,7 @@ export function classifyRedisError(err: unknown): Error {
 
 export function waitForRedis(ip: string, deadlineMs = 20_000, port = REDIS_PORT): Promise<void> {
   return waitUntilReady(`redis at ${ip}:${port}`, deadlineMs, 20, async () => {
-    const client = await redisClient(ip, 500, port, 0);
+    const client = await redisClient(ip, 500, port);
     try {
       return (await client.ping()) === 'PONG' || undefined;
     } finally {
@@ -159,8 +138,7 @@ return {expired, shifted}`;
  * a jump of J ms forward is exactly "every TTL J ms shorter".
  */
 export const shiftRedisTtls: ShiftTtls = async (node, ms) => {
-  // A fault's own request: one attempt, as the nemesis records it.
-  const client = await redisClient(node.ip, 2000, node.port, 0);
+  const client = await redisClient(node.ip, 2000, node.port);
   try {
     return (await client.eval(SHIFT_TTLS, 0, ms)) as [number, number];
   } finally {

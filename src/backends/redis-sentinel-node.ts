@@ -81,7 +81,7 @@ function sentinelConfig(primaryHost: string): string[] {
 /** A replica is ready when its link to the primary is up (it has the primary's data). */
 function waitForReplica(ip: string, deadlineMs = 30_000): Promise<void> {
   return waitUntilReady(`redis replica at ${ip}`, deadlineMs, 50, async () => {
-    const client = await redisClient(ip, 500, undefined, 0);
+    const client = await redisClient(ip, 500);
     try {
       const info = await client.info('replication');
       return /master_link_status:up/.test(info) || `replication: ${info.match(/master_link_status:\w+/)?.[0]}`;
@@ -97,7 +97,7 @@ function waitForReplica(ip: string, deadlineMs = 30_000): Promise<void> {
  */
 function waitForSentinel(ip: string, replicas: number, otherSentinels: number, deadlineMs = 60_000): Promise<void> {
   return waitUntilReady(`redis sentinel at ${ip}`, deadlineMs, 100, async () => {
-    const client = await redisClient(ip, 500, SENTINEL_PORT, 0);
+    const client = await redisClient(ip, 500, SENTINEL_PORT);
     try {
       const fields = (await client.call('SENTINEL', 'MASTER', PRIMARY_NAME)) as string[];
       const field = (k: string) => Number(fields[fields.indexOf(k) + 1]);
@@ -116,7 +116,7 @@ export async function sentinelPrimary(nodes: NodeHandle[], timeoutMs = 1000): Pr
       .filter((n) => isSentinel(n.name))
       .map(async (n) => {
         try {
-          const client = await redisClient(n.ip, timeoutMs, SENTINEL_PORT, 0);
+          const client = await redisClient(n.ip, timeoutMs, SENTINEL_PORT);
           try {
             const [ip] = (await client.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', PRIMARY_NAME)) as [string, string];
             return nodes.find((x) => x.ip === ip && !isSentinel(x.name))?.name;

@@ -39,9 +39,8 @@ export type StoreRead = { ok: true; value: unknown } | { ok: false; rejected: tr
 export class DataStore {
   private constructor(private readonly redis: Redis) {}
 
-  /** `patienceMs`: how long to keep trying to connect (redisClient's default: a worker's setup). */
-  static async connect(ip: string, requestTimeoutMs: number, port?: number, patienceMs?: number): Promise<DataStore> {
-    return new DataStore(await redisClient(ip, requestTimeoutMs, port, patienceMs));
+  static async connect(ip: string, requestTimeoutMs: number, port?: number): Promise<DataStore> {
+    return new DataStore(await redisClient(ip, requestTimeoutMs, port));
   }
 
   private async call<T>(f: () => Promise<T>): Promise<T> {

@@ -352,13 +352,7 @@ async function finalRead(cluster: Cluster, config: TestConfig, recorder: Recorde
     // made during the run is never taken for the final one.
     const outcome = await recorder.perform('read', STORE_KEY, undefined, async () => {
       try {
-        const patienceMs = config.requestTimeoutMs * 5; // a store that is gone is known soon
-        store = await DataStore.connect(
-          cluster.node(DATASTORE_NODE).ip,
-          config.requestTimeoutMs * 5,
-          undefined,
-          patienceMs,
-        );
+        store = await DataStore.connect(cluster.node(DATASTORE_NODE).ip, config.requestTimeoutMs * 5);
       } catch (err) {
         throw new DefiniteFailure(`cannot connect: ${errorMessage(err).split('\n')[0]}`);
       }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { untilAborted, withDeadline } from './deadline.js';
+import { keepTrying, untilAborted, withDeadline } from './deadline.js';
 
 describe('withDeadline', () => {
   afterEach(() => {
@@ -54,5 +54,53 @@ describe('untilAborted', () => {
     await expect(never).rejects.toBe('SIGINT');
     await expect(untilAborted(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
     await expect(untilAborted(Promise.resolve(7), abort.signal)).rejects.toBe('SIGINT');
+  });
+});
+
+describe('keepTrying', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** An attempt that fails `failures` times (each with its number), then answers 'up'. */
+  const failing = (failures: number) => {
+    let n = 0;
+    return vi.fn(async () => {
+      n++;
+      if (n <= failures) throw new Error(`attempt ${n} failed`);
+      return 'up';
+    });
+  };
+
+  it('answers the first attempt that succeeds, waiting longer after each failure', async () => {
+    vi.useFakeTimers();
+    const attempt = failing(3);
+    const result = keepTrying(10_000, attempt);
+    await vi.advanceTimersByTimeAsync(100 + 200 + 399);
+    expect(attempt).toHaveBeenCalledTimes(3);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(result).resolves.toBe('up');
+    expect(attempt).toHaveBeenCalledTimes(4);
+  });
+
+  it('gives up with the last error once its patience is spent', async () => {
+    vi.useFakeTimers();
+    const attempt = failing(100);
+    const result = keepTrying(1000, attempt);
+    result.catch(() => {});
+    await vi.advanceTimersByTimeAsync(1000);
+    // 0, 100, 300, 700 ms: a fifth attempt (at 1500) would come after the patience.
+    await expect(result).rejects.toThrow('attempt 4 failed');
+    expect(attempt).toHaveBeenCalledTimes(4);
+  });
+
+  it('tries no more once its signal is aborted', async () => {
+    const stop = new AbortController();
+    const attempt = vi.fn(async () => {
+      stop.abort();
+      throw new Error('refused');
+    });
+    await expect(keepTrying(60_000, attempt, { signal: stop.signal })).rejects.toThrow('refused');
+    expect(attempt).toHaveBeenCalledTimes(1);
   });
 });

@@ -26,3 +26,24 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
+
+/**
+ * `attempt`'s value once it succeeds, trying again (after intervalMs, doubling to 2 s) until
+ * patienceMs have passed or the signal is aborted; then its last error. For setup that a
+ * loaded machine can fail once (a connect timeout) and that records nothing.
+ */
+export async function keepTrying<T>(
+  patienceMs: number,
+  attempt: () => Promise<T>,
+  { intervalMs = 100, signal }: { intervalMs?: number; signal?: AbortSignal } = {},
+): Promise<T> {
+  const until = Date.now() + patienceMs;
+  for (let wait = intervalMs; ; wait = Math.min(2 * wait, 2000)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (Date.now() + wait >= until || signal?.aborted) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

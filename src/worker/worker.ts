@@ -10,6 +10,7 @@ import { importBackend } from '../backends/import.js';
 import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
+import { keepTrying } from '../util/deadline.js';
 import { errorStack } from '../util/errors.js';
 import { Rng } from '../util/rng.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
@@ -92,18 +93,33 @@ async function pausePoint(where: string): Promise<void> {
   });
 }
 
+/**
+ * How long a worker may take to connect its lock client and the store, trying again: on a
+ * loaded machine a first connect can time out (seen at load 24 on redis and on postgres:
+ * the worker failed before its first request, and so did the run). Nothing is recorded
+ * before every worker is ready, so this is no retry of a request. A failed attempt's
+ * connections are the backend's to close (a Redlock client connected to some nodes may
+ * leave those open until this process ends; they carry no request).
+ */
+const SETUP_PATIENCE_MS = 20_000;
+
 async function run(config: WorkerConfig) {
   const workload = workloadByName(config.workload);
   if (!workload) throw new Error(`unknown workload: ${config.workload}`);
   const rng = new Rng(config.seed).fork(`client-${config.client}`);
+  // A client program is not tried again: one that cannot start is broken, as client-check says.
   const lock = config.clientCommand
     ? await startProgram(config, config.clientCommand)
-    : await backendClient(config, rng);
+    : await keepTrying(SETUP_PATIENCE_MS, () => backendClient(config, rng), { signal: stop.signal });
   // Loaded only when used: the store's client library is most of a worker's start.
   let store: DataStore | undefined;
   if (workload.usesStore) {
     const { DataStore } = await import('../datastore/datastore.js');
-    store = await DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port);
+    store = await keepTrying(
+      SETUP_PATIENCE_MS,
+      () => DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port),
+      { signal: stop.signal },
+    );
   }
   send({ type: 'ready' });
   const origin = await go;
