@@ -9,6 +9,11 @@ import type { DataStore } from '../src/datastore/datastore.js';
 import type { Recorder } from '../src/history/recorder.js';
 import type { Rng } from '../src/util/rng.js';
 
+/**
+ * What a workload's clients are given: the run's parameters, whole and by their own names
+ * (src/runner/parameters.ts; a workload declares here those it reads), and the lock and
+ * the register.
+ */
 export interface WorkloadOptions {
   /** The lock all clients contend for. */
   lock: string;

@@ -5,7 +5,8 @@
  */
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf } from '../backends/index.js';
-import { locatePaths, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { locatePaths, type TestConfig, testName } from '../runner/config.js';
+import { resolveRun } from '../runner/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
@@ -192,7 +193,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;
                 try {
-                  validateConfig({ ...config });
+                  resolveRun({ ...config });
                 } catch (err) {
                   if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
                   throw err;

@@ -2,17 +2,10 @@ import { join } from 'node:path';
 import { verdictName } from '../../checkers/result.js';
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
-import { loadBackendModule } from '../runner/backend-module.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import {
-  locatePaths,
-  parseStoredConfig,
-  runnableConfig,
-  type TestConfig,
-  testName,
-  validateConfig,
-} from '../runner/config.js';
+import { locatePaths, parseStoredConfig, runnableConfig, type TestConfig, testName } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
+import { prepareRun, type ResolvedRun } from '../runner/resolve.js';
 import type { RunResult } from '../runner/run.js';
 import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -157,7 +150,7 @@ const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest', 'json'];
  */
 export async function loadReplayConfig(path: string, store?: string): Promise<TestConfig> {
   const { file, config } = readReplayConfig(path, store);
-  return validReplayConfig(config, file);
+  return (await preparedReplay(config, file)).config;
 }
 
 /** A stored run's configuration, read and its module backend located, not yet validated. */
@@ -175,11 +168,10 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   return { file, config: locatePaths({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
 }
 
-/** The replayed configuration validated (its module backend loaded first); a problem names the file. */
-async function validReplayConfig(config: TestConfig, file: string): Promise<TestConfig> {
+/** The replayed configuration prepared to run (its module backend loaded); a problem names the file. */
+async function preparedReplay(config: TestConfig, file: string): Promise<ResolvedRun> {
   try {
-    if (config.backendModule !== undefined) await loadBackendModule(config.backendModule);
-    return validateConfig(config);
+    return await prepareRun(config);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: '${file}': ${err.message}`);
     throw err;
@@ -214,11 +206,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(help());
     return 0;
   }
-  if (parsed.replay !== undefined) parsed.config = await validReplayConfig(parsed.config, parsed.replay);
+  const input = parsed.replay === undefined ? parsed.config : await preparedReplay(parsed.config, parsed.replay);
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
   const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {
-    const result = await runAndReport(parsed.config, {
+    const result = await runAndReport(input, {
       log: (line) => console.error(line),
       signal: interrupt.signal,
       buildImage: parsed.build,

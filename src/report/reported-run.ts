@@ -4,6 +4,7 @@
  */
 
 import type { TestConfig } from '../runner/config.js';
+import type { ResolvedRun } from '../runner/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
 import { writeRunReport } from './html.js';
 import { RunProgress } from './progress.js';
@@ -13,10 +14,10 @@ export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
   progress?: boolean;
 }
 
-export async function runAndReport(config: TestConfig, hooks: ReportedRunHooks = {}): Promise<RunResult> {
+export async function runAndReport(input: TestConfig | ResolvedRun, hooks: ReportedRunHooks = {}): Promise<RunResult> {
   const log = hooks.log ?? (() => {});
   const showProgress = Boolean(hooks.log) && hooks.progress !== false;
-  const result = await run(config, {
+  const result = await run(input, {
     ...hooks,
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });

@@ -80,7 +80,7 @@ describe('a module backend as given and as resolved', () => {
   });
 
   it('--backend-module with a built-in backend is refused in one line', async () => {
-    const { validateConfig } = await import('./config.js');
+    const { validateConfig } = await import('./resolve.js');
     expect(() => validateConfig({ ...DEFAULTS, name: 'x', seed: 1, backend: 'redis', backendModule: path })).toThrow(
       /^--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out$/,
     );

@@ -1,22 +1,18 @@
 /**
- * A test's configuration (its parameters: parameters.ts) checked: validation turns bad
- * values into one-line UserErrors that name the fix; a stored test.json is read back.
+ * A test's configuration (its parameters: parameters.ts): its name, its paths located, a
+ * number against its bounds, a stored test.json read back. A run's whole check is
+ * resolve.ts's.
  */
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { WORKLOADS, workloadByName } from '../../workloads/index.js';
-import type { Backend, BackendOptions } from '../backends/backend.js';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
+import { backendOf, isModulePath } from '../backends/index.js';
 import { STORE_KEY } from '../datastore/keys.js';
-import { checkSpecForBackend } from '../nemesis/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
+import { FAULT_KINDS } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
-import { nearestOr } from '../util/did-you-mean.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { stamped } from '../version.js';
-import { checkedNodeSpecs } from './backend-module.js';
 import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
 export { DEFAULTS, type TestConfig };
@@ -72,111 +68,6 @@ export function withinBounds(flag: string, value: number, { integer, zero, min, 
     const range = min !== undefined ? `from ${min} to ${max}` : `at most ${max}`;
     throw new UserError(`--${flag} must be ${range}${unit ? ` ${unit}` : ''} (${why}), got '${value}'`);
   }
-}
-
-/** Throws a UserError naming the first problem; returns the config otherwise. */
-export function validateConfig(c: TestConfig): TestConfig {
-  const backend = backendOf(c);
-  if (!backend) {
-    if (isModulePath(c.backend)) {
-      throw new UserError(
-        `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
-      );
-    }
-    throw new UserError(
-      `unknown backend '${c.backend}'${nearestOr(c.backend, Object.keys(BACKENDS), `choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`)}`,
-    );
-  }
-  if (c.backendModule !== undefined && !isModulePath(c.backend)) {
-    throw new UserError(
-      `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
-    );
-  }
-  const missing = backend.unavailable?.();
-  if (missing) throw new UserError(`--backend ${c.backend} ${missing}`);
-  if (!workloadByName(c.workload)) {
-    throw new UserError(
-      `unknown workload '${c.workload}'${nearestOr(c.workload, Object.keys(WORKLOADS), `choose one of ${Object.keys(WORKLOADS).join(', ')}`)}`,
-    );
-  }
-  // Every number within its bounds (the node count before the nodes are counted); one
-  // without a default may be left out.
-  for (const p of PARAMETER_LIST) {
-    const value = c[p.field];
-    if (p.type !== 'number' || !p.bounds || (value === undefined && p.default === undefined)) continue;
-    withinBounds(p.flag, value as number, p.bounds);
-  }
-  const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
-  if (c.nemesis.trim() === '')
-    throw new UserError('--nemesis is empty: give none, or fault kinds (lockchaos run --help)');
-  const faultSpecs = checkSpecForBackend(c.nemesis, backend, lockNodes);
-  if (c.schedule) {
-    const kinds = new Set<string>(faultSpecs.map((f) => f.kind));
-    const stray = c.schedule.find((f) => !kinds.has(f.kind));
-    if (stray) {
-      throw new UserError(
-        `the schedule has a ${stray.kind} fault, which --nemesis '${c.nemesis}' does not run: add ${stray.kind} to --nemesis`,
-      );
-    }
-  }
-  if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
-  // The name is a folder under the store: one path segment, nothing that climbs out of it.
-  // (: and , of older names are accepted and left out of the folder's name.)
-  if (!/^[\w+-][\w.+:,=-]*$/.test(c.name) || c.name.includes('..')) {
-    throw new UserError(
-      `--name must be a folder name of letters, digits, . _ + - (no /, no .., not starting with .), got '${c.name}'`,
-    );
-  }
-  if (c.pauseTtl !== undefined && !parseNemesisSpec(c.nemesis).some((s) => s.kind === 'client-pause')) {
-    throw new UserError(
-      `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
-    );
-  }
-  if (c.nodes !== undefined) {
-    if (lockNodes !== c.nodes) {
-      throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
-    }
-    // Fewer nodes than the service is itself with (Redlock on 1 or 2 masters), as it declares.
-    const min = backend.capabilities?.minNodes;
-    if (min && c.nodes < min.count) {
-      throw new UserError(
-        `--nodes must be at least ${min.count} for ${c.backend} (${min.why(c.nodes)}), got '${c.nodes}'`,
-      );
-    }
-  }
-  if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
-    throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
-  }
-  return c;
-}
-
-/**
- * What nodeSpecs and clients are given: the node count, the lease length and the backend's
- * own options, parsed from `key=value,key=value` and checked against the names it declares.
- */
-export function backendOptionsOf(
-  c: Pick<TestConfig, 'nodes' | 'ttlMs' | 'backendOptions'>,
-  backend: Backend,
-): BackendOptions {
-  const settings: Record<string, string> = {};
-  const known = backend.options ?? {};
-  const allowed = Object.keys(known).length > 0 ? Object.keys(known).join(', ') : 'none';
-  for (const part of (c.backendOptions ?? '').split(',')) {
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    const key = part.slice(0, eq).trim();
-    if (eq < 1 || !Object.hasOwn(known, key)) {
-      throw new UserError(
-        `--backend-options '${part.trim()}': ${backend.name} takes key=value with a key from: ${allowed}`,
-      );
-    }
-    const value = part.slice(eq + 1).trim();
-    const problem = known[key]?.check?.(value);
-    if (problem) throw new UserError(`--backend-options: ${backend.name} ${key} ${problem}`);
-    settings[key] = value;
-  }
-  for (const [key, option] of Object.entries(known)) settings[key] ??= option.default;
-  return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
 }
 
 /** The JSON type each kind of parameter is stored as. */

@@ -6,8 +6,9 @@ import { configFromArgs, runCommand } from '../cli/run.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { rerunCommands } from '../report/rerun.js';
 import { UserError } from '../util/errors.js';
-import { parseStoredConfig, type TestConfig, testJsonText, validateConfig } from './config.js';
+import { parseStoredConfig, type TestConfig, testJsonText } from './config.js';
 import { DEFAULTS, PARAMETER_LIST } from './parameters.js';
+import { validateConfig } from './resolve.js';
 
 const parse = (args: string[]) => {
   const p = configFromArgs(args);

@@ -10,14 +10,11 @@ import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/check-run.js';
-import { workloadByName } from '../../workloads/index.js';
-import type { WorkloadOptions } from '../../workloads/workload.js';
-import { backendOf } from '../backends/index.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
 import { sweepOrphans } from '../cluster/sweep.js';
-import { DATASTORE_NODE, DataStore, dataStoreNodeSpec } from '../datastore/datastore.js';
+import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
 import type { Op } from '../history/op.js';
@@ -29,7 +26,7 @@ import { storageError } from '../util/fs-errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
-import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
+import type { ClientRun } from '../worker/protocol.js';
 import {
   badGrants,
   checkInterrupted,
@@ -42,10 +39,11 @@ import {
   runVerdict,
   workerLost,
 } from './conditions.js';
-import { backendOptionsOf, locatePaths, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
+import { type TestConfig, testJsonText } from './config.js';
 import { RunFaults } from './faults.js';
 import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
+import { prepareRun, type ResolvedRun } from './resolve.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
@@ -104,23 +102,21 @@ export interface RunObserver {
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
-export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunResult> {
+/** A run of a configuration (resolved here), or of a run resolved already (prepareRun). */
+export async function run(input: TestConfig | ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
   try {
-    return await runUnchecked(input, hooks);
+    return await runToVerdict('nodeSpecs' in input ? input : await prepareRun(input), hooks);
   } catch (err) {
     throw storageError(err) ?? err;
   }
 }
 
-async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
-  const located = locatePaths(input); // a module backend and a client program, by absolute paths
-  await loadBackendModule(located.backendModule ?? located.backend);
-  const config = validateConfig({ ...located, name: located.name || testName(located) });
+async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<RunResult> {
+  const { backend, workload } = resolved;
+  // This run's copy: the faults it applies are recorded in it.
+  const config: TestConfig = { ...resolved.config };
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
-  const backend = backendOf(config);
-  const workload = workloadByName(config.workload);
-  if (!backend || !workload) throw new Error('unreachable: validated');
 
   await ensureEngine();
   const swept = await sweepOrphans();
@@ -129,9 +125,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       `removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`,
     );
   }
-  const backendOptions = backendOptionsOf(config, backend);
-  const specs = [...checkedNodeSpecs(backend, backendOptions), dataStoreNodeSpec()];
-  await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(specs, config.backendModule) });
+  await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
 
   // No : or , in folder names: artifact uploaders refuse them.
   const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
@@ -188,7 +182,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     pool = new WorkerPool(runId, config.concurrency, record);
     log(`starting ${backend.name} cluster (run ${runId})...`);
     try {
-      cluster = await startCluster(runId, specs, hooks.signal);
+      cluster = await startCluster(runId, resolved.nodeSpecs, hooks.signal);
     } catch (err) {
       // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
       if (hooks.signal?.aborted)
@@ -196,21 +190,20 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       throw err;
     }
     clusterS = (Date.now() - t0) / 1000;
-    const runFaults = new RunFaults(config, backend, cluster, runId);
+    const runFaults = new RunFaults(resolved, cluster, runId);
     faults = runFaults;
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
 
-    const options: WorkloadOptions = {
+    // What every client is given: the run's parameters (not its schedule) and what resolving found.
+    const { schedule: _faults, ...parameters } = config;
+    const clientRun: ClientRun = {
+      config: parameters,
+      backendOptions: resolved.backendOptions,
+      backendName: backend.name,
       lock: LOCK_NAME,
       storeKey: STORE_KEY,
-      ttlMs: config.ttlMs,
-      holdMs: config.holdMs,
-      acquireTimeoutMs: config.acquireTimeoutMs,
-      rate: config.rate,
-      concurrency: config.concurrency,
-      fencing: config.fencing,
     };
     progress =
       hooks.progress && overlaps
@@ -219,16 +212,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     pool.start(
       Array.from({ length: config.concurrency }, (_, client) => ({
         client,
-        backend: config.backendModule ?? config.backend,
         ...runFaults.addressesFor(client),
-        workload: config.workload,
-        options,
-        requestTimeoutMs: config.requestTimeoutMs,
-        backoffJitterMs: config.backoffJitterMs,
-        seed: config.seed,
-        backendOptions,
-        backendName: backend.name,
-        ...(config.clientCommand ? { clientCommand: { command: config.clientCommand, cwd: config.clientDir } } : {}),
+        run: clientRun,
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
