@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { validateCampaign } from '../campaign/spec.js';
-import { loadRun } from '../report/run-folder.js';
+import { loadRun } from '../runner/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';
 import { type BenchResult, measureBench } from './measure.js';

@@ -16,22 +16,14 @@
  * writes what was finished. The summary files are rewritten after every cell, so a
  * campaign killed outright still leaves the cells it finished.
  */
-import {
-  appendFileSync,
-  copyFileSync,
-  existsSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join } from 'node:path';
+import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { runAndReport } from '../report/reported-run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { allClusterImages } from '../runner/images.js';
 import { resolveRun } from '../runner/resolve.js';
+import { pointLatest, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
@@ -153,12 +145,8 @@ export async function campaign(
   }
   if (options.latest !== false)
     try {
-      const latest = join(
-        parent,
-        options.shard ? `latest-shard-${options.shard.index}-of-${options.shard.count}` : 'latest',
-      );
-      rmSync(latest, { force: true });
-      symlinkSync(basename(dir), latest);
+      const shard = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
+      pointLatest(parent, dir, `latest${shard}`);
     } catch {
       // another process on the same store got there first: the link is a convenience
     }
@@ -240,7 +228,7 @@ export async function campaign(
         ...outcome,
         durationS: (Date.now() - t0) / 1000,
         dir: r.dir,
-        report: join(r.dir, 'report.html'),
+        report: runFile(r.dir, 'report'),
         checkers: r.results.map((c) => ({
           checker: c.checker,
           valid: c.valid,
@@ -260,7 +248,7 @@ export async function campaign(
       };
       if (runDir) {
         result.dir = runDir;
-        result.report = join(runDir, 'report.html');
+        result.report = runFile(runDir, 'report');
       }
     }
     // A false alarm (or a regression) comes with its smallest reproducer.

@@ -3,11 +3,12 @@ import { verdictName } from '../../checkers/result.js';
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import { locatePaths, parseStoredConfig, runnableConfig, type TestConfig, testName } from '../runner/config.js';
+import { locatePaths, type TestConfig, testName } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
 import { prepareRun, type ResolvedRun } from '../runner/resolve.js';
 import type { RunResult } from '../runner/run.js';
-import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
+import { parseTestJson, RUN_FILES, readRunFile, rerunConfig } from '../runner/run-folder.js';
+import { readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
@@ -158,7 +159,7 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
   try {
-    stored = runnableConfig(parseStoredConfig(text, file));
+    stored = rerunConfig(parseTestJson(text, file));
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
     throw err;
@@ -190,7 +191,9 @@ export function runJson(r: RunResult, exitCode: number) {
     seed: r.config.seed,
     dir: r.dir,
     files: Object.fromEntries(
-      ['test.json', 'history.jsonl', 'results.json', 'report.html', 'junit.xml'].map((f) => [f, join(r.dir, f)]),
+      Object.values(RUN_FILES)
+        .filter((f) => f !== RUN_FILES.nodes)
+        .map((f) => [f, join(r.dir, f)]),
     ),
     conditions: r.conditions,
     ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),

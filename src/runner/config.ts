@@ -7,12 +7,10 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf, isModulePath } from '../backends/index.js';
-import { STORE_KEY } from '../datastore/keys.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import { stamped } from '../version.js';
 import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
 export { DEFAULTS, type TestConfig };
@@ -72,43 +70,6 @@ export function withinBounds(flag: string, value: number, { integer, zero, min, 
 
 /** The JSON type each kind of parameter is stored as. */
 const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on-off': 'boolean' } as const;
-
-/**
- * A stored test.json, read back (by --replay and by reports): JSON, an object, and every
- * field a run records, of its type. Bad content is one UserError line naming the file.
- */
-export function parseStoredConfig(text: string, file: string): StoredTestConfig {
-  const parsed = parseJson(text, file);
-  // What wrote the file (version.ts's stamp) is not part of the configuration; anything but
-  // an object goes to storedConfig as it is, to be refused as one.
-  const plain = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
-  const { lockchaos: _v, schema: _s, ...fields } = plain ? (parsed as Record<string, unknown>) : {};
-  const stored = storedConfig(plain ? fields : parsed, file) as TestConfig & { storeKey?: unknown };
-  if (stored.storeKey !== undefined && typeof stored.storeKey !== 'string') {
-    throw new UserError(
-      `'${file}' is not a test configuration: storeKey: ${JSON.stringify(stored.storeKey)} is not a string`,
-    );
-  }
-  return { ...stored, storeKey: stored.storeKey ?? STORE_KEY };
-}
-
-/** A run's test.json: its configuration, and the store key its checks read. */
-export interface StoredTestConfig extends TestConfig {
-  /** STORE_KEY when read from a run written before it was recorded. */
-  storeKey: string;
-}
-
-/** The configuration to run again (a replay, a shrink's candidates): the store key is the runner's. */
-export function runnableConfig(stored: StoredTestConfig): TestConfig {
-  const { storeKey: _recorded, ...config } = stored;
-  return config;
-}
-
-/** The text of a run's test.json (parseStoredConfig reads it back). */
-export function testJsonText(config: TestConfig): string {
-  const stored: StoredTestConfig = { ...config, storeKey: STORE_KEY };
-  return `${JSON.stringify(stamped(stored), null, 2)}\n`;
-}
 
 /** A file's text as JSON; bad JSON is one UserError line naming the file. */
 export function parseJson(text: string, file: string): unknown {

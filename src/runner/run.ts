@@ -4,8 +4,7 @@
  * folder. Every container and network is removed in `finally`, also on abort (Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
@@ -20,12 +19,11 @@ import { DefiniteFailure } from '../history/definite-failure.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
-import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
-import { stamped } from '../version.js';
 import type { ClientRun } from '../worker/protocol.js';
 import {
   badGrants,
@@ -39,11 +37,12 @@ import {
   runVerdict,
   workerLost,
 } from './conditions.js';
-import { type TestConfig, testJsonText } from './config.js';
+import type { TestConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
 import { prepareRun, type ResolvedRun } from './resolve.js';
+import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults, writeTestJson } from './run-folder.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
@@ -62,12 +61,7 @@ export interface RunResult {
   stoppedEarly?: StoppedEarly;
 }
 
-export interface StoppedEarly {
-  /** Seconds of workload when the violation was seen. */
-  atS: number;
-  /** What was seen, in words. */
-  why: string;
-}
+export type { StoppedEarly };
 
 export interface RunHooks {
   log?: (line: string) => void;
@@ -100,8 +94,6 @@ export interface RunObserver {
   stop(): void;
 }
 
-const stamp = () => new Date().toISOString().replace(/:/g, '-');
-
 /** A run of a configuration (resolved here), or of a run resolved already (prepareRun). */
 export async function run(input: TestConfig | ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
   try {
@@ -112,9 +104,7 @@ export async function run(input: TestConfig | ResolvedRun, hooks: RunHooks = {})
 }
 
 async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<RunResult> {
-  const { backend, workload } = resolved;
-  // This run's copy: the faults it applies are recorded in it.
-  const config: TestConfig = { ...resolved.config };
+  const { backend, workload, config } = resolved;
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
 
@@ -127,18 +117,11 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   }
   await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
 
-  // No : or , in folder names: artifact uploaders refuse them.
-  const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
-  makeDirs(join(dir, 'nodes'));
-  if (hooks.latest !== false) {
-    const latest = join(config.storeDir, 'latest');
-    rmSync(latest, { force: true });
-    symlinkSync(relative(config.storeDir, dir), latest);
-  }
+  const dir = createRunFolder(config.storeDir, config.name, hooks.latest !== false);
   writeTestJson(dir, config);
 
   const runId = randomBytes(4).toString('hex');
-  const writer = new HistoryWriter(join(dir, 'history.jsonl'));
+  const writer = new HistoryWriter(runFile(dir, 'history'));
   const rng = new Rng(config.seed);
   let cluster: Cluster | undefined;
   let pool: WorkerPool | undefined;
@@ -150,6 +133,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // (--stop-on-violation, unfenced) two holds overlapped.
   const timeUp = new AbortController();
   let stoppedEarly: StoppedEarly | undefined;
+  /** The faults applied, once healed. */
+  let applied: ScheduledFault[] | undefined;
   const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
@@ -243,7 +228,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await schedule;
     await runFaults.healAll();
     // The faults, as data: a replay of this run (or a shrink of it) applies these.
-    config.schedule = runFaults.schedule();
+    applied = runFaults.schedule();
     log(
       stoppedEarly
         ? `stopped early at ${stoppedEarly.atS} s (--stop-on-violation: ${stoppedEarly.why}): faults healed, clients finishing`
@@ -257,7 +242,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
     conditions.push(...programsBroken(pool.brokenPrograms));
-    conditions.push(...(await watch.lost(config.schedule)));
+    conditions.push(...(await watch.lost(applied)));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.usesStore && !writer.error) {
@@ -266,7 +251,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     }
     try {
       const logs = await cluster.collectLogs();
-      for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
+      for (const [name, text] of Object.entries(logs)) writeFileSync(nodeLogFile(dir, name), text);
     } catch (err) {
       const stored = storageError(err);
       if (stored) throw stored;
@@ -289,7 +274,10 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.
-  writeTestJson(dir, config);
+  const recorded = { storeKey: STORE_KEY, schedule: applied };
+  writeTestJson(dir, config, recorded);
+  // The configuration to run it again, as a stored run reads back (run-folder.ts rerunConfig).
+  const ran: TestConfig = applied ? { ...config, schedule: applied } : config;
   // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run
   // interrupted before has had its Ctrl-C: a second one during checking quits at once.
   const checkSignal = hooks.signal?.aborted ? new AbortController().signal : hooks.signal;
@@ -301,24 +289,15 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const unchecked = checkInterrupted(hooks.signal?.reason, dir);
     conditions.push(unchecked);
     const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-    const fields = { valid: 'unknown' as const, conditions, config, timings, results: [], ...early };
+    const fields = { valid: 'unknown' as const, conditions, config: ran, timings, results: [], ...early };
     writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
   }
   const results = checked;
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeResults(dir, { valid, conditions, config, timings, results, ...early });
-  return { dir, config, valid, results, conditions, history, timings, ...early };
-}
-
-/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
-function writeResults(dir: string, results: object): void {
-  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(stamped(results), null, 2)}\n`);
-}
-
-function writeTestJson(dir: string, config: TestConfig): void {
-  writeFileSync(join(dir, 'test.json'), testJsonText(config));
+  writeResults(dir, { valid, conditions, config: ran, timings, results, ...early });
+  return { dir, config: ran, valid, results, conditions, history, timings, ...early };
 }
 
 /**

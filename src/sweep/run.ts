@@ -9,7 +9,7 @@ import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { validateCampaign } from '../campaign/spec.js';
-import { loadRun } from '../report/run-folder.js';
+import { loadRun } from '../runner/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
 import { pointLabel, type SweepSpec, sweepCampaign, sweepPoints } from './grid.js';
