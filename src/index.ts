@@ -14,7 +14,7 @@
  */
 
 export { checkPerf, type PerfDetails } from '../checkers/perf.js';
-export { checkRun } from '../workloads/check-run.js';
+export { checkRun } from '../workloads/checks.js';
 export { WORKLOADS } from '../workloads/index.js';
 // Building blocks for a backend of your own (README, "Adding a lock backend").
 export {

@@ -3,7 +3,7 @@
  * workload gets a lock client, the data store, a recorder, and a signal that says stop;
  * it records every request through the recorder.
  */
-import type { RunChecker } from '../checkers/run-checker.js';
+import type { RunChecker } from '../checkers/checker.js';
 import type { LockClient } from '../src/backends/backend.js';
 import type { DataStore } from '../src/datastore/datastore.js';
 import type { Recorder } from '../src/history/recorder.js';

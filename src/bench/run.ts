@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { validateCampaign } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import { loadRun } from '../runner/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';

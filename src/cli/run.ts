@@ -3,7 +3,7 @@ import { verdictName } from '../../checkers/result.js';
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import { locatePaths, type TestConfig, testName } from '../runner/config.js';
+import { fencingWord, locatePaths, type TestConfig, testName } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
 import { prepareRun, type ResolvedRun } from '../runner/resolve.js';
 import type { RunResult } from '../runner/run.js';
@@ -133,7 +133,7 @@ export function configFromArgs(
   }
   const { backend, fencing } = parameters;
   const defaultName = scenario
-    ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencing ? 'fenced' : 'unfenced'}`
+    ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencingWord(fencing)}`
     : parameters.backendModule !== undefined
       ? '' // the run names it once the module is loaded: by the backend's own name
       : testName(parameters);

@@ -15,6 +15,9 @@ import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } fr
 
 export { DEFAULTS, type TestConfig };
 
+/** A run's fencing in a word, as names, cell ids and scenarios' expectations spell it. */
+export const fencingWord = (fencing: boolean): 'fenced' | 'unfenced' => (fencing ? 'fenced' : 'unfenced');
+
 /**
  * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
  * while it is not loaded), a client program after a + (redis+redis-py-lock-...), safe as a
@@ -25,10 +28,7 @@ export const testName = (
 ) => {
   const backend = backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '');
   const client = c.clientCommand !== undefined ? `+${clientProgramName(c.clientCommand)}` : '';
-  return `${backend}${client}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
-    /[^\w.+-]/g,
-    '_',
-  );
+  return `${backend}${client}-${c.workload}-${c.nemesis}-${fencingWord(c.fencing)}`.replace(/[^\w.+-]/g, '_');
 };
 
 /**

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expandCells } from '../campaign/matrix.js';
-import { OPTION_FIELDS, validateCampaign } from '../campaign/spec.js';
+import { OPTION_FIELDS } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import { configFromArgs, runCommand } from '../cli/run.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { rerunCommands } from '../report/rerun.js';

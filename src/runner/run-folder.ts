@@ -29,7 +29,7 @@ import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
-import { checkRun } from '../../workloads/check-run.js';
+import { checkRun } from '../../workloads/checks.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';

@@ -8,11 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
-import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/check-run.js';
+import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
-import { sweepOrphans } from '../cluster/sweep.js';
+import { reclaimOrphans } from '../cluster/reclaim.js';
 import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
@@ -109,7 +109,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const t0 = Date.now();
 
   await ensureEngine();
-  const swept = await sweepOrphans();
+  const swept = await reclaimOrphans();
   if (swept.containers.length + swept.networks.length + swept.workers > 0) {
     log(
       `removed what crashed runs left: ${swept.containers.length} containers, ${swept.networks.length} networks, ${swept.workers} workers`,

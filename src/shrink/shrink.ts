@@ -8,7 +8,6 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verdictName, verdictWord } from '../../checkers/result.js';
-import type { ScheduledFault } from '../nemesis/schedule.js';
 import { runAndReport } from '../report/reported-run.js';
 import type { TestConfig } from '../runner/config.js';
 import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } from '../runner/run-folder.js';
@@ -18,7 +17,8 @@ import { cliCommand } from '../util/paths.js';
 import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
-import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';
+import type { FailingRun, ShrinkResult } from './result.js';
+import { type Candidate, isSmaller, searchSmallest, type Trial, type Tried } from './search.js';
 
 export interface ShrinkOptions {
   trials?: number;
@@ -33,26 +33,7 @@ export interface ShrinkOptions {
 
 export const SHRINK_DEFAULTS = { trials: 3, minHits: 2, maxRuns: 60, timeLimitS: 3600 };
 
-/** A run folder as shrink needs it: finished, invalid, with its schedule recorded. */
-export interface FailingRun {
-  dir: string;
-  config: TestConfig & { schedule: ScheduledFault[] };
-  /** The first counted violation, in words. */
-  violation: string;
-  operations: number;
-}
-
-export interface ShrinkResult extends SearchResult {
-  original: FailingRun;
-  /** The folder written: RUN_DIR/shrink. */
-  out: string;
-  smaller: boolean;
-  minimalSchedule: string;
-  page: string;
-  /** The minimal candidate's run folder (the original's when nothing smaller failed). */
-  minimalRun: string;
-  elapsedS: number;
-}
+export type { FailingRun, ShrinkResult };
 
 /** Reads a run folder for shrinking; anything else is one UserError line naming the fix. */
 export function loadFailingRun(dir: string): FailingRun {

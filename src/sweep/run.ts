@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { validateCampaign } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import { loadRun } from '../runner/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
