@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULTS } from '../src/runner/config.js';
+import { DEFAULTS, fencingWord } from '../src/runner/config.js';
 
 export type SyntheticVerdict = true | false | 'unknown';
 
@@ -38,7 +38,7 @@ const reportHtml = (name: string, valid: SyntheticVerdict) =>
 /** One run folder, as the runner writes it (test.json, results.json, report.html, junit.xml). */
 export function writeSyntheticRun(dir: string, run: SyntheticRun): void {
   mkdirSync(join(dir, 'nodes'), { recursive: true });
-  const name = run.name ?? `${run.backend}-lock-set-${run.nemesis}-${run.fencing ? 'fenced' : 'unfenced'}`;
+  const name = run.name ?? `${run.backend}-lock-set-${run.nemesis}-${fencingWord(run.fencing)}`;
   const config = {
     ...DEFAULTS,
     name,
@@ -86,7 +86,7 @@ export function writeSyntheticCampaign(store: string, name: string, startedAt: s
   const configurations: Record<string, unknown>[] = [];
   let index = 0;
   for (const c of cells) {
-    const configuration = `${c.backend}/lock-set/${c.nemesis}/${c.fencing ? 'fenced' : 'unfenced'}`;
+    const configuration = `${c.backend}/lock-set/${c.nemesis}/${fencingWord(c.fencing)}`;
     let met = 0;
     c.actual.forEach((valid, i) => {
       const seed = i + 1;
@@ -172,7 +172,7 @@ export function writePlainRuns(store: string, count: number, pad: number): void 
     const backend = BACKENDS[i % BACKENDS.length] as string;
     const nemesis = NEMESES[Math.floor(i / BACKENDS.length) % NEMESES.length] as string;
     const fencing = i % 2 === 0 && backend !== 'redlock';
-    const name = `${backend}-lock-set-${nemesis}-${fencing ? 'fenced' : 'unfenced'}`;
+    const name = `${backend}-lock-set-${nemesis}-${fencingWord(fencing)}`;
     const at = new Date(start + i * 60_000).toISOString();
     const valid: SyntheticVerdict = i % 7 === 3 ? false : i % 11 === 5 ? 'unknown' : true;
     writeSyntheticRun(join(store, name, stampOf(at)), { backend, nemesis, fencing, seed: i, valid, pad, name });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countedVerdict, exitCodeFor } from '../checkers/result.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkRun } from '../workloads/check-run.js';
+import { checkRun } from '../workloads/checks.js';
 import { checkEvidence, evidenceViolations } from './evidence.js';
 
 const S = 'S';

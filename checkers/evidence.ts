@@ -15,10 +15,9 @@
  */
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
+import type { RunChecker } from './checker.js';
 import { decodeWrite } from './op-values.js';
-import type { CheckResult } from './result.js';
-import type { RunChecker } from './run-checker.js';
-import type { CheckerViolation } from './violations.js';
+import type { CheckerViolation, CheckResult } from './result.js';
 
 export const MIN_GRANTS = 2;
 export const MIN_ACCEPTED = 3;

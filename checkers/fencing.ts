@@ -7,11 +7,10 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import type { RunChecker } from './checker.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
-import type { CheckResult } from './result.js';
-import type { RunChecker } from './run-checker.js';
+import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
-import type { CheckerViolation } from './violations.js';
 
 interface Tokened {
   token: number;

@@ -11,11 +11,10 @@
  */
 import type { Op, Process } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import type { RunChecker } from './checker.js';
 import { decodeWrite } from './op-values.js';
-import type { CheckResult } from './result.js';
-import type { RunChecker } from './run-checker.js';
+import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
-import type { CheckerViolation } from './violations.js';
 
 /** A lock-set write's set of elements (checkers/op-values.ts). */
 const writtenSet = (value: unknown) => decodeWrite(value).set as readonly number[];

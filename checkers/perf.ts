@@ -26,9 +26,9 @@
 
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
+import type { RunChecker } from './checker.js';
 import { faultWindows } from './fault-windows.js';
 import type { CheckResult } from './result.js';
-import type { RunChecker } from './run-checker.js';
 
 /** The latency of a phase's ok operations, in ms. */
 export interface LatencySummary {

@@ -9,29 +9,9 @@ import { evidenceViolations } from './evidence.js';
 import { fencingViolations } from './fencing.js';
 import { lostUpdatesViolations } from './lost-updates.js';
 import { mutualExclusionViolations } from './mutual-exclusion.js';
-import type { CheckResult } from './result.js';
+import type { CheckerViolation, CheckResult, HeldSpan, ViolationKind } from './result.js';
 
-export type ViolationKind = 'overlap' | 'lost' | 'stale' | 'regression' | 'turned-away' | 'other';
-
-/** A span a process believed it held the lock: times in ns, end Infinity when it never ended. */
-export interface HeldSpan {
-  process: number;
-  start: number;
-  end: number;
-}
-
-export interface CheckerViolation {
-  kind: ViolationKind;
-  words: string;
-  /** Op indices (the stored history's) to highlight, with a short label each. */
-  marks: { index: number; label: string }[];
-  /** Overlapping beliefs: the two holds. */
-  holds?: [HeldSpan, HeldSpan];
-  /** Not a violation but a check at work, shown for information (fencing turning a write away). */
-  shownOnly?: boolean;
-  /** The checker the report names, when not the one that recorded it. */
-  checker?: string;
-}
+export type { CheckerViolation, HeldSpan, ViolationKind };
 
 /** By the name the checker's results carry. */
 const VIOLATIONS: Record<string, (result: CheckResult) => CheckerViolation[]> = {

@@ -17,7 +17,7 @@ export {
   checkLinearizable,
   checkLinearizable as check,
   type LinearizableResult,
-} from '../checkers/linearizable/index.js';
+} from '../checkers/linearizable/engine.js';
 export {
   checkLinearizableParallel,
   checkLinearizableParallel as checkParallel,

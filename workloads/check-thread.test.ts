@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { H } from '../test/unit/history-builder.js';
-import { CHECK_INTERRUPTED, checkRun, interruptibleCheckRun } from './check-run.js';
+import { CHECK_INTERRUPTED, checkRun, interruptibleCheckRun } from './checks.js';
 
 const run = { workload: 'lock-set', fencing: false };
 const opts = { storeKey: 'lockchaos:set' };

@@ -1,10 +1,10 @@
 /**
- * The checks of a run on a worker thread (check-run.ts), so that the runner's thread stays
+ * The checks of a run on a worker thread (checks.ts), so that the runner's thread stays
  * free to hear Ctrl-C while a long linearizability search runs: the search is synchronous,
  * and a signal handler on the searching thread would only run once it had finished.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkRun } from './check-run.js';
+import { checkRun } from './checks.js';
 
 const { history, run, opts } = workerData as {
   history: Parameters<typeof checkRun>[0];

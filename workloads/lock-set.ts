@@ -12,7 +12,7 @@
 
 import { evidenceChecker } from '../checkers/evidence.js';
 import { fencingChecker } from '../checkers/fencing.js';
-import { lockLinearizableChecker, storeLinearizableChecker } from '../checkers/linearizable/run-checks.js';
+import { lockLinearizableChecker, storeLinearizableChecker } from '../checkers/linearizable/lock-and-store.js';
 import { lostUpdatesChecker } from '../checkers/lost-updates.js';
 import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
 import { encodeWrite } from '../checkers/op-values.js';

@@ -1,6 +1,6 @@
 /** mutex: acquire, hold, release. Checked for mutual exclusion of the holders' beliefs. */
 import { evidenceChecker } from '../checkers/evidence.js';
-import { lockLinearizableChecker } from '../checkers/linearizable/run-checks.js';
+import { lockLinearizableChecker } from '../checkers/linearizable/lock-and-store.js';
 import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
 import { perfChecker } from '../checkers/perf.js';
 import { sleep } from '../src/util/clock.js';

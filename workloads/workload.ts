@@ -3,12 +3,17 @@
  * workload gets a lock client, the data store, a recorder, and a signal that says stop;
  * it records every request through the recorder.
  */
-import type { RunChecker } from '../checkers/run-checker.js';
+import type { RunChecker } from '../checkers/checker.js';
 import type { LockClient } from '../src/backends/backend.js';
 import type { DataStore } from '../src/datastore/datastore.js';
 import type { Recorder } from '../src/history/recorder.js';
 import type { Rng } from '../src/util/rng.js';
 
+/**
+ * What a workload's clients are given: the run's parameters, whole and by their own names
+ * (src/runner/parameters.ts; a workload declares here those it reads), and the lock and
+ * the register.
+ */
 export interface WorkloadOptions {
   /** The lock all clients contend for. */
   lock: string;

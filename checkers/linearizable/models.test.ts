@@ -9,7 +9,7 @@ import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
 import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable } from './index.js';
+import { checkLinearizable } from './engine.js';
 
 /** A history, written as [process, type, f, value?, key?] rows. */
 function h(...rows: [Process, OpType, string, unknown?, string?][]): Op[] {

@@ -11,7 +11,7 @@ import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
 import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable, prepare } from './index.js';
+import { checkLinearizable, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
 

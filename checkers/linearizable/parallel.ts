@@ -48,7 +48,7 @@ import {
   sampleProcess,
   searchInThread,
   shareEnd,
-} from './index.js';
+} from './engine.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
 import type { Decided } from './schedule.js';

@@ -13,7 +13,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
 import { buffers } from './buffers.js';
 import { origin, useStepClock, useWallClock } from './clock.js';
-import type { Impossible } from './index.js';
+import type { Impossible } from './engine.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { hardKeysHistory } from '../../bench/checker.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory } from '../../test/unit/linearizable-support.js';
-import { checkLinearizable, newPartCheck, prepare } from './index.js';
+import { checkLinearizable, newPartCheck, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import type { PartOutcome } from './part.js';
 import { roundOf, stepsBy } from './schedule.js';

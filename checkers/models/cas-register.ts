@@ -6,21 +6,17 @@
  * (nil as "not known"), so on a history whose reads of nil meant "not yet written" and an
  * --initial other than nil, this model finds those reads impossible where Knossos does not.
  */
+import { type Model, type OpInput, type PartOp, REJECTED, reject } from './model.js';
 import {
   describeRead,
   impossibleObservation,
-  type Model,
-  type OpInput,
   observedByRead,
-  type PartOp,
-  REJECTED,
   readRejection,
   reduceByObservation,
-  reject,
   sameValue,
   showValue,
   valueKey,
-} from './model.js';
+} from './values.js';
 
 const roles = {
   produces: (op: PartOp) =>

@@ -9,19 +9,16 @@
  * - an info write, if it takes effect, applies iff its token is not stale, and otherwise has
  *   no effect (the store would have rejected it; the client never heard).
  */
+import { type Model, type OpInput, type PartOp, reject } from './model.js';
 import {
   describeRead,
   impossibleObservation,
-  type Model,
-  type OpInput,
   observedByRead,
-  type PartOp,
   readRejection,
   reduceByObservation,
-  reject,
   showValue,
   valueKey,
-} from './model.js';
+} from './values.js';
 
 export interface FencedState {
   value: unknown;

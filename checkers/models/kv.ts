@@ -15,19 +15,16 @@
  */
 import {
   type ArrayPool,
-  impossibleObservation,
   type Model,
   type OpInput,
   type OpOutput,
   type PartOp,
   REJECTED,
   type Reduction,
-  reduceByObservation,
   reject,
   type StateSpace,
-  showValue,
-  valueKey,
 } from './model.js';
+import { impossibleObservation, reduceByObservation, showValue, valueKey } from './values.js';
 
 /** The key's value; "" also when absent. */
 export type KvState = string;

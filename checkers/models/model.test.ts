@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { impossibleObservation, impossibleReason, type PartOp, showValue, valueKey } from './model.js';
+import type { PartOp } from './model.js';
+import { impossibleObservation, impossibleReason, showValue, valueKey } from './values.js';
 
 const roles = {
   produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(op.input.value) : undefined),

@@ -3,17 +3,16 @@
  * value; nil, null or a missing value mean the register holds nil). Values are compared by
  * structure, so a register may hold a JSON array or object. Initially nil, or --initial.
  */
+import type { Model, PartOp } from './model.js';
 import {
   describeRead,
   impossibleObservation,
-  type Model,
   observedByRead,
-  type PartOp,
   readRejection,
   reduceByObservation,
   showValue,
   valueKey,
-} from './model.js';
+} from './values.js';
 
 const roles = {
   produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(written(op.input.value, op.output)) : undefined),

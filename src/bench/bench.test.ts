@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandCells } from '../campaign/matrix.js';
-import { validateCampaign } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
 import { DEFAULTS } from '../runner/config.js';
 import { BENCH_DEFAULTS, benchCampaign } from './grid.js';

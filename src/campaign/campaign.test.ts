@@ -10,7 +10,8 @@ import { judge } from './expect.js';
 import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
 import { type CampaignSummary, campaignJUnit, summaryHtml, summaryJson, terminalTable } from './report.js';
 import { campaignCells, cellSlug } from './run.js';
-import { type CampaignFile, parseCampaign, validateCampaign } from './spec.js';
+import type { CampaignFile } from './spec.js';
+import { parseCampaign, validateCampaign } from './validate.js';
 
 const errorOf = (yaml: string): string => {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandCells } from './matrix.js';
-import { parseCampaign } from './spec.js';
+import { parseCampaign } from './validate.js';
 
 describe('a campaign with a client program', () => {
   it('runs it from the campaign file folder, or from the folder the file names, relative to it', () => {

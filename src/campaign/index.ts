@@ -28,8 +28,7 @@ export {
   type Expectation,
   type MatrixEntry,
   type MatrixEntryFile,
-  parseCampaign,
   type RunOptions,
   type RunOptionsFile,
-  validateCampaign,
 } from './spec.js';
+export { parseCampaign, validateCampaign } from './validate.js';

@@ -16,8 +16,8 @@ import {
   fallbackName,
   moduleBackendsOf,
   readCampaignFile,
-  validateCampaign,
 } from './spec.js';
+import { validateCampaign } from './validate.js';
 
 /** Imports the module backends a campaign names, from `baseDir`; one that cannot load is one line naming the campaign. */
 export async function loadCampaignBackends(data: unknown, baseDir: string, source: string): Promise<void> {

@@ -5,7 +5,8 @@
  */
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf } from '../backends/index.js';
-import { locatePaths, type TestConfig, testName, validateConfig } from '../runner/config.js';
+import { fencingWord, locatePaths, type TestConfig, testName } from '../runner/config.js';
+import { resolveRun } from '../runner/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
@@ -50,7 +51,7 @@ export function cellId(
   const options = c.backendOptions ? `[${c.backendOptions}]` : '';
   const backend = `${c.backend}${options}${c.client ? `+${c.client}` : ''}`;
   const label = c.label ? `/${c.label}` : '';
-  return `${backend}/${c.workload}/${faults}/${c.fencing ? 'fenced' : 'unfenced'}${label}/seed-${c.seed}`;
+  return `${backend}/${c.workload}/${faults}/${fencingWord(c.fencing)}${label}/seed-${c.seed}`;
 }
 
 function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'config' | 'entry'>): boolean {
@@ -148,7 +149,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 };
                 let expect: Expectation | undefined = entry.expect;
                 if (expect === undefined && scenario) {
-                  const e = scenario.expected[fencing ? 'fenced' : 'unfenced'];
+                  const e = scenario.expected[fencingWord(fencing)];
                   if (e === 'valid' || e === 'invalid') expect = e;
                 }
                 entry.overrides.forEach((o, i) => {
@@ -160,7 +161,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 if (expect === undefined) {
                   throw new SchemaError(
                     child(path, 'expect'),
-                    `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencing ? 'fenced' : 'unfenced']} ${fencing ? 'fenced' : 'unfenced'})`,
+                    `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencingWord(fencing)]} ${fencingWord(fencing)})`,
                   );
                 }
                 // A module backend and a client program are found from the campaign file's folder.
@@ -192,7 +193,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;
                 try {
-                  validateConfig({ ...config });
+                  resolveRun({ ...config });
                 } catch (err) {
                   if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
                   throw err;

@@ -11,7 +11,7 @@ import { benchCommand } from '../cli/bench.js';
 import { sweepCommand } from '../cli/sweep.js';
 import { campaignSpecOf, loadCampaign } from './load.js';
 import { expandCells } from './matrix.js';
-import { parseCampaign } from './spec.js';
+import { parseCampaign } from './validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-campaign-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestConfig } from '../runner/config.js';
+import type { ResolvedRun } from '../runner/resolve.js';
 import type { RunHooks, RunResult } from '../runner/run.js';
 import { sleep } from '../util/clock.js';
 
@@ -20,7 +21,8 @@ vi.mock('../cluster/engine.js', async (importOriginal) => ({
 }));
 
 vi.mock('../runner/run.js', () => ({
-  run: vi.fn(async (config: TestConfig, hooks: RunHooks): Promise<RunResult> => {
+  run: vi.fn(async (input: TestConfig | ResolvedRun, hooks: RunHooks): Promise<RunResult> => {
+    const config = 'nodeSpecs' in input ? input.config : input;
     fake.running += 1;
     fake.maxRunning = Math.max(fake.maxRunning, fake.running);
     fake.started.push(config.name);

@@ -16,21 +16,14 @@
  * writes what was finished. The summary files are rewritten after every cell, so a
  * campaign killed outright still leaves the cells it finished.
  */
-import {
-  appendFileSync,
-  copyFileSync,
-  existsSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join } from 'node:path';
+import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { runAndReport } from '../report/reported-run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { allClusterImages } from '../runner/images.js';
+import { resolveRun } from '../runner/resolve.js';
+import { pointLatest, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
@@ -123,13 +116,15 @@ export async function campaign(
   const every = expandCells(spec);
   const totalCells = every.length;
   const cells = campaignCells(spec, options);
+  // Each cell resolved once, with the campaign's options; each run is handed its own.
+  const runs = cells.map((cell) => ({ cell, resolved: resolveRun(cell.config) }));
   const log = hooks.log ?? (() => {});
 
   if (cells.length > 0) {
     await ensureEngine();
     // Every image any cell needs, before the first cell: a missing one is built (or the
     // campaign stops in one line), not an error in each of its cells.
-    const needed = allClusterImages(cells.map((c) => c.config));
+    const needed = allClusterImages(runs.map((r) => r.resolved));
     log(`images for ${cellsText(cells.length)}: ${needed.images.join(', ')}`);
     await ensureImage({ build: options.buildImage ?? true, log, ...needed });
   }
@@ -150,12 +145,8 @@ export async function campaign(
   }
   if (options.latest !== false)
     try {
-      const latest = join(
-        parent,
-        options.shard ? `latest-shard-${options.shard.index}-of-${options.shard.count}` : 'latest',
-      );
-      rmSync(latest, { force: true });
-      symlinkSync(basename(dir), latest);
+      const shard = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
+      pointLatest(parent, dir, `latest${shard}`);
     } catch {
       // another process on the same store got there first: the link is a convenience
     }
@@ -203,7 +194,7 @@ export async function campaign(
 
   let next = 0;
   let finished = 0;
-  const runCell = async (cell: Cell): Promise<CellResult> => {
+  const runCell = async ({ cell, resolved }: (typeof runs)[number]): Promise<CellResult> => {
     const slug = cellSlug(cell);
     const logFile = join(logsDir, `${slug}.log`);
     const runLog = (line: string) => {
@@ -212,17 +203,21 @@ export async function campaign(
     };
     const t0 = Date.now();
     log(`[${cell.index + 1}] ${cell.id}: starting (expect ${cell.expect})`);
-    const config = { ...cell.config, name: slug, storeDir: runsDir };
+    // Its folder in the campaign's: a name and a store change nothing that was resolved.
+    const config = { ...resolved.config, name: slug, storeDir: runsDir };
     let result: CellResult;
     try {
       // Each run's lines go to its log file; live progress would interleave across runs.
-      const r = await runAndReport(config, {
-        log: runLog,
-        progress: false,
-        signal: hooks.signal,
-        buildImage: false,
-        latest: options.latest,
-      });
+      const r = await runAndReport(
+        { ...resolved, config },
+        {
+          log: runLog,
+          progress: false,
+          signal: hooks.signal,
+          buildImage: false,
+          latest: options.latest,
+        },
+      );
       const outcome = judge(
         cell.expect,
         { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted, conditions: r.conditions },
@@ -233,7 +228,7 @@ export async function campaign(
         ...outcome,
         durationS: (Date.now() - t0) / 1000,
         dir: r.dir,
-        report: join(r.dir, 'report.html'),
+        report: runFile(r.dir, 'report'),
         checkers: r.results.map((c) => ({
           checker: c.checker,
           valid: c.valid,
@@ -253,7 +248,7 @@ export async function campaign(
       };
       if (runDir) {
         result.dir = runDir;
-        result.report = join(runDir, 'report.html');
+        result.report = runFile(runDir, 'report');
       }
     }
     // A false alarm (or a regression) comes with its smallest reproducer.
@@ -275,10 +270,10 @@ export async function campaign(
 
   const worker = async () => {
     while (!hooks.signal?.aborted) {
-      const cell = cells[next++];
-      if (!cell) return;
-      const result = await runCell(cell);
-      done.set(cell.index, result);
+      const one = runs[next++];
+      if (!one) return;
+      const result = await runCell(one);
+      done.set(one.cell.index, result);
       write(false);
       hooks.onCell?.(result);
     }

@@ -34,7 +34,6 @@ import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
-import { expandCells } from './matrix.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
 /**
@@ -276,45 +275,28 @@ const campaignCheck = record(
 );
 
 /**
- * Validates a campaign given as data (parsed YAML, or an object from library code) and
- * expands it once, so that every cell is known to be runnable. Throws a UserError of one
- * line, "SOURCE: PATH: problem".
+ * A campaign given as data (parsed YAML, or an object from library code), its shape
+ * checked: a SchemaError names the first problem. Its cells are validate.ts's to expand.
  */
-export function validateCampaign(
-  raw: unknown,
-  source = 'campaign',
-  fallbackName?: string,
-  baseDir?: string,
-): CampaignSpec {
-  try {
-    const c = campaignCheck(raw, '');
-    const spec: CampaignSpec = {
-      name: c.name ?? fallbackName ?? 'campaign',
-      source,
-      ...(baseDir !== undefined ? { baseDir } : {}),
-      defaults: c.defaults ?? {},
-      matrix: c.matrix ?? [],
-    };
-    if (c.description !== undefined) spec.description = c.description;
-    if (c.shrink !== undefined) spec.shrink = c.shrink;
-    if (c.seeds !== undefined) spec.seeds = c.seeds;
-    if (!NAME.test(spec.name)) {
-      throw new SchemaError(
-        'name',
-        `expected a name of letters, digits, . _ - (the file's name '${spec.name}' is not one: give name)`,
-      );
-    }
-    expandCells(spec);
-    return spec;
-  } catch (err) {
-    if (err instanceof SchemaError) throw new UserError(`${source}: ${err.message}`);
-    throw err;
+export function campaignShape(raw: unknown, source: string, fallbackName?: string, baseDir?: string): CampaignSpec {
+  const c = campaignCheck(raw, '');
+  const spec: CampaignSpec = {
+    name: c.name ?? fallbackName ?? 'campaign',
+    source,
+    ...(baseDir !== undefined ? { baseDir } : {}),
+    defaults: c.defaults ?? {},
+    matrix: c.matrix ?? [],
+  };
+  if (c.description !== undefined) spec.description = c.description;
+  if (c.shrink !== undefined) spec.shrink = c.shrink;
+  if (c.seeds !== undefined) spec.seeds = c.seeds;
+  if (!NAME.test(spec.name)) {
+    throw new SchemaError(
+      'name',
+      `expected a name of letters, digits, . _ - (the file's name '${spec.name}' is not one: give name)`,
+    );
   }
-}
-
-/** Parses and validates campaign YAML; `source` names it in messages. */
-export function parseCampaign(text: string, source = 'campaign.yaml', baseDir?: string): CampaignSpec {
-  return validateCampaign(campaignData(text, source), source, fallbackName(source), baseDir);
+  return spec;
 }
 
 /** A campaign's name when it gives none: its file's, when that is a name. */

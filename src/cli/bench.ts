@@ -2,7 +2,7 @@
 import { BACKENDS } from '../backends/index.js';
 import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../bench/grid.js';
 import { loadModuleBackends } from '../campaign/load.js';
-import { validateCampaign } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../runner/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';

@@ -1,7 +1,7 @@
 /** `lockchaos cleanup`: remove what lockchaos runs left behind (by label). */
 import { parseArgs } from 'node:util';
 import { ensureEngine } from '../cluster/engine.js';
-import { sweepOrphans } from '../cluster/sweep.js';
+import { reclaimOrphans } from '../cluster/reclaim.js';
 import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos cleanup [--all]
@@ -28,7 +28,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
     return 0;
   }
   await ensureEngine();
-  const removed = await sweepOrphans(values.all ? 'all' : 'orphaned');
+  const removed = await reclaimOrphans(values.all ? 'all' : 'orphaned');
   console.log(
     `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers`,
   );

@@ -116,10 +116,10 @@ describe('--json on the commands that run campaigns', () => {
 
 describe('the version in the JSON files', () => {
   it('test.json carries it first, and reading it back leaves it out of the configuration', async () => {
-    const { parseStoredConfig, testJsonText } = await import('../runner/config.js');
+    const { parseTestJson, testJsonText } = await import('../runner/run-folder.js');
     const text = testJsonText({ ...DEFAULTS, name: 't', seed: 3 });
     expect(Object.keys(JSON.parse(text)).slice(0, 2)).toEqual(['lockchaos', 'schema']);
-    const back = parseStoredConfig(text, 'test.json') as unknown as Record<string, unknown>;
+    const back = parseTestJson(text, 'test.json').config as unknown as Record<string, unknown>;
     expect(back.lockchaos).toBeUndefined();
     expect(back.schema).toBeUndefined();
     expect(back.seed).toBe(3);

@@ -2,18 +2,12 @@ import { join } from 'node:path';
 import { verdictName } from '../../checkers/result.js';
 import { type ReportedRun, runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
-import { loadBackendModule } from '../runner/backend-module.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
-import {
-  locatePaths,
-  parseStoredConfig,
-  runnableConfig,
-  type TestConfig,
-  testName,
-  validateConfig,
-} from '../runner/config.js';
+import { fencingWord, locatePaths, type TestConfig, testName } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
-import { readRunFile, readScheduleFile } from '../runner/schedule-file.js';
+import { prepareRun, type ResolvedRun } from '../runner/resolve.js';
+import { parseTestJson, RUN_FILES, readRunFile, rerunConfig } from '../runner/run-folder.js';
+import { readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
@@ -138,7 +132,7 @@ export function configFromArgs(
   }
   const { backend, fencing } = parameters;
   const defaultName = scenario
-    ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencing ? 'fenced' : 'unfenced'}`
+    ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencingWord(fencing)}`
     : parameters.backendModule !== undefined
       ? '' // the run names it once the module is loaded: by the backend's own name
       : testName(parameters);
@@ -156,7 +150,7 @@ const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest', 'json'];
  */
 export async function loadReplayConfig(path: string, store?: string): Promise<TestConfig> {
   const { file, config } = readReplayConfig(path, store);
-  return validReplayConfig(config, file);
+  return (await preparedReplay(config, file)).config;
 }
 
 /** A stored run's configuration, read and its module backend located, not yet validated. */
@@ -164,7 +158,7 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
   try {
-    stored = runnableConfig(parseStoredConfig(text, file));
+    stored = rerunConfig(parseTestJson(text, file));
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
     throw err;
@@ -174,11 +168,10 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   return { file, config: locatePaths({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
 }
 
-/** The replayed configuration validated (its module backend loaded first); a problem names the file. */
-async function validReplayConfig(config: TestConfig, file: string): Promise<TestConfig> {
+/** The replayed configuration prepared to run (its module backend loaded); a problem names the file. */
+async function preparedReplay(config: TestConfig, file: string): Promise<ResolvedRun> {
   try {
-    if (config.backendModule !== undefined) await loadBackendModule(config.backendModule);
-    return validateConfig(config);
+    return await prepareRun(config);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`--replay: '${file}': ${err.message}`);
     throw err;
@@ -199,7 +192,9 @@ export function runJson(r: ReportedRun, exitCode: number) {
     seed: r.config.seed,
     dir: r.dir,
     files: Object.fromEntries(
-      ['test.json', 'history.jsonl', 'results.json', 'report.html', 'junit.xml'].map((f) => [f, join(r.dir, f)]),
+      Object.values(RUN_FILES)
+        .filter((f) => f !== RUN_FILES.nodes)
+        .map((f) => [f, join(r.dir, f)]),
     ),
     conditions: r.conditions,
     ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),
@@ -215,11 +210,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(help());
     return 0;
   }
-  if (parsed.replay !== undefined) parsed.config = await validReplayConfig(parsed.config, parsed.replay);
+  const input = parsed.replay === undefined ? parsed.config : await preparedReplay(parsed.config, parsed.replay);
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
   const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {
-    const result = await runAndReport(parsed.config, {
+    const result = await runAndReport(input, {
       log: (line) => console.error(line),
       signal: interrupt.signal,
       buildImage: parsed.build,

@@ -1,7 +1,7 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { loadModuleBackends } from '../campaign/load.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS, fencingWord } from '../runner/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';
@@ -96,7 +96,7 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
     // A module backend by its own name (once loaded: sweepCommand loads it first).
     name:
       s('name') ??
-      `sweep-${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fenced ? 'fenced' : 'unfenced'}`,
+      `sweep-${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fencingWord(fenced)}`,
   };
 }
 
@@ -111,7 +111,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const options = campaignOptionsOf(values);
   const points = sweepPoints(spec);
   if (values['dry-run']) {
-    const { validateCampaign } = await import('../campaign/spec.js');
+    const { validateCampaign } = await import('../campaign/validate.js');
     const { sweepCampaign } = await import('../sweep/grid.js');
     validateCampaign(sweepCampaign(spec), 'sweep');
     if (values.json) {

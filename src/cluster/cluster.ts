@@ -160,7 +160,7 @@ class ContainerNode implements NodeHandle {
  * Starts the nodes in parallel on a fresh labelled network and waits until each is ready.
  * The caller removes everything (also after a failed start) with removeResources({ runId }).
  */
-export async function startCluster(runId: string, specs: NodeSpec[], signal?: AbortSignal): Promise<Cluster> {
+export async function startCluster(runId: string, specs: readonly NodeSpec[], signal?: AbortSignal): Promise<Cluster> {
   const networkName = `lockchaos-${runId}`;
   await docker().createNetwork({
     Name: networkName,

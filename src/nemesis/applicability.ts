@@ -17,18 +17,15 @@ export type Capability = keyof typeof WORDS;
 /** Why a spec cannot run: a capability the backend does not declare, or another reason (in words after the spec). */
 export type Unfit = { capability: string } | { reason: string };
 
+/** A capability the backend does not declare, in words. */
+export const missing = (capability: Capability): Unfit => ({ capability: WORDS[capability] });
+
 /** The capability, in words, when the backend does not declare it. */
 export function lacks(backend: Backend, capability: Capability): Unfit | undefined {
   const has = capability === 'leader' ? backend.leader !== undefined : Boolean(backend.capabilities?.[capability]);
-  return has ? undefined : { capability: WORDS[capability] };
+  return has ? undefined : missing(capability);
 }
 
 /** The targets that need to know the leader: `leader` (of a node fault) and `isolate-leader`. */
 export const leaderUnfit = (target: string, backend: Backend) =>
   target === 'leader' || target === 'isolate-leader' ? lacks(backend, 'leader') : undefined;
-
-/** A declared capability, there because checkSpecForBackend made sure of it before the run. */
-export function declared<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`unreachable: the backend declares no ${what} (checked before the run)`);
-  return value;
-}

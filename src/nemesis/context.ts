@@ -1,9 +1,9 @@
 /**
  * What a run hands its nemesis: one context for every fault kind. Timing (interval, TTL)
- * enters once, apart from the nodes; the clients, the per-client proxies and the
- * backend's declared capabilities sit beside them. Node faults see the node part only.
+ * enters once, apart from the nodes; the clients and the per-client proxies sit beside
+ * them (what the backend declares, a kind took when it was fit: kind.ts). Node faults see
+ * the node part only.
  */
-import type { BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import type { FaultTiming } from './nemesis.js';
 import type { ProxyRoute } from './proxy.js';
@@ -80,6 +80,4 @@ export interface NemesisContext extends NodeFaultContext {
   clients: ClientFaultTarget;
   /** The per-client proxies; empty unless a kind of the run uses them (FaultKindModule.usesProxies). */
   routes: ProxyRoute[];
-  /** What the backend declared (checkSpecForBackend refused what it lacks). */
-  capabilities: BackendCapabilities;
 }

@@ -3,11 +3,11 @@
  * run's context (the backend's declared capabilities, the clients, the proxies, the timing).
  */
 import { describe, expect, it } from 'vitest';
-import type { BackendCapabilities } from '../backends/backend.js';
+import type { Backend, BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { Rng } from '../util/rng.js';
 import { type ClientFaultTarget, type NemesisContext, nodeFaultContext } from './context.js';
-import { buildNemeses, needsProxies, parseNemesisSpec } from './index.js';
+import { buildNemeses, needsProxies, resolveFaults } from './index.js';
 import { ClientClockStep } from './kinds/client-clock.js';
 import { ClientPause } from './kinds/client-pause.js';
 import { ClockJump, ClockStrobe } from './kinds/clock.js';
@@ -51,26 +51,30 @@ function context(capabilities?: BackendCapabilities) {
     ['n1', 'n2', 'n3', 'store'].map((node) => ({ client, node, proxy: proxy() as unknown as TcpProxy })),
   );
   const ctx: NemesisContext = {
-    ...nodeFaultContext('t', nodes, { intervalS: 2, ttlMs: 1000 }),
+    ...nodeFaultContext('t', nodes, { nemesisIntervalS: 2, ttlMs: 1000 }),
     clients,
     routes,
+  };
+  const backend = {
+    name: 'test',
+    leader: async () => 'n1',
     capabilities: capabilities ?? {
       clock: {
         how: 'test',
-        shift: async (node, ms) => {
+        shift: async (node: NodeHandle, ms: number) => {
           shifted.push({ node: node.name, ms });
           return [0, 1];
         },
-        nodes: (name) => name !== 'n3',
+        nodes: (name: string) => name !== 'n3',
       },
       inAcquirePausePoint: POINT,
-      quorum: (n) => Math.floor(n / 2) + 1,
+      quorum: (n: number) => Math.floor(n / 2) + 1,
     },
-  };
-  return { ctx, shifted, armed };
+  } as unknown as Backend;
+  return { ctx, backend, shifted, armed };
 }
 
-const build = (spec: string, ctx = context().ctx) => buildNemeses(parseNemesisSpec(spec), ctx);
+const build = (spec: string, c = context()) => buildNemeses(resolveFaults(spec, c.backend, 3), c.ctx);
 
 describe('the nemesis wiring', () => {
   it.each([
@@ -108,7 +112,7 @@ describe('the nemesis wiring', () => {
   });
 
   it('asks for per-client proxies only for the kinds that cut or delay clients', () => {
-    const proxies = (spec: string) => needsProxies(parseNemesisSpec(spec));
+    const proxies = (spec: string) => needsProxies(resolveFaults(spec, context().backend, 3));
     expect(proxies('latency')).toBe(true);
     expect(proxies('pause-node,partition:clients')).toBe(true);
     expect(proxies('partition:clients-majorities')).toBe(true);
@@ -116,17 +120,19 @@ describe('the nemesis wiring', () => {
   });
 
   it('in-acquire stops a client at the point the backend declares', async () => {
-    const { ctx, armed } = context();
-    const [pause] = build('client-pause:in-acquire', ctx);
-    const [step] = build('client-clock', ctx);
+    const c = context();
+    const { armed } = c;
+    const [pause] = build('client-pause:in-acquire', c);
+    const [step] = build('client-clock', c);
     await pause?.start(new Rng(1));
     await step?.start(new Rng(2));
     expect(armed.map((a) => a.where)).toEqual([POINT, POINT]);
   });
 
   it('moves clocks only on the nodes the backend declares for clock faults, by about the TTL', async () => {
-    const { ctx, shifted } = context();
-    const started = (await build('clock:all', ctx)[0]?.start(new Rng(3))) as FaultStart;
+    const c = context();
+    const { shifted } = c;
+    const started = (await build('clock:all', c)[0]?.start(new Rng(3))) as FaultStart;
     expect(shifted.map((s) => s.node)).toEqual(['n1', 'n2']);
     const { jumpMs } = started.value as { jumpMs: number };
     expect(jumpMs).toBeGreaterThanOrEqual(500);
@@ -136,8 +142,9 @@ describe('the nemesis wiring', () => {
   });
 
   it('latency delays through the proxies by about the TTL, and heals', async () => {
-    const { ctx } = context();
-    const latency = build('latency', ctx)[0] as DelayTraffic;
+    const c = context();
+    const { ctx } = c;
+    const latency = build('latency', c)[0] as DelayTraffic;
     const started = (await latency.start(new Rng(4))) as FaultStart;
     const { delayMs } = started.value as { delayMs: number };
     expect(delayMs).toBeGreaterThanOrEqual(500);
@@ -149,8 +156,9 @@ describe('the nemesis wiring', () => {
   });
 
   it('clients-majorities cuts every client from the majority it does not reach, and names the bridge', async () => {
-    const { ctx } = context();
-    const split = build('partition:clients-majorities', ctx)[0] as ClientPartition;
+    const c = context();
+    const { ctx } = c;
+    const split = build('partition:clients-majorities', c)[0] as ClientPartition;
     const started = (await split.start(new Rng(5))) as FaultStart;
     const { bridge, groups } = started.value as { bridge: string; groups: { clients: number[]; nodes: string[] }[] };
     expect(ctx.split).toEqual({ bridge });

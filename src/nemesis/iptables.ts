@@ -41,7 +41,7 @@ export abstract class IptablesFault implements Nemesis {
   }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const value = await this.addRules(rng, durationMs);
     return value && { value, durationMs };
   }

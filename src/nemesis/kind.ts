@@ -28,6 +28,9 @@ export interface FaultWords {
   how?: string[];
 }
 
+/** A fault's nemesis, wired to the run. */
+export type BuildNemesis = (ctx: NemesisContext) => Nemesis;
+
 export interface FaultKindModule<Name extends string = string> {
   /** The name in --nemesis and in the history (start-<name>, stop-<name>). */
   readonly name: Name;
@@ -39,12 +42,13 @@ export interface FaultKindModule<Name extends string = string> {
   readonly what: string;
   /** A spec the grammar allows but the kind does not (clock:bridge:backward): why, in words. */
   refuse?(spec: FaultSpec): string | undefined;
-  /** Why the spec cannot run on this backend with this many lock nodes; undefined: it can. */
-  unfit?(spec: FaultSpec, backend: Backend, lockNodes: number): Unfit | undefined;
+  /**
+   * The spec on this backend with this many lock nodes: why it cannot run, or how its
+   * nemesis is built from the run's context (with what the backend declares in hand).
+   */
+  fit(spec: FaultSpec, backend: Backend, lockNodes: number): Unfit | BuildNemesis;
   /** Whether clients must reach the servers through per-client proxies for it. */
   usesProxies?(spec: FaultSpec): boolean;
-  /** The nemesis for the spec, wired to the run (after unfit found nothing). */
-  build(spec: FaultSpec, ctx: NemesisContext): Nemesis;
   /** A fault it started, in words, from the start's recorded value. */
   words(value: Record<string, unknown>): FaultWords;
 }
@@ -52,11 +56,12 @@ export interface FaultKindModule<Name extends string = string> {
 /** Keeps a kind's name a literal type, so that the registry's names are a union. */
 export const faultKind = <const Name extends string>(kind: FaultKindModule<Name>) => kind;
 
-/** The targets and applicability of a kind that hits whole nodes (pause-node, kill-node, loss). */
-export const onNodes = {
+/** The targets and fit of a kind that hits whole nodes (pause-node, kill-node, loss), given how its nemesis is built. */
+export const onNodes = (build: (s: FaultSpec, ctx: NemesisContext) => Nemesis) => ({
   targets: NODE_TARGETS,
-  unfit: (s: FaultSpec, backend: Backend) => leaderUnfit(s.target, backend),
-};
+  fit: (s: FaultSpec, backend: Backend): Unfit | BuildNemesis =>
+    leaderUnfit(s.target, backend) ?? ((ctx) => build(s, ctx)),
+});
 
 /**
  * The modes of a fault that takes whole nodes out: at any moment of its schedule, or only

@@ -39,11 +39,12 @@ export const planned = (plan: FaultPlan | undefined, drawnMs: number) => plan?.d
 
 /**
  * When and how long: the run's timing, the same for every fault kind, given once. A fault
- * lasts around the interval; time-based faults draw sizes around the TTL.
+ * lasts around the interval; time-based faults draw sizes around the TTL. The fields are
+ * the run's parameters by their own names: a run hands its configuration as it is.
  */
 export interface FaultTiming {
   /** Mean seconds between the end of one fault and the start of the next. */
-  intervalS: number;
+  nemesisIntervalS: number;
   ttlMs: number;
   /** client-pause: pause exactly this many TTLs instead of a draw (a sweep's fixed ratio). */
   pauseTtl?: number;

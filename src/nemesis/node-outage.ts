@@ -32,7 +32,7 @@ export abstract class NodeOutage implements Nemesis {
   }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     // Stopped before the nodes go down, so that it is still holding when they come back.

@@ -26,7 +26,17 @@ export const FAULT_KINDS = Object.fromEntries(
 export const faultKindModule = (name: string): FaultKindModule | undefined =>
   FAULT_KIND_MODULES.find((k) => k.name === name);
 
-export function parseNemesisSpec(spec: string): FaultSpec[] {
+/** A fault kind of a spec, parsed, with its kind's module. */
+export interface ParsedFault {
+  spec: FaultSpec;
+  module: FaultKindModule;
+}
+
+/** The spec's fault kinds, as FaultSpecs. */
+export const parseNemesisSpec = (spec: string): FaultSpec[] => parseFaults(spec).map((f) => f.spec);
+
+/** The spec's fault kinds, each with its module; a bad spec is one UserError line. */
+export function parseFaults(spec: string): ParsedFault[] {
   const text = spec.trim();
   if (text === '' || text === 'none') return [];
   const seen = new Set<string>();
@@ -55,6 +65,6 @@ export function parseNemesisSpec(spec: string): FaultSpec[] {
     if (modes.length > 0) parsed.mode = (mode ?? modes[0]) as FaultSpec['mode'];
     const refused = module.refuse?.(parsed);
     if (refused) throw new UserError(`--nemesis '${spec}': ${refused}`);
-    return parsed;
+    return { spec: parsed, module };
   });
 }

@@ -15,6 +15,7 @@ import { evidenceWarnings } from '../../checkers/evidence.js';
 import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
+import { type LoadedRun, loadRun, RUN_FILES } from '../runner/run-folder.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
@@ -24,7 +25,6 @@ import { headline } from './headline.js';
 import { type PrepareOptions, prepareReport, type ReportData, type Violation } from './model.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
-import { type LoadedRun, loadRun } from './run-folder.js';
 import { writeRunJUnit } from './run-junit.js';
 import { stoppedEarlyLine } from './summary.js';
 
@@ -225,12 +225,12 @@ function configTable(run: LoadedRun): string {
 }
 
 function filesHtml(dir: string): string {
-  const names = ['test.json', 'history.jsonl', 'results.json', 'junit.xml'];
-  const links = names
-    .filter((n) => n === 'junit.xml' || existsSync(join(dir, n)))
+  const { test, history, results, junit } = RUN_FILES;
+  const links = [test, history, results, junit]
+    .filter((n) => n === junit || existsSync(join(dir, n)))
     .map((n) => `<a href="${escapeHtml(n)}">${n}</a>`);
   try {
-    for (const log of readdirSync(join(dir, 'nodes'))
+    for (const log of readdirSync(join(dir, RUN_FILES.nodes))
       .filter((n) => n.endsWith('.log'))
       .sort()) {
       links.push(`<a href="nodes/${encodeURIComponent(log)}">nodes/${escapeHtml(log)}</a>`);

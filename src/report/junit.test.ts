@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
 import type { TestConfig } from '../runner/config.js';
+import type { LoadedRun } from '../runner/run-folder.js';
 import { escapeXmlText, junitXml } from './junit.js';
-import type { LoadedRun } from './run-folder.js';
 import { runSuite } from './run-junit.js';
 
 const xmllint = spawnSync('xmllint', ['--version']).status === 0;
@@ -76,6 +76,7 @@ function run(results: CheckResult[], extra: Partial<LoadedRun> = {}): LoadedRun 
   return {
     dir: '/tmp/store/x/2026-11-29T08-53-02.652Z',
     config,
+    recorded: { storeKey: 'lockchaos:set' },
     history: [],
     results,
     valid: false,

@@ -4,6 +4,7 @@
  */
 
 import type { TestConfig } from '../runner/config.js';
+import type { ResolvedRun } from '../runner/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
 import { buildRunReport } from './html.js';
 import { RunProgress } from './progress.js';
@@ -16,10 +17,13 @@ export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
 /** A run and its report: the verdict in one sentence when report.html was written. */
 export type ReportedRun = RunResult & { headline?: string };
 
-export async function runAndReport(config: TestConfig, hooks: ReportedRunHooks = {}): Promise<ReportedRun> {
+export async function runAndReport(
+  input: TestConfig | ResolvedRun,
+  hooks: ReportedRunHooks = {},
+): Promise<ReportedRun> {
   const log = hooks.log ?? (() => {});
   const showProgress = Boolean(hooks.log) && hooks.progress !== false;
-  const result = await run(config, {
+  const result = await run(input, {
     ...hooks,
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });

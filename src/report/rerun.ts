@@ -1,7 +1,8 @@
 /** The commands that run a stored test again: by its test.json, and as flags. */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
 import { flagWords, PARAMETERS } from '../runner/parameters.js';
+import { runFile } from '../runner/run-folder.js';
 import { cliCommand } from '../util/paths.js';
 
 /** A word for a POSIX shell: bare when safe, else single-quoted. */
@@ -23,12 +24,12 @@ const NOT_FLAGS = new Set<string>(['scenario', 'schedule', 'name', 'storeDir']);
 export function rerunCommands(dir: string, config: TestConfig): { replay: string; flags: string; unmapped: string[] } {
   const words = ['run', ...flagWords(config, NOT_FLAGS)];
   const { schedule, name, storeDir } = PARAMETERS;
-  if (config.schedule) words.push(`--${schedule.flag}`, join(resolve(dir), 'test.json'));
+  if (config.schedule) words.push(`--${schedule.flag}`, runFile(resolve(dir), 'test'));
   if (config.name && config.name !== testName(config)) words.push(`--${name.flag}`, config.name);
   if (config.storeDir && config.storeDir !== DEFAULTS.storeDir) words.push(`--${storeDir.flag}`, config.storeDir);
   const unmapped = Object.keys(config).filter((k) => !Object.hasOwn(PARAMETERS, k));
   return {
-    replay: `${cliCommand} run --replay ${shellWord(join(resolve(dir), 'test.json'))}`,
+    replay: `${cliCommand} run --replay ${shellWord(runFile(resolve(dir), 'test'))}`,
     flags: `${cliCommand} ${words.map(shellWord).join(' ')}`,
     unmapped,
   };

@@ -10,9 +10,9 @@ import { basename, join, resolve } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
 import { firstViolationWords } from '../../checkers/violations.js';
 import { conditionsText } from '../runner/conditions.js';
+import type { LoadedRun } from '../runner/run-folder.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
-import type { LoadedRun } from './run-folder.js';
 
 export function runSuite(run: LoadedRun, reportPath: string): JUnitSuite {
   const { config } = run;

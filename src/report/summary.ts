@@ -3,6 +3,7 @@ import { availabilityShortfall } from '../../checkers/availability.js';
 import { evidenceWarnings } from '../../checkers/evidence.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
+import { fencingWord } from '../runner/config.js';
 import { scenarioByName } from '../scenarios/index.js';
 import { paint } from '../util/terminal.js';
 
@@ -16,7 +17,7 @@ function expectationLine(
   if (!scenario) return [];
   const expected = config.fencing ? scenario.expected.fenced : scenario.expected.unfenced;
   const actual = verdictName(valid);
-  const mode = config.fencing ? 'fenced' : 'unfenced';
+  const mode = fencingWord(config.fencing);
   const short = scenario.availability === undefined ? undefined : availabilityShortfall(results, scenario.availability);
   const as = expected !== actual ? 'NOT as expected' : short ? `NOT as expected: ${short}` : 'as expected';
   return [`scenario ${scenario.name} (${mode}) expects ${expected}: ${as}`];

@@ -8,7 +8,8 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromArgs, loadReplayConfig } from '../cli/run.js';
 import { loadBackendModule } from './backend-module.js';
-import { DEFAULTS, locatePaths, parseStoredConfig, testJsonText, testName } from './config.js';
+import { DEFAULTS, locatePaths, testName } from './config.js';
+import { parseTestJson, testJsonText } from './run-folder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-module-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ describe('a module backend as given and as resolved', () => {
     const run = join(dir, 'run');
     mkdirSync(run, { recursive: true });
     writeFileSync(join(run, 'test.json'), testJsonText(config));
-    expect(parseStoredConfig(testJsonText(config), 'test.json')).toMatchObject({
+    expect(parseTestJson(testJsonText(config), 'test.json').config).toMatchObject({
       backend: './backend.mjs',
       backendModule: path,
     });
@@ -80,7 +81,7 @@ describe('a module backend as given and as resolved', () => {
   });
 
   it('--backend-module with a built-in backend is refused in one line', async () => {
-    const { validateConfig } = await import('./config.js');
+    const { validateConfig } = await import('./resolve.js');
     expect(() => validateConfig({ ...DEFAULTS, name: 'x', seed: 1, backend: 'redis', backendModule: path })).toThrow(
       /^--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out$/,
     );

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../util/errors.js';
 import { loadBackendModule } from './backend-module.js';
-import { DEFAULTS, validateConfig } from './config.js';
+import { DEFAULTS } from './config.js';
+import { validateConfig } from './resolve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-module-'));
 const module = (name: string, nodeSpecs: string, prelude = '') => {

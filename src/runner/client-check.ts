@@ -8,15 +8,15 @@
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
  */
 import { randomBytes } from 'node:crypto';
-import { type Grant, loadBackend } from '../backends/index.js';
+import type { Grant } from '../backends/index.js';
 import { ProcessLockClient } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
-import { errorMessage, UserError } from '../util/errors.js';
-import { checkedNodeSpecs } from './backend-module.js';
-import { locatePaths } from './config.js';
+import { errorMessage } from '../util/errors.js';
+import { DEFAULTS } from './config.js';
 import { imagesOf } from './images.js';
+import { prepareRun } from './resolve.js';
 
 export interface ClientCheckResult {
   /** What each step answered, in words. */
@@ -37,22 +37,23 @@ export async function checkClientProgram(opts: {
   initTimeoutMs?: number;
   log?: (line: string) => void;
 }): Promise<ClientCheckResult> {
-  const backend = await loadBackend(opts.backend);
-  if (!backend) throw new UserError(`unknown backend '${opts.backend}'`);
-  const specs = checkedNodeSpecs(backend, { ttlMs: 2000 });
-  await ensureEngine();
-  await ensureImage({
-    build: true,
-    log: opts.log,
-    ...imagesOf(specs, locatePaths({ backend: opts.backend }).backendModule),
+  // The backend's cluster as a run of it with 2 s leases would have it.
+  const { config, backend, nodeSpecs } = await prepareRun({
+    ...DEFAULTS,
+    name: 'client-check',
+    seed: 0,
+    backend: opts.backend,
+    ttlMs: 2000,
   });
+  await ensureEngine();
+  await ensureImage({ build: true, log: opts.log, ...imagesOf(nodeSpecs, config.backendModule) });
   const runId = randomBytes(4).toString('hex');
   const steps: string[] = [];
   const programs: ProcessLockClient[] = [];
   let problem: string | undefined;
   try {
     opts.log?.(`starting ${backend.name} (run ${runId})...`);
-    const cluster = await startCluster(runId, specs);
+    const cluster = await startCluster(runId, nodeSpecs);
     const nodes = cluster.nodes
       .filter((n) => n.role === 'node')
       .map((n) => ({ name: n.name, host: n.ip, port: n.port }));

@@ -5,7 +5,8 @@ import { redisSentinelBackend } from '../backends/redis-sentinel.js';
 import { redlockBackend } from '../backends/redlock.js';
 import { configFromArgs } from '../cli/run.js';
 import { UserError } from '../util/errors.js';
-import { backendOptionsOf, DEFAULTS, validateConfig } from './config.js';
+import { DEFAULTS } from './config.js';
+import { backendOptionsOf, validateConfig } from './resolve.js';
 
 const parse = (args: string[]) => {
   const p = configFromArgs([...args, '--seed', '1']);

@@ -1,26 +1,22 @@
 /**
- * A test's configuration (its parameters: parameters.ts) checked: validation turns bad
- * values into one-line UserErrors that name the fix; a stored test.json is read back.
+ * A test's configuration (its parameters: parameters.ts): its name, its paths located, a
+ * number against its bounds, a stored test.json read back. A run's whole check is
+ * resolve.ts's.
  */
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { WORKLOADS, workloadByName } from '../../workloads/index.js';
-import type { Backend, BackendOptions } from '../backends/backend.js';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
-import { STORE_KEY } from '../datastore/keys.js';
-import { checkSpecForBackend } from '../nemesis/index.js';
+import { backendOf, isModulePath } from '../backends/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
+import { FAULT_KINDS } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
-import { nearestOr } from '../util/did-you-mean.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import { cliCommand } from '../util/paths.js';
-import { stamped } from '../version.js';
-import { checkedNodeSpecs } from './backend-module.js';
 import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
 export { DEFAULTS, type TestConfig };
+
+/** A run's fencing in a word, as names, cell ids and scenarios' expectations spell it. */
+export const fencingWord = (fencing: boolean): 'fenced' | 'unfenced' => (fencing ? 'fenced' : 'unfenced');
 
 /**
  * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
@@ -32,10 +28,7 @@ export const testName = (
 ) => {
   const backend = backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '');
   const client = c.clientCommand !== undefined ? `+${clientProgramName(c.clientCommand)}` : '';
-  return `${backend}${client}-${c.workload}-${c.nemesis}-${c.fencing ? 'fenced' : 'unfenced'}`.replace(
-    /[^\w.+-]/g,
-    '_',
-  );
+  return `${backend}${client}-${c.workload}-${c.nemesis}-${fencingWord(c.fencing)}`.replace(/[^\w.+-]/g, '_');
 };
 
 /**
@@ -75,150 +68,8 @@ export function withinBounds(flag: string, value: number, { integer, zero, min, 
   }
 }
 
-/** Throws a UserError naming the first problem; returns the config otherwise. */
-export function validateConfig(c: TestConfig): TestConfig {
-  const backend = backendOf(c);
-  if (!backend) {
-    if (isModulePath(c.backend)) {
-      throw new UserError(
-        `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
-      );
-    }
-    throw new UserError(
-      `unknown backend '${c.backend}'${nearestOr(c.backend, Object.keys(BACKENDS), `choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`)}`,
-    );
-  }
-  if (c.backendModule !== undefined && !isModulePath(c.backend)) {
-    throw new UserError(
-      `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
-    );
-  }
-  const missing = backend.unavailable?.();
-  if (missing) throw new UserError(`--backend ${c.backend} ${missing}`);
-  if (!workloadByName(c.workload)) {
-    throw new UserError(
-      `unknown workload '${c.workload}'${nearestOr(c.workload, Object.keys(WORKLOADS), `choose one of ${Object.keys(WORKLOADS).join(', ')}`)}`,
-    );
-  }
-  // Every number within its bounds (the node count before the nodes are counted); one
-  // without a default may be left out.
-  for (const p of PARAMETER_LIST) {
-    const value = c[p.field];
-    if (p.type !== 'number' || !p.bounds || (value === undefined && p.default === undefined)) continue;
-    withinBounds(p.flag, value as number, p.bounds);
-  }
-  const lockNodes = checkedNodeSpecs(backend, backendOptionsOf(c, backend)).filter((s) => s.role === 'node').length;
-  if (c.nemesis.trim() === '')
-    throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
-  const faultSpecs = checkSpecForBackend(c.nemesis, backend, lockNodes);
-  if (c.schedule) {
-    const kinds = new Set<string>(faultSpecs.map((f) => f.kind));
-    const stray = c.schedule.find((f) => !kinds.has(f.kind));
-    if (stray) {
-      throw new UserError(
-        `the schedule has a ${stray.kind} fault, which --nemesis '${c.nemesis}' does not run: add ${stray.kind} to --nemesis`,
-      );
-    }
-  }
-  if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
-  // The name is a folder under the store: one path segment, nothing that climbs out of it.
-  // (: and , of older names are accepted and left out of the folder's name.)
-  if (!/^[\w+-][\w.+:,=-]*$/.test(c.name) || c.name.includes('..')) {
-    throw new UserError(
-      `--name must be a folder name of letters, digits, . _ + - (no /, no .., not starting with .), got '${c.name}'`,
-    );
-  }
-  if (c.pauseTtl !== undefined && !parseNemesisSpec(c.nemesis).some((s) => s.kind === 'client-pause')) {
-    throw new UserError(
-      `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
-    );
-  }
-  if (c.nodes !== undefined) {
-    if (lockNodes !== c.nodes) {
-      throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
-    }
-    // Fewer nodes than the service is itself with (Redlock on 1 or 2 masters), as it declares.
-    const min = backend.capabilities?.minNodes;
-    if (min && c.nodes < min.count) {
-      throw new UserError(
-        `--nodes must be at least ${min.count} for ${c.backend} (${min.why(c.nodes)}), got '${c.nodes}'`,
-      );
-    }
-  }
-  if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
-    throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
-  }
-  return c;
-}
-
-/**
- * What nodeSpecs and clients are given: the node count, the lease length and the backend's
- * own options, parsed from `key=value,key=value` and checked against the names it declares.
- */
-export function backendOptionsOf(
-  c: Pick<TestConfig, 'nodes' | 'ttlMs' | 'backendOptions'>,
-  backend: Backend,
-): BackendOptions {
-  const settings: Record<string, string> = {};
-  const known = backend.options ?? {};
-  const allowed = Object.keys(known).length > 0 ? Object.keys(known).join(', ') : 'none';
-  for (const part of (c.backendOptions ?? '').split(',')) {
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    const key = part.slice(0, eq).trim();
-    if (eq < 1 || !Object.hasOwn(known, key)) {
-      throw new UserError(
-        `--backend-options '${part.trim()}': ${backend.name} takes key=value with a key from: ${allowed}`,
-      );
-    }
-    const value = part.slice(eq + 1).trim();
-    const problem = known[key]?.check?.(value);
-    if (problem) throw new UserError(`--backend-options: ${backend.name} ${key} ${problem}`);
-    settings[key] = value;
-  }
-  for (const [key, option] of Object.entries(known)) settings[key] ??= option.default;
-  return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
-}
-
 /** The JSON type each kind of parameter is stored as. */
 const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on-off': 'boolean' } as const;
-
-/**
- * A stored test.json, read back (by --replay and by reports): JSON, an object, and every
- * field a run records, of its type. Bad content is one UserError line naming the file.
- */
-export function parseStoredConfig(text: string, file: string): StoredTestConfig {
-  const parsed = parseJson(text, file);
-  // What wrote the file (version.ts's stamp) is not part of the configuration; anything but
-  // an object goes to storedConfig as it is, to be refused as one.
-  const plain = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
-  const { lockchaos: _v, schema: _s, ...fields } = plain ? (parsed as Record<string, unknown>) : {};
-  const stored = storedConfig(plain ? fields : parsed, file) as TestConfig & { storeKey?: unknown };
-  if (stored.storeKey !== undefined && typeof stored.storeKey !== 'string') {
-    throw new UserError(
-      `'${file}' is not a test configuration: storeKey: ${JSON.stringify(stored.storeKey)} is not a string`,
-    );
-  }
-  return { ...stored, storeKey: stored.storeKey ?? STORE_KEY };
-}
-
-/** A run's test.json: its configuration, and the store key its checks read. */
-export interface StoredTestConfig extends TestConfig {
-  /** STORE_KEY when read from a run written before it was recorded. */
-  storeKey: string;
-}
-
-/** The configuration to run again (a replay, a shrink's candidates): the store key is the runner's. */
-export function runnableConfig(stored: StoredTestConfig): TestConfig {
-  const { storeKey: _recorded, ...config } = stored;
-  return config;
-}
-
-/** The text of a run's test.json (parseStoredConfig reads it back). */
-export function testJsonText(config: TestConfig): string {
-  const stored: StoredTestConfig = { ...config, storeKey: STORE_KEY };
-  return `${JSON.stringify(stamped(stored), null, 2)}\n`;
-}
 
 /** A file's text as JSON; bad JSON is one UserError line naming the file. */
 export function parseJson(text: string, file: string): unknown {

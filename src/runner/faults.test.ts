@@ -7,7 +7,13 @@ import type { Backend } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import { DATASTORE_NODE } from '../datastore/datastore.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { ClientFaultTarget, FaultSpec, Nemesis, NemesisContext } from '../nemesis/index.js';
+import {
+  type ClientFaultTarget,
+  type FaultSpec,
+  type Nemesis,
+  type NemesisContext,
+  resolveFaults,
+} from '../nemesis/index.js';
 import type { FaultPlan, FaultStart } from '../nemesis/nemesis.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, sleep } from '../util/clock.js';
@@ -54,7 +60,9 @@ const clients = {} as ClientFaultTarget;
 function faults(config: Partial<TestConfig>, healFails = false) {
   const built: { specs: FaultSpec[]; ctx: NemesisContext; nemeses: FakeNemesis[] }[] = [];
   const full: TestConfig = { ...DEFAULTS, name: 't', seed: 1, nemesisIntervalS: 0.02, ...config };
-  const run = new RunFaults(full, backend, cluster, 'run-1', (specs, ctx) => {
+  const resolved = { config: full, backend, faults: resolveFaults(full.nemesis, backend, 2) };
+  const run = new RunFaults(resolved, cluster, 'run-1', (faults, ctx) => {
+    const specs = faults.map((f) => f.spec);
     const nemeses = specs.map((s) => new FakeNemesis(s.kind, healFails && s.kind === 'loss'));
     built.push({ specs, ctx, nemeses });
     return nemeses;
@@ -80,7 +88,7 @@ async function runFor(run: RunFaults, forMs: number): Promise<UnindexedOp[]> {
 }
 
 describe("a run's faults", () => {
-  it('builds the nemeses from one context: the lock nodes, the timing, the clients, what the backend declares', async () => {
+  it('builds the nemeses from one context: the lock nodes, the timing, the clients, the leader', async () => {
     const { run, built } = faults({ nemesis: 'pause-node:leader,loss', ttlMs: 700, pauseTtl: 1.5, loseData: true });
     await runFor(run, 0);
     expect(built).toHaveLength(1);
@@ -88,10 +96,9 @@ describe("a run's faults", () => {
     expect(specs.map((s) => `${s.kind}:${s.target}`)).toEqual(['pause-node:leader', 'loss:one']);
     expect(ctx.runId).toBe('run-1');
     expect(ctx.nodes.map((n) => n.name)).toEqual(['n1', 'n2']);
-    expect(ctx.timing).toEqual({ intervalS: 0.02, ttlMs: 700, pauseTtl: 1.5 });
+    expect(ctx.timing).toMatchObject({ nemesisIntervalS: 0.02, ttlMs: 700, pauseTtl: 1.5 });
     expect(ctx.loseData).toBe(true);
     expect(ctx.clients).toBe(clients);
-    expect(ctx.capabilities).toEqual({ inAcquirePausePoint: 'p' });
     expect(ctx.routes).toEqual([]);
     expect(await ctx.leader?.()).toBe('n2');
   });

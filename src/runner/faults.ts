@@ -3,7 +3,7 @@
  * needs them (latency, client cuts), the nemeses of the --nemesis spec, one seeded
  * schedule each, and the heal at the end.
  */
-import type { Backend, NodeAddress } from '../backends/backend.js';
+import type { NodeAddress } from '../backends/backend.js';
 import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import { DATASTORE_NODE } from '../datastore/datastore.js';
 import type { UnindexedOp } from '../history/recorder.js';
@@ -11,34 +11,29 @@ import { nodeFaultContext } from '../nemesis/context.js';
 import {
   buildNemeses,
   type ClientFaultTarget,
-  type FaultSpec,
+  type Fault,
   type Nemesis,
   type NemesisContext,
   needsProxies,
-  parseNemesisSpec,
 } from '../nemesis/index.js';
 import { type ProxyRoute, TcpProxy } from '../nemesis/proxy.js';
 import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
 import type { Origin } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import type { TestConfig } from './config.js';
+import type { ResolvedRun } from './resolve.js';
 
 export class RunFaults {
-  private readonly specs: FaultSpec[];
   private readonly routes: ProxyRoute[] = [];
   private nemeses: Nemesis[] = [];
   private readonly applied: ScheduledFault[] = [];
 
   constructor(
-    private readonly config: TestConfig,
-    private readonly backend: Backend,
+    private readonly resolved: Pick<ResolvedRun, 'config' | 'backend' | 'faults'>,
     private readonly cluster: Cluster,
     private readonly runId: string,
-    /** How the nemeses are built from the spec and the context (a test gives fakes). */
-    private readonly build: (specs: FaultSpec[], ctx: NemesisContext) => Nemesis[] = buildNemeses,
-  ) {
-    this.specs = parseNemesisSpec(config.nemesis);
-  }
+    /** How the nemeses are built from the faults and the context (a test gives fakes). */
+    private readonly build: (faults: readonly Fault[], ctx: NemesisContext) => Nemesis[] = buildNemeses,
+  ) {}
 
   private get lockNodes() {
     return this.cluster.nodes.filter((n) => n.role === 'node');
@@ -46,8 +41,8 @@ export class RunFaults {
 
   /** Starts one proxy per client and server when a fault needs them. */
   async openProxies(): Promise<void> {
-    if (!needsProxies(this.specs)) return;
-    for (let client = 0; client < this.config.concurrency; client++) {
+    if (!needsProxies(this.resolved.faults)) return;
+    for (let client = 0; client < this.resolved.config.concurrency; client++) {
       for (const node of this.cluster.nodes) {
         const proxy = new TcpProxy(node.ip, node.port);
         await proxy.listen();
@@ -78,32 +73,25 @@ export class RunFaults {
     record: (op: UnindexedOp) => void;
     signal: AbortSignal;
   }) {
-    const timing = {
-      intervalS: this.config.nemesisIntervalS,
-      ttlMs: this.config.ttlMs,
-      pauseTtl: this.config.pauseTtl,
-    };
-    this.nemeses = this.build(this.specs, {
-      ...nodeFaultContext(this.runId, this.lockNodes, timing, {
-        leader: this.backend.leader
-          ? () => this.backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined)
-          : undefined,
-        loseData: this.config.loseData ?? false,
+    const { config, backend } = this.resolved;
+    this.nemeses = this.build(this.resolved.faults, {
+      ...nodeFaultContext(this.runId, this.lockNodes, config, {
+        leader: backend.leader ? () => backend.leader?.(this.lockNodes) ?? Promise.resolve(undefined) : undefined,
+        loseData: config.loseData ?? false,
       }),
       clients: opts.clients,
       routes: this.routes,
-      capabilities: this.backend.capabilities ?? {},
     });
     return Promise.all(
       this.nemeses.map((nemesis) =>
         runSchedule({
           nemesis,
           rng: opts.rng.fork(`nemesis:${nemesis.kind}`),
-          intervalS: timing.intervalS,
+          intervalS: config.nemesisIntervalS,
           origin: opts.origin,
           record: opts.record,
           signal: opts.signal,
-          given: this.config.schedule?.filter((f) => f.kind === nemesis.kind),
+          given: config.schedule?.filter((f) => f.kind === nemesis.kind),
           applied: (fault) => this.applied.push(fault),
         }),
       ),
@@ -116,12 +104,13 @@ export class RunFaults {
    */
   schedule(): ScheduledFault[] {
     const applied = [...this.applied].sort((a, b) => a.atMs - b.atMs);
-    if (!this.config.schedule) return applied;
+    const given = this.resolved.config.schedule;
+    if (!given) return applied;
     // A given fault is known by its kind, start and seed (a long schedule: one look each).
     const id = (f: Pick<ScheduledFault, 'kind' | 'atMs' | 'seed'>) => `${f.kind}\u0000${f.atMs}\u0000${f.seed}`;
     const did = new Map<string, ScheduledFault['did']>();
     for (const a of applied) if (!did.has(id(a))) did.set(id(a), a.did);
-    return this.config.schedule.map(({ did: _given, ...fault }) =>
+    return given.map(({ did: _given, ...fault }) =>
       did.has(id(fault)) ? { ...fault, did: did.get(id(fault)) } : fault,
     );
   }

@@ -1,13 +1,16 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expandCells } from '../campaign/matrix.js';
-import { OPTION_FIELDS, validateCampaign } from '../campaign/spec.js';
+import { OPTION_FIELDS } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import { configFromArgs, runCommand } from '../cli/run.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { rerunCommands } from '../report/rerun.js';
 import { UserError } from '../util/errors.js';
-import { parseStoredConfig, type TestConfig, testJsonText, validateConfig } from './config.js';
+import type { TestConfig } from './config.js';
 import { DEFAULTS, PARAMETER_LIST } from './parameters.js';
+import { validateConfig } from './resolve.js';
+import { parseTestJson, rerunConfig, testJsonText } from './run-folder.js';
 
 const parse = (args: string[]) => {
   const p = configFromArgs(args);
@@ -60,25 +63,34 @@ describe('the run parameters table', () => {
 
   it('checks what a stored test.json holds by the rows: an optional field of the wrong type is refused', () => {
     const stored = { ...DEFAULTS, name: 't', seed: 1 };
+    const parse = (data: object) => parseTestJson(JSON.stringify(data), 'test.json');
     // Written before the store key was recorded: the one key runs have always used.
-    expect(parseStoredConfig(JSON.stringify(stored), 'test.json')).toEqual({ ...stored, storeKey: STORE_KEY });
-    expect(parseStoredConfig(testJsonText(stored as TestConfig), 'test.json')).toEqual({
-      ...stored,
-      storeKey: STORE_KEY,
+    expect(parse(stored)).toEqual({ config: stored, recorded: { storeKey: STORE_KEY } });
+    expect(parseTestJson(testJsonText(stored as TestConfig), 'test.json')).toEqual({
+      config: stored,
+      recorded: { storeKey: STORE_KEY },
     });
-    expect(parseStoredConfig(JSON.stringify({ ...stored, storeKey: 'k' }), 'test.json').storeKey).toBe('k');
-    expect(() => parseStoredConfig(JSON.stringify({ ...stored, storeKey: 7 }), 'test.json')).toThrow(
+    // Written before the recorded section: the store key and the faults applied beside the parameters.
+    const fault = { kind: 'client-pause', atMs: 10, durationMs: 20, seed: 1 };
+    expect(parse({ ...stored, storeKey: 'k', schedule: [fault] }).recorded).toEqual({
+      storeKey: 'k',
+      schedule: [fault],
+    });
+    expect(() => parse({ ...stored, storeKey: 7 })).toThrow(
       new UserError(`'test.json' is not a test configuration: storeKey: 7 is not a string`),
     );
-    expect(() => parseStoredConfig(JSON.stringify({ ...stored, loseData: 'yes' }), 'test.json')).toThrow(
+    // Now: in a section of their own, the parameters apart (a replay applies the recorded faults).
+    const now = parseTestJson(testJsonText(stored as TestConfig, { storeKey: 'k', schedule: [fault] }), 'test.json');
+    expect(now).toEqual({ config: stored, recorded: { storeKey: 'k', schedule: [fault] } });
+    expect(rerunConfig(now).schedule).toEqual([fault]);
+    expect(() => parse({ ...stored, recorded: { storeKey: 7 } })).toThrow(
+      new UserError(`'test.json' is not a test configuration: recorded.storeKey: 7 is not a string`),
+    );
+    expect(() => parse({ ...stored, loseData: 'yes' })).toThrow(
       new UserError(`'test.json' is not a test configuration: loseData: "yes" is not a boolean`),
     );
-    expect(() => parseStoredConfig(JSON.stringify({ ...stored, nodes: '5' }), 'test.json')).toThrow(
-      /nodes: "5" is not a number$/,
-    );
-    expect(() => parseStoredConfig(JSON.stringify({ ...stored, seed: undefined }), 'test.json')).toThrow(
-      /seed: missing$/,
-    );
+    expect(() => parse({ ...stored, nodes: '5' })).toThrow(/nodes: "5" is not a number$/);
+    expect(() => parse({ ...stored, seed: undefined })).toThrow(/seed: missing$/);
   });
 
   it('holds every number to its bounds, named by its flag', () => {

@@ -4,32 +4,27 @@
  * folder. Every container and network is removed in `finally`, also on abort (Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
-import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/check-run.js';
-import { workloadByName } from '../../workloads/index.js';
-import type { WorkloadOptions } from '../../workloads/workload.js';
-import { backendOf } from '../backends/index.js';
+import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
-import { sweepOrphans } from '../cluster/sweep.js';
-import { DATASTORE_NODE, DataStore, dataStoreNodeSpec } from '../datastore/datastore.js';
+import { reclaimOrphans } from '../cluster/reclaim.js';
+import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
 import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
-import { makeDirs } from '../util/make-dirs.js';
 import { Rng } from '../util/rng.js';
-import { stamped } from '../version.js';
-import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
+import type { ClientRun } from '../worker/protocol.js';
 import {
   badGrants,
   checkInterrupted,
@@ -42,10 +37,12 @@ import {
   runVerdict,
   workerLost,
 } from './conditions.js';
-import { backendOptionsOf, locatePaths, type TestConfig, testJsonText, testName, validateConfig } from './config.js';
+import type { TestConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
+import { prepareRun, type ResolvedRun } from './resolve.js';
+import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults, writeTestJson } from './run-folder.js';
 import { WorkerPool } from './workers.js';
 
 /** "1 container", "2 containers". */
@@ -67,12 +64,7 @@ export interface RunResult {
   stoppedEarly?: StoppedEarly;
 }
 
-export interface StoppedEarly {
-  /** Seconds of workload when the violation was seen. */
-  atS: number;
-  /** What was seen, in words. */
-  why: string;
-}
+export type { StoppedEarly };
 
 export interface RunHooks {
   log?: (line: string) => void;
@@ -105,49 +97,34 @@ export interface RunObserver {
   stop(): void;
 }
 
-const stamp = () => new Date().toISOString().replace(/:/g, '-');
-
-export async function run(input: TestConfig, hooks: RunHooks = {}): Promise<RunResult> {
+/** A run of a configuration (resolved here), or of a run resolved already (prepareRun). */
+export async function run(input: TestConfig | ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
   try {
-    return await runUnchecked(input, hooks);
+    return await runToVerdict('nodeSpecs' in input ? input : await prepareRun(input), hooks);
   } catch (err) {
     throw storageError(err) ?? err;
   }
 }
 
-async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResult> {
-  const located = locatePaths(input); // a module backend and a client program, by absolute paths
-  await loadBackendModule(located.backendModule ?? located.backend);
-  const config = validateConfig({ ...located, name: located.name || testName(located) });
+async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<RunResult> {
+  const { backend, workload, config } = resolved;
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
-  const backend = backendOf(config);
-  const workload = workloadByName(config.workload);
-  if (!backend || !workload) throw new Error('unreachable: validated');
 
   await ensureEngine();
-  const swept = await sweepOrphans();
+  const swept = await reclaimOrphans();
   if (swept.containers.length + swept.networks.length + swept.workers > 0) {
     log(
       `removed what crashed runs left: ${counted(swept.containers.length, 'container')}, ${counted(swept.networks.length, 'network')}, ${counted(swept.workers, 'worker')}`,
     );
   }
-  const backendOptions = backendOptionsOf(config, backend);
-  const specs = [...checkedNodeSpecs(backend, backendOptions), dataStoreNodeSpec()];
-  await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(specs, config.backendModule) });
+  await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
 
-  // No : or , in folder names: artifact uploaders refuse them.
-  const dir = join(config.storeDir, config.name.replace(/[:,]/g, '_'), stamp());
-  makeDirs(join(dir, 'nodes'));
-  if (hooks.latest !== false) {
-    const latest = join(config.storeDir, 'latest');
-    rmSync(latest, { force: true });
-    symlinkSync(relative(config.storeDir, dir), latest);
-  }
+  const dir = createRunFolder(config.storeDir, config.name, hooks.latest !== false);
   writeTestJson(dir, config);
 
   const runId = randomBytes(4).toString('hex');
-  const writer = new HistoryWriter(join(dir, 'history.jsonl'));
+  const writer = new HistoryWriter(runFile(dir, 'history'));
   const rng = new Rng(config.seed);
   let cluster: Cluster | undefined;
   let pool: WorkerPool | undefined;
@@ -159,6 +136,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   // (--stop-on-violation, unfenced) two holds overlapped.
   const timeUp = new AbortController();
   let stoppedEarly: StoppedEarly | undefined;
+  /** The faults applied, once healed. */
+  let applied: ScheduledFault[] | undefined;
   const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
@@ -191,7 +170,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     pool = new WorkerPool(runId, config.concurrency, record);
     log(`starting ${backend.name} cluster (run ${runId})...`);
     try {
-      cluster = await startCluster(runId, specs, hooks.signal);
+      cluster = await startCluster(runId, resolved.nodeSpecs, hooks.signal);
     } catch (err) {
       // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
       if (hooks.signal?.aborted)
@@ -199,21 +178,20 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
       throw err;
     }
     clusterS = (Date.now() - t0) / 1000;
-    const runFaults = new RunFaults(config, backend, cluster, runId);
+    const runFaults = new RunFaults(resolved, cluster, runId);
     faults = runFaults;
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
 
-    const options: WorkloadOptions = {
+    // What every client is given: the run's parameters (not its schedule) and what resolving found.
+    const { schedule: _faults, ...parameters } = config;
+    const clientRun: ClientRun = {
+      config: parameters,
+      backendOptions: resolved.backendOptions,
+      backendName: backend.name,
       lock: LOCK_NAME,
       storeKey: STORE_KEY,
-      ttlMs: config.ttlMs,
-      holdMs: config.holdMs,
-      acquireTimeoutMs: config.acquireTimeoutMs,
-      rate: config.rate,
-      concurrency: config.concurrency,
-      fencing: config.fencing,
     };
     progress =
       hooks.progress && overlaps
@@ -222,16 +200,8 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     pool.start(
       Array.from({ length: config.concurrency }, (_, client) => ({
         client,
-        backend: config.backendModule ?? config.backend,
         ...runFaults.addressesFor(client),
-        workload: config.workload,
-        options,
-        requestTimeoutMs: config.requestTimeoutMs,
-        backoffJitterMs: config.backoffJitterMs,
-        seed: config.seed,
-        backendOptions,
-        backendName: backend.name,
-        ...(config.clientCommand ? { clientCommand: { command: config.clientCommand, cwd: config.clientDir } } : {}),
+        run: clientRun,
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
@@ -261,7 +231,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     await schedule;
     await runFaults.healAll();
     // The faults, as data: a replay of this run (or a shrink of it) applies these.
-    config.schedule = runFaults.schedule();
+    applied = runFaults.schedule();
     log(
       stoppedEarly
         ? `stopped early at ${stoppedEarly.atS} s (--stop-on-violation: ${stoppedEarly.why}): faults healed, clients finishing`
@@ -275,7 +245,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
     conditions.push(...programsBroken(pool.brokenPrograms));
-    conditions.push(...(await watch.lost(config.schedule)));
+    conditions.push(...(await watch.lost(applied)));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
     if (workload.usesStore && !writer.error) {
@@ -284,7 +254,7 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     }
     try {
       const logs = await cluster.collectLogs();
-      for (const [name, text] of Object.entries(logs)) writeFileSync(join(dir, 'nodes', `${name}.log`), text);
+      for (const [name, text] of Object.entries(logs)) writeFileSync(nodeLogFile(dir, name), text);
     } catch (err) {
       const stored = storageError(err);
       if (stored) throw stored;
@@ -307,7 +277,10 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.
-  writeTestJson(dir, config);
+  const recorded = { storeKey: STORE_KEY, schedule: applied };
+  writeTestJson(dir, config, recorded);
+  // The configuration to run it again, as a stored run reads back (run-folder.ts rerunConfig).
+  const ran: TestConfig = applied ? { ...config, schedule: applied } : config;
   // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run
   // interrupted before has had its Ctrl-C: a second one during checking quits at once.
   const checkSignal = hooks.signal?.aborted ? new AbortController().signal : hooks.signal;
@@ -319,24 +292,15 @@ async function runUnchecked(input: TestConfig, hooks: RunHooks): Promise<RunResu
     const unchecked = checkInterrupted(hooks.signal?.reason, dir);
     conditions.push(unchecked);
     const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-    const fields = { valid: 'unknown' as const, conditions, config, timings, results: [], ...early };
+    const fields = { valid: 'unknown' as const, conditions, config: ran, timings, results: [], ...early };
     writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
   }
   const results = checked;
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeResults(dir, { valid, conditions, config, timings, results, ...early });
-  return { dir, config, valid, results, conditions, history, timings, ...early };
-}
-
-/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
-function writeResults(dir: string, results: object): void {
-  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(stamped(results), null, 2)}\n`);
-}
-
-function writeTestJson(dir: string, config: TestConfig): void {
-  writeFileSync(join(dir, 'test.json'), testJsonText(config));
+  writeResults(dir, { valid, conditions, config: ran, timings, results, ...early });
+  return { dir, config: ran, valid, results, conditions, history, timings, ...early };
 }
 
 /**

@@ -7,8 +7,8 @@ import { relative } from 'node:path';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { escapeHtml } from '../report/html.js';
 import { pageStyle } from '../report/page-assets.js';
+import type { FailingRun, ShrinkResult } from './result.js';
 import type { Candidate } from './search.js';
-import type { FailingRun, ShrinkResult } from './shrink.js';
 
 function faultRows(faults: readonly ScheduledFault[]): string {
   if (faults.length === 0) return '<tr><td colspan="4" class="no">no faults</td></tr>';

@@ -8,17 +8,17 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verdictName, verdictWord } from '../../checkers/result.js';
-import type { ScheduledFault } from '../nemesis/schedule.js';
 import { runAndReport } from '../report/reported-run.js';
-import { readHistoryPrefix } from '../report/run-folder.js';
-import { parseStoredConfig, runnableConfig, type TestConfig } from '../runner/config.js';
-import { readRunFile, scheduleFileOf } from '../runner/schedule-file.js';
+import type { TestConfig } from '../runner/config.js';
+import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } from '../runner/run-folder.js';
+import { scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
-import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';
+import type { FailingRun, ShrinkResult } from './result.js';
+import { type Candidate, isSmaller, searchSmallest, type Trial, type Tried } from './search.js';
 
 export interface ShrinkOptions {
   trials?: number;
@@ -33,32 +33,13 @@ export interface ShrinkOptions {
 
 export const SHRINK_DEFAULTS = { trials: 3, minHits: 2, maxRuns: 60, timeLimitS: 3600 };
 
-/** A run folder as shrink needs it: finished, invalid, with its schedule recorded. */
-export interface FailingRun {
-  dir: string;
-  config: TestConfig & { schedule: ScheduledFault[] };
-  /** The first counted violation, in words. */
-  violation: string;
-  operations: number;
-}
-
-export interface ShrinkResult extends SearchResult {
-  original: FailingRun;
-  /** The folder written: RUN_DIR/shrink. */
-  out: string;
-  smaller: boolean;
-  minimalSchedule: string;
-  page: string;
-  /** The minimal candidate's run folder (the original's when nothing smaller failed). */
-  minimalRun: string;
-  elapsedS: number;
-}
+export type { FailingRun, ShrinkResult };
 
 /** Reads a run folder for shrinking; anything else is one UserError line naming the fix. */
 export function loadFailingRun(dir: string): FailingRun {
   const { file, text } = readRunFile(dir);
-  const config = runnableConfig(parseStoredConfig(text, file));
-  const resultsPath = join(dir, 'results.json');
+  const config = rerunConfig(parseTestJson(text, file));
+  const resultsPath = runFile(dir, 'results');
   if (!existsSync(resultsPath)) {
     throw new UserError(
       `'${dir}' has no verdict (no results.json): the run was cut short; run it again (lockchaos run --replay ${dir}) and shrink that`,
@@ -84,7 +65,7 @@ export function loadFailingRun(dir: string): FailingRun {
     );
   }
   const counted = (stored.results ?? []).find((r) => r.valid === false && r.counts !== false);
-  const { history } = readHistoryPrefix(join(dir, 'history.jsonl'));
+  const { history } = readHistoryPrefix(runFile(dir, 'history'));
   const operations = history.filter((op) => op.type !== 'invoke' && op.process !== 'nemesis').length;
   return {
     dir,
@@ -206,7 +187,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     minimalRun,
     elapsedS,
   };
-  const minimal = smaller && existsSync(join(minimalRun, 'results.json')) ? loadFailingRun(minimalRun) : original;
+  const minimal = smaller && existsSync(runFile(minimalRun, 'results')) ? loadFailingRun(minimalRun) : original;
   writeFileSync(
     join(out, 'shrink.json'),
     `${JSON.stringify(

@@ -8,7 +8,7 @@ import { faultWindows } from '../../checkers/fault-windows.js';
 import { type Hold, holds, type MutualExclusionDetails } from '../../checkers/mutual-exclusion.js';
 import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
-import type { LoadedRun } from '../report/run-folder.js';
+import type { LoadedRun } from '../runner/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
 
 export interface MeasuredPause extends PauseAgainstLease {

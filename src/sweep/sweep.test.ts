@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
 import { expandCells } from '../campaign/matrix.js';
-import { validateCampaign } from '../campaign/spec.js';
+import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
 import { DEFAULTS, type TestConfig } from '../runner/config.js';
 import { analysePoint } from './analyse.js';

@@ -1,30 +1,28 @@
 /** Messages between the runner and its client worker processes (Node IPC, JSON). */
 
-import type { WorkloadOptions } from '../../workloads/workload.js';
 import type { BackendOptions, NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
+import type { TestConfig } from '../runner/parameters.js';
+
+/** The part of a resolved run (runner/resolve.ts) every client of it is given. */
+export interface ClientRun {
+  /** The run's parameters: a client reads what it needs of them where it acts. */
+  config: TestConfig;
+  /** What the backend's nodeSpecs were given (lease length, the backend's options). */
+  backendOptions: BackendOptions;
+  /** The backend's own name, for a client program's init. */
+  backendName: string;
+  /** The lock all clients contend for, and the data store register it protects. */
+  lock: string;
+  storeKey: string;
+}
 
 export interface WorkerConfig {
   client: number;
-  backend: string;
   nodes: NodeAddress[];
   /** The data store, directly or through this client's proxy. */
   store: NodeAddress;
-  workload: string;
-  options: WorkloadOptions;
-  requestTimeoutMs: number;
-  /** The run's backoff jitter; undefined: the default. */
-  backoffJitterMs?: number;
-  seed: number;
-  /** What the backend's nodeSpecs were given (lease length, the backend's options). */
-  backendOptions: BackendOptions;
-  /**
-   * A client program to drive over the client protocol instead of the backend's own
-   * client (--client-command), and the folder it runs in.
-   */
-  clientCommand?: { command: string; cwd?: string };
-  /** The backend's own name, for the client program's init. */
-  backendName: string;
+  run: ClientRun;
 }
 
 export type ToWorker =

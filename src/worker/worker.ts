@@ -103,35 +103,36 @@ async function pausePoint(where: string): Promise<void> {
  */
 const SETUP_PATIENCE_MS = 20_000;
 
-async function run(config: WorkerConfig) {
+async function run(worker: WorkerConfig) {
+  const { config, lock: lockName, storeKey } = worker.run;
   const workload = workloadByName(config.workload);
   if (!workload) throw new Error(`unknown workload: ${config.workload}`);
-  const rng = new Rng(config.seed).fork(`client-${config.client}`);
+  const rng = new Rng(config.seed).fork(`client-${worker.client}`);
   // A client program is not tried again: one that cannot start is broken, as client-check says.
   const lock = config.clientCommand
-    ? await startProgram(config, config.clientCommand)
-    : await keepTrying(SETUP_PATIENCE_MS, () => backendClient(config, rng), { signal: stop.signal });
+    ? await startProgram(worker, config.clientCommand)
+    : await keepTrying(SETUP_PATIENCE_MS, () => backendClient(worker, rng), { signal: stop.signal });
   // Loaded only when used: the store's client library is most of a worker's start.
   let store: DataStore | undefined;
   if (workload.usesStore) {
     const { DataStore } = await import('../datastore/datastore.js');
     store = await keepTrying(
       SETUP_PATIENCE_MS,
-      () => DataStore.connect(config.store.ip, config.requestTimeoutMs, config.store.port),
+      () => DataStore.connect(worker.store.ip, config.requestTimeoutMs, worker.store.port),
       { signal: stop.signal },
     );
   }
   send({ type: 'ready' });
   const origin = await go;
-  const recorder = new Recorder(config.client, config.options.concurrency, origin, recordOp);
+  const recorder = new Recorder(worker.client, config.concurrency, origin, recordOp);
   try {
     await workload.client({
-      client: config.client,
+      client: worker.client,
       lock,
       store,
       recorder,
       rng,
-      opts: config.options,
+      opts: { ...config, lock: lockName, storeKey },
       stop: stop.signal,
     });
   } finally {
@@ -141,17 +142,18 @@ async function run(config: WorkerConfig) {
 }
 
 /** The backend's own client (TypeScript), with the pause points and the clock the faults use. */
-async function backendClient(config: WorkerConfig, rng: Rng): Promise<LockClient> {
-  const backend = await importBackend(config.backend);
-  if (!backend) throw new Error(`unknown backend: ${config.backend}`);
-  return backend.client(config.nodes, {
-    requestTimeoutMs: config.requestTimeoutMs,
+async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient> {
+  const { config, backendOptions } = worker.run;
+  const path = config.backendModule ?? config.backend;
+  const backend = await importBackend(path);
+  if (!backend) throw new Error(`unknown backend: ${path}`);
+  return backend.client(worker.nodes, {
+    ...config,
     rng: rng.fork('backoff'),
-    backoffJitterMs: config.backoffJitterMs,
-    clientId: `c${config.client}`,
+    clientId: `c${worker.client}`,
     pausePoint,
     clock: clientClock,
-    backend: config.backendOptions,
+    backend: backendOptions,
   });
 }
 
@@ -160,16 +162,18 @@ async function backendClient(config: WorkerConfig, rng: Rng): Promise<LockClient
  * pause stops both. When it breaks (crash, hang, garbage) the request it had ends unknown,
  * the runner is told in one line, and the loop ends: the run is not as configured.
  */
-async function startProgram(config: WorkerConfig, program: { command: string; cwd?: string }): Promise<LockClient> {
+async function startProgram(worker: WorkerConfig, command: string): Promise<LockClient> {
   const { ProcessLockClient } = await import('../backends/process-client.js');
+  const { config, backendName, backendOptions } = worker.run;
   const client = await ProcessLockClient.start({
-    ...program,
+    command,
+    cwd: config.clientDir,
     requestTimeoutMs: config.requestTimeoutMs,
     init: {
-      client: `c${config.client}`,
-      backend: config.backendName,
-      nodes: config.nodes.map((n) => ({ name: n.name, host: n.ip, port: n.port ?? 0 })),
-      options: config.backendOptions.settings ?? {},
+      client: `c${worker.client}`,
+      backend: backendName,
+      nodes: worker.nodes.map((n) => ({ name: n.name, host: n.ip, port: n.port ?? 0 })),
+      options: backendOptions.settings ?? {},
     },
     onBroken: (why) => {
       send({ type: 'program-broken', why });

@@ -27,7 +27,7 @@ describe('client-pause nemesis', () => {
   it('stops a holding client for real and resumes it', async () => {
     // On the ticker's state, not on delays: a busy machine starts a process late.
     await until(() => last > 0);
-    const nemesis = new ClientPause(clients([0]), { intervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(clients([0]), { nemesisIntervalS: 1, ttlMs: 500 });
     const started = await nemesis.start(new Rng(1));
     expect(started?.durationMs).toBeGreaterThanOrEqual(400);
     expect(started?.durationMs).toBeLessThanOrEqual(1000);
@@ -48,12 +48,12 @@ describe('client-pause nemesis', () => {
   });
 
   it('skips when no client holds the lock', async () => {
-    const nemesis = new ClientPause(clients([]), { intervalS: 1, ttlMs: 500 }, 50);
+    const nemesis = new ClientPause(clients([]), { nemesisIntervalS: 1, ttlMs: 500 }, 50);
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 
   it('heals every paused client', async () => {
-    const nemesis = new ClientPause(clients([0]), { intervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(clients([0]), { nemesisIntervalS: 1, ttlMs: 500 });
     await nemesis.start(new Rng(2));
     await nemesis.healAll();
     const before = last;

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { orphanWorkers } from '../../src/cluster/sweep.js';
+import { orphanWorkers } from '../../src/cluster/reclaim.js';
 import { sleep } from '../../src/util/clock.js';
 import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
 

@@ -53,7 +53,7 @@ describe.skipIf(skip)('faults on real containers', () => {
       runId,
       ['r1', 'r2', 'r3'].map((n) => redisNodeSpec(n, 'node')),
     );
-    ctx = nodeFaultContext(runId, cluster.nodes, { intervalS: 1, ttlMs: 1000 });
+    ctx = nodeFaultContext(runId, cluster.nodes, { nemesisIntervalS: 1, ttlMs: 1000 });
   });
   afterAll(async () => {
     await removeResources({ runId });
@@ -194,7 +194,7 @@ describe.skipIf(skip)('faults on real containers', () => {
       return performance.now() - t0;
     };
     expect(await timed()).toBeLessThan(200);
-    const latency = new DelayTraffic(routes, 'nodes', { intervalS: 1, ttlMs: 300 });
+    const latency = new DelayTraffic(routes, 'nodes', { nemesisIntervalS: 1, ttlMs: 300 });
     const started = await latency.start(new Rng(6));
     const { delayMs } = (started as FaultStart).value as { delayMs: number };
     expect(await timed()).toBeGreaterThanOrEqual(2 * delayMs - 20); // both ways

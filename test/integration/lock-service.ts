@@ -234,7 +234,7 @@ export function lockServiceSuite(backend: Backend, expected: LockServiceExpectat
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1] as number);
   });
 
-  const faultContext = () => nodeFaultContext(runId, cluster.nodes, { intervalS: 2, ttlMs });
+  const faultContext = () => nodeFaultContext(runId, cluster.nodes, { nemesisIntervalS: 2, ttlMs });
 
   it('names its leader, one of the nodes, and a new one when pause-node:leader freezes it', async () => {
     const leader = await backend.leader?.(cluster.nodes);

@@ -45,7 +45,7 @@ describe.skipIf(skip)('network faults on an image without iptables (postgres)', 
       runId,
       names.map((n) => postgresNodeSpec(n, 5000)),
     );
-    ctx = nodeFaultContext(runId, cluster.nodes, { intervalS: 1, ttlMs: 1000 });
+    ctx = nodeFaultContext(runId, cluster.nodes, { nemesisIntervalS: 1, ttlMs: 1000 });
   });
   afterAll(async () => {
     await removeResources({ runId });

@@ -58,7 +58,7 @@ describe.skipIf(skip)('redis-sentinel', () => {
       nodeFaultContext(
         runId,
         lockNodes(),
-        { intervalS: 10, ttlMs: 1000 },
+        { nemesisIntervalS: 10, ttlMs: 1000 },
         { leader: () => sentinelPrimary(lockNodes()) },
       ),
       'isolate-leader',

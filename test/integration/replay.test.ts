@@ -60,15 +60,15 @@ describe.skipIf(skip)('lockchaos run --replay, on real servers', () => {
     const dirB = realpathSync(join(second, 'latest'));
     expect(dirB).not.toBe(dirA);
 
-    const configA = JSON.parse(readFileSync(join(dirA, 'test.json'), 'utf8'));
-    const configB = JSON.parse(readFileSync(join(dirB, 'test.json'), 'utf8'));
-    // The same configuration and schedule; what each fault did (a pid) is this run's own.
-    const withoutDid = (c: { schedule: { did?: unknown }[] }) => ({
-      ...c,
-      schedule: c.schedule.map(({ did: _, ...f }) => f),
-    });
-    expect(withoutDid(configB)).toEqual(withoutDid({ ...configA, storeDir: second }));
-    expect(configA.schedule.length).toBeGreaterThanOrEqual(2);
+    const { recorded: recordedA, ...configA } = JSON.parse(readFileSync(join(dirA, 'test.json'), 'utf8'));
+    const { recorded: recordedB, schedule, ...configB } = JSON.parse(readFileSync(join(dirB, 'test.json'), 'utf8'));
+    // The same configuration, given A's faults as its schedule, and the same faults applied;
+    // what each fault did (a pid) is each run's own.
+    const withoutDid = (faults: { did?: unknown }[]) => faults.map(({ did: _, ...f }) => f);
+    expect(configB).toEqual({ ...configA, storeDir: second });
+    expect(withoutDid(schedule)).toEqual(withoutDid(recordedA.schedule));
+    expect(withoutDid(recordedB.schedule)).toEqual(withoutDid(recordedA.schedule));
+    expect(recordedA.schedule.length).toBeGreaterThanOrEqual(2);
     expect(configB.seed).toBe(4242);
 
     const fa = faults(history(dirA));

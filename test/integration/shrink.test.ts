@@ -33,7 +33,7 @@ describe.skipIf(skip)('the schedule as data, on real servers', () => {
     ]);
     expect(a.code, a.stderr).not.toBe(3);
     expect(a.left).toEqual([]);
-    const recorded = json(join(a.dir, 'test.json')).schedule as { kind: string; atMs: number; did: unknown }[];
+    const recorded = json(join(a.dir, 'test.json')).recorded.schedule as { kind: string; atMs: number; did: unknown }[];
     // Per kind, in order: kinds run side by side, and a start's ok comes when it took effect.
     const byKind = <T>(items: T[], kind: (x: T) => string) =>
       Object.fromEntries(['pause-node', 'partition'].map((k) => [k, items.filter((x) => kind(x) === k)]));

@@ -3,7 +3,7 @@
  * while the client is stopped at the backend's in-acquire pause point.
  */
 import type { Rng } from '../../util/rng.js';
-import { declared, lacks } from '../applicability.js';
+import { missing } from '../applicability.js';
 import type { ClientFaultTarget } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, planned } from '../nemesis.js';
@@ -48,13 +48,10 @@ export const clientClock = faultKind({
   name: 'client-clock',
   targets: ['backward', 'forward'],
   what: "step a Redlock client's own clock, the one its elapsed-time check reads, while it is stopped between winning the votes and that check: backward by about the pause, so the pause goes uncounted; forward, so a good lock is refused",
-  unfit: (_s, backend) => lacks(backend, 'inAcquirePausePoint'),
-  build: (s, ctx) =>
-    new ClientClockStep(
-      ctx.clients,
-      ctx.timing,
-      declared(ctx.capabilities.inAcquirePausePoint, 'in-acquire pause point'),
-      s.target as 'backward' | 'forward',
-    ),
+  fit: (s, backend) => {
+    const point = backend.capabilities?.inAcquirePausePoint;
+    if (point === undefined) return missing('inAcquirePausePoint');
+    return (ctx) => new ClientClockStep(ctx.clients, ctx.timing, point, s.target as 'backward' | 'forward');
+  },
   words: clientWords,
 });

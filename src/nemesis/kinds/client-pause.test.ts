@@ -26,7 +26,7 @@ function clients(holders: number[]) {
 }
 
 describe('client-clock', () => {
-  const opts = { intervalS: 1, ttlMs: 1000 };
+  const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
 
   it('backward: stops a holder past the TTL, and takes most of the stop back from its clock', async () => {
     for (let seed = 1; seed <= 50; seed++) {
@@ -66,11 +66,13 @@ describe('client-pause with a fixed pause/TTL ratio (--pause-ttl)', () => {
       return true;
     }) as typeof process.kill;
     try {
-      const fixed = await new ClientPause(clients([2]).pool, { intervalS: 1, ttlMs: 1000, pauseTtl: 0.25 }).start(
-        new Rng(3),
-      );
+      const fixed = await new ClientPause(clients([2]).pool, {
+        nemesisIntervalS: 1,
+        ttlMs: 1000,
+        pauseTtl: 0.25,
+      }).start(new Rng(3));
       expect(fixed?.durationMs).toBe(250);
-      const drawn = await new ClientPause(clients([2]).pool, { intervalS: 1, ttlMs: 1000 }).start(new Rng(3));
+      const drawn = await new ClientPause(clients([2]).pool, { nemesisIntervalS: 1, ttlMs: 1000 }).start(new Rng(3));
       expect(drawn?.durationMs).toBeGreaterThanOrEqual(800);
       expect(drawn?.durationMs).toBeLessThanOrEqual(2000);
       // The ratio replaces the draw, not the draws after it: the same holder is picked.
@@ -94,7 +96,7 @@ describe('client-pause of a client that is gone', () => {
       pid: () => 99_999_999, // beyond any pid_max: kill answers ESRCH, as for an exited worker
       pids: () => [99_999_999],
     };
-    const nemesis = new ClientPause(gone, { intervalS: 1, ttlMs: 1000 }, 0);
+    const nemesis = new ClientPause(gone, { nemesisIntervalS: 1, ttlMs: 1000 }, 0);
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 });

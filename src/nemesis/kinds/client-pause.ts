@@ -6,7 +6,7 @@
  */
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
-import { declared, lacks } from '../applicability.js';
+import { missing } from '../applicability.js';
 import { type ClientFaultTarget, signalAll } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
@@ -128,13 +128,10 @@ export const clientPause = faultKind({
   name: 'client-pause',
   targets: ['holder', 'in-acquire'],
   what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes",
-  unfit: (s, backend) => (s.target === 'in-acquire' ? lacks(backend, 'inAcquirePausePoint') : undefined),
-  build: (s, ctx) =>
-    new ClientPause(
-      ctx.clients,
-      ctx.timing,
-      2000,
-      s.target === 'in-acquire' ? declared(ctx.capabilities.inAcquirePausePoint, 'in-acquire pause point') : undefined,
-    ),
+  fit: (s, backend) => {
+    const point = s.target === 'in-acquire' ? backend.capabilities?.inAcquirePausePoint : undefined;
+    if (s.target === 'in-acquire' && point === undefined) return missing('inAcquirePausePoint');
+    return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, point);
+  },
   words: clientWords,
 });

@@ -8,7 +8,7 @@ import { ClockStrobe } from './clock.js';
 describe('clock strobe', () => {
   it('brings back every node that went ahead, and only those, even when a node misses flips', async () => {
     const nodes = ['r1', 'r2'].map((name) => ({ name }) as NodeHandle);
-    const ctx = nodeFaultContext('t', nodes, { intervalS: 1, ttlMs: 1000 });
+    const ctx = nodeFaultContext('t', nodes, { nemesisIntervalS: 1, ttlMs: 1000 });
     const offset = new Map<string, number>();
     let r2Calls = 0;
     // r2 is down for its second and third shifts: both flips back; a later one brings it back.

@@ -8,7 +8,7 @@ import type { ShiftTtls } from '../../backends/backend.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
-import { declared, lacks } from '../applicability.js';
+import { missing } from '../applicability.js';
 import type { NemesisContext, NodeFaultContext } from '../context.js';
 import { faultKind, nodesHit } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
@@ -31,7 +31,7 @@ export class ClockJump implements Nemesis {
   ) {}
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
@@ -93,7 +93,7 @@ export class ClockStrobe implements Nemesis {
   ) {}
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const offsetMs = aboutTtlMs(this.ctx.timing.ttlMs, rng);
     const periodMs = Math.round(rng.uniform(50, 250));
     const nodes = await chooseNodes(this.ctx, this.target, rng);
@@ -156,8 +156,7 @@ export class ClockStrobe implements Nemesis {
  * Whether a client holds a grant of a bare majority of votes (Redlock, during a split):
  * the moment clock:bridge waits for.
  */
-function bareMajorityHeld(ctx: NemesisContext): () => boolean {
-  const quorum = ctx.capabilities.quorum;
+function bareMajorityHeld(ctx: NemesisContext, quorum: ((nodes: number) => number) | undefined): () => boolean {
   if (!quorum) return () => false;
   return () => {
     const bare = quorum(ctx.nodes.length);
@@ -174,12 +173,17 @@ export const clock = faultKind({
     s.target === 'bridge' && s.mode !== 'forward'
       ? 'clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge'
       : undefined,
-  unfit: (s, backend) => lacks(backend, 'clock') ?? (s.target === 'bridge' ? lacks(backend, 'quorum') : undefined),
-  build: (s, ctx) => {
-    const { shift, nodes: only } = declared(ctx.capabilities.clock, 'clock');
-    const on: NodeFaultContext = only ? { ...ctx, nodes: ctx.nodes.filter((n) => only(n.name)) } : ctx;
-    if (s.mode === 'strobe') return new ClockStrobe(on, s.target, shift);
-    return new ClockJump(on, s.target, s.mode === 'backward' ? 'backward' : 'forward', shift, bareMajorityHeld(ctx));
+  fit: (s, backend) => {
+    const { clock, quorum } = backend.capabilities ?? {};
+    if (!clock) return missing('clock');
+    if (s.target === 'bridge' && !quorum) return missing('quorum');
+    const { shift, nodes: only } = clock;
+    return (ctx) => {
+      const on: NodeFaultContext = only ? { ...ctx, nodes: ctx.nodes.filter((n) => only(n.name)) } : ctx;
+      if (s.mode === 'strobe') return new ClockStrobe(on, s.target, shift);
+      const way = s.mode === 'backward' ? 'backward' : 'forward';
+      return new ClockJump(on, s.target, way, shift, bareMajorityHeld(ctx, quorum));
+    };
   },
   words: (v) => ({
     whom: nodesHit(v),

@@ -37,9 +37,8 @@ export class NodeKill extends NodeOutage {
 
 export const killNode = faultKind({
   name: 'kill-node',
-  ...onNodes,
+  ...onNodes((s, ctx) => new NodeKill(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,
   what: 'SIGKILL the server, then restart it (--lose-data: restart empty); while-held: only while a client holds the lock, kept holding until the node is back',
-  build: (s, ctx) => new NodeKill(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined),
   words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
 });

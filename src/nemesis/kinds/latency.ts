@@ -35,7 +35,7 @@ export class DelayTraffic implements Nemesis {
   ) {}
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.timing.nemesisIntervalS, rng));
     // Around the TTL each way: a delay that long outlives leases.
     const delayMs = aboutTtlMs(this.timing.ttlMs, rng);
     const clients = [...new Set(this.routes.map((r) => r.client))];
@@ -68,7 +68,7 @@ export const latency = faultKind({
   targets: ['nodes', 'store', 'all'],
   what: "delay traffic through per-client TCP proxies: all clients to the nodes, or one client's to the store, or all of one client's",
   usesProxies: () => true,
-  build: (s, ctx) => new DelayTraffic(ctx.routes, s.target, ctx.timing, () => ctx.clients.holders()),
+  fit: (s) => (ctx) => new DelayTraffic(ctx.routes, s.target, ctx.timing, () => ctx.clients.holders()),
   words: (v) => ({
     whom: typeof v.to === 'string' ? `to ${v.to}` : undefined,
     how: typeof v.delayMs === 'number' ? [`+${v.delayMs} ms delay`] : [],

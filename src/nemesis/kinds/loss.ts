@@ -39,9 +39,8 @@ export class PacketLoss extends IptablesFault {
 
 export const loss = faultKind({
   name: 'loss',
-  ...onNodes,
+  ...onNodes((s, ctx) => new PacketLoss(ctx, s.target)),
   what: `drop ${LOSS_PROBABILITY * 100}% of packets into a node (iptables statistic)`,
-  build: (s, ctx) => new PacketLoss(ctx, s.target),
   words: (v) => ({
     whom: nodesHit(v),
     how: typeof v.probability === 'number' ? [`${Math.round(v.probability * 100)}% loss`] : [],

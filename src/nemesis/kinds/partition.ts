@@ -76,7 +76,7 @@ export class ClientPartition implements Nemesis {
   }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.intervalS, rng));
+    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const count = this.clients.length;
     const order = this.clients
       .map((c) => ({ c, k: rng.next() }))
@@ -133,7 +133,7 @@ export const partition = faultKind({
   name: 'partition',
   targets: PARTITIONS,
   what: 'iptables DROP between nodes; clients: cut some clients from the nodes; clients-majorities: two client groups each reach another majority, sharing one node (proxies)',
-  unfit: (s, backend, lockNodes) => {
+  fit: (s, backend, lockNodes) => {
     const leader = leaderUnfit(s.target, backend);
     if (leader) return leader;
     if (s.target === 'clients-majorities' && lockNodes < 3) {
@@ -142,11 +142,10 @@ export const partition = faultKind({
     if (!cutsClients(s.target) && lockNodes < 2) {
       return { reason: `needs at least 2 nodes; ${backend.name} has ${lockNodes}: use partition:clients` };
     }
-    return undefined;
+    return (ctx) =>
+      cutsClients(s.target) ? new ClientPartition(ctx.routes, ctx, s.target) : new Partition(ctx, s.target);
   },
   usesProxies: (s) => cutsClients(s.target),
-  build: (s, ctx) =>
-    cutsClients(s.target) ? new ClientPartition(ctx.routes, ctx, s.target) : new Partition(ctx, s.target),
   words: (v) => ({
     whom: typeof v.shape === 'string' ? v.shape : undefined,
     how: Array.isArray(v.clients) ? [`clients ${listed(v.clients)}`] : [],

@@ -11,9 +11,8 @@ export class NodePause extends NodeOutage {
 
 export const pauseNode = faultKind({
   name: 'pause-node',
-  ...onNodes,
+  ...onNodes((s, ctx) => new NodePause(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,
   what: "freeze a node's processes (cgroup freezer), then thaw; while-held: only while a client holds the lock, kept holding until the node is back",
-  build: (s, ctx) => new NodePause(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined),
   words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
 });

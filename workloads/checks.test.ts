@@ -5,11 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../checkers/linearizable/index.js';
+import { checkLinearizable } from '../checkers/linearizable/engine.js';
 import type { CheckResult } from '../checkers/result.js';
 import type { Op, OpType } from '../src/history/op.js';
 import { errorMessage } from '../src/util/errors.js';
-import { checkRun } from './check-run.js';
+import { checkRun } from './checks.js';
 
 const LOCK = 'L';
 const STORE = 'S';

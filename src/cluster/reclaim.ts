@@ -25,7 +25,7 @@ export function orphanWorkers(): number[] {
   return found;
 }
 
-export async function sweepOrphans(which: 'orphaned' | 'all' = 'orphaned') {
+export async function reclaimOrphans(which: 'orphaned' | 'all' = 'orphaned') {
   let workers = 0;
   for (const pid of orphanWorkers()) {
     try {

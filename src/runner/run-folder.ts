@@ -1,5 +1,9 @@
 /**
- * Reading a stored run folder for reports: test.json, history.jsonl and results.json.
+ * A run folder, <store>/<test>/<timestamp>/: its layout and its files, written by the
+ * runner and read back by reports, replays, shrinks, schedules and campaigns. test.json
+ * holds the run's parameters and, in a section of its own (`recorded`), what the run
+ * recorded that is not a parameter: the store key its checks read and the faults it
+ * applied; history.jsonl the operations; results.json the verdict; nodes/ the node logs.
  *
  * A run whose runner was killed leaves test.json and a history prefix: in arrival order
  * (the runner re-sorts only at the end), possibly with a last line cut mid-write, and no
@@ -9,25 +13,177 @@
  *
  * Every problem with the input is a UserError with one line that names it.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
-import { checkRun } from '../../workloads/check-run.js';
+import { checkRun } from '../../workloads/checks.js';
+import { STORE_KEY } from '../datastore/keys.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { type RunCondition, runVerdict } from '../runner/conditions.js';
-import { parseStoredConfig, type StoredTestConfig, type TestConfig } from '../runner/config.js';
-import type { StoppedEarly } from '../runner/run.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
+import { makeDirs } from '../util/make-dirs.js';
+import { stamped } from '../version.js';
+import { type RunCondition, runVerdict } from './conditions.js';
+import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
+
+/** A run folder's files and folders, by what they hold. */
+export const RUN_FILES = {
+  test: 'test.json',
+  history: 'history.jsonl',
+  results: 'results.json',
+  nodes: 'nodes',
+  report: 'report.html',
+  junit: 'junit.xml',
+} as const;
+
+/** The path of one of a run folder's files. */
+export const runFile = (dir: string, file: keyof typeof RUN_FILES) => join(dir, RUN_FILES[file]);
+
+/** Where a node's log goes. */
+export const nodeLogFile = (dir: string, node: string) => join(dir, RUN_FILES.nodes, `${node}.log`);
+
+/** --stop-on-violation ended the workload before its time limit: when, and on what. */
+export interface StoppedEarly {
+  /** Seconds of workload when the violation was seen. */
+  atS: number;
+  /** What was seen, in words. */
+  why: string;
+}
+
+const stamp = () => new Date().toISOString().replace(/:/g, '-');
+
+/**
+ * A new run's folder, <store>/<name>/<timestamp>/ with its nodes/, and `latest` beside
+ * the tests pointing at it (unless `latest` is false: CI artifact stores want no links).
+ */
+export function createRunFolder(storeDir: string, name: string, latest = true): string {
+  // No : or , in folder names: artifact uploaders refuse them.
+  const dir = join(storeDir, name.replace(/[:,]/g, '_'), stamp());
+  makeDirs(join(dir, RUN_FILES.nodes));
+  if (latest) pointLatest(storeDir, dir);
+  return dir;
+}
+
+/** Points the link `name` in `parent` at `dir` (relative, so that the store can move). */
+export function pointLatest(parent: string, dir: string, name = 'latest'): void {
+  const link = join(parent, name);
+  rmSync(link, { force: true });
+  symlinkSync(relative(parent, dir), link);
+}
+
+/** What a run recorded that is not a parameter: test.json's `recorded` section. */
+export interface Recorded {
+  /** The data store's key the run's checks read. */
+  storeKey: string;
+  /** The faults the run applied, in order of start (a replay or a shrink applies these). */
+  schedule?: ScheduledFault[];
+}
+
+/** A run's test.json, read back. */
+export interface StoredRun {
+  config: TestConfig;
+  recorded: Recorded;
+}
+
+/** The text of a run's test.json (parseTestJson reads it back). */
+export function testJsonText(config: TestConfig, recorded: Recorded = { storeKey: STORE_KEY }): string {
+  return `${JSON.stringify(stamped({ ...config, recorded }), null, 2)}\n`;
+}
+
+export function writeTestJson(dir: string, config: TestConfig, recorded?: Recorded): void {
+  writeFileSync(runFile(dir, 'test'), testJsonText(config, recorded));
+}
+
+/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
+export function writeResults(dir: string, results: object): void {
+  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped(results), null, 2)}\n`);
+}
+
+/**
+ * A stored test.json, read back (by --replay, reports, shrink, a schedule): JSON, an
+ * object, every field a run records of its type, and the recorded section. A run written
+ * before that section kept the store key and the faults it applied beside the parameters:
+ * they are read from there. Bad content is one UserError line naming the file.
+ */
+export function parseTestJson(text: string, file: string): StoredRun {
+  const parsed = parseJson(text, file);
+  // What wrote the file (version.ts's stamp) is not part of the configuration; anything but
+  // an object goes to storedConfig as it is, to be refused as one.
+  const plain = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  const {
+    lockchaos: _v,
+    schema: _s,
+    recorded,
+    storeKey: olderKey,
+    ...fields
+  } = plain ? (parsed as Record<string, unknown>) : {};
+  const config = storedConfig(plain ? fields : parsed, file) as TestConfig;
+  const bad = (what: string, value: unknown, type: string) =>
+    new UserError(`'${file}' is not a test configuration: ${what}: ${JSON.stringify(value)} is not ${type}`);
+  if (recorded === undefined) {
+    if (olderKey !== undefined && typeof olderKey !== 'string') throw bad('storeKey', olderKey, 'a string');
+    const older: Recorded = { storeKey: olderKey ?? STORE_KEY };
+    if (config.schedule) older.schedule = config.schedule;
+    return { config, recorded: older };
+  }
+  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded)) {
+    throw bad('recorded', recorded, 'an object');
+  }
+  const { storeKey, schedule } = recorded as Record<string, unknown>;
+  if (typeof storeKey !== 'string') throw bad('recorded.storeKey', storeKey, 'a string');
+  const section: Recorded = { storeKey };
+  if (schedule !== undefined) section.schedule = parseScheduledFaults(schedule, `'${file}' recorded.schedule`);
+  return { config, recorded: section };
+}
+
+/** The configuration to run again (a replay, a shrink's candidates): the faults the run applied, given. */
+export function rerunConfig({ config, recorded }: StoredRun): TestConfig {
+  return recorded.schedule ? { ...config, schedule: recorded.schedule } : config;
+}
+
+/**
+ * A file a flag names, or a run folder's test.json: its path and text. A missing or
+ * unreadable one is one UserError line that begins with the flag (when one is given).
+ */
+export function readRunFile(path: string, flag?: string): { file: string; text: string } {
+  const at = flag ? `${flag}: ` : '';
+  let file = path;
+  try {
+    if (statSync(path).isDirectory()) file = runFile(path, 'test');
+  } catch {
+    throw new UserError(`${at}no such run folder or file '${path}'`);
+  }
+  try {
+    return { file, text: readFileSync(file, 'utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
+    throw new UserError(`${at}cannot read '${file}' (${code ?? String(err)})`);
+  }
+}
 
 export interface LoadedRun {
   /** The folder as given. */
   dir: string;
+  /** The configuration to run it again: its parameters, with the faults it applied. */
   config: TestConfig;
+  recorded: Recorded;
   /** In time order; indices as stored in history.jsonl. */
   history: Op[];
   results: CheckResult[];
@@ -161,8 +317,7 @@ function hasFinalRead(history: readonly Op[], storeKey: string): boolean {
 }
 
 /** The checkers on a recorded prefix; without the final read, lost updates cannot tell (unknown). */
-function checkPrefix(history: Op[], config: StoredTestConfig): CheckResult[] {
-  const { storeKey } = config;
+function checkPrefix(history: Op[], config: TestConfig, { storeKey }: Recorded): CheckResult[] {
   const results = checkRun(history, config, { storeKey });
   if (hasFinalRead(history, storeKey)) return results;
   return results.map((r) => (r.checker === 'lost-updates' ? lostUpdatesWithoutFinalRead(r) : r));
@@ -174,7 +329,7 @@ export function loadRun(dir: string): LoadedRun {
   if (!existsSync(dir)) throw new UserError(`no such folder: ${dir}`);
   if (!statSync(dir).isDirectory())
     throw new UserError(`${dir} is a file, not a run folder: give the folder that holds test.json and history.jsonl`);
-  const testPath = join(dir, 'test.json');
+  const testPath = runFile(dir, 'test');
   if (!existsSync(testPath)) {
     const runs = runsInside(dir);
     const hint = runs.length
@@ -182,8 +337,10 @@ export function loadRun(dir: string): LoadedRun {
       : ' (lockchaos run writes store/<test>/<timestamp>/)';
     throw new UserError(`${dir} is not a run folder: it has no test.json${hint}`);
   }
-  const config = parseStoredConfig(readText(testPath, 'the test configuration'), testPath);
-  const historyPath = join(dir, 'history.jsonl');
+  const stored = parseTestJson(readText(testPath, 'the test configuration'), testPath);
+  const { recorded } = stored;
+  const config = rerunConfig(stored);
+  const historyPath = runFile(dir, 'history');
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
   const { history, droppedLine } = readHistoryPrefix(historyPath);
@@ -195,8 +352,8 @@ export function loadRun(dir: string): LoadedRun {
     );
   }
 
-  const resultsPath = join(dir, 'results.json');
-  let stored:
+  const resultsPath = runFile(dir, 'results');
+  let saved:
     | {
         valid: Validity;
         results: CheckResult[];
@@ -210,35 +367,33 @@ export function loadRun(dir: string): LoadedRun {
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
-      const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof stored;
+      const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof saved;
       if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
       if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
-      stored = parsed;
+      saved = parsed;
     } catch (err) {
       unreadable = (err as Error).message;
     }
   }
-  const unchecked = typeof stored?.unchecked === 'string' ? stored.unchecked : undefined;
+  const unchecked = typeof saved?.unchecked === 'string' ? saved.unchecked : undefined;
   // The interruption of the checking is over once checked here: the run itself ran as configured.
-  const conditions = (Array.isArray(stored?.conditions) ? stored.conditions : []).filter(
-    (c) => c.message !== unchecked,
-  );
-  const base = { dir, config, history, conditions };
+  const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter((c) => c.message !== unchecked);
+  const base = { dir, config, recorded, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
-  if (stored && unchecked === undefined) {
+  if (saved && unchecked === undefined) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;
     return {
       ...base,
       ...extra,
-      results: stored.results,
-      valid: stored.valid ?? countedVerdict(stored.results),
-      ...(stored.timings ? { timings: stored.timings } : {}),
+      results: saved.results,
+      valid: saved.valid ?? countedVerdict(saved.results),
+      ...(saved.timings ? { timings: saved.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
-      ...(stored.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
+      ...(saved.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
       checkedHere: false,
     };
   }
-  const results = checkPrefix(history, config);
+  const results = checkPrefix(history, config, recorded);
   const valid = runVerdict(countedVerdict(results), conditions);
   const why =
     unchecked !== undefined
@@ -250,11 +405,11 @@ export function loadRun(dir: string): LoadedRun {
     `${why}; checked here on the ${history.length} operations recorded`,
     droppedLine !== undefined ? cutLine(droppedLine) : '',
   ].filter(Boolean);
-  const recorded = {
-    ...(stored?.timings ? { timings: stored.timings } : {}),
-    ...(stored?.stoppedEarly ? { stoppedEarly: stored.stoppedEarly } : {}),
+  const kept = {
+    ...(saved?.timings ? { timings: saved.timings } : {}),
+    ...(saved?.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
   };
   // A run interrupted while checking is complete: its checks, made here, are its verdict.
   const cut = unchecked !== undefined && droppedLine === undefined ? {} : { cutShort: parts.join('; ') };
-  return { ...base, ...extra, ...recorded, results, valid, ...cut, checkedHere: true };
+  return { ...base, ...extra, ...kept, results, valid, ...cut, checkedHere: true };
 }

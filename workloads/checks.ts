@@ -3,8 +3,8 @@
  * when it ends; the report checks a run folder that has no results (its runner killed).
  */
 import { Worker } from 'node:worker_threads';
+import { runCheckers } from '../checkers/checker.js';
 import type { CheckResult } from '../checkers/result.js';
-import { runCheckers } from '../checkers/run-checker.js';
 import type { Op } from '../src/history/op.js';
 import { UserError } from '../src/util/errors.js';
 import { compiledBeside } from '../src/util/paths.js';

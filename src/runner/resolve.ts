@@ -1,0 +1,158 @@
+/**
+ * A run resolved: its configuration checked once, and what the checks learned kept and
+ * handed down (the backend, the workload, the backend's options, the node specs, the
+ * faults), so that no phase of the run derives them again. A bad value is one UserError
+ * line that names the fix.
+ */
+import { WORKLOADS, workloadByName } from '../../workloads/index.js';
+import type { Workload } from '../../workloads/workload.js';
+import type { Backend, BackendOptions } from '../backends/backend.js';
+import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
+import type { NodeSpec } from '../cluster/cluster.js';
+import { dataStoreNodeSpec } from '../datastore/datastore.js';
+import { type Fault, resolveFaults } from '../nemesis/index.js';
+import { nearestOr } from '../util/did-you-mean.js';
+import { UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
+import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
+import { locatePaths, testName, withinBounds } from './config.js';
+import { PARAMETER_LIST, type TestConfig } from './parameters.js';
+
+export interface ResolvedRun {
+  /** The configuration as given (its paths located, its name set by the caller). */
+  readonly config: TestConfig;
+  readonly backend: Backend;
+  readonly workload: Workload;
+  /** What the backend's nodeSpecs and clients are given. */
+  readonly backendOptions: BackendOptions;
+  /** The cluster: the lock service's nodes (checked), then the data store. */
+  readonly nodeSpecs: readonly NodeSpec[];
+  /** The --nemesis spec's faults, fit for the backend. */
+  readonly faults: readonly Fault[];
+}
+
+/** The run a configuration describes; a UserError naming the first problem otherwise. */
+export function resolveRun(c: TestConfig): ResolvedRun {
+  const backend = backendOf(c);
+  if (!backend) {
+    if (isModulePath(c.backend)) {
+      throw new UserError(
+        `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
+      );
+    }
+    throw new UserError(
+      `unknown backend '${c.backend}'${nearestOr(c.backend, Object.keys(BACKENDS), `choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`)}`,
+    );
+  }
+  if (c.backendModule !== undefined && !isModulePath(c.backend)) {
+    throw new UserError(
+      `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
+    );
+  }
+  const missing = backend.unavailable?.();
+  if (missing) throw new UserError(`--backend ${c.backend} ${missing}`);
+  const workload = workloadByName(c.workload);
+  if (!workload) {
+    throw new UserError(
+      `unknown workload '${c.workload}'${nearestOr(c.workload, Object.keys(WORKLOADS), `choose one of ${Object.keys(WORKLOADS).join(', ')}`)}`,
+    );
+  }
+  // Every number within its bounds (the node count before the nodes are counted); one
+  // without a default may be left out.
+  for (const p of PARAMETER_LIST) {
+    const value = c[p.field];
+    if (p.type !== 'number' || !p.bounds || (value === undefined && p.default === undefined)) continue;
+    withinBounds(p.flag, value as number, p.bounds);
+  }
+  const backendOptions = backendOptionsOf(c, backend);
+  const lockSpecs = checkedNodeSpecs(backend, backendOptions);
+  const lockNodes = lockSpecs.filter((s) => s.role === 'node').length;
+  if (c.nemesis.trim() === '')
+    throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
+  const faults = resolveFaults(c.nemesis, backend, lockNodes);
+  const kinds = new Set<string>(faults.map((f) => f.spec.kind));
+  const stray = c.schedule?.find((f) => !kinds.has(f.kind));
+  if (stray) {
+    throw new UserError(
+      `the schedule has a ${stray.kind} fault, which --nemesis '${c.nemesis}' does not run: add ${stray.kind} to --nemesis`,
+    );
+  }
+  if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
+  // The name is a folder under the store: one path segment, nothing that climbs out of it.
+  // (: and , of older names are accepted and left out of the folder's name.)
+  if (!/^[\w+-][\w.+:,=-]*$/.test(c.name) || c.name.includes('..')) {
+    throw new UserError(
+      `--name must be a folder name of letters, digits, . _ + - (no /, no .., not starting with .), got '${c.name}'`,
+    );
+  }
+  if (c.pauseTtl !== undefined && !kinds.has('client-pause')) {
+    throw new UserError(
+      `--pause-ttl sets how long client-pause pauses: add client-pause to --nemesis (got '${c.nemesis}')`,
+    );
+  }
+  if (c.nodes !== undefined) {
+    if (lockNodes !== c.nodes) {
+      throw new UserError(`--nodes ${c.nodes}: backend ${c.backend} runs ${lockNodes} nodes; leave --nodes out`);
+    }
+    // Fewer nodes than the service is itself with (Redlock on 1 or 2 masters), as it declares.
+    const min = backend.capabilities?.minNodes;
+    if (min && c.nodes < min.count) {
+      throw new UserError(
+        `--nodes must be at least ${min.count} for ${c.backend} (${min.why(c.nodes)}), got '${c.nodes}'`,
+      );
+    }
+  }
+  if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
+    throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
+  }
+  return {
+    config: c,
+    backend,
+    workload,
+    backendOptions,
+    nodeSpecs: [...lockSpecs, dataStoreNodeSpec()],
+    faults,
+  };
+}
+
+/**
+ * A configuration as a run takes it: a module backend and a client program by absolute
+ * paths, the module loaded, the run named (by the backend's own name), then resolved.
+ */
+export async function prepareRun(input: TestConfig): Promise<ResolvedRun> {
+  const located = locatePaths(input);
+  await loadBackendModule(located.backendModule ?? located.backend);
+  return resolveRun({ ...located, name: located.name || testName(located) });
+}
+
+/** The configuration checked (resolveRun, for a caller that wants no more): a UserError naming the first problem. */
+export const validateConfig = (c: TestConfig): TestConfig => resolveRun(c).config;
+
+/**
+ * What nodeSpecs and clients are given: the node count, the lease length and the backend's
+ * own options, parsed from `key=value,key=value` and checked against the names it declares.
+ */
+export function backendOptionsOf(
+  c: Pick<TestConfig, 'nodes' | 'ttlMs' | 'backendOptions'>,
+  backend: Backend,
+): BackendOptions {
+  const settings: Record<string, string> = {};
+  const known = backend.options ?? {};
+  const allowed = Object.keys(known).length > 0 ? Object.keys(known).join(', ') : 'none';
+  for (const part of (c.backendOptions ?? '').split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim();
+    if (eq < 1 || !Object.hasOwn(known, key)) {
+      throw new UserError(
+        `--backend-options '${part.trim()}': ${backend.name} takes key=value with a key from: ${allowed}`,
+      );
+    }
+    const value = part.slice(eq + 1).trim();
+    const problem = known[key]?.check?.(value);
+    if (problem) throw new UserError(`--backend-options: ${backend.name} ${key} ${problem}`);
+    settings[key] = value;
+  }
+  for (const [key, option] of Object.entries(known)) settings[key] ??= option.default;
+  return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
+}
