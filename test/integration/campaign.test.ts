@@ -341,7 +341,7 @@ describe.skipIf(skip)('lockchaos campaign of a module backend with its own image
     const lines = r.stderr.split('\n');
     const built = lines.findIndex((l) => l.startsWith(`image ${image} is missing: building it from`));
     const first = lines.findIndex((l) => l.includes(': starting (expect valid)'));
-    expect(lines).toContain(`images for 1 cells: ${image}, lockchaos/node:2`);
+    expect(lines).toContain(`images for 1 cell: ${image}, lockchaos/node:2`);
     expect(built).toBeGreaterThanOrEqual(0);
     expect(first).toBeGreaterThan(built);
     const dir = campaignDir(r);

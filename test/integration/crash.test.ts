@@ -26,7 +26,9 @@ describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
     expect((await leftovers(pid)).length).toBe(3); // nothing ran the teardown
     // The next start sweeps what the dead runner left, then runs and cleans up itself.
     const next = await lockchaos(['run', '--backend', 'redis', '--time-limit', '2', '--seed', '6', '--store', store]);
-    expect(next.stderr).toMatch(/removed what crashed runs left: [2-9]\d* containers, [1-9]\d* networks, \d+ workers/);
+    expect(next.stderr).toMatch(
+      /removed what crashed runs left: [2-9]\d* containers, [1-9]\d* networks?, \d+ workers?/,
+    );
     expect(next.code).toBe(0);
     expect(await leftovers(pid)).toEqual([]);
     expect(await leftovers(next.pid)).toEqual([]);
