@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { sleep } from '../util/clock.js';
 import { docker } from './engine.js';
 
 export const LABEL_RUN = 'org.lockchaos.run';
@@ -51,6 +52,18 @@ export interface Removed {
  * Removes lockchaos containers and networks. `which` selects them: one run's, those whose
  * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
  */
+/** Waits (up to 30 s) until the engine no longer knows the container. */
+async function containerGone(id: string): Promise<void> {
+  for (const until = Date.now() + 30_000; Date.now() < until; await sleep(100)) {
+    try {
+      await docker().getContainer(id).inspect();
+    } catch (err) {
+      if (/No such container|404/.test(String(err))) return;
+      throw err;
+    }
+  }
+}
+
 export async function removeResources(which: { runId: string } | 'orphaned' | 'all'): Promise<Removed> {
   const filters = typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
   const keep = (labels: Record<string, string> | undefined) =>
@@ -65,8 +78,12 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
           await docker().getContainer(c.Id).remove({ force: true, v: true });
           removed.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
         } catch (err) {
-          // Gone, or being removed by another sweep (two runs starting at once): not ours to finish.
-          if (!/No such container|already in progress/.test(String(err))) throw err;
+          if (/No such container/.test(String(err))) return;
+          if (!/already in progress/.test(String(err))) throw err;
+          // Being removed by another sweep (two runs starting at once): wait until it is gone,
+          // so that its network is empty when we come to it. Two sweeps that each skipped the
+          // other's container would otherwise both find the network busy and leave it.
+          await containerGone(c.Id);
         }
       }),
   );
@@ -76,8 +93,8 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
       await docker().getNetwork(n.Id).remove();
       removed.networks.push(n.Name);
     } catch (err) {
-      // Still attached: an orphan's container that another sweep is removing (the next sweep
-      // takes its network). A run's own network has no container left here.
+      // Still attached: a container that a third party attached, which the next sweep may
+      // find gone. A run's own network has no container left here.
       const busy = which === 'orphaned' && /active endpoints/.test(String(err));
       if (!busy && !/No such network|not found/.test(String(err))) throw err;
     }
