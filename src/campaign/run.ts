@@ -73,12 +73,16 @@ export interface CampaignResult extends CampaignSummary {
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
-/** The cells a campaign runs for these options: expanded, sharded, time limit applied. */
+/**
+ * The cells a campaign runs for these options: expanded, sharded, time limit applied.
+ * `every`: the spec's cells, when the caller has expanded them already (for the total).
+ */
 export function campaignCells(
   spec: CampaignSpec,
   options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation'> = {},
+  every: Cell[] = expandCells(spec),
 ): Cell[] {
-  const cells = shardCells(expandCells(spec), options.shard);
+  const cells = shardCells(every, options.shard);
   for (const c of cells) {
     if (options.timeLimitS !== undefined) c.config.timeLimitS = options.timeLimitS;
     if (options.stopOnViolation) c.config.stopOnViolation = true;
@@ -115,7 +119,7 @@ export async function campaign(
     throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
   const every = expandCells(spec);
   const totalCells = every.length;
-  const cells = campaignCells(spec, options);
+  const cells = campaignCells(spec, options, every);
   // Each cell resolved once, with the campaign's options; each run is handed its own.
   const runs = cells.map((cell) => ({ cell, resolved: resolveRun(cell.config) }));
   const log = hooks.log ?? (() => {});

@@ -137,8 +137,9 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   const spec = await loadCampaign(file);
 
   if (values['dry-run']) {
-    const cells = campaignCells(spec, options);
-    const total = expandCells(spec).length;
+    const every = expandCells(spec);
+    const cells = campaignCells(spec, options, every);
+    const total = every.length;
     if (values.json) {
       printJson({ name: spec.name, shard: shard ?? null, totalCells: total, cells });
       return 0;

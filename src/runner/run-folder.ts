@@ -215,7 +215,7 @@ function readText(path: string, what: string): string {
 function runsInside(dir: string): string[] {
   try {
     return readdirSync(dir)
-      .filter((name) => existsSync(join(dir, name, 'test.json')))
+      .filter((name) => existsSync(join(dir, name, RUN_FILES.test)))
       .sort();
   } catch {
     return [];

@@ -123,6 +123,13 @@ export function reportPage(D: ReportPageData): void {
     return lanesTop + lane * LANE_H;
   }
 
+  /** The top and bottom of the band from one holder's lane to the other's; undefined unless both are drawn. */
+  function twoLaneSpan(holds: NonNullable<Violation['holds']>): [number, number] | undefined {
+    const drawn = holds.map((h) => h[0]).filter((l) => l >= 0);
+    if (drawn.length !== 2) return undefined;
+    return [laneTop(Math.min(drawn[0], drawn[1])), laneTop(Math.max(drawn[0], drawn[1])) + LANE_H];
+  }
+
   /** First position in list (sorted, disjoint intervals) whose end is >= t. */
   function firstEnding(list: readonly number[], endOf: TimeOf, t: number): number {
     let lo = 0;
@@ -408,11 +415,10 @@ export function reportPage(D: ReportPageData): void {
     if (style === 'kept-out') {
       D.violations.forEach((o) => {
         if (o.counted || !o.overlap || !o.holds || o.overlap[1] < view[0] || o.overlap[0] > view[1]) return;
-        const lanesIn = o.holds.map((h) => h[0]).filter((l) => l >= 0);
-        if (lanesIn.length !== 2) return;
+        const span = twoLaneSpan(o.holds);
+        if (!span) return;
+        const [ya, yb] = span;
         const x0 = clampX(X(o.overlap[0]));
-        const ya = laneTop(Math.min(lanesIn[0], lanesIn[1]));
-        const yb = laneTop(Math.max(lanesIn[0], lanesIn[1])) + LANE_H;
         el(
           'rect',
           {
@@ -466,10 +472,9 @@ export function reportPage(D: ReportPageData): void {
           g,
         );
       });
-      const lanesIn = v.holds.map((h) => h[0]).filter((l) => l >= 0);
-      if (lanesIn.length === 2) {
-        const ya = laneTop(Math.min(lanesIn[0], lanesIn[1]));
-        const yb = laneTop(Math.max(lanesIn[0], lanesIn[1])) + LANE_H;
+      const span = twoLaneSpan(v.holds);
+      if (span) {
+        const [ya, yb] = span;
         el(
           'rect',
           {
