@@ -45,16 +45,21 @@ export function backendOf(c: { backend: string; backendModule?: string }): Backe
 }
 
 /**
- * Makes a module backend known by its absolute path (built-in names need nothing).
- * Relative paths are taken from `baseDir` (default: the current folder).
+ * Makes a module backend known by its absolute path (built-in names need nothing), held to
+ * the contract (module.ts). Relative paths are taken from `baseDir` (default: the current
+ * folder); an import that has not finished in `timeoutMs` is a UserError.
  */
-export async function loadBackend(name: string, baseDir = process.cwd()): Promise<Backend | undefined> {
+export async function loadBackend(
+  name: string,
+  baseDir = process.cwd(),
+  timeoutMs?: number,
+): Promise<Backend | undefined> {
   if (Object.hasOwn(BACKENDS, name)) return BACKENDS[name];
   if (!isModulePath(name)) return undefined;
   const path = resolve(baseDir, name);
   const known = loaded.get(path);
   if (known) return known;
-  const backend = await importBackendModule(path);
+  const backend = await importBackendModule(path, timeoutMs);
   loaded.set(path, backend);
   return backend;
 }

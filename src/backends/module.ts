@@ -1,11 +1,23 @@
 /**
  * A user's own backend, loaded from a module (`--backend ./my-lock.js`): a module that
- * exports the Backend interface, as its default export or as `backend`.
+ * exports the Backend interface, as its default export or as `backend`, held to what the
+ * runner needs at the door. Its import must finish (a top-level await that never settles
+ * would otherwise leave Node with nothing to do: exit 0, no output); its nodeSpecs must
+ * give node specs (a throw or nothing would otherwise surface as a crash deep in the
+ * cluster start); its nodes' ready() must settle. Each problem is one UserError line
+ * naming the module and the fix.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { NodeHandle, NodeSpec } from '../cluster/cluster.js';
+import { withDeadline } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import type { Backend } from './backend.js';
+import type { Backend, BackendOptions } from './backend.js';
+
+export const MODULE_LOAD_TIMEOUT_MS = 15_000;
+export const READY_TIMEOUT_MS = 60_000;
+
+const HOW = '(see README, "Adding a lock backend")';
 
 /** A --backend value that names a module rather than a built-in backend: a path with a folder, or a .js/.mjs/.cjs file. */
 export const MODULE_PATH = /[/\\]|\.(m?js|cjs)$/;
@@ -25,21 +37,97 @@ export function backendProblem(candidate: unknown): string | undefined {
   return undefined;
 }
 
-/** Imports a backend module by path; a module that fails to load or to fit is one UserError. */
-export async function importBackendModule(name: string): Promise<Backend> {
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(resolve(name)).href)) as Record<string, unknown>;
-  } catch (err) {
-    const why = errorMessage(err).split('\n')[0];
-    throw new UserError(`cannot load backend module ${name}: ${why}`);
-  }
+/**
+ * A backend module imported by path and held to the contract (see the top of this file);
+ * a module that fails to load in time or to fit is one UserError.
+ */
+export async function importBackendModule(name: string, timeoutMs = MODULE_LOAD_TIMEOUT_MS): Promise<Backend> {
+  const module = await withDeadline(
+    importModule(name),
+    timeoutMs,
+    () =>
+      new UserError(
+        `backend module ${name} did not finish loading in ${timeoutMs / 1000} s (a top-level await that never settles?): make its import complete ${HOW}`,
+      ),
+  );
   const candidate = module.backend ?? module.default;
   const problem = backendProblem(candidate);
-  if (problem) {
-    throw new UserError(
-      `${name} does not implement the backend interface: ${problem} (see README, "Adding a lock backend")`,
-    );
+  if (problem) throw new UserError(`${name} does not implement the backend interface: ${problem} ${HOW}`);
+  return heldToContract(candidate as Backend);
+}
+
+async function importModule(name: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(resolve(name)).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new UserError(`cannot load backend module ${name}: ${errorMessage(err).split('\n')[0]}`);
   }
-  return candidate as Backend;
+}
+
+/**
+ * The module's backend as the runner sees it: the same object, but its nodeSpecs checked.
+ * A proxy rather than a copy, so that a backend written as a class keeps its methods and
+ * its private fields (each method is called on the module's own object).
+ */
+function heldToContract(backend: Backend): Backend {
+  const nodeSpecs = (opts: BackendOptions) => checkedNodeSpecs(backend, opts);
+  return new Proxy(backend, {
+    get(target, key) {
+      if (key === 'nodeSpecs') return nodeSpecs;
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** backend.nodeSpecs(opts), or a UserError when it throws or gives no node specs. */
+function checkedNodeSpecs(backend: Backend, opts: BackendOptions): NodeSpec[] {
+  let specs: unknown;
+  const call = `${backend.name}: nodeSpecs({ nodes: ${opts.nodes} })`;
+  try {
+    specs = backend.nodeSpecs(opts);
+  } catch (err) {
+    throw new UserError(`backend ${call} threw: ${errorMessage(err).split('\n')[0]} ${HOW}`);
+  }
+  if (!Array.isArray(specs) || specs.length === 0) {
+    const got = Array.isArray(specs) ? 'an empty list' : specs === undefined ? 'nothing' : typeof specs;
+    throw new UserError(`backend ${call} returned ${got}: return a list of node specs ${HOW}`);
+  }
+  const bad = specs.findIndex(
+    (s: Partial<NodeSpec> | null) =>
+      typeof s !== 'object' ||
+      s === null ||
+      typeof s.name !== 'string' ||
+      s.name === '' ||
+      typeof s.ready !== 'function',
+  );
+  if (bad >= 0) {
+    throw new UserError(`backend ${call}: node spec ${bad} has no name or no ready(node) ${HOW}`);
+  }
+  const lock = specs.filter((s: NodeSpec) => s.role === 'node').length;
+  if (lock === 0) throw new UserError(`backend ${call}: no node spec has role 'node' ${HOW}`);
+  return (specs as NodeSpec[]).map((s) => checkedReady(backend.name, s));
+}
+
+/**
+ * A module's node spec whose ready() ends in time and fails in one line: one that never
+ * settled hung the cluster start for good, one that threw was a stack trace.
+ */
+function checkedReady(name: string, spec: NodeSpec): NodeSpec {
+  const ms = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const call = `backend ${name}: node '${spec.name}' ready()`;
+  const ready = (node: NodeHandle) =>
+    withDeadline(
+      Promise.resolve()
+        .then(() => spec.ready(node))
+        .catch((err) => {
+          throw new UserError(`${call} threw: ${errorMessage(err).split('\n')[0]} ${HOW}`);
+        }),
+      ms,
+      () =>
+        new UserError(
+          `${call} did not settle in ${ms / 1000} s: make it resolve once the server answers, or throw ${HOW}`,
+        ),
+    );
+  return { ...spec, ready };
 }

@@ -6,8 +6,7 @@
  * the current folder), before it is validated.
  */
 import { dirname, resolve } from 'node:path';
-import { isModulePath } from '../backends/index.js';
-import { loadBackendModule } from '../runner/backend-module.js';
+import { isModulePath, loadBackend } from '../backends/index.js';
 import { UserError } from '../util/errors.js';
 import {
   type CampaignFile,
@@ -31,7 +30,7 @@ export async function loadCampaignBackends(data: unknown, baseDir: string, sourc
 
 /** Imports those of `names` that are module paths (from `baseDir`); built-in names need nothing. */
 export async function loadModuleBackends(names: readonly string[], baseDir = process.cwd()): Promise<void> {
-  for (const name of names) if (isModulePath(name)) await loadBackendModule(resolve(baseDir, name));
+  for (const name of names) if (isModulePath(name)) await loadBackend(name, baseDir);
 }
 
 /** Reads, parses and validates a campaign file; its module backends are taken from its folder. */

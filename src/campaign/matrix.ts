@@ -5,8 +5,8 @@
  */
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf } from '../backends/index.js';
-import { fencingWord, locatePaths, type TestConfig, testName } from '../runner/config.js';
-import { resolveRun } from '../runner/resolve.js';
+import { fencingWord, type TestConfig } from '../runner/config.js';
+import { locatePaths, resolveRun, testName } from '../runner/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';

@@ -5,8 +5,9 @@
 import type { Shard } from '../campaign/matrix.js';
 import { parseShard } from '../campaign/matrix.js';
 import type { CampaignHooks, CampaignOptions } from '../campaign/run.js';
-import { DEFAULTS, withinBounds } from '../runner/config.js';
+import { DEFAULTS } from '../runner/config.js';
 import { PARAMETERS } from '../runner/parameters.js';
+import { withinBounds } from '../runner/resolve.js';
 import { stamped } from '../version.js';
 import { positiveNumber } from './args.js';
 

@@ -1,7 +1,8 @@
 /** The commands that run a stored test again: by its test.json, and as flags. */
 import { resolve } from 'node:path';
-import { DEFAULTS, type TestConfig, testName } from '../runner/config.js';
+import { DEFAULTS, type TestConfig } from '../runner/config.js';
 import { flagWords, PARAMETERS } from '../runner/parameters.js';
+import { testName } from '../runner/resolve.js';
 import { runFile } from '../runner/run-folder.js';
 import { cliCommand } from '../util/paths.js';
 

@@ -6,9 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadBackend } from '../backends/index.js';
 import { configFromArgs, loadReplayConfig } from '../cli/run.js';
-import { loadBackendModule } from './backend-module.js';
-import { DEFAULTS, locatePaths, testName } from './config.js';
+import { DEFAULTS } from './config.js';
+import { locatePaths, testName } from './resolve.js';
 import { parseTestJson, testJsonText } from './run-folder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-module-config-'));
@@ -34,12 +35,12 @@ describe('a module backend as given and as resolved', () => {
 
   it("is named by the backend's own name once loaded", async () => {
     const c = { ...DEFAULTS, backend: './backend.mjs', backendModule: path };
-    await loadBackendModule(path);
+    await loadBackend(path);
     expect(testName(c)).toBe('team-lock-lock-set-none-unfenced');
   });
 
   it('test.json records both; a replay from a folder where the given path means nothing finds it', async () => {
-    await loadBackendModule(path);
+    await loadBackend(path);
     const config = { ...DEFAULTS, name: 'x', seed: 3, backend: './backend.mjs', backendModule: path, fencing: true };
     const run = join(dir, 'run');
     mkdirSync(run, { recursive: true });

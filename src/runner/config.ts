@@ -1,72 +1,18 @@
 /**
- * A test's configuration (its parameters: parameters.ts): its name, its paths located, a
- * number against its bounds, a stored test.json read back. A run's whole check is
- * resolve.ts's.
+ * A test's configuration (its parameters: parameters.ts) as stored: a test.json or a
+ * schedule file read back and checked field by field. A run's naming, paths and whole
+ * check are resolve.ts's.
  */
-import { existsSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { clientProgramName } from '../backends/client-protocol.js';
-import { backendOf, isModulePath } from '../backends/index.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import { type Bounds, DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
+import { DEFAULTS, PARAMETER_LIST, PARAMETERS, type TestConfig } from './parameters.js';
 
 export { DEFAULTS, type TestConfig };
 
 /** A run's fencing in a word, as names, cell ids and scenarios' expectations spell it. */
 export const fencingWord = (fencing: boolean): 'fenced' | 'unfenced' => (fencing ? 'fenced' : 'unfenced');
-
-/**
- * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
- * while it is not loaded), a client program after a + (redis+redis-py-lock-...), safe as a
- * folder name (no : or , either: artifact uploaders refuse them).
- */
-export const testName = (
-  c: Pick<TestConfig, 'backend' | 'backendModule' | 'workload' | 'nemesis' | 'fencing' | 'clientCommand'>,
-) => {
-  const backend = backendOf(c)?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '');
-  const client = c.clientCommand !== undefined ? `+${clientProgramName(c.clientCommand)}` : '';
-  return `${backend}${client}-${c.workload}-${c.nemesis}-${fencingWord(c.fencing)}`.replace(/[^\w.+-]/g, '_');
-};
-
-/**
- * The configuration with its paths located, from `baseDir` (default: the current folder;
- * a campaign's: its file's folder), as test.json records them for a replay anywhere:
- * `backendModule` is `backend` resolved, unless it already names a file that exists (a
- * replay of a run made elsewhere); `clientDir`, where a client program runs, absolute.
- */
-export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
-  c: C,
-  baseDir = process.cwd(),
-): C & Pick<TestConfig, 'backendModule' | 'clientDir'> {
-  const clientDir = c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
-  return { ...locateBackendModule(c, baseDir), ...clientDir };
-}
-
-function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(c: C, baseDir: string): C {
-  if (!isModulePath(c.backend)) return c;
-  if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
-  const here = resolve(baseDir, c.backend);
-  // A recorded path that is gone: the path as given, from here, if it is there.
-  if (c.backendModule !== undefined && !existsSync(here)) return c;
-  return { ...c, backendModule: here };
-}
-
-/** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
-export function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
-  const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
-  if (!ok) {
-    throw new UserError(
-      `--${flag} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
-    );
-  }
-  if (value > max || (min !== undefined && value < min)) {
-    const range = min !== undefined ? `from ${min} to ${max}` : `at most ${max}`;
-    throw new UserError(`--${flag} must be ${range}${unit ? ` ${unit}` : ''} (${why}), got '${value}'`);
-  }
-}
 
 /** The JSON type each kind of parameter is stored as. */
 const STORED_TYPE = { number: 'number', string: 'string', switch: 'boolean', 'on-off': 'boolean' } as const;

@@ -1,22 +1,24 @@
 /**
- * A run resolved: its configuration checked once, and what the checks learned kept and
- * handed down (the backend, the workload, the backend's options, the node specs, the
- * faults), so that no phase of the run derives them again. A bad value is one UserError
- * line that names the fix.
+ * A run resolved: its paths located, its name set, its configuration checked once, and
+ * what the checks learned kept and handed down (the backend, the workload, the backend's
+ * options, the node specs, the faults), so that no phase of the run derives them again. A
+ * bad value is one UserError line that names the fix.
  */
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Workload } from '../../workloads/workload.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
-import { BACKENDS, backendOf, isModulePath } from '../backends/index.js';
+import { clientProgramName } from '../backends/client-protocol.js';
+import { BACKENDS, backendOf, isModulePath, loadBackend } from '../backends/index.js';
 import type { NodeSpec } from '../cluster/cluster.js';
 import { dataStoreNodeSpec } from '../datastore/datastore.js';
 import { type Fault, resolveFaults } from '../nemesis/index.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
-import { checkedNodeSpecs, loadBackendModule } from './backend-module.js';
-import { locatePaths, testName, withinBounds } from './config.js';
-import { PARAMETER_LIST, type TestConfig } from './parameters.js';
+import { fencingWord } from './config.js';
+import { type Bounds, PARAMETER_LIST, type TestConfig } from './parameters.js';
 
 export interface ResolvedRun {
   /** The configuration as given (its paths located, its name set by the caller). */
@@ -31,9 +33,23 @@ export interface ResolvedRun {
   readonly faults: readonly Fault[];
 }
 
-/** The run a configuration describes; a UserError naming the first problem otherwise. */
-export function resolveRun(c: TestConfig): ResolvedRun {
-  const backend = backendOf(c);
+/**
+ * A configuration as a run takes it: a module backend and a client program by absolute
+ * paths, the module loaded, the run named (by the backend's own name), then resolved.
+ */
+export async function prepareRun(input: TestConfig): Promise<ResolvedRun> {
+  const located = locatePaths(input);
+  const backend = await loadBackend(located.backendModule ?? located.backend);
+  return resolveWith({ ...located, name: located.name || testName(located, backend) }, backend);
+}
+
+/** The run a configuration describes (its module already loaded); a UserError naming the first problem otherwise. */
+export const resolveRun = (c: TestConfig): ResolvedRun => resolveWith(c, backendOf(c));
+
+/** The configuration checked (resolveRun, for a caller that wants no more): a UserError naming the first problem. */
+export const validateConfig = (c: TestConfig): TestConfig => resolveRun(c).config;
+
+function resolveWith(c: TestConfig, backend: Backend | undefined): ResolvedRun {
   if (!backend) {
     if (isModulePath(c.backend)) {
       throw new UserError(
@@ -65,7 +81,7 @@ export function resolveRun(c: TestConfig): ResolvedRun {
     withinBounds(p.flag, value as number, p.bounds);
   }
   const backendOptions = backendOptionsOf(c, backend);
-  const lockSpecs = checkedNodeSpecs(backend, backendOptions);
+  const lockSpecs = backend.nodeSpecs(backendOptions);
   const lockNodes = lockSpecs.filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
     throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
@@ -115,18 +131,19 @@ export function resolveRun(c: TestConfig): ResolvedRun {
   };
 }
 
-/**
- * A configuration as a run takes it: a module backend and a client program by absolute
- * paths, the module loaded, the run named (by the backend's own name), then resolved.
- */
-export async function prepareRun(input: TestConfig): Promise<ResolvedRun> {
-  const located = locatePaths(input);
-  await loadBackendModule(located.backendModule ?? located.backend);
-  return resolveRun({ ...located, name: located.name || testName(located) });
+/** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
+export function withinBounds(flag: string, value: number, { integer, zero, min, max, unit, why }: Bounds) {
+  const ok = Number.isFinite(value) && (zero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
+  if (!ok) {
+    throw new UserError(
+      `--${flag} must be a ${integer ? 'whole ' : ''}number ${zero ? '>= 0' : '> 0'}, got '${value}'`,
+    );
+  }
+  if (value > max || (min !== undefined && value < min)) {
+    const range = min !== undefined ? `from ${min} to ${max}` : `at most ${max}`;
+    throw new UserError(`--${flag} must be ${range}${unit ? ` ${unit}` : ''} (${why}), got '${value}'`);
+  }
 }
-
-/** The configuration checked (resolveRun, for a caller that wants no more): a UserError naming the first problem. */
-export const validateConfig = (c: TestConfig): TestConfig => resolveRun(c).config;
 
 /**
  * What nodeSpecs and clients are given: the node count, the lease length and the backend's
@@ -155,4 +172,41 @@ export function backendOptionsOf(
   }
   for (const [key, option] of Object.entries(known)) settings[key] ??= option.default;
   return { nodes: c.nodes, ttlMs: c.ttlMs, settings };
+}
+
+/**
+ * backend-workload-nemesis-fenced, a module backend by its own `name` (by its file's name
+ * while it is not loaded), a client program after a + (redis+redis-py-lock-...), safe as a
+ * folder name (no : or , either: artifact uploaders refuse them).
+ */
+export const testName = (
+  c: Pick<TestConfig, 'backend' | 'backendModule' | 'workload' | 'nemesis' | 'fencing' | 'clientCommand'>,
+  known: Backend | undefined = backendOf(c),
+) => {
+  const backend = known?.name ?? basename(c.backend).replace(/\.(m?js|cjs)$/, '');
+  const client = c.clientCommand !== undefined ? `+${clientProgramName(c.clientCommand)}` : '';
+  return `${backend}${client}-${c.workload}-${c.nemesis}-${fencingWord(c.fencing)}`.replace(/[^\w.+-]/g, '_');
+};
+
+/**
+ * The configuration with its paths located, from `baseDir` (default: the current folder;
+ * a campaign's: its file's folder), as test.json records them for a replay anywhere:
+ * `backendModule` is `backend` resolved, unless it already names a file that exists (a
+ * replay of a run made elsewhere); `clientDir`, where a client program runs, absolute.
+ */
+export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
+  c: C,
+  baseDir = process.cwd(),
+): C & Pick<TestConfig, 'backendModule' | 'clientDir'> {
+  const clientDir = c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
+  return { ...locateBackendModule(c, baseDir), ...clientDir };
+}
+
+function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(c: C, baseDir: string): C {
+  if (!isModulePath(c.backend)) return c;
+  if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
+  const here = resolve(baseDir, c.backend);
+  // A recorded path that is gone: the path as given, from here, if it is there.
+  if (c.backendModule !== undefined && !existsSync(here)) return c;
+  return { ...c, backendModule: here };
 }
