@@ -4,6 +4,7 @@
  * everything here is plain data that crosses threads.
  */
 import type { PairedOutcome } from '../../src/history/pairs.js';
+import { plural } from '../../src/util/plural.js';
 import { type Model, type PartOp, Rejection } from '../models/model.js';
 import type { PartSearch } from './search.js';
 
@@ -182,7 +183,7 @@ export function explain(
       const after =
         c.linearized === 0
           ? 'nothing linearized yet'
-          : `${c.linearized} operation${c.linearized === 1 ? '' : 's'} linearized, ending with ${last.join(', ')}`;
+          : `${plural(c.linearized, 'operation')} linearized, ending with ${last.join(', ')}`;
       const pending = c.pending.map((o) => o.text).join(', ');
       lines.push(`  ${i + 1}. ${after}:`);
       lines.push(`     ${c.state}${pending === '' ? '' : `; not yet linearized: ${pending}`};`);

@@ -62,47 +62,31 @@ export interface ParallelOptions extends CheckOptions {
 }
 
 /**
- * Below this many operations the parts are checked in this thread alone. Measured on 2
- * cores (kv over 10 keys, this thread and one worker against one thread, pairs back to
- * back, every other pair two threads first, 2026-12-01; each time from the call, the buffer
- * pool and the workers' start included): below 1x at 100k operations (0.85x), 1.4-1.8x at
- * 1M (median 1.62x of 10 pairs; one thread 8.0-11.1 s, two 4.9-6.3 s, a busy hour).
- * Histories whose parts the model pre-checks (registers, kv without appends) gain less: 10
- * register keys of 100k operations, 1.17-1.23x. What a second thread cannot win back, each
- * measured:
- * - the machine's own limit: two 1M kv checks on one thread each, in two processes at once,
- *   with nothing shared at all, took 1.57-2.16x (median 1.75x, in the same 10 rounds; other
- *   hours 1.68x and 1.85x) less than twice one alone; memory-bound code scales so here
- *   (random reads and writes of a typed array on two threads: 1.5-1.76x, while arithmetic
- *   scales 1.95-2x), and not because of the search's own footprint (at 300k operations,
- *   parts a third the size: 1.75x too). Two threads of one check reach about 93% of it;
- * - without PARALLEL_NODE_FLAGS, a thread alone uses 1.14-1.18 cores: V8's collector runs
- *   on the other one, which two busy threads leave to share;
- * - what this thread does alone before the workers have parts: pairing and splitting
- *   (0.25-0.4 s at 1M operations), and the full collection of the heap that V8 sometimes
- *   begins there (0.2 s, the history in it);
- * - a part's search cannot be shared, and the costs of parts of the same size differ by 3-8x
- *   (1M kv, seed 7: one key of ten takes 3 s of 7.7; seed 42: 1.0-3.7M steps a key), and
- *   nothing cheap predicts them (not the size, the info operations of each kind, what follows
- *   them, nor the mean concurrency), so the last part may run alone;
- * - crossing to a worker: 12-22 ms to send a 100k-operation part here (the message's copy
- *   of the columns), and the worker's building of the part, 20-60 ms (its first: 150-350 ms,
- *   while its heap grows).
- * Worker processes (no helper threads to share) did no better from a cold start, nor did
- * warming a worker on a prefix of the history while this thread prepares (tried again after
- * the columns: within the noise), nor checking on workers alone (this thread only handing
- * out parts: 4.88 s against 4.83), nor the search's tables laid out a slot to a cache line
- * (within the noise).
+ * Below this many operations the parts are checked in this thread alone: below it a
+ * worker's start and the copy of its parts cost what the second core saves. Where the two
+ * cross on a machine, `bench:checker` measures (the README's "Checking histories offline"
+ * gives this machine's figures). What a second thread cannot win back, and so why the gain
+ * stays below twice:
+ * - the machine's own limit: the search is bound by memory, and two one-thread checks in
+ *   two processes at once do not reach twice one alone either (`--machine` measures it);
+ * - V8's collector takes a core of its own unless kept to its thread (PARALLEL_NODE_FLAGS);
+ * - this thread pairs and splits the history before any worker has a part;
+ * - a part's search cannot be shared, and parts of one size differ several times in cost,
+ *   with nothing cheap to predict it (not the size, the info operations, nor the mean
+ *   concurrency), so the last part may run alone;
+ * - a part that crosses to a worker is copied, then built again there.
+ * Tried, and no better: worker processes, warming a worker on a prefix of the history,
+ * checking on workers alone (this thread only handing out parts), the search's tables laid
+ * out a slot to a cache line.
  */
 export const MIN_OPERATIONS = 200_000;
 
 /**
  * The node flags for a check on threads: V8's collector keeps to the thread it collects,
- * rather than take helper threads onto cores the check's own threads are using. Measured on
- * 2 cores (1M kv over 10 keys, 9 runs each, interleaved, 2026-12-01, a busy machine): two
- * threads 5.4 s median instead of 6.0; one thread the same, 9.1 s. V8 takes the flag only
- * at start (NODE_OPTIONS refuses it, and setting it at run time crashes V8), so `lockchaos
- * check` runs itself again under it for a file large enough to be checked on threads.
+ * rather than take helper threads onto cores the check's own threads are using (faster on
+ * two threads, the same on one: `bench:checker`). V8 takes the flag only at start
+ * (NODE_OPTIONS refuses it, and setting it at run time crashes V8), so `lockchaos check`
+ * runs itself again under it for a file large enough to be checked on threads.
  */
 export const PARALLEL_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
@@ -150,11 +134,8 @@ export async function checkLinearizableParallel(
   // This thread's buffer pool (reserveFor) sets off a full collection of the heap, with the
   // history in it. In this thread alone, it is filled first, before the parts are in the heap
   // too. On threads, once the workers have their first parts: the collection then runs while
-  // they search, not while they wait for this thread to prepare. Measured (1M kv over 10
-  // keys, two threads, against the pool filled first, rounds interleaved, 2026-12-01):
-  // under PARALLEL_NODE_FLAGS faster in 12 rounds of 16, by 0.44 s median (of 6.2 s);
-  // without them in 8 of 8, by 0.4 s. (466cef3 had found the opposite, but timed the side
-  // that filled the pool first from after its pool.)
+  // they search, not while they wait for this thread to prepare (faster under
+  // PARALLEL_NODE_FLAGS and without them, timed from the call on both sides).
   if (early.length === 0) reserveFor(history);
   let prepared: Prepared;
   try {

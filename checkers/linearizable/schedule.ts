@@ -33,10 +33,10 @@ export const FIRST_STEPS = 1 << 12;
 /**
  * Parts of at least this many operations search STEPS_PER_OP steps an operation in round 0
  * (if more), so that most of them end in it, one after another, rather than all open at
- * once: every open part holds its operations' objects and its memo, and ten kv keys of 100k
- * operations (1.0-3.7M steps each) searched side by side held 1.6 GiB and took 37 s, where
- * one after another they held 1.0 GiB and took 20 s (2 cores, loaded, 2026-12-02). The
- * price: a small part after such a part in check order has its first turn after it.
+ * once: every open part holds its operations' objects and its memo, so large parts searched
+ * side by side hold far more memory, and take longer, than one after another (`bench:checker
+ * --kv`). The price: a small part after such a part in check order has its first turn after
+ * it.
  */
 export const LARGE_PART = 1 << 14;
 export const STEPS_PER_OP = 32;

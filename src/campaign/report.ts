@@ -8,6 +8,7 @@ import { escapeHtml } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
 import { cliCommand } from '../util/paths.js';
+import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
@@ -122,7 +123,6 @@ function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): strin
 }
 
 /** "1 cell", "2 cells". */
-export const cellsText = (n: number) => `${n} cell${n === 1 ? '' : 's'}`;
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
@@ -253,7 +253,7 @@ export function terminalTable(s: CampaignSummary): string {
   }
   out.push(
     '',
-    `campaign ${s.name}${shardText(s.shard)}: ${cellsText(t.cells)}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+    `campaign ${s.name}${shardText(s.shard)}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
       (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
@@ -303,13 +303,13 @@ export function summaryHtml(s: CampaignSummary): string {
       ? 'every cell met its expectation'
       : s.missing && t.cells === t.met
         ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
-        : `${t.cells - t.met} of ${cellsText(t.cells)} did not meet their expectation`;
+        : `${t.cells - t.met} of ${plural(t.cells, 'cell')} did not meet their expectation`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${cellsText(t.cells)}${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
+<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
  ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}${s.missing ? ` · ${s.missing} missing (shards not merged)` : ''}</p>
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}

@@ -27,11 +27,12 @@ import { pointLatest, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
+import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import { judge } from './expect.js';
 import { campaignSpecOf, loadCampaign } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, cellsText, summaryHtml, summaryJson } from './report.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
 import type { CampaignFile, CampaignSpec } from './spec.js';
 
 export interface CampaignOptions {
@@ -129,7 +130,7 @@ export async function campaign(
     // Every image any cell needs, before the first cell: a missing one is built (or the
     // campaign stops in one line), not an error in each of its cells.
     const needed = allClusterImages(runs.map((r) => r.resolved));
-    log(`images for ${cellsText(cells.length)}: ${needed.images.join(', ')}`);
+    log(`images for ${plural(cells.length, 'cell')}: ${needed.images.join(', ')}`);
     await ensureImage({ build: options.buildImage ?? true, log, ...needed });
   }
 

@@ -4,10 +4,11 @@ import { dirname, join, resolve } from 'node:path';
 import { loadCampaign } from '../campaign/load.js';
 import { expandCells } from '../campaign/matrix.js';
 import { mergeCampaign } from '../campaign/merge.js';
-import { cellsText, summaryJson, terminalTable } from '../campaign/report.js';
+import { summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
+import { plural } from '../util/plural.js';
 import { parseCommandArgs } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
@@ -145,7 +146,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
       return 0;
     }
     console.log(
-      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${cellsText(total)}`,
+      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${plural(total, 'cell')}`,
     );
     const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
     for (const c of cells) {

@@ -27,6 +27,7 @@ import {
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
+import { plural } from '../util/plural.js';
 import { argsError } from './args.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
@@ -379,7 +380,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (!options.json && options.files.length > 1) {
     const peak = Math.max(0, ...outcomes.flatMap((o) => ('result' in o ? [o.result.stats.peakBudgetBytes] : [])));
     console.log(
-      `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${errors} error${errors === 1 ? '' : 's'} (${Math.round(performance.now() - started)} ms, peak memory ${mib(peak)} per file)`,
+      `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${plural(errors, 'error')} (${Math.round(performance.now() - started)} ms, peak memory ${mib(peak)} per file)`,
     );
   }
   if (errors > 0) return EXIT_ERROR;

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../util/paths.js';
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 
 /** Debian's python3-* packages are importable by the system Python, not by a pyenv one. */
 const PYTHON = '/usr/bin/python3';

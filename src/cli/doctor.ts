@@ -24,6 +24,7 @@ import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage } from '../util/errors.js';
 import { stamped } from '../version.js';
 import { argsError } from './args.js';
+import type { DoctorCheck } from './doctor-check.js';
 import { exampleClientsCheck } from './doctor-clients.js';
 
 const HELP = `Usage: lockchaos doctor [--json]
@@ -45,15 +46,6 @@ Optional parts (a warning only, saying what is missing without them):
 --json prints the checks as one JSON object on stdout (with the lockchaos version).
 
 Exit codes: 0 every required check passed, 3 otherwise.`;
-
-export type CheckStatus = 'ok' | 'FAIL' | 'warn';
-
-export interface DoctorCheck {
-  name: string;
-  status: CheckStatus;
-  /** What was found, or what is wrong and how to fix it. */
-  detail: string;
-}
 
 const firstLine = (err: unknown) => errorMessage(err).split('\n')[0] ?? '';
 

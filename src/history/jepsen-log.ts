@@ -15,6 +15,8 @@
  * keyword (prose rarely does). An op line that does not parse is an error naming its line,
  * not something to skip: a silently dropped op changes the verdict.
  */
+
+import { plural } from '../util/plural.js';
 import { ednToJs, parseEdnPrefix, parseEdnValue } from './edn.js';
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
@@ -79,7 +81,7 @@ function parseOpLine(message: string, where: string, position: number): Op {
   const fields = head.slice(1, 4).filter((f) => f !== undefined);
   if (fields.length < 3) {
     throw new HistoryError(
-      `${where}: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only ${fields.length} field${fields.length === 1 ? '' : 's'}`,
+      `${where}: truncated op line: expected 'process<TAB>:type<TAB>:f<TAB>value', got only ${plural(fields.length, 'field')}`,
     );
   }
   const [processText, typeText, fText] = fields;

@@ -20,6 +20,7 @@ import type { FencingDetails, TokenPair } from '../../checkers/fencing.js';
 import type { LostUpdatesDetails } from '../../checkers/lost-updates.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import type { RunCondition } from '../runner/conditions.js';
+import { plural } from '../util/plural.js';
 import type { Fault, ReportData, Violation } from './model.js';
 
 export interface HeadlineRun {
@@ -31,8 +32,6 @@ export interface HeadlineRun {
 
 /** A length of time in words: milliseconds under a second, else seconds to two places. */
 export const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const resultOf = (results: readonly CheckResult[], checker: string) => results.find((r) => r.checker === checker);
 

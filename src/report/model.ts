@@ -15,6 +15,7 @@ import { type HeldSpan, type ViolationKind, violationsOf } from '../../checkers/
 import type { Op } from '../history/op.js';
 import { type LenientOp, type LenientOutcome, pairLeniently } from '../history/pairs.js';
 import { faultLabel } from '../nemesis/label.js';
+import { plural } from '../util/plural.js';
 
 /** A bar's outcome, as its index in this list. */
 export const BAR_OUTCOMES: readonly LenientOutcome[] = ['ok', 'fail', 'info', 'pending'];
@@ -134,7 +135,7 @@ export function barLabel(f: string, value: unknown): string {
   }
   if (f === 'read') {
     if (value === null) return 'empty';
-    if (Array.isArray(value)) return `${value.length} element${value.length === 1 ? '' : 's'}`;
+    if (Array.isArray(value)) return `${plural(value.length, 'element')}`;
   }
   if (f === 'release') return ''; // its value is the grant: in the details, not on the bar
   return brief(value);

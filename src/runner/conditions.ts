@@ -14,6 +14,7 @@ import { REFUSED_GRANT } from '../../checkers/op-values.js';
 import { exitCodeFor, type Validity } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import { cliCommand } from '../util/paths.js';
+import { plural } from '../util/plural.js';
 
 export type ConditionKind =
   | 'interrupted'
@@ -117,7 +118,7 @@ export function badGrants(history: readonly Op[], backend: string): RunCondition
   const why = first.error?.slice(REFUSED_GRANT.length);
   return {
     kind: 'bad-grant',
-    message: `backend ${backend} returned ${refused.length} grant${refused.length === 1 ? '' : 's'} the client refused, first at op #${first.index}: ${why} (recorded as info): make its acquire return validityMs, token and votes as finite numbers`,
+    message: `backend ${backend} returned ${plural(refused.length, 'grant')} the client refused, first at op #${first.index}: ${why} (recorded as info): make its acquire return validityMs, token and votes as finite numbers`,
   };
 }
 

@@ -23,6 +23,7 @@ import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
+import { plural } from '../util/plural.js';
 import { Rng } from '../util/rng.js';
 import type { ClientRun } from '../worker/protocol.js';
 import {
@@ -46,7 +47,6 @@ import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults,
 import { WorkerPool } from './workers.js';
 
 /** "1 container", "2 containers". */
-const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 export const LOCK_NAME = 'lockchaos:lock';
 
@@ -115,7 +115,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const swept = await reclaimOrphans();
   if (swept.containers.length + swept.networks.length + swept.workers > 0) {
     log(
-      `removed what crashed runs left: ${counted(swept.containers.length, 'container')}, ${counted(swept.networks.length, 'network')}, ${counted(swept.workers, 'worker')}`,
+      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}`,
     );
   }
   await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });

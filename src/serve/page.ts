@@ -5,6 +5,7 @@
  * store's own pages under /files/.
  */
 import { escapeHtml } from '../report/html.js';
+import { plural } from '../util/plural.js';
 import {
   type CampaignEntry,
   type CampaignTrend,
@@ -163,7 +164,7 @@ export function storePage(index: StoreIndex, filter: RunFilter, version: string)
 <style>${STYLE}</style></head>
 <body data-ready="true">
 <h1>lockchaos store</h1>
-<p class="meta">${h(index.store)}: ${index.runs.length} run${index.runs.length === 1 ? '' : 's'}, ${index.campaigns.length} campaign folder${index.campaigns.length === 1 ? '' : 's'}; read in ${Math.round(index.scanMs)} ms · lockchaos ${h(version)}</p>
+<p class="meta">${h(index.store)}: ${plural(index.runs.length, 'run')}, ${plural(index.campaigns.length, 'campaign folder')}; read in ${Math.round(index.scanMs)} ms · lockchaos ${h(version)}</p>
 ${problems}
 ${nightsSection(index.campaigns)}
 ${trendsSection(index.trends)}

@@ -14,6 +14,7 @@ import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } f
 import { scheduleFileOf } from '../runner/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
+import { plural } from '../util/plural.js';
 import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
@@ -80,7 +81,7 @@ export function describeCandidate(c: Candidate): string {
   const faults = c.faults.map(
     (f) => `${f.kind} at ${(f.atMs / 1000).toFixed(1)} s for ${(f.durationMs / 1000).toFixed(2)} s`,
   );
-  return `${c.faults.length} fault${c.faults.length === 1 ? '' : 's'}${faults.length ? ` (${faults.join(', ')})` : ''}, time limit ${c.timeLimitS} s, ${c.concurrency} client${c.concurrency === 1 ? '' : 's'}`;
+  return `${plural(c.faults.length, 'fault')}${faults.length ? ` (${faults.join(', ')})` : ''}, time limit ${c.timeLimitS} s, ${plural(c.concurrency, 'client')}`;
 }
 
 export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promise<ShrinkResult> {

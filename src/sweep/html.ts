@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
 import type { Interval } from '../stats/binomial-interval.js';
+import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import type { PointResult, SweepRun } from './analyse.js';
 import type { SweepPageData } from './browser/plots.js';
@@ -79,7 +80,7 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
     {
       title: `lockchaos sweep · ${s.backend} · fencing ${s.fencing ? 'on' : 'off'}`,
       meta: escapeHtml(
-        `${s.trials} trial${s.trials === 1 ? '' : 's'} a point · ${s.timeLimitS} s runs · a client pause every ~${s.nemesisIntervalS} s · hold ${s.holdMs} ms · seeds ${s.firstSeed}–${s.firstSeed + s.trials - 1} · started ${r.startedAt} · finished ${r.finishedAt}`,
+        `${plural(s.trials, 'trial')} a point · ${s.timeLimitS} s runs · a client pause every ~${s.nemesisIntervalS} s · hold ${s.holdMs} ms · seeds ${s.firstSeed}–${s.firstSeed + s.trials - 1} · started ${r.startedAt} · finished ${r.finishedAt}`,
       ),
       body,
       data: { points: r.points } satisfies SweepPageData,
