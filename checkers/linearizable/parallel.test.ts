@@ -13,7 +13,7 @@ import { keyedHistory, searchOnlyViolation } from '../../test/unit/linearizable-
 import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
-import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
+import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn, partTurns } from './part-worker.js';
 
 /** keyedHistory, corrupting by seed. */
 const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, steps = 600): Op[] =>
@@ -187,5 +187,42 @@ describe('parts on worker threads', () => {
     expect(replies[0]).toEqual({ part: a, steps: 10 });
     expect(replies[1]).toMatchObject({ part: a, outcome: { status: 'linearizable' } });
     expect(replies[2]).toEqual({ part: b, cancelled: 7 });
+  });
+
+  it('a turn whose part was cut short after the turn was sent: answered as cut short, not lost', () => {
+    const prepared = prepare(
+      keyed('register', [1, 2], () => false, 300),
+      'register',
+      {},
+      false,
+    );
+    const limits = new Int32Array(new SharedArrayBuffer(4 * prepared.parts.length)).fill(NO_LIMIT);
+    const start = (part: number): PartStart => ({
+      model: 'register',
+      initial: undefined,
+      data: prepared.parts[part].columns,
+      deadline: Number.POSITIVE_INFINITY,
+      memoryLimitBytes: 2 ** 30,
+      baseBytes: 0,
+      witness: false,
+      slice: 4,
+      limits,
+    });
+    const replies: PartReply[] = [];
+    const turn = partTurns((r) => replies.push(r));
+    const [a, b] = [prepared.parts.length - 1, prepared.parts.length - 2];
+    turn({ part: a, until: 10, start: start(a) });
+    turn({ part: b, until: 10, start: start(b) });
+    // The next turn of a is on its way when a violation elsewhere lowers a's limit below
+    // where a stands (parallel.ts's own thread found it meanwhile).
+    Atomics.store(limits, a, 5);
+    turn({ part: a, until: 20 });
+    turn({ part: b, until: NO_LIMIT });
+    expect(replies).toEqual([
+      { part: a, steps: 10 },
+      { part: b, steps: 10 },
+      { part: a, cancelled: 10 },
+      expect.objectContaining({ part: b, outcome: expect.objectContaining({ status: 'linearizable' }) }),
+    ]);
   });
 });

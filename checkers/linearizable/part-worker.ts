@@ -71,19 +71,20 @@ export type PartReply =
   | { part: number; cancelled: number }
   | { part: number; impossible: Impossible };
 
-const port = parentPort;
-if (port && workerData === PART_WORKER) {
-  // Workers check large histories only: see buffers.reserve.
-  buffers.reserve();
-  /** The parts begun here, undecided. */
+/**
+ * The turns of the parts begun on one thread: `reply` gets each turn's answer. The parts it
+ * began stay here, undecided, between turns.
+ */
+export function partTurns(reply: (r: PartReply) => void): (turn: PartTurn) => void {
   const held = new Map<number, PartCheck>();
   let limits: Int32Array | undefined;
   let slice = 1;
-  const reply = (r: PartReply) => port.postMessage(r);
-  port.on('message', (turn: PartTurn) => {
+  return (turn: PartTurn) => {
     const { part, until, start } = turn;
     // Parts cut short since their last turn (a violation found elsewhere): their memos go.
-    for (const [p, c] of held) if (limits && c.iterations >= Atomics.load(limits, p)) held.delete(p);
+    // Not this turn's part: its limit may have fallen after the turn was sent, and it is
+    // answered as cut short below.
+    for (const [p, c] of held) if (p !== part && limits && c.iterations >= Atomics.load(limits, p)) held.delete(p);
     let check = held.get(part);
     if (start) {
       ({ limits, slice } = start);
@@ -118,5 +119,15 @@ if (port && workerData === PART_WORKER) {
     } else {
       reply({ part, steps: check.iterations });
     }
-  });
+  };
+}
+
+const port = parentPort;
+if (port && workerData === PART_WORKER) {
+  // Workers check large histories only: see buffers.reserve.
+  buffers.reserve();
+  port.on(
+    'message',
+    partTurns((r) => port.postMessage(r)),
+  );
 }
