@@ -11,7 +11,7 @@ import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
 import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable, prepare } from './engine.js';
+import { checkLinearizable, type Prepared, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn, partTurns } from './part-worker.js';
 
@@ -22,6 +22,19 @@ const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, 
 const inThread = (history: Op[], model: string) => checkLinearizable(history, model, { witness: true });
 const onWorkers = (history: Op[], model: string) =>
   checkLinearizableParallel(history, model, { witness: true, threads: 2, minOperations: 0 });
+
+/** A register part's first turn, in slices of 4 steps, with no deadline. */
+const registerStart = (prepared: Prepared, part: number, limits: Int32Array): PartStart => ({
+  model: 'register',
+  initial: undefined,
+  data: prepared.parts[part].columns,
+  deadline: Number.POSITIVE_INFINITY,
+  memoryLimitBytes: 2 ** 30,
+  baseBytes: 0,
+  witness: false,
+  slice: 4,
+  limits,
+});
 
 describe('parts on worker threads', () => {
   it('the compiled worker is there (npm test builds it)', () => {
@@ -151,17 +164,7 @@ describe('parts on worker threads', () => {
       workerData: PART_WORKER,
     });
     const limits = new Int32Array(new SharedArrayBuffer(4 * prepared.parts.length)).fill(NO_LIMIT);
-    const start = (part: number): PartStart => ({
-      model: 'register',
-      initial: undefined,
-      data: prepared.parts[part].columns,
-      deadline: Number.POSITIVE_INFINITY,
-      memoryLimitBytes: 2 ** 30,
-      baseBytes: 0,
-      witness: false,
-      slice: 4,
-      limits,
-    });
+    const start = (part: number) => registerStart(prepared, part, limits);
     const replies: PartReply[] = [];
     let answered = () => {};
     worker.on('message', (reply: PartReply) => {
@@ -197,17 +200,7 @@ describe('parts on worker threads', () => {
       false,
     );
     const limits = new Int32Array(new SharedArrayBuffer(4 * prepared.parts.length)).fill(NO_LIMIT);
-    const start = (part: number): PartStart => ({
-      model: 'register',
-      initial: undefined,
-      data: prepared.parts[part].columns,
-      deadline: Number.POSITIVE_INFINITY,
-      memoryLimitBytes: 2 ** 30,
-      baseBytes: 0,
-      witness: false,
-      slice: 4,
-      limits,
-    });
+    const start = (part: number) => registerStart(prepared, part, limits);
     const replies: PartReply[] = [];
     const turn = partTurns((r) => replies.push(r));
     const [a, b] = [prepared.parts.length - 1, prepared.parts.length - 2];
