@@ -7,6 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { monotonicNow, sleep } from '../util/clock.js';
+import { openAll } from '../util/open-all.js';
 import {
   type AcquireOptions,
   type Backend,
@@ -142,6 +143,11 @@ export const redlockBackend: Backend = {
   },
   nodeSpecs: ({ nodes = DEFAULT_MASTERS }) =>
     Array.from({ length: nodes }, (_, i) => redisNodeSpec(`redis-${i + 1}`, 'node')),
-  client: async (nodes, opts) =>
-    new RedlockClient(await Promise.all(nodes.map((n) => redisClient(n.ip, opts.requestTimeoutMs, n.port))), opts),
+  client: async (nodes, opts) => {
+    const masters = await openAll(
+      nodes.map((n) => () => redisClient(n.ip, opts.requestTimeoutMs, n.port)),
+      (m) => m.disconnect(),
+    );
+    return new RedlockClient(masters, opts);
+  },
 };

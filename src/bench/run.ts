@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { validateCampaign } from '../campaign/validate.js';
+import { planCampaign } from '../campaign/validate.js';
 import { loadRun } from '../runner/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';
@@ -27,7 +27,7 @@ export async function bench(
   const startedAt = new Date().toISOString();
   const file = benchCampaign(spec);
   await loadCampaignBackends(file, process.cwd(), 'bench'); // module backends, from the current folder
-  const c = await campaign(validateCampaign(file, 'bench'), options, hooks);
+  const c = await campaign(planCampaign(file, 'bench'), options, hooks);
   const points = benchPoints(spec);
   const results: BenchResult[] = [];
   for (const r of c.cells) {

@@ -1,6 +1,6 @@
 /** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
 export { type Actual, type CellOutcome, judge } from './expect.js';
-export { campaignSpecOf, loadCampaign } from './load.js';
+export { campaignPlanOf, loadCampaign, loadCampaignPlan } from './load.js';
 export { type Cell, cellId, expandCells, parseShard, type Shard, shardCells } from './matrix.js';
 export {
   type CampaignSummary,
@@ -31,4 +31,4 @@ export {
   type RunOptions,
   type RunOptionsFile,
 } from './spec.js';
-export { parseCampaign, validateCampaign } from './validate.js';
+export { type CampaignPlan, parseCampaign, planCampaign, validateCampaign } from './validate.js';

@@ -8,6 +8,7 @@
 import { dirname, resolve } from 'node:path';
 import { isModulePath, loadBackend } from '../backends/index.js';
 import { UserError } from '../util/errors.js';
+import { expandCells } from './matrix.js';
 import {
   type CampaignFile,
   type CampaignSpec,
@@ -16,7 +17,7 @@ import {
   moduleBackendsOf,
   readCampaignFile,
 } from './spec.js';
-import { validateCampaign } from './validate.js';
+import { type CampaignPlan, planCampaign } from './validate.js';
 
 /** Imports the module backends a campaign names, from `baseDir`; one that cannot load is one line naming the campaign. */
 export async function loadCampaignBackends(data: unknown, baseDir: string, source: string): Promise<void> {
@@ -33,21 +34,30 @@ export async function loadModuleBackends(names: readonly string[], baseDir = pro
   for (const name of names) if (isModulePath(name)) await loadBackend(name, baseDir);
 }
 
-/** Reads, parses and validates a campaign file; its module backends are taken from its folder. */
-export async function loadCampaign(path: string): Promise<CampaignSpec> {
+/** Reads, parses and validates a campaign file, and expands it; its module backends are taken from its folder. */
+export async function loadCampaignPlan(path: string): Promise<CampaignPlan> {
   const data = campaignData(readCampaignFile(path), path);
   const baseDir = dirname(resolve(path));
   await loadCampaignBackends(data, baseDir, path);
-  return validateCampaign(data, path, fallbackName(path), baseDir);
+  return planCampaign(data, path, fallbackName(path), baseDir);
+}
+
+/** Reads, parses and validates a campaign file: its spec (loadCampaignPlan keeps its cells too). */
+export async function loadCampaign(path: string): Promise<CampaignSpec> {
+  return (await loadCampaignPlan(path)).spec;
 }
 
 /**
- * A campaign object validated (its module backends, from the current folder, loaded); a
- * spec validated before is taken as it is, once its module backends are loaded.
+ * The plan of what campaign() is given: a file's path; a campaign object, validated (its
+ * module backends loaded, from the current folder); a spec validated before, taken as it
+ * is once its module backends are loaded, and expanded; or a plan, as it is.
  */
-export async function campaignSpecOf(input: CampaignFile | CampaignSpec): Promise<CampaignSpec> {
-  const baseDir = 'baseDir' in input && typeof input.baseDir === 'string' ? input.baseDir : process.cwd();
-  const source = 'source' in input && typeof input.source === 'string' ? input.source : 'campaign';
-  await loadCampaignBackends(input, baseDir, source);
-  return 'source' in input && typeof input.source === 'string' ? (input as CampaignSpec) : validateCampaign(input);
+export async function campaignPlanOf(
+  input: string | CampaignFile | CampaignSpec | CampaignPlan,
+): Promise<CampaignPlan> {
+  if (typeof input === 'string') return loadCampaignPlan(input);
+  if ('cells' in input) return input;
+  const spec = 'source' in input && typeof input.source === 'string' ? (input as CampaignSpec) : undefined;
+  await loadCampaignBackends(input, spec?.baseDir ?? process.cwd(), spec?.source ?? 'campaign');
+  return spec ? { spec, cells: expandCells(spec) } : planCampaign(input);
 }

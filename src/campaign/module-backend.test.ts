@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { benchCommand } from '../cli/bench.js';
 import { sweepCommand } from '../cli/sweep.js';
-import { campaignSpecOf, loadCampaign } from './load.js';
+import { campaignPlanOf, loadCampaign } from './load.js';
 import { expandCells } from './matrix.js';
 import { parseCampaign } from './validate.js';
 
@@ -59,11 +59,11 @@ describe('a module backend in a campaign', () => {
 
   it('a campaign object takes it from the current folder; a path that is not there is one line', async () => {
     const path = backendModule(join(dir, 'object'), 'object-lock');
-    const spec = await campaignSpecOf({
+    const { cells } = await campaignPlanOf({
       seeds: [1],
       matrix: [{ backend: path, nemesis: 'client-pause', fencing: 'on', expect: 'valid' }],
     });
-    expect(expandCells(spec)[0]?.config.backendModule).toBe(path);
+    expect(cells[0]?.config.backendModule).toBe(path);
     const missing = join(dir, 'missing');
     mkdirSync(missing, { recursive: true });
     writeFileSync(join(missing, 'c.yaml'), CAMPAIGN);

@@ -1,9 +1,9 @@
 /**
  * The campaign runner's bookkeeping, with run() replaced by a fake (no Docker): cells run
  * k at a time, an exception is a failed cell and the campaign goes on, aborting stops it
- * and writes what was finished.
+ * and writes what was finished; the matrix is expanded once.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -42,9 +42,18 @@ vi.mock('../runner/run.js', () => ({
   }),
 }));
 
+// The real expansion, counted: validating a campaign and running it share one.
+vi.mock('./matrix.js', async (importOriginal) => {
+  const matrix = await importOriginal<typeof import('./matrix.js')>();
+  return { ...matrix, expandCells: vi.fn(matrix.expandCells) };
+});
+
 const { campaign } = await import('./run.js');
+const { loadCampaignPlan } = await import('./load.js');
+const { expandCells } = await import('./matrix.js');
 
 beforeEach(() => {
+  vi.mocked(expandCells).mockClear();
   fake.running = 0;
   fake.maxRunning = 0;
   fake.started = [];
@@ -127,5 +136,27 @@ describe('campaign() with a fake run', () => {
     expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'aborted', 'not-run', 'not-run']);
     const xml = readFileSync(r.files.junit, 'utf8');
     expect(xml.match(/<skipped /g)).toHaveLength(4);
+  });
+
+  it('expands the matrix once, from its validation to its runs, from an object, a file or a plan', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const shard = { index: 2, count: 3 };
+    await campaign(file, { store, shard });
+    expect(expandCells).toHaveBeenCalledTimes(1);
+    const path = join(store, 'fake.yaml');
+    writeFileSync(path, JSON.stringify(file)); // JSON is YAML
+    await campaign(path, { store, shard });
+    expect(expandCells).toHaveBeenCalledTimes(2);
+    // The CLI's way: the plan it validated (and shows with --dry-run), then run.
+    const plan = await loadCampaignPlan(path);
+    const r = await campaign(plan, { store, shard, timeLimitS: 0.01 });
+    expect(expandCells).toHaveBeenCalledTimes(3);
+    expect(r.cells.map((c) => [c.cell.index, c.cell.config.timeLimitS])).toEqual([
+      [1, 0.01],
+      [4, 0.01],
+      [7, 0.01],
+    ]);
+    // The plan's own cells are left as validated.
+    expect(plan.cells[1]?.config.timeLimitS).toBe(0.05);
   });
 });

@@ -30,10 +30,11 @@ import { makeDirs } from '../util/make-dirs.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import { judge } from './expect.js';
-import { campaignSpecOf, loadCampaign } from './load.js';
+import { campaignPlanOf } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
 import type { CampaignFile, CampaignSpec } from './spec.js';
+import type { CampaignPlan } from './validate.js';
 
 export interface CampaignOptions {
   /** Where campaigns (and their runs) are written (default "store"). */
@@ -76,19 +77,20 @@ const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
 /**
  * The cells a campaign runs for these options: expanded, sharded, time limit applied.
- * `every`: the spec's cells, when the caller has expanded them already (for the total).
+ * `every`: the spec's cells, when the caller has expanded them already (a plan's).
  */
 export function campaignCells(
   spec: CampaignSpec,
   options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation'> = {},
   every: Cell[] = expandCells(spec),
 ): Cell[] {
-  const cells = shardCells(every, options.shard);
-  for (const c of cells) {
-    if (options.timeLimitS !== undefined) c.config.timeLimitS = options.timeLimitS;
-    if (options.stopOnViolation) c.config.stopOnViolation = true;
-  }
-  return cells;
+  // Copies: a plan's cells stay as validated, for the next run of the plan with other options.
+  return shardCells(every, options.shard).map((c) => {
+    const config = { ...c.config };
+    if (options.timeLimitS !== undefined) config.timeLimitS = options.timeLimitS;
+    if (options.stopOnViolation) config.stopOnViolation = true;
+    return { ...c, config };
+  });
 }
 
 /** A run's folder name in the campaign: "007-redis-lock-set-none-fenced-seed-1". */
@@ -105,20 +107,20 @@ function findRunDir(runsDir: string, slug: string): string | undefined {
 }
 
 /**
- * Runs a campaign, from a file path or a campaign object (validated either way). Throws a
- * UserError when the campaign is not valid or no Docker engine answers; a failing run is
- * a failed cell, not an exception.
+ * Runs a campaign, from a file path or a campaign object (validated either way), or a plan
+ * (validated and expanded: its cells are run as they are). Throws a UserError when the
+ * campaign is not valid or no Docker engine answers; a failing run is a failed cell, not
+ * an exception.
  */
 export async function campaign(
-  input: string | CampaignFile | CampaignSpec,
+  input: string | CampaignFile | CampaignSpec | CampaignPlan,
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<CampaignResult> {
-  const spec = typeof input === 'string' ? await loadCampaign(input) : await campaignSpecOf(input);
+  const { spec, cells: every } = await campaignPlanOf(input);
   const parallel = options.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
-  const every = expandCells(spec);
   const totalCells = every.length;
   const cells = campaignCells(spec, options, every);
   // Each cell resolved once, with the campaign's options; each run is handed its own.

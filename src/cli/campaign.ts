@@ -1,8 +1,7 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 
 import { dirname, join, resolve } from 'node:path';
-import { loadCampaign } from '../campaign/load.js';
-import { expandCells } from '../campaign/matrix.js';
+import { loadCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign } from '../campaign/merge.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
@@ -135,12 +134,12 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     shrink: values.shrink === true,
   };
   const shard = options.shard;
-  const spec = await loadCampaign(file);
+  const plan = await loadCampaignPlan(file);
+  const { spec } = plan;
 
   if (values['dry-run']) {
-    const every = expandCells(spec);
-    const cells = campaignCells(spec, options, every);
-    const total = every.length;
+    const cells = campaignCells(spec, options, plan.cells);
+    const total = plan.cells.length;
     if (values.json) {
       printJson({ name: spec.name, shard: shard ?? null, totalCells: total, cells });
       return 0;
@@ -158,7 +157,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   }
 
   return whileInterruptible('campaign', async (signal) => {
-    const result = await campaign(spec, options, campaignHooksOf(values, signal));
+    const result = await campaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
     if (result.interrupted) return EXIT_INTERRUPTED;

@@ -15,35 +15,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
+import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import type { TestConfig } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
 import { rerunCommands, shellWord } from './rerun.js';
-
-const config: TestConfig = {
-  name: 'redlock-lock-set-client-pause-unfenced',
-  backend: 'redlock',
-  workload: 'lock-set',
-  nemesis: 'client-pause',
-  fencing: false,
-  timeLimitS: 15,
-  concurrency: 5,
-  ttlMs: 1000,
-  holdMs: 100,
-  rate: 0,
-  acquireTimeoutMs: 5000,
-  requestTimeoutMs: 1000,
-  nemesisIntervalS: 2,
-  seed: 3,
-  storeDir: 'store',
-};
-
-function folder(history: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lockchaos-html-'));
-  writeFileSync(join(dir, 'test.json'), JSON.stringify(config));
-  writeFileSync(join(dir, 'history.jsonl'), history);
-  return dir;
-}
 
 const L = 'lockchaos:lock';
 const S = 'lockchaos:set';
@@ -58,7 +34,7 @@ const violating = () =>
 
 describe('report.html', () => {
   it('is one self-contained page: nothing loaded, everything inline, data that cannot close its script', async () => {
-    const dir = folder(toJsonl(violating().ops));
+    const dir = runFolder(toJsonl(violating().ops));
     const path = await writeRunReport(dir);
     expect(path).toBe(join(dir, 'report.html'));
     const html = readFileSync(path, 'utf8');
@@ -93,7 +69,7 @@ describe('report.html', () => {
   });
 
   it('says the verdict first, and draws nothing of a valid fenced run as a violation', () => {
-    const invalid = readFileSync(buildRunReport(folder(toJsonl(violating().ops))).reportPath, 'utf8');
+    const invalid = readFileSync(buildRunReport(runFolder(toJsonl(violating().ops))).reportPath, 'utf8');
     expect(invalid).toMatch(
       /<p id="headline" class="headline invalid">Process 1 acquired while process 0 still held the lock, with no fault in effect; [^<]+\.<\/p>/,
     );
@@ -123,10 +99,7 @@ describe('report.html', () => {
       .release(2, L)
       .invoke(3, 'read', S)
       .ok(3, 'read', S, [1, 2, 3]);
-    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-html-'));
-    writeFileSync(join(dir, 'test.json'), JSON.stringify({ ...config, fencing: true }));
-    writeFileSync(join(dir, 'history.jsonl'), toJsonl(h.ops));
-    const { run, reportPath } = buildRunReport(dir);
+    const { run, reportPath } = buildRunReport(runFolder(toJsonl(h.ops), undefined, { ...runConfig, fencing: true }));
     expect(run.valid).toBe(true);
     const html = readFileSync(reportPath, 'utf8');
     expect(html).toContain(
@@ -148,7 +121,7 @@ describe('report.html', () => {
   });
 
   it('reports a valid run with nothing to highlight', () => {
-    const dir = folder(
+    const dir = runFolder(
       toJsonl(
         new H()
           .acquire(0, undefined, L)
@@ -184,7 +157,7 @@ describe('report.html', () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]);
       try {
         const dir = join(disk, 'run');
-        cpSync(folder(toJsonl(violating().ops)), dir, { recursive: true });
+        cpSync(runFolder(toJsonl(violating().ops)), dir, { recursive: true });
         const { reportPath } = buildRunReport(dir);
         const before = readFileSync(reportPath, 'utf8');
         // Fill the disk to its last byte.
@@ -220,7 +193,7 @@ describe('report.html', () => {
 describe('re-run commands', () => {
   it('gives --replay of test.json and the equivalent flags', () => {
     const r = rerunCommands('/runs/a b/2026', {
-      ...config,
+      ...runConfig,
       nodes: 5,
       name: 'mine',
       storeDir: '/tmp/s',
@@ -231,10 +204,10 @@ describe('re-run commands', () => {
       'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --lose-data --fencing off --time-limit 15 --concurrency 5 --ttl 1000 --hold 100 --rate 0 --acquire-timeout 5000 --request-timeout 1000 --nemesis-interval 2 --nodes 5 --seed 3 --name mine --store /tmp/s',
     );
     expect(r.unmapped).toEqual([]);
-    expect(rerunCommands('/r', { ...config, loseData: false }).flags).not.toContain('--lose-data');
-    const future = { ...config, scenario: 'x', partitionMode: 'ring' } as TestConfig;
+    expect(rerunCommands('/r', { ...runConfig, loseData: false }).flags).not.toContain('--lose-data');
+    const future = { ...runConfig, scenario: 'x', partitionMode: 'ring' } as TestConfig;
     expect(rerunCommands('/r', future).unmapped).toEqual(['partitionMode']);
-    expect(rerunCommands('/r', config).flags).not.toMatch(/--name|--store|--nodes/);
+    expect(rerunCommands('/r', runConfig).flags).not.toMatch(/--name|--store|--nodes/);
   });
 
   it('quotes shell words only when needed', () => {
@@ -244,7 +217,7 @@ describe('re-run commands', () => {
   });
 
   it('keeps the header with the verdict in view, and the checkers before the perf table', async () => {
-    const html = readFileSync(await writeRunReport(folder(toJsonl(violating().ops))), 'utf8');
+    const html = readFileSync(await writeRunReport(runFolder(toJsonl(violating().ops))), 'utf8');
     expect(html).toMatch(/header \{[^}]*position:\s*sticky;\s*top:\s*0;/);
     expect(html.indexOf('<section id="checkers">')).toBeGreaterThan(0);
     expect(html.indexOf('<section id="checkers">')).toBeLessThan(html.indexOf('<table id="perf">'));

@@ -4,35 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
+import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import { HistoryError } from '../history/errors.js';
 import { UserError } from '../util/errors.js';
 import { loadRun, parseHistoryPrefix } from './run-folder.js';
-
-const config = {
-  name: 'redlock-lock-set-client-pause-unfenced',
-  backend: 'redlock',
-  workload: 'lock-set',
-  nemesis: 'client-pause',
-  fencing: false,
-  timeLimitS: 15,
-  concurrency: 2,
-  ttlMs: 1000,
-  holdMs: 100,
-  rate: 0,
-  acquireTimeoutMs: 5000,
-  requestTimeoutMs: 1000,
-  nemesisIntervalS: 2,
-  seed: 3,
-  storeDir: 'store',
-};
-
-function runFolder(history: string, results?: unknown, stored: object = config): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
-  writeFileSync(join(dir, 'test.json'), JSON.stringify(stored));
-  writeFileSync(join(dir, 'history.jsonl'), history);
-  if (results !== undefined) writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
-  return dir;
-}
 
 const overlapping = () =>
   new H()
@@ -93,7 +68,7 @@ describe('loading a run folder', () => {
     writeFileSync(join(dir, 'test.json'), '{"seed": 3');
     expect(() => loadRun(dir)).toThrow(/test\.json' is not JSON/);
     const noHistory = mkdtempSync(join(tmpdir(), 'lockchaos-report-'));
-    writeFileSync(join(noHistory, 'test.json'), JSON.stringify(config));
+    writeFileSync(join(noHistory, 'test.json'), JSON.stringify(runConfig));
     expect(() => loadRun(noHistory)).toThrow(/has test\.json but no history\.jsonl/);
   });
 
@@ -183,9 +158,9 @@ describe('loading a run folder', () => {
       .ok(5, 'read', 'app:state', [2]);
     const lostUpdates = (stored: object) =>
       loadRun(runFolder(toJsonl(h.ops), undefined, stored)).results.find((r) => r.checker === 'lost-updates');
-    expect(lostUpdates({ ...config, storeKey: 'app:state' })).toMatchObject({ valid: false });
+    expect(lostUpdates({ ...runConfig, storeKey: 'app:state' })).toMatchObject({ valid: false });
     // An older folder has no storeKey: the runner's one key, which this history never wrote.
-    expect(lostUpdates(config)?.valid).not.toBe(false);
+    expect(lostUpdates(runConfig)?.valid).not.toBe(false);
   });
 
   it('checks again when results.json is unreadable', () => {
@@ -204,7 +179,7 @@ describe('loading a run folder', () => {
     const dir = runFolder(toJsonl(overlapping().ops));
     writeFileSync(
       join(dir, 'test.json'),
-      JSON.stringify({ ...config, extra: 0 }).replace('"extra":0', `"extra":${deep}`),
+      JSON.stringify({ ...runConfig, extra: 0 }).replace('"extra":0', `"extra":${deep}`),
     );
     expect(() => loadRun(dir)).toThrow(/test\.json' is not a test configuration: it nests more than 64 levels deep/);
   });

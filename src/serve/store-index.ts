@@ -14,6 +14,7 @@
  */
 import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { RUN_FILES } from '../runner/run-folder.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
 
@@ -269,7 +270,7 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
   const path = toSlash(relative(state.store, dir));
   state.seen.runs.add(path);
   const names = list.files;
-  const hasResults = names.has('results.json');
+  const hasResults = names.has(RUN_FILES.results);
   const key = String(list.mtime);
   const cached = state.cache.runs.get(path);
   if (cached?.key === key) {
@@ -279,9 +280,10 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
   try {
     // One file per run where it can: results.json's head holds the configuration too.
     const { config: fromResults, ...results } = hasResults
-      ? readResultsHead(join(dir, 'results.json'))
+      ? readResultsHead(join(dir, RUN_FILES.results))
       : { verdict: 'none' as const, conditions: [], config: undefined };
-    const config = fromResults ?? (JSON.parse(readFileSync(join(dir, 'test.json'), 'utf8')) as Record<string, unknown>);
+    const config =
+      fromResults ?? (JSON.parse(readFileSync(join(dir, RUN_FILES.test), 'utf8')) as Record<string, unknown>);
     const str = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallback);
     const entry: RunEntry = {
       path,
@@ -294,7 +296,7 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
       ...(typeof config.scenario === 'string' ? { scenario: config.scenario } : {}),
       fencing: config.fencing === true,
       seed: typeof config.seed === 'number' ? config.seed : undefined,
-      report: names.has('report.html'),
+      report: names.has(RUN_FILES.report),
       shrink: list.dirs.includes('shrink'),
     };
     state.cache.runs.set(path, { key, value: entry });
@@ -364,7 +366,7 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
 }
 
 /** Folders inside a run or campaign folder that hold no runs. */
-const NOT_RUNS = new Set(['nodes', 'logs']);
+const NOT_RUNS = new Set<string>([RUN_FILES.nodes, 'logs']);
 
 /** A folder's files and subfolders (not links), from the cache while its mtime is unchanged. */
 function listing(state: ScanState, dir: string): Listing | undefined {
@@ -398,7 +400,7 @@ function walk(state: ScanState, dir: string, depth: number): void {
   const list = listing(state, dir);
   if (!list) return;
   state.seen.dirs.add(dir);
-  if (list.files.has('test.json')) readRun(state, dir, list);
+  if (list.files.has(RUN_FILES.test)) readRun(state, dir, list);
   else if (list.files.has('summary.json')) readCampaign(state, dir, list);
   if (depth >= 8) return;
   for (const name of list.dirs) walk(state, join(dir, name), depth + 1);

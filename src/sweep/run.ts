@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { validateCampaign } from '../campaign/validate.js';
+import { planCampaign } from '../campaign/validate.js';
 import { loadRun } from '../runner/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
@@ -35,9 +35,9 @@ export async function sweep(
 ): Promise<SweepOutcome> {
   const file = sweepCampaign(spec);
   await loadCampaignBackends(file, process.cwd(), 'sweep'); // a module backend, from the current folder
-  const campaignSpec = validateCampaign(file, 'sweep');
+  const plan = planCampaign(file, 'sweep');
   const startedAt = new Date().toISOString();
-  const c = await campaign(campaignSpec, options, hooks);
+  const c = await campaign(plan, options, hooks);
   const points = sweepPoints(spec);
   const byEntry = points.map(() => [] as RunMeasure[]);
   for (const r of c.cells) {

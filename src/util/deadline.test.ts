@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keepTrying, untilAborted, withDeadline } from './deadline.js';
+import { UserError } from './errors.js';
 
 describe('withDeadline', () => {
   afterEach(() => {
@@ -101,6 +102,18 @@ describe('keepTrying', () => {
       throw new Error('refused');
     });
     await expect(keepTrying(60_000, attempt, { signal: stop.signal })).rejects.toThrow('refused');
+    expect(attempt).toHaveBeenCalledTimes(1);
+  });
+
+  it("tries no more after a UserError: a user's mistake does not pass", async () => {
+    vi.useFakeTimers();
+    const attempt = vi.fn(async () => {
+      throw new UserError('cannot load backend module ./lock.mjs: no such file');
+    });
+    const result = keepTrying(20_000, attempt);
+    result.catch(() => {});
+    await vi.advanceTimersByTimeAsync(20_000);
+    await expect(result).rejects.toThrow(UserError);
     expect(attempt).toHaveBeenCalledTimes(1);
   });
 });

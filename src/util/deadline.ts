@@ -1,3 +1,5 @@
+import { UserError } from './errors.js';
+
 /**
  * A wait that must end: the promise's outcome, or a rejection with makeError() when it has
  * not settled within ms (a module's import that never finishes, workers that do not stop).
@@ -30,7 +32,9 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 /**
  * `attempt`'s value once it succeeds, trying again (after intervalMs, doubling to 2 s) until
  * patienceMs have passed or the signal is aborted; then its last error. For setup that a
- * loaded machine can fail once (a connect timeout) and that records nothing.
+ * loaded machine can fail once (a connect timeout) and that records nothing. A UserError
+ * (a backend module that does not load, a config it refuses) is thrown at once: trying
+ * again cannot mend it, and the user would wait out the patience to read it.
  */
 export async function keepTrying<T>(
   patienceMs: number,
@@ -42,7 +46,7 @@ export async function keepTrying<T>(
     try {
       return await attempt();
     } catch (err) {
-      if (Date.now() + wait >= until || signal?.aborted) throw err;
+      if (err instanceof UserError || Date.now() + wait >= until || signal?.aborted) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
   }

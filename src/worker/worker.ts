@@ -98,8 +98,7 @@ async function pausePoint(where: string): Promise<void> {
  * loaded machine a first connect can time out (seen at load 24 on redis and on postgres:
  * the worker failed before its first request, and so did the run). Nothing is recorded
  * before every worker is ready, so this is no retry of a request. A failed attempt's
- * connections are the backend's to close (a Redlock client connected to some nodes may
- * leave those open until this process ends; they carry no request).
+ * connections are the backend's to close (a Redlock client closes the masters it reached).
  */
 const SETUP_PATIENCE_MS = 20_000;
 
