@@ -1,16 +1,20 @@
 /**
  * The checker's clock, for its time limit and the parts' shares of it (shareEnd). By default
- * the wall clock. A step clock takes its place in tests: its time is how many times any
- * thread read it (a counter shared with the part workers), and a search reads it every 4096
- * steps, so a time limit becomes an amount of search: the same schedule on a loaded machine
- * as on an idle one, where a wall-clock limit of seconds left tests passing or failing with
- * the machine's load.
+ * the wall clock. A step clock takes its place in tests: its time is how many times this
+ * thread has read it, and a search reads it every 4096 steps, so a time limit becomes an
+ * amount of search: the same schedule on a loaded machine as on an idle one, where a
+ * wall-clock limit of seconds left tests passing or failing with the machine's load.
+ *
+ * Each thread counts its own reads, and a worker's turn ends at a time on its own clock
+ * (parallel.ts takes it from the worker's last answer). With one counter for all threads, a
+ * worker the machine held back saw its turns end before it had searched, while the other
+ * thread read the clock on.
  */
-let steps: Int32Array | undefined;
+let steps: number | undefined;
 
 /** Now, in ms on this thread's clock. */
 export function now(): number {
-  return steps ? Atomics.add(steps, 0, 1) + 1 : performance.now();
+  return steps !== undefined ? ++steps : performance.now();
 }
 
 /**
@@ -18,17 +22,17 @@ export function now(): number {
  * go as now() + origin() (performance.now() has another origin in each thread).
  */
 export function origin(): number {
-  return steps ? 0 : performance.timeOrigin;
+  return steps !== undefined ? 0 : performance.timeOrigin;
 }
 
-/** The step clock's shared counter, when it is in use (a part worker's job carries it). */
-export function stepClock(): SharedArrayBuffer | undefined {
-  return steps?.buffer as SharedArrayBuffer | undefined;
+/** The step clock's time, not counted as a read; undefined on the wall clock. */
+export function stepTime(): number | undefined {
+  return steps;
 }
 
-/** Reads a step clock from now on: a fresh one, or the one another thread shares. */
-export function useStepClock(shared = new SharedArrayBuffer(4)): void {
-  steps = new Int32Array(shared);
+/** Reads a step clock from now on, from 0. */
+export function useStepClock(): void {
+  steps = 0;
 }
 
 /** Reads the wall clock from now on (the default). */

@@ -31,7 +31,7 @@ import type { Op } from '../../src/history/op.js';
 import { compiledBeside } from '../../src/util/paths.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
-import { now, origin, stepClock } from './clock.js';
+import { now, origin, stepTime } from './clock.js';
 import {
   type CheckOptions,
   conclude,
@@ -205,12 +205,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     if (unbegun < n && (thread === 'here' || impossible.size === 0)) return unbegun++;
     return own.size > 0 ? own.pop() : undefined;
   };
-  /** Under a time limit, when a turn beginning now ends at the latest: its share of the time left among the parts still open. */
-  const turnEnd = () => {
+  /**
+   * Under a time limit, when a turn beginning at `from` (now) ends at the latest: its share of
+   * the time left among the parts still open.
+   */
+  const turnEnd = (from = now()) => {
     let open = 0;
     for (let p = 0; p < n; p++) if (decided.outcomes[p] === undefined) open++;
-    return shareEnd(now(), prepared.deadline, open, threads);
+    return shareEnd(from, prepared.deadline, open, threads);
   };
+  /** On a step clock, each worker's own time at its last answer. */
+  const workerClock = new Map<Worker, number>();
   const threads = started.length + 1;
   /** After a violation: how far every part may still go, shared with the workers. */
   const setLimits = () => {
@@ -267,7 +272,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       if (part === undefined) return settle();
       busy.add(w);
       const until = Math.min(NO_LIMIT, decided.end(part, round[part]));
-      const pauseAt = origin() + turnEnd();
+      // On a step clock, from the worker's own time (clock.ts), which stood still since it answered.
+      const pauseAt = origin() + turnEnd(stepTime() === undefined ? now() : (workerClock.get(w) ?? 0));
       const held = heldBy.get(w) as Set<number>;
       if (held.has(part)) return w.postMessage({ part, until, pauseAt } satisfies PartTurn);
       held.add(part);
@@ -277,7 +283,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         // Copied by the message (structured clone): this thread keeps them for its stats and pre-checks.
         data: prepared.parts[part].columns,
         deadline: origin() + prepared.deadline,
-        stepClock: stepClock(),
+        stepClock: stepTime() !== undefined,
         memoryLimitBytes: prepared.memoryLimitBytes,
         baseBytes: prepared.options.baseBytes ?? 0,
         witness: prepared.options.witness === true,
@@ -293,6 +299,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
         busy.delete(w);
+        if (msg.clock !== undefined) workerClock.set(w, msg.clock);
         const part = msg.part;
         prechecked[part] = 1;
         if ('impossible' in msg) {

@@ -12,7 +12,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
 import { buffers } from './buffers.js';
-import { origin, useStepClock, useWallClock } from './clock.js';
+import { origin, stepTime, useStepClock, useWallClock } from './clock.js';
 import type { Impossible } from './engine.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
@@ -36,8 +36,8 @@ export interface PartStart {
    * performance.now() has another origin in each thread.
    */
   deadline: number;
-  /** The step clock the check reads, shared, when it reads one (tests; clock.ts). */
-  stepClock?: SharedArrayBuffer;
+  /** Whether the check reads a step clock (tests; clock.ts): the worker then counts its own. */
+  stepClock?: boolean;
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
@@ -63,19 +63,27 @@ export interface PartTurn {
 }
 
 /** Every answer to a first turn says the part was pre-checked: `impossible` if it found one. */
-export type PartReply =
+export type PartReply = (
   | { part: number; outcome: PartOutcome }
   /** Its turn is over, undecided: `steps` searched in all. */
   | { part: number; steps: number }
   /** Cut short by its limit: `steps` searched in all; it is let go here. */
   | { part: number; cancelled: number }
-  | { part: number; impossible: Impossible };
+  | { part: number; impossible: Impossible }
+) & {
+  /** On a step clock, the worker's own time as it answers: its next turn's end is counted from it (clock.ts). */
+  clock?: number;
+};
 
 /**
  * The turns of the parts begun on one thread: `reply` gets each turn's answer. The parts it
  * began stay here, undecided, between turns.
  */
-export function partTurns(reply: (r: PartReply) => void): (turn: PartTurn) => void {
+export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => void {
+  const reply = (r: PartReply) => {
+    const clock = stepTime();
+    answer(clock === undefined ? r : { ...r, clock });
+  };
   const held = new Map<number, PartCheck>();
   let limits: Int32Array | undefined;
   let slice = 1;
@@ -85,6 +93,8 @@ export function partTurns(reply: (r: PartReply) => void): (turn: PartTurn) => vo
     // Not this turn's part: its limit may have fallen after the turn was sent, and it is
     // answered as cut short below.
     for (const [p, c] of held) if (p !== part && limits && c.iterations >= Atomics.load(limits, p)) held.delete(p);
+    if (start && !start.stepClock) useWallClock();
+    else if (start && stepTime() === undefined) useStepClock();
     let check = held.get(part);
     if (start) {
       ({ limits, slice } = start);
@@ -95,8 +105,6 @@ export function partTurns(reply: (r: PartReply) => void): (turn: PartTurn) => vo
       // The pre-check first, cut short or not: an impossible operation anywhere is the verdict.
       const impossible = model.impossible?.(data.ops, initial);
       if (impossible) return reply({ part, impossible });
-      if (start.stepClock) useStepClock(start.stepClock);
-      else useWallClock();
       const budget = {
         deadline: start.deadline - origin(),
         memoryLimitBytes: start.memoryLimitBytes,
