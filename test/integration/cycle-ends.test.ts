@@ -89,7 +89,7 @@ describe.skipIf(skip)('a client stopped in the middle of its cycle', () => {
     expect(r.results.find((c) => c.checker === 'linearizable(mutex)')?.valid).toBe(true);
     // Valid needs a run as configured: a lost worker makes it unknown, never invalid.
     expect(r.valid).toBe('unknown');
-    expect(await leftovers()).toEqual([]);
+    expect(await leftovers(process.pid)).toEqual([]);
   });
 });
 
