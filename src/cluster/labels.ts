@@ -48,10 +48,6 @@ export interface Removed {
   networks: string[];
 }
 
-/**
- * Removes lockchaos containers and networks. `which` selects them: one run's, those whose
- * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
- */
 /** Waits (up to 30 s) until the engine no longer knows the container. */
 async function containerGone(id: string): Promise<void> {
   for (const until = Date.now() + 30_000; Date.now() < until; await sleep(100)) {
@@ -64,6 +60,10 @@ async function containerGone(id: string): Promise<void> {
   }
 }
 
+/**
+ * Removes lockchaos containers and networks. `which` selects them: one run's, those whose
+ * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
+ */
 export async function removeResources(which: { runId: string } | 'orphaned' | 'all'): Promise<Removed> {
   const filters = typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
   const keep = (labels: Record<string, string> | undefined) =>
