@@ -64,8 +64,12 @@ export interface NodeFaultContext {
    * must run inside a node waits until it is back.
    */
   unavailable: Set<string>;
-  /** The node both client groups reach while a clients-majorities split is in effect. */
-  split?: { bridge: string };
+  /**
+   * While a clients-majorities split is in effect: the node both client groups reach, and,
+   * once clock:bridge has jumped it under a holder, whether that holder still holds (the
+   * split outlasts that hold, so the story plays out whatever the machine's speed).
+   */
+  split?: { bridge: string; outlast?: () => boolean };
 }
 
 /** The node part of a context as a run starts: no node out, no split; not losing data unless said. */

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
+import { sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import { type ClientFaultTarget, type NemesisContext, nodeFaultContext } from './context.js';
 import { buildNemeses, needsProxies, resolveFaults } from './index.js';
@@ -174,5 +175,35 @@ describe('the nemesis wiring', () => {
     await split.stop();
     expect(ctx.split).toBeUndefined();
     expect(ctx.routes.some(cut)).toBe(false);
+  });
+
+  it('a split clock:bridge jumped under a holder stands until that hold ends', async () => {
+    // Every node's clock can jump here: the bridge is whichever node the split drew.
+    const shift = async () => [0, 1] as [number, number];
+    const c = context({ clock: { how: 'test', shift }, quorum: (n: number) => Math.floor(n / 2) + 1 });
+    let holders = [1];
+    c.ctx.clients = { ...c.ctx.clients, holders: () => holders, grantedAt: () => 42 };
+    const nemeses = build('partition:clients-majorities,clock:bridge', c);
+    const split = nemeses.find((n) => n instanceof ClientPartition) as ClientPartition;
+    const jump = nemeses.find((n) => n instanceof ClockJump) as ClockJump;
+    const { bridge } = ((await split.start(new Rng(5))) as FaultStart).value as { bridge: string };
+    const jumped = ((await jump.start(new Rng(6))) as FaultStart).value as {
+      nodes: string[];
+      bareMajorityHeld: boolean;
+    };
+    expect(jumped).toMatchObject({ nodes: [bridge], bareMajorityHeld: true });
+    const cut = (r: ProxyRoute) => (r.proxy as unknown as { cut: boolean }).cut;
+    let healed = false;
+    const stopped = split.stop().then((v) => {
+      healed = true;
+      return v;
+    });
+    await sleep(150);
+    expect(healed).toBe(false);
+    expect(c.ctx.routes.some(cut)).toBe(true);
+    holders = [];
+    expect(await stopped).toMatchObject({ keptForHolderMs: expect.any(Number) });
+    expect(c.ctx.split).toBeUndefined();
+    expect(c.ctx.routes.some(cut)).toBe(false);
   });
 });

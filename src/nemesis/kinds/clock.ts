@@ -26,8 +26,8 @@ export class ClockJump implements Nemesis {
     private readonly target: string,
     private readonly direction: 'forward' | 'backward',
     private readonly shift: ShiftTtls,
-    /** Whether a client holds a grant of a bare majority of votes (Redlock, during a split). */
-    private readonly bareMajorityHeld: () => boolean = () => false,
+    /** A grant of a bare majority of votes held now (Redlock, during a split), if any. */
+    private readonly bareMajorityGrant: () => HeldGrant | undefined = () => undefined,
   ) {}
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
@@ -54,12 +54,19 @@ export class ClockJump implements Nemesis {
    * (Kleppmann's story: A, B, C held; C's clock jumps; C, D, E granted to another).
    */
   private async bridgeNode(): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean }> {
-    const now = () => this.ctx.split !== undefined && this.bareMajorityHeld();
-    for (let waited = 0; !now() && waited < 4000; waited += 10) await sleep(10);
-    const bareMajorityHeld = now();
-    const bridge = this.ctx.nodes.find((n) => n.name === this.ctx.split?.bridge);
+    const now = () => (this.ctx.split !== undefined ? this.bareMajorityGrant() : undefined);
+    let held = now();
+    for (let waited = 0; !held && waited < 4000; waited += 10) {
+      await sleep(10);
+      held = now();
+    }
+    const split = this.ctx.split;
+    const bridge = this.ctx.nodes.find((n) => n.name === split?.bridge);
     const nodes = bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
-    return { nodes, bareMajorityHeld };
+    // The other group can take the expired key only while the split stands and the holder
+    // still holds: the split is healed no earlier than that hold ends (partition.ts).
+    if (split && held && nodes.length > 0) split.outlast = held.stillHeld;
+    return { nodes, bareMajorityHeld: held !== undefined };
   }
   async stop() {
     return null;
@@ -152,15 +159,28 @@ export class ClockStrobe implements Nemesis {
   }
 }
 
+/** A client's grant as it stands now, and whether that same grant is still held. */
+interface HeldGrant {
+  client: number;
+  stillHeld: () => boolean;
+}
+
 /**
- * Whether a client holds a grant of a bare majority of votes (Redlock, during a split):
- * the moment clock:bridge waits for.
+ * A grant of a bare majority of votes held now (Redlock, during a split): the moment
+ * clock:bridge waits for.
  */
-function bareMajorityHeld(ctx: NemesisContext, quorum: ((nodes: number) => number) | undefined): () => boolean {
-  if (!quorum) return () => false;
+function bareMajorityGrant(
+  ctx: NemesisContext,
+  quorum: ((nodes: number) => number) | undefined,
+): () => HeldGrant | undefined {
+  if (!quorum) return () => undefined;
   return () => {
     const bare = quorum(ctx.nodes.length);
-    return ctx.clients.holders().some((c) => (ctx.clients.grant(c) as { votes?: number } | undefined)?.votes === bare);
+    const { clients } = ctx;
+    const client = clients.holders().find((c) => (clients.grant(c) as { votes?: number } | undefined)?.votes === bare);
+    if (client === undefined) return undefined;
+    const since = clients.grantedAt(client);
+    return { client, stillHeld: () => clients.holders().includes(client) && clients.grantedAt(client) === since };
   };
 }
 
@@ -179,10 +199,19 @@ export const clock = faultKind({
     if (s.target === 'bridge' && !quorum) return missing('quorum');
     const { shift, nodes: only } = clock;
     return (ctx) => {
-      const on: NodeFaultContext = only ? { ...ctx, nodes: ctx.nodes.filter((n) => only(n.name)) } : ctx;
+      // The split is read through: a partition sets it on the run's context after this.
+      const on: NodeFaultContext = only
+        ? {
+            ...ctx,
+            nodes: ctx.nodes.filter((n) => only(n.name)),
+            get split() {
+              return ctx.split;
+            },
+          }
+        : ctx;
       if (s.mode === 'strobe') return new ClockStrobe(on, s.target, shift);
       const way = s.mode === 'backward' ? 'backward' : 'forward';
-      return new ClockJump(on, s.target, way, shift, bareMajorityHeld(ctx, quorum));
+      return new ClockJump(on, s.target, way, shift, bareMajorityGrant(ctx, quorum));
     };
   },
   words: (v) => ({

@@ -4,6 +4,8 @@
  * clients all reach the containers from one bridge address, so iptables cannot tell them
  * apart).
  */
+
+import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit } from '../applicability.js';
 import type { NodeFaultContext } from '../context.js';
@@ -116,11 +118,19 @@ export class ClientPartition implements Nemesis {
     };
   }
   async stop() {
+    // A split clock:bridge jumped under a holder stands until that hold ends (bounded by two
+    // TTLs): healed earlier, the other group may never ask for the expired key in time, and
+    // whether it did would depend on the machine's speed, not the lock.
+    const outlast = this.ctx.split?.outlast;
+    const t0 = Date.now();
+    const boundMs = 2 * this.ctx.timing.ttlMs;
+    while (outlast?.() && Date.now() - t0 < boundMs) await sleep(10);
+    const keptMs = outlast ? Date.now() - t0 : undefined;
     for (const r of this.cut) r.proxy.setCut(false);
     const n = this.cut.length;
     this.cut = [];
     this.ctx.split = undefined;
-    return { routes: n };
+    return keptMs === undefined ? { routes: n } : { routes: n, keptForHolderMs: keptMs };
   }
   async healAll() {
     for (const r of this.routes) r.proxy.setCut(false);
