@@ -18,6 +18,7 @@ import { startCluster } from '../src/cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../src/cluster/engine.js';
 import { removeResources } from '../src/cluster/labels.js';
 import { DEFAULTS } from '../src/runner/config.js';
+import { prepareRun } from '../src/runner/prepare.js';
 import { run } from '../src/runner/run.js';
 import { Rng } from '../src/util/rng.js';
 
@@ -58,7 +59,7 @@ async function raw(): Promise<number> {
 
 async function recorded(): Promise<number> {
   const result = await run(
-    {
+    await prepareRun({
       ...DEFAULTS,
       name: 'bench-throughput',
       backend: 'redis',
@@ -71,7 +72,7 @@ async function recorded(): Promise<number> {
       rate: 0,
       seed: 1,
       storeDir: mkdtempSync(join(tmpdir(), 'lockchaos-bench-')),
-    },
+    }),
     { log: () => {} },
   );
   const window = SECONDS * 1e9;

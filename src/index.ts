@@ -85,7 +85,8 @@ export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
 // One run: configuration, the runner (with its progress and report.html), its per-run checkers.
 export { type ReportedRunHooks as RunHooks, runAndReport as run } from './report/reported-run.js';
 export { DEFAULTS, type TestConfig } from './runner/config.js';
-export { prepareRun, type ResolvedRun, resolveRun, testName, validateConfig } from './runner/resolve.js';
+export { prepareRun } from './runner/prepare.js';
+export { type ResolvedRun, resolveRun, testName, validateConfig } from './runner/resolve.js';
 export type { RunResult } from './runner/run.js';
 export { SCENARIOS, type Scenario } from './scenarios/index.js';
 export * from './stats/index.js';

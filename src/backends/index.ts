@@ -3,7 +3,10 @@
  * (`--backend ./my-lock.js`): a module that exports the Backend interface, as its default
  * export or as `backend`.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { nearestOr } from '../util/did-you-mean.js';
+import { UserError } from '../util/errors.js';
 import type { Backend } from './backend.js';
 import { etcdBackend } from './etcd.js';
 import { importBackendModule, isModulePath } from './module.js';
@@ -45,6 +48,24 @@ export function backendOf(c: { backend: string; backendModule?: string }): Backe
 }
 
 /**
+ * The backend a configuration names, known (built in, or its module loaded): a UserError
+ * naming the fix otherwise.
+ */
+export function knownBackend(c: BackendChoice): Backend {
+  const backend = backendOf(c);
+  if (backend) return backend;
+  if (isModulePath(c.backend)) {
+    throw new UserError(
+      `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
+    );
+  }
+  const names = Object.keys(BACKENDS);
+  throw new UserError(
+    `unknown backend '${c.backend}'${nearestOr(c.backend, names, `choose one of ${names.join(', ')}, or give a module's path (./my-lock.js)`)}`,
+  );
+}
+
+/**
  * Makes a module backend known by its absolute path (built-in names need nothing), held to
  * the contract (module.ts). Relative paths are taken from `baseDir` (default: the current
  * folder); an import that has not finished in `timeoutMs` is a UserError.
@@ -62,6 +83,39 @@ export async function loadBackend(
   const backend = await importBackendModule(path, timeoutMs);
   loaded.set(path, backend);
   return backend;
+}
+
+/** Where a configuration finds its backend: the name it gives, and a module's recorded absolute path. */
+export interface BackendChoice {
+  backend: string;
+  backendModule?: string;
+}
+
+/**
+ * The choice with its module located from `baseDir`, as test.json records it for a replay
+ * anywhere: `backendModule` is `backend` resolved, unless it already names a file that
+ * exists (a replay of a run made elsewhere). A built-in name is left as it is.
+ */
+export function locateBackendModule<C extends BackendChoice>(c: C, baseDir = process.cwd()): C {
+  if (!isModulePath(c.backend)) return c;
+  if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
+  const here = resolve(baseDir, c.backend);
+  // A recorded path that is gone: the path as given, from here, if it is there.
+  if (c.backendModule !== undefined && !existsSync(here)) return c;
+  return { ...c, backendModule: here };
+}
+
+/**
+ * A configuration's backend, its module located (from `baseDir`) and loaded, with the
+ * choice as located; a name neither built in nor a path is a UserError.
+ */
+export async function loadBackendOf<C extends BackendChoice>(
+  c: C,
+  baseDir = process.cwd(),
+): Promise<{ located: C; backend: Backend }> {
+  const located = locateBackendModule(c, baseDir);
+  const backend = await loadBackend(located.backendModule ?? located.backend, baseDir);
+  return { located, backend: backend ?? knownBackend(located) };
 }
 
 export type { Backend, Grant, LockClient, NodeAddress } from './backend.js';

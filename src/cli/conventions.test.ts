@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../runner/config.js';
 import type { RunResult } from '../runner/run.js';
 import { version } from '../version.js';
-import { runJson } from './run.js';
+import { runJson } from './run-json.js';
 
 const main = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 const cli = (...args: string[]) => {

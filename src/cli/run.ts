@@ -1,20 +1,18 @@
-import { join } from 'node:path';
-import { verdictName } from '../../checkers/result.js';
-import { type ReportedRun, runAndReport } from '../report/reported-run.js';
+import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { fencingWord, type TestConfig } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
-import { locatePaths, prepareRun, type ResolvedRun, testName } from '../runner/resolve.js';
-import { parseTestJson, RUN_FILES, readRunFile, rerunConfig } from '../runner/run-folder.js';
+import { prepareRun } from '../runner/prepare.js';
+import { parseTestJson, readRunFile, rerunConfig } from '../runner/run-folder.js';
 import { readScheduleFile } from '../runner/schedule-file.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
 import { colourFor } from '../util/terminal.js';
-import { stamped } from '../version.js';
 import { onOff, parseCommandArgs } from './args.js';
 import { onInterrupt } from './interrupt.js';
+import { runJson, runJsonInterrupted } from './run-json.js';
 
 /** The run command's own flags: how to run, not what (the run parameters are parameters.ts). */
 const COMMAND_FLAGS = {
@@ -123,7 +121,7 @@ export function configFromArgs(
   const { scenario, config: resolved } = resolveScenario(scenarioFlag ?? scheduled?.config.scenario, {
     over: { ...lent, ...flags },
   });
-  const parameters = locatePaths(resolved);
+  const parameters = resolved;
   if (parameters.backendModule === undefined) delete parameters.backendModule;
   if (scenario && flags.backend !== undefined && !scenarioRunsOn(scenario).backend.includes(flags.backend)) {
     throw new UserError(
@@ -131,11 +129,10 @@ export function configFromArgs(
     );
   }
   const { backend, fencing } = parameters;
+  // Without a scenario the run names itself once its backend is loaded (resolve.ts).
   const defaultName = scenario
     ? `${scenario.name}${backend !== scenario.config.backend ? `-${backend}` : ''}-${fencingWord(fencing)}`
-    : parameters.backendModule !== undefined
-      ? '' // the run names it once the module is loaded: by the backend's own name
-      : testName(parameters);
+    : '';
   const config: TestConfig = { name: name ?? defaultName, ...parameters, seed: seed ?? randomSeed() };
   if (scheduled) config.schedule = scheduled.faults;
   return { config, build: !values['no-build'], latest: !values['no-latest'], json: !!values.json };
@@ -150,10 +147,10 @@ const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest', 'json'];
  */
 export async function loadReplayConfig(path: string, store?: string): Promise<TestConfig> {
   const { file, config } = readReplayConfig(path, store);
-  return (await preparedReplay(config, file)).config;
+  return (await prepareRun(config, replayFrom(file))).config;
 }
 
-/** A stored run's configuration, read and its module backend located, not yet validated. */
+/** A stored run's configuration, read, not yet prepared. */
 function readReplayConfig(path: string, store?: string): { file: string; config: TestConfig } {
   const { file, text } = readRunFile(path, '--replay');
   let stored: TestConfig;
@@ -163,46 +160,11 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
     if (err instanceof UserError) throw new UserError(`--replay: ${err.message}`);
     throw err;
   }
-  // A module backend by the absolute path the run recorded (from any folder); a run from
-  // before it was recorded, or one whose module has moved, by the path as given, from here.
-  return { file, config: locatePaths({ ...stored, ...(store !== undefined ? { storeDir: store } : {}) }) };
+  return { file, config: { ...stored, ...(store !== undefined ? { storeDir: store } : {}) } };
 }
 
-/** The replayed configuration prepared to run (its module backend loaded); a problem names the file. */
-async function preparedReplay(config: TestConfig, file: string): Promise<ResolvedRun> {
-  try {
-    return await prepareRun(config);
-  } catch (err) {
-    if (err instanceof UserError) throw new UserError(`--replay: '${file}': ${err.message}`);
-    throw err;
-  }
-}
-
-/**
- * `run --json`: the result as one object, for scripts: the verdict and exit code, the run
- * folder and its files, the verdict in one sentence (report.html's first line, when it
- * was written), each checker's verdict in one line (their details are in results.json),
- * how the run did not run as configured, and the configuration.
- */
-export function runJson(r: ReportedRun, exitCode: number) {
-  return stamped({
-    verdict: verdictName(r.valid),
-    exitCode,
-    ...(r.headline ? { headline: r.headline } : {}),
-    seed: r.config.seed,
-    dir: r.dir,
-    files: Object.fromEntries(
-      Object.values(RUN_FILES)
-        .filter((f) => f !== RUN_FILES.nodes)
-        .map((f) => [f, join(r.dir, f)]),
-    ),
-    conditions: r.conditions,
-    ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),
-    timings: r.timings,
-    checkers: r.results.map(({ checker, valid, counts, summary }) => ({ checker, valid, counts, summary })),
-    config: r.config,
-  });
-}
+/** A replayed configuration's problems name its file. */
+const replayFrom = (file: string) => `--replay: '${file}'`;
 
 export async function runCommand(argv: string[]): Promise<number> {
   const parsed = configFromArgs(argv);
@@ -210,12 +172,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(help());
     return 0;
   }
-  const input = parsed.replay === undefined ? parsed.config : await preparedReplay(parsed.config, parsed.replay);
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.
   const interrupt = onInterrupt('stopping the run, healing faults and removing containers');
   try {
-    const result = await runAndReport(input, {
+    const result = await runAndReport(parsed.config, {
       log: (line) => console.error(line),
+      ...(parsed.replay !== undefined ? { configFrom: replayFrom(parsed.replay) } : {}),
       signal: interrupt.signal,
       buildImage: parsed.build,
       latest: parsed.latest,
@@ -227,7 +189,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof RunInterrupted)) throw err;
     console.error(`lockchaos run: ${err.message}: nothing to check (containers removed)`);
-    if (parsed.json) console.log(JSON.stringify(stamped({ verdict: 'interrupted', exitCode: EXIT_INTERRUPTED })));
+    if (parsed.json) console.log(JSON.stringify(runJsonInterrupted()));
     return EXIT_INTERRUPTED;
   } finally {
     interrupt.dispose();

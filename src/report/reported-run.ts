@@ -4,12 +4,15 @@
  */
 
 import type { TestConfig } from '../runner/config.js';
+import { prepareRun } from '../runner/prepare.js';
 import type { ResolvedRun } from '../runner/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
 import { buildRunReport } from './html.js';
 import { RunProgress } from './progress.js';
 
 export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
+  /** Where a configuration came from (`--replay: 'run/test.json'`): named in a problem with it. */
+  configFrom?: string;
   /** Live progress on stderr while the workload runs (default: when `log` is given). */
   progress?: boolean;
 }
@@ -23,8 +26,10 @@ export async function runAndReport(
 ): Promise<ReportedRun> {
   const log = hooks.log ?? (() => {});
   const showProgress = Boolean(hooks.log) && hooks.progress !== false;
-  const result = await run(input, {
-    ...hooks,
+  const { configFrom, ...runHooks } = hooks;
+  const resolved = 'nodeSpecs' in input ? input : await prepareRun(input, configFrom);
+  const result = await run(resolved, {
+    ...runHooks,
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });
   try {

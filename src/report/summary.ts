@@ -52,6 +52,7 @@ export function formatSummary(
   { colour = false }: { colour?: boolean } = {},
 ): string {
   const conditions = r.conditions ?? [];
+  const expectation = expectationLine(r.config, r.valid, r.results);
   const warnings = evidenceWarnings(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const counted = r.results.filter((c) => c.counts !== false);
@@ -71,7 +72,7 @@ export function formatSummary(
     `verdict: ${verdictPainted(r.valid, colour).trimEnd()}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,
     ...(r.headline ? [paint(colour, r.headline, 'bold')] : []),
     ...(r.stoppedEarly ? [stoppedEarlyLine(r.stoppedEarly, r.config.timeLimitS)] : []),
-    ...expectationLine(r.config, r.valid, r.results),
+    ...expectation,
     `run folder: ${r.dir}`,
   ].join('\n');
 }

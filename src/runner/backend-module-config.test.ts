@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadBackend } from '../backends/index.js';
 import { configFromArgs, loadReplayConfig } from '../cli/run.js';
 import { DEFAULTS } from './config.js';
+import { prepareRun } from './prepare.js';
 import { locatePaths, testName } from './resolve.js';
 import { parseTestJson, testJsonText } from './run-folder.js';
 
@@ -26,11 +27,16 @@ writeFileSync(
 );
 
 describe('a module backend as given and as resolved', () => {
-  it('run: --backend PATH is resolved from the current folder; the run names it once loaded', () => {
+  it('run: --backend PATH is resolved from the current folder; the run names it once loaded', async () => {
     const given = relative(process.cwd(), path);
     const parsed = configFromArgs(['--backend', given, '--seed', '1']);
     if (parsed === 'help') throw new Error('unreachable');
-    expect(parsed.config).toMatchObject({ backend: given, backendModule: path, name: '' });
+    expect(parsed.config).toMatchObject({ backend: given, name: '' });
+    expect((await prepareRun(parsed.config)).config).toMatchObject({
+      backend: given,
+      backendModule: path,
+      name: 'team-lock-lock-set-none-unfenced',
+    });
   });
 
   it("is named by the backend's own name once loaded", async () => {

@@ -16,7 +16,7 @@ import { removeResources } from '../cluster/labels.js';
 import { errorMessage } from '../util/errors.js';
 import { DEFAULTS } from './config.js';
 import { imagesOf } from './images.js';
-import { prepareRun } from './resolve.js';
+import { prepareRun } from './prepare.js';
 
 export interface ClientCheckResult {
   /** What each step answered, in words. */

@@ -4,13 +4,12 @@
  * options, the node specs, the faults), so that no phase of the run derives them again. A
  * bad value is one UserError line that names the fix.
  */
-import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { WORKLOADS, workloadByName } from '../../workloads/index.js';
 import type { Workload } from '../../workloads/workload.js';
 import type { Backend, BackendOptions } from '../backends/backend.js';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { BACKENDS, backendOf, isModulePath, loadBackend } from '../backends/index.js';
+import { backendOf, isModulePath, knownBackend, locateBackendModule } from '../backends/index.js';
 import type { NodeSpec } from '../cluster/cluster.js';
 import { dataStoreNodeSpec } from '../datastore/datastore.js';
 import { type Fault, resolveFaults } from '../nemesis/index.js';
@@ -21,7 +20,7 @@ import { fencingWord } from './config.js';
 import { type Bounds, PARAMETER_LIST, type TestConfig } from './parameters.js';
 
 export interface ResolvedRun {
-  /** The configuration as given (its paths located, its name set by the caller). */
+  /** The configuration as given, named, its client program's folder located. */
   readonly config: TestConfig;
   readonly backend: Backend;
   readonly workload: Workload;
@@ -34,32 +33,21 @@ export interface ResolvedRun {
 }
 
 /**
- * A configuration as a run takes it: a module backend and a client program by absolute
- * paths, the module loaded, the run named (by the backend's own name), then resolved.
+ * The run a configuration describes, its backend given (a module backend loaded first:
+ * prepare.ts) or found among those known; the run named when it has no name (by the
+ * backend's own name), a client program's folder located. A UserError naming the first
+ * problem otherwise.
  */
-export async function prepareRun(input: TestConfig): Promise<ResolvedRun> {
-  const located = locatePaths(input);
-  const backend = await loadBackend(located.backendModule ?? located.backend);
-  return resolveWith({ ...located, name: located.name || testName(located, backend) }, backend);
+export function resolveRun(input: TestConfig, known: Backend = knownBackend(input)): ResolvedRun {
+  const c = { ...input, ...locateClientDir(input) };
+  c.name ||= testName(c, known);
+  return resolveWith(c, known);
 }
-
-/** The run a configuration describes (its module already loaded); a UserError naming the first problem otherwise. */
-export const resolveRun = (c: TestConfig): ResolvedRun => resolveWith(c, backendOf(c));
 
 /** The configuration checked (resolveRun, for a caller that wants no more): a UserError naming the first problem. */
 export const validateConfig = (c: TestConfig): TestConfig => resolveRun(c).config;
 
-function resolveWith(c: TestConfig, backend: Backend | undefined): ResolvedRun {
-  if (!backend) {
-    if (isModulePath(c.backend)) {
-      throw new UserError(
-        `backend module ${c.backendModule ?? c.backend} is not loaded: run(), campaign() and the CLI load it (a library caller: await loadBackend(path) first)`,
-      );
-    }
-    throw new UserError(
-      `unknown backend '${c.backend}'${nearestOr(c.backend, Object.keys(BACKENDS), `choose one of ${Object.keys(BACKENDS).join(', ')}, or give a module's path (./my-lock.js)`)}`,
-    );
-  }
+function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
   if (c.backendModule !== undefined && !isModulePath(c.backend)) {
     throw new UserError(
       `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
@@ -190,23 +178,18 @@ export const testName = (
 
 /**
  * The configuration with its paths located, from `baseDir` (default: the current folder;
- * a campaign's: its file's folder), as test.json records them for a replay anywhere:
- * `backendModule` is `backend` resolved, unless it already names a file that exists (a
- * replay of a run made elsewhere); `clientDir`, where a client program runs, absolute.
+ * a campaign's: its file's folder), as test.json records them for a replay anywhere: a
+ * module backend's absolute path (backends/index.ts), and `clientDir`, where a client
+ * program runs.
  */
 export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
   c: C,
   baseDir = process.cwd(),
 ): C & Pick<TestConfig, 'backendModule' | 'clientDir'> {
-  const clientDir = c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
-  return { ...locateBackendModule(c, baseDir), ...clientDir };
+  return { ...locateBackendModule(c, baseDir), ...locateClientDir(c, baseDir) };
 }
 
-function locateBackendModule<C extends Pick<TestConfig, 'backend' | 'backendModule'>>(c: C, baseDir: string): C {
-  if (!isModulePath(c.backend)) return c;
-  if (c.backendModule !== undefined && existsSync(c.backendModule)) return c;
-  const here = resolve(baseDir, c.backend);
-  // A recorded path that is gone: the path as given, from here, if it is there.
-  if (c.backendModule !== undefined && !existsSync(here)) return c;
-  return { ...c, backendModule: here };
+/** Where a client program runs, absolute (nothing without a client program). */
+function locateClientDir(c: Pick<TestConfig, 'clientCommand' | 'clientDir'>, baseDir = process.cwd()) {
+  return c.clientCommand === undefined ? {} : { clientDir: resolve(baseDir, c.clientDir ?? '.') };
 }

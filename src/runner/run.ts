@@ -42,7 +42,7 @@ import type { TestConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
-import { prepareRun, type ResolvedRun } from './resolve.js';
+import type { ResolvedRun } from './resolve.js';
 import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults, writeTestJson } from './run-folder.js';
 import { WorkerPool } from './workers.js';
 
@@ -97,10 +97,10 @@ export interface RunObserver {
   stop(): void;
 }
 
-/** A run of a configuration (resolved here), or of a run resolved already (prepareRun). */
-export async function run(input: TestConfig | ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
+/** A resolved run (prepare.ts, resolve.ts), from the cluster's start to its verdict. */
+export async function run(resolved: ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
   try {
-    return await runToVerdict('nodeSpecs' in input ? input : await prepareRun(input), hooks);
+    return await runToVerdict(resolved, hooks);
   } catch (err) {
     throw storageError(err) ?? err;
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromArgs } from '../cli/run.js';
 import { DEFAULTS } from './config.js';
+import { resolveRun } from './resolve.js';
 import { readScheduleFile, scheduleFileOf } from './schedule-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-schedule-'));
@@ -39,12 +40,9 @@ describe('schedule files', () => {
     writeFileSync(join(fenced, 'test.json'), JSON.stringify({ ...stored, fencing: true, nodes: 1, loseData: true }));
     const parsed = configFromArgs(['--schedule', fenced]);
     if (parsed === 'help') throw new Error('unreachable');
-    expect(parsed.config).toMatchObject({
-      fencing: true,
-      nodes: 1,
-      loseData: true,
-      name: 'redis-lock-set-client-pause-fenced',
-    });
+    expect(parsed.config).toMatchObject({ fencing: true, nodes: 1, loseData: true, name: '' });
+    // Named once resolved, by what it runs.
+    expect(resolveRun(parsed.config).config.name).toBe('redis-lock-set-client-pause-fenced');
     const unfenced = configFromArgs(['--schedule', fenced, '--fencing', 'off']);
     if (unfenced === 'help') throw new Error('unreachable');
     expect(unfenced.config.fencing).toBe(false);

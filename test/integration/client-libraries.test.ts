@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleClientsCheck } from '../../src/cli/doctor-clients.js';
 import type { Op } from '../../src/history/op.js';
+import { prepareRun } from '../../src/runner/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { resolveScenario } from '../../src/scenarios/index.js';
 import { packageRoot } from '../../src/util/paths.js';
@@ -26,7 +27,9 @@ const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 async function preset(name: string, fencing: boolean) {
   const { config } = resolveScenario(name, { over: { timeLimitS: 12 } });
   const stopOnViolation = !fencing;
-  return run({ ...config, name: '', seed: 3, storeDir: store, fencing, stopOnViolation }, { latest: false });
+  return run(await prepareRun({ ...config, name: '', seed: 3, storeDir: store, fencing, stopOnViolation }), {
+    latest: false,
+  });
 }
 
 const checker = (r: Awaited<ReturnType<typeof preset>>, name: string) => r.results.find((c) => c.checker === name);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/runner/parameters.js';
+import { prepareRun } from '../../src/runner/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { leftovers, lockchaos, requireEngine } from './support.js';
@@ -40,7 +41,7 @@ const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split('
 describe.skipIf(skip)('a client program (the client protocol)', () => {
   it('redis-py Lock under client pauses: the program is really stopped, and the lease is outlived', async () => {
     const states: string[] = [];
-    const r = await run(config(REDIS_PY, { nemesis: 'client-pause' }), {
+    const r = await run(await prepareRun(config(REDIS_PY, { nemesis: 'client-pause' })), {
       latest: false,
       progress: () => ({
         onOp(op) {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holds } from '../../checkers/mutual-exclusion.js';
 import { DEFAULTS } from '../../src/runner/parameters.js';
+import { prepareRun } from '../../src/runner/prepare.js';
 import { type RunObserver, run } from '../../src/runner/run.js';
 import { leftovers, requireEngine } from './support.js';
 
@@ -44,10 +45,12 @@ describe.skipIf(skip)('a client stopped in the middle of its cycle', () => {
     // (once the workload has run a second), so a client holds when the clients are told to
     // stop, and a grace far shorter than its hold kills it between its acquire and release.
     const stop = new AbortController();
-    const r = await run(
-      { ...config(backend, 11), timeLimitS: 30, holdMs: 2000 },
-      { stopGraceMs: 150, latest: false, signal: stop.signal, progress: () => stopOnGrant(stop) },
-    );
+    const r = await run(await prepareRun({ ...config(backend, 11), timeLimitS: 30, holdMs: 2000 }), {
+      stopGraceMs: 150,
+      latest: false,
+      signal: stop.signal,
+      progress: () => stopOnGrant(stop),
+    });
     const ended = r.history.filter((o) => o.error?.startsWith('harness:'));
     expect(ended.length).toBeGreaterThan(0);
     expect(ended.every((o) => o.type === 'info' || o.f === 'release')).toBe(true);
@@ -62,7 +65,7 @@ describe.skipIf(skip)('a client stopped in the middle of its cycle', () => {
 
   it('postgres: a worker killed while it holds frees the lock, and its hold ends where it was last seen', async () => {
     let victim: number | undefined;
-    const r = await run(config('postgres', 12), {
+    const r = await run(await prepareRun(config('postgres', 12)), {
       latest: false,
       // Once the workload runs, the first grant to a client's first process: 200 ms into
       // its 800 ms hold, kill that client's worker from outside.
