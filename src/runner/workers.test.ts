@@ -3,6 +3,7 @@
  * that speak the protocol without a lock service: readiness, the ops and who holds the lock,
  * a worker lost from outside, a pause point, and a stop that has to kill.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UnindexedOp } from '../history/recorder.js';
@@ -29,6 +30,15 @@ const until = async (done: () => boolean, ms = 5000) => {
     await new Promise((r) => setTimeout(r, 10));
   }
 };
+
+/** Whether a process is alive (a zombie, dead but not yet reaped, is not). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 afterEach(() => {
   for (const p of pools.splice(0)) p.kill();
@@ -69,6 +79,20 @@ describe('WorkerPool', () => {
     expect(p.lost[0]).toMatchObject({ client: 1, code: null, signal: 'SIGKILL' });
     await p.stop(2000);
     expect(p.lost).toHaveLength(1);
+  });
+
+  it('kills the client program of a worker it kills, or one killed from outside', async () => {
+    const { pool: p } = pool(['drives-program', 'drives-program']);
+    await p.ready(5000);
+    await until(() => p.pids(0).length === 2 && p.pids(1).length === 2);
+    const program = (client: number) => -(p.pids(client)[0] as number);
+    const [lost, killed] = [program(0), program(1)];
+    expect(running(lost) && running(killed)).toBe(true);
+    process.kill(p.pid(0) as number, 'SIGKILL');
+    await until(() => !running(lost));
+    expect(running(killed)).toBe(true);
+    p.kill();
+    await until(() => !running(killed));
   });
 
   it('arms a pause point: true once the worker stopped itself, false when it never got there', async () => {

@@ -34,6 +34,21 @@ interface Worker {
   selfPaused?: () => void;
 }
 
+/**
+ * Kills the client program a worker drives (its process group; SIGKILL ends a paused one
+ * too): a worker killed, or lost, cannot close it, and a program in its own group would
+ * outlive it, perhaps stopped for good. Only while the worker had it: a closed program's
+ * group id may name another group later.
+ */
+function killProgram(w: Worker): void {
+  if (w.programPid === undefined) return;
+  try {
+    process.kill(w.programPid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
 export class WorkerPool implements ClientFaultTarget {
   private readonly workers: Worker[] = [];
   /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
@@ -99,6 +114,8 @@ export class WorkerPool implements ClientFaultTarget {
           return;
         }
         lost();
+        // Its client program outlives it otherwise (a group of its own), paused perhaps.
+        killProgram(worker);
         // Ended at once, so that what its death lets another client do (a session closed,
         // its lock freed) comes after the end in the history; at the time the record last
         // saw it, since it may have died any time after that.
@@ -256,6 +273,7 @@ export class WorkerPool implements ClientFaultTarget {
       if (w.child.exitCode === null && w.child.signalCode === null) {
         this.endCycle(w, why);
         w.child.kill('SIGKILL');
+        killProgram(w);
       }
     }
   }
