@@ -71,11 +71,15 @@ async function importModule(name: string): Promise<Record<string, unknown>> {
  */
 function heldToContract(backend: Backend): Backend {
   const nodeSpecs = (opts: BackendOptions) => checkedNodeSpecs(backend, opts);
+  // Each method bound once: the same function at every read, as on the object itself.
+  const bound = new WeakMap<object, unknown>();
   return new Proxy(backend, {
     get(target, key) {
       if (key === 'nodeSpecs') return nodeSpecs;
       const value = Reflect.get(target, key);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      if (!bound.has(value)) bound.set(value, value.bind(target));
+      return bound.get(value);
     },
   });
 }

@@ -67,6 +67,8 @@ export const backend = new TeamLock();\n`,
     if (!backend) throw new Error('not loaded');
     const opts = { requestTimeoutMs: 1000, clientId: 'w0' } as unknown as Parameters<typeof backend.client>[1];
     expect(await backend.client([], opts)).toEqual({ port: 7000 });
+    // A method read twice is the same function, as on the object itself.
+    expect(backend.client).toBe(backend.client);
     const resolved = resolveRun(config(path));
     expect(resolved.nodeSpecs.map((s) => s.name)).toContain('n1');
   });
