@@ -30,6 +30,8 @@ export interface RunCondition {
   kind: ConditionKind;
   /** One line: what happened, when. */
   message: string;
+  /** An interruption while the history was being checked: the workload itself ran as configured. */
+  whileChecking?: true;
 }
 
 export const EXIT_INTERRUPTED = 130;
@@ -70,6 +72,7 @@ export function checkInterrupted(reason: unknown, dir: string): RunCondition {
   return {
     kind: 'interrupted',
     message: `interrupted (${why}) while checking: the history is complete; ${cliCommand} report ${dir} checks it`,
+    whileChecking: true,
   };
 }
 

@@ -104,6 +104,13 @@ describe('loading a run folder', () => {
     expect(run.timings).toEqual({ totalS: 20, clusterS: 1 });
   });
 
+  it('knows the interruption of the checking by its mark, whatever its message says', () => {
+    const lost = { kind: 'worker-lost', message: 'client worker 1 lost at 3 s' };
+    const stopped = { kind: 'interrupted', message: 'interrupted (SIGTERM) while checking', whileChecking: true };
+    const results = { valid: 'unknown', conditions: [lost, stopped], results: [], unchecked: 'worded otherwise' };
+    expect(loadRun(runFolder(toJsonl(overlapping().ops), results)).conditions).toEqual([lost]);
+  });
+
   it('checks a killed run itself and says it was cut short', () => {
     const text = `${toJsonl(overlapping().ops)}{"index":6,"ty`;
     const run = loadRun(runFolder(text));

@@ -376,8 +376,11 @@ export function loadRun(dir: string): LoadedRun {
     }
   }
   const unchecked = typeof saved?.unchecked === 'string' ? saved.unchecked : undefined;
-  // The interruption of the checking is over once checked here: the run itself ran as configured.
-  const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter((c) => c.message !== unchecked);
+  // The interruption of the checking is over once checked here: the run itself ran as
+  // configured. (Results written before whileChecking was recorded name it by its message.)
+  const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter(
+    (c) => !c.whileChecking && c.message !== unchecked,
+  );
   const base = { dir, config, recorded, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
   if (saved && unchecked === undefined) {
