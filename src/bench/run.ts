@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { planCampaign } from '../campaign/validate.js';
@@ -43,7 +44,10 @@ export async function bench(
     durationS: (Date.now() - t0) / 1000,
     points: results,
   };
-  const files = { benchJson: join(c.dir, 'bench.json'), benchHtml: join(c.dir, 'bench.html') };
+  const files = {
+    benchJson: join(c.dir, CAMPAIGN_FILES.benchJson),
+    benchHtml: join(c.dir, CAMPAIGN_FILES.benchHtml),
+  };
   writeFileSync(files.benchJson, benchJson(report));
   writeFileSync(files.benchHtml, benchHtml(report));
   return { report, campaign: c, files };

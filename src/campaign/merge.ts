@@ -14,6 +14,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
+import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import type { Cell } from './matrix.js';
 import {
   type CampaignSummary,
@@ -42,7 +43,7 @@ interface StoredSummary {
 
 /** A shard folder's summary.json, its paths made absolute. */
 export function readShard(dir: string): CampaignSummary {
-  const path = join(dir, 'summary.json');
+  const path = join(dir, CAMPAIGN_FILES.summaryJson);
   if (!existsSync(path)) {
     throw new UserError(
       `${dir} is not a campaign folder: it has no summary.json (give the folders lockchaos campaign wrote)`,
@@ -153,11 +154,7 @@ export function mergeCampaign(dirs: readonly string[], out: string) {
   mkdirSync(out, { recursive: true });
   for (const shard of shards) bringRuns(shard, resolve(out));
   const summary = mergeSummaries(shards, resolve(out));
-  const files = {
-    summaryHtml: join(out, 'summary.html'),
-    summaryJson: join(out, 'summary.json'),
-    junit: join(out, 'junit.xml'),
-  };
+  const files = summaryFiles(out);
   writeFileSync(files.summaryJson, summaryJson(summary));
   writeFileSync(files.junit, campaignJUnit(summary));
   writeFileSync(files.summaryHtml, summaryHtml(summary));

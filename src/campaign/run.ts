@@ -29,6 +29,7 @@ import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
+import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { judge } from './expect.js';
 import { campaignPlanOf } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
@@ -140,13 +141,13 @@ export async function campaign(
   const parent = join(store, 'campaigns', spec.name);
   const shardSuffix = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
   const dir = join(parent, `${stamp()}${shardSuffix}`);
-  const runsDir = join(dir, 'runs');
-  const logsDir = join(dir, 'logs');
+  const runsDir = join(dir, CAMPAIGN_FILES.runs);
+  const logsDir = join(dir, CAMPAIGN_FILES.logs);
   makeDirs(runsDir);
   makeDirs(logsDir);
-  writeFileSync(join(dir, 'campaign.json'), `${JSON.stringify(stamped(spec), null, 2)}\n`);
+  writeFileSync(join(dir, CAMPAIGN_FILES.spec), `${JSON.stringify(stamped(spec), null, 2)}\n`);
   try {
-    if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, 'campaign.yaml'));
+    if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, CAMPAIGN_FILES.yaml));
   } catch {
     // not from a file (a campaign object)
   }
@@ -158,11 +159,7 @@ export async function campaign(
       // another process on the same store got there first: the link is a convenience
     }
 
-  const files = {
-    summaryHtml: join(dir, 'summary.html'),
-    summaryJson: join(dir, 'summary.json'),
-    junit: join(dir, 'junit.xml'),
-  };
+  const files = summaryFiles(dir);
   const startedAt = new Date().toISOString();
   const done = new Map<number, CellResult>();
   const summary = (final: boolean): CampaignSummary => {

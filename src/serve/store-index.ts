@@ -14,6 +14,7 @@
  */
 import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { RUN_FILES } from '../runner/run-folder.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
@@ -64,7 +65,7 @@ export interface CampaignEntry {
   met: boolean;
   configurations: ConfigurationTally[];
   /** The generated campaign's own page, when there is one. */
-  page?: 'sweep.html' | 'bench.html';
+  page?: typeof CAMPAIGN_FILES.sweepHtml | typeof CAMPAIGN_FILES.benchHtml;
   summaryHtml: boolean;
 }
 
@@ -323,11 +324,12 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
   state.seen.campaigns.add(path);
   const names = list.files;
   // summary.json is rewritten after every cell: its own mtime.
-  const key = `${mtime(join(dir, 'summary.json'))}:${names.has('sweep.html')}:${names.has('bench.html')}:${names.has('summary.html')}`;
+  const { summaryJson, summaryHtml, sweepHtml, benchHtml } = CAMPAIGN_FILES;
+  const key = `${mtime(join(dir, summaryJson))}:${names.has(sweepHtml)}:${names.has(benchHtml)}:${names.has(summaryHtml)}`;
   let cached = state.cache.campaigns.get(path);
   if (cached?.key !== key) {
     try {
-      const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as SummaryJson;
+      const s = JSON.parse(readFileSync(join(dir, summaryJson), 'utf8')) as SummaryJson;
       const startedAt = typeof s.startedAt === 'string' ? s.startedAt : stampTime(path.split('/').at(-1) ?? '');
       const entry: CampaignEntry = {
         path,
@@ -346,9 +348,9 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
           met: c.met,
           ran: c.ran,
         })),
-        ...(names.has('sweep.html') ? { page: 'sweep.html' as const } : {}),
-        ...(names.has('bench.html') ? { page: 'bench.html' as const } : {}),
-        summaryHtml: names.has('summary.html'),
+        ...(names.has(sweepHtml) ? { page: sweepHtml } : {}),
+        ...(names.has(benchHtml) ? { page: benchHtml } : {}),
+        summaryHtml: names.has(summaryHtml),
       };
       const cellDirs = (s.cells ?? [])
         .map((c) => c.dir)
@@ -366,7 +368,7 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
 }
 
 /** Folders inside a run or campaign folder that hold no runs. */
-const NOT_RUNS = new Set<string>([RUN_FILES.nodes, 'logs']);
+const NOT_RUNS = new Set<string>([RUN_FILES.nodes, CAMPAIGN_FILES.logs]);
 
 /** A folder's files and subfolders (not links), from the cache while its mtime is unchanged. */
 function listing(state: ScanState, dir: string): Listing | undefined {
@@ -401,7 +403,7 @@ function walk(state: ScanState, dir: string, depth: number): void {
   if (!list) return;
   state.seen.dirs.add(dir);
   if (list.files.has(RUN_FILES.test)) readRun(state, dir, list);
-  else if (list.files.has('summary.json')) readCampaign(state, dir, list);
+  else if (list.files.has(CAMPAIGN_FILES.summaryJson)) readCampaign(state, dir, list);
   if (depth >= 8) return;
   for (const name of list.dirs) walk(state, join(dir, name), depth + 1);
 }

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
@@ -51,7 +52,10 @@ export async function sweep(
     finishedAt: new Date().toISOString(),
     points: points.map((p, i) => analysePoint(p, pointLabel(p), byEntry[i] ?? [])),
   };
-  const files = { sweepJson: join(c.dir, 'sweep.json'), sweepHtml: join(c.dir, 'sweep.html') };
+  const files = {
+    sweepJson: join(c.dir, CAMPAIGN_FILES.sweepJson),
+    sweepHtml: join(c.dir, CAMPAIGN_FILES.sweepHtml),
+  };
   writeFileSync(files.sweepJson, sweepJson(result));
   writeFileSync(files.sweepHtml, sweepHtml(result));
   return { result, campaign: c, files };
