@@ -6,8 +6,8 @@
  * store (ready: replicas in sync, every Sentinel knows the replicas and the other
  * Sentinels) and PostgreSQL + store (ready: a session answers). Goals, once the images
  * exist: Redlock under 2 s, etcd under 4 s, ZooKeeper (three JVMs) under 8 s, the Sentinel
- * group under 15 s (replicas sync first, then Sentinels find each other through hello
- * messages published every 2 s), postgres under 3 s; and every cluster within 1.5x its
+ * group under 15 s (replicas sync, Sentinels reach the nodes and each other their configs
+ * name), postgres under 3 s; and every cluster within 1.5x its
  * floor (below). Prints a table; runs each a few times.
  */
 import { randomBytes } from 'node:crypto';

@@ -23,6 +23,8 @@ export function redisNodeSpec(
   role: 'node' | 'store',
   /** More server arguments; as a function, of the run's peer names (replicaof). */
   extra: string[] | ((peers: PeerNames) => string[]) = [],
+  /** Shell lines run before the server at every start, of the run's peer names. */
+  prepare: (peers: PeerNames) => string[] = () => [],
 ): NodeSpec {
   const server = [
     'redis-server',
@@ -47,7 +49,8 @@ export function redisNodeSpec(
     name,
     role,
     port: REDIS_PORT,
-    command: (peers) => startWithData([...server, ...(typeof extra === 'function' ? extra(peers) : extra)]),
+    command: (peers) =>
+      startWithData([...server, ...(typeof extra === 'function' ? extra(peers) : extra)], prepare(peers)),
     ready: (node) => waitForRedis(node.ip),
   };
 }

@@ -18,6 +18,12 @@ export const DOWN_AFTER_MS = 1000;
 /** Also the pause between two failovers of the same primary (twice this). */
 export const FAILOVER_TIMEOUT_MS = 3000;
 
+/** Where a replica's start writes `replicaof <primary's address>`, included by its server. */
+const REPLICA_OF = `${DATA_DIR}/replicaof.conf`;
+const NO_SYNC_DELAY = ['--repl-diskless-sync-delay', '0'];
+/** A shell function printing a peer's address: every node starts at once, and a name resolves once its container is up. */
+const RESOLVE = `resolve() { for try in $(seq 1 300); do ip=$(getent hosts "$1" | awk '{ print $1 }'); [ -n "$ip" ] && echo "$ip" && return; sleep 0.1; done; }`;
+
 export const redisNodeName = (i: number) => `redis-${i}`;
 export const sentinelNodeName = (i: number) => `sentinel-${i}`;
 export const isSentinel = (name: string) => name.startsWith('sentinel-');
@@ -35,10 +41,16 @@ export function sentinelGroupSpecs(o: SentinelGroupOptions): NodeSpec[] {
     o.minReplicas > 0 ? ['--min-replicas-to-write', String(o.minReplicas), '--min-replicas-max-lag', '1'] : [];
   const redis = Array.from({ length: o.replicas + 1 }, (_, i) => {
     const name = redisNodeName(i + 1);
-    const spec = redisNodeSpec(name, 'node', (peers) => [
-      ...minReplicas,
-      ...(name === primary ? [] : ['--replicaof', peers.host(primary), String(REDIS_PORT)]),
-    ]);
+    // A replica names the primary by address, as the Sentinels do: named by host, the
+    // Sentinels "correct" it with REPLICAOF <address>, which restarts its first sync. The
+    // sync starts at once (no diskless delay): the data are tiny, nothing to batch.
+    const spec =
+      name === primary
+        ? redisNodeSpec(name, 'node', [...minReplicas, ...NO_SYNC_DELAY])
+        : redisNodeSpec(name, 'node', [...minReplicas, ...NO_SYNC_DELAY, '--include', REPLICA_OF], (peers) => [
+            RESOLVE,
+            `printf 'replicaof %s ${REDIS_PORT}\\n' "$(resolve ${peers.host(primary)})" > ${REPLICA_OF}`,
+          ]);
     return {
       ...spec,
       ready: (node: NodeHandle) => (name === primary ? waitForRedis(node.ip) : waitForReplica(node.ip)),
@@ -51,29 +63,58 @@ export function sentinelGroupSpecs(o: SentinelGroupOptions): NodeSpec[] {
       role: 'node',
       port: SENTINEL_PORT,
       command: (peers) =>
-        startWithData(['redis-sentinel', `${DATA_DIR}/sentinel.conf`], sentinelConfig(peers.host(primary))),
+        startWithData(
+          ['redis-sentinel', `${DATA_DIR}/sentinel.conf`],
+          sentinelConfig(i + 1, {
+            primary: peers.host(primary),
+            replicas: Array.from({ length: o.replicas }, (_, r) => peers.host(redisNodeName(r + 2))),
+            sentinels: Array.from({ length: o.sentinels }, (_, s) => s + 1)
+              .filter((s) => s !== i + 1)
+              .map((s) => ({ host: peers.host(sentinelNodeName(s)), id: sentinelId(s) })),
+          }),
+        ),
       ready: (node) => waitForSentinel(node.ip, o.replicas, o.sentinels - 1),
     }),
   );
   return [...redis, ...sentinels];
 }
 
+/** Sentinel i's run id, fixed so that the other Sentinels' configs can name it in advance. */
+const sentinelId = (i: number) => i.toString(16).padStart(40, '0');
+
+interface SentinelPeers {
+  primary: string;
+  replicas: string[];
+  sentinels: { host: string; id: string }[];
+}
+
 /**
  * A Sentinel's config, written at its first start only: Sentinel rewrites the file with
- * what it learns (the current primary, the epoch), which a restart must keep. It monitors
- * the primary by address, resolved here, since clients on the host cannot resolve names.
+ * what it learns (the current primary, the epoch), which a restart must keep. It names the
+ * group by address, resolved here, since clients on the host cannot resolve names. The
+ * replicas and the other Sentinels are named too (known-replica, known-sentinel with their
+ * fixed ids): left to discovery, a Sentinel learns a replica from the primary's INFO, sent
+ * every 10 s, and another Sentinel from hello messages, every 2 s, which doubled the
+ * group's start.
  */
-function sentinelConfig(primaryHost: string): string[] {
+function sentinelConfig(self: number, peers: SentinelPeers): string[] {
   const conf = `${DATA_DIR}/sentinel.conf`;
+  const known = [
+    ...peers.replicas.map((host) => `"sentinel known-replica ${PRIMARY_NAME} $(resolve ${host}) ${REDIS_PORT}"`),
+    ...peers.sentinels.map(
+      (s) => `"sentinel known-sentinel ${PRIMARY_NAME} $(resolve ${s.host}) ${SENTINEL_PORT} ${s.id}"`,
+    ),
+  ];
   return [
     `if [ ! -f ${conf} ]; then`,
-    '  ip=""',
-    `  for try in $(seq 1 300); do ip=$(getent hosts ${primaryHost} | awk '{ print $1 }'); [ -n "$ip" ] && break; sleep 0.1; done`,
-    `  printf '%s\\n' 'port ${SENTINEL_PORT}' 'bind 0.0.0.0' 'protected-mode no' \\`,
-    `    "sentinel monitor ${PRIMARY_NAME} $ip ${REDIS_PORT} ${SENTINEL_QUORUM}" \\`,
+    `  ${RESOLVE}`,
+    `  printf '%s\\n' 'port ${SENTINEL_PORT}' 'bind 0.0.0.0' 'protected-mode no' 'sentinel myid ${sentinelId(self)}' \\`,
+    `    "sentinel monitor ${PRIMARY_NAME} $(resolve ${peers.primary}) ${REDIS_PORT} ${SENTINEL_QUORUM}" \\`,
     `    'sentinel down-after-milliseconds ${PRIMARY_NAME} ${DOWN_AFTER_MS}' \\`,
     `    'sentinel failover-timeout ${PRIMARY_NAME} ${FAILOVER_TIMEOUT_MS}' \\`,
-    `    'sentinel parallel-syncs ${PRIMARY_NAME} 1' > ${conf}`,
+    `    'sentinel parallel-syncs ${PRIMARY_NAME} 1' \\`,
+    ...known.map((line) => `    ${line} \\`),
+    `    > ${conf}`,
     'fi',
   ];
 }
@@ -92,21 +133,36 @@ function waitForReplica(ip: string, deadlineMs = 30_000): Promise<void> {
 }
 
 /**
- * A Sentinel is ready when it knows every replica and every other Sentinel: before that a
- * failover could not be authorised, and a partition early in the run would show nothing.
+ * A Sentinel is ready when it knows every replica and every other Sentinel and reaches
+ * each of them and the primary (no `disconnected` or `s_down` flag, every replica's link to
+ * the primary up): before that a failover could not be authorised, and a partition early
+ * in the run would show nothing. Knowing alone is not enough, since the config names them.
  */
 function waitForSentinel(ip: string, replicas: number, otherSentinels: number, deadlineMs = 60_000): Promise<void> {
   return waitUntilReady(`redis sentinel at ${ip}`, deadlineMs, 100, async () => {
     const client = await redisClient(ip, 500, SENTINEL_PORT);
     try {
-      const fields = (await client.call('SENTINEL', 'MASTER', PRIMARY_NAME)) as string[];
-      const field = (k: string) => Number(fields[fields.indexOf(k) + 1]);
-      const known = { replicas: field('num-slaves'), sentinels: field('num-other-sentinels') };
-      return (known.replicas >= replicas && known.sentinels >= otherSentinels) || `knows ${JSON.stringify(known)}`;
+      const primary = fieldsOf((await client.call('SENTINEL', 'MASTER', PRIMARY_NAME)) as string[]);
+      const replicaList = ((await client.call('SENTINEL', 'REPLICAS', PRIMARY_NAME)) as string[][]).map(fieldsOf);
+      const sentinelList = ((await client.call('SENTINEL', 'SENTINELS', PRIMARY_NAME)) as string[][]).map(fieldsOf);
+      const unreached = [primary, ...replicaList, ...sentinelList]
+        .filter((x) => /disconnected|s_down|o_down/.test(x.flags ?? ''))
+        .map((x) => `${x.name}: ${x.flags}`);
+      const unsynced = replicaList.filter((r) => r['master-link-status'] !== 'ok').map((r) => `${r.name}: link down`);
+      const known = { replicas: replicaList.length, sentinels: sentinelList.length };
+      if (known.replicas < replicas || known.sentinels < otherSentinels) return `knows ${JSON.stringify(known)}`;
+      return unreached.length + unsynced.length === 0 || `not reached: ${[...unreached, ...unsynced].join(', ')}`;
     } finally {
       client.disconnect();
     }
   });
+}
+
+/** A Sentinel's answer about one instance, a flat list of names and values, as a record. */
+function fieldsOf(flat: string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
+  return fields;
 }
 
 /** The Redis node the reachable Sentinels name as primary (the most named), by node name. */
