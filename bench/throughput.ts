@@ -29,6 +29,7 @@ import { removeResources } from '../src/cluster/labels.js';
 import { DEFAULTS } from '../src/runner/config.js';
 import { prepareRun } from '../src/runner/prepare.js';
 import { run } from '../src/runner/run.js';
+import { nearestRank } from '../src/stats/quantiles.js';
 import { Rng } from '../src/util/rng.js';
 
 const SECONDS = Number(process.env.SECONDS_PER_SIDE ?? 5);
@@ -146,7 +147,7 @@ for (let i = 1; i <= ROUNDS; i++) {
 /** The median of a ratio over the rounds, and its spread. */
 function summary(ratio: (x: (typeof rounds)[number]) => number): { median: number; text: string } {
   const xs = rounds.map(ratio).sort((a, b) => a - b);
-  const median = xs[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const median = nearestRank(xs, 0.5);
   return { median, text: `${pct(median)} (spread ${pct(xs[0] ?? Number.NaN)} to ${pct(xs.at(-1) ?? Number.NaN)})` };
 }
 const overRaw = summary((x) => x.recorded / x.raw);

@@ -44,10 +44,11 @@ export function sentinelGroupSpecs(o: SentinelGroupOptions): NodeSpec[] {
     // A replica names the primary by address, as the Sentinels do: named by host, the
     // Sentinels "correct" it with REPLICAOF <address>, which restarts its first sync. The
     // sync starts at once (no diskless delay): the data are tiny, nothing to batch.
+    const args = [...minReplicas, ...NO_SYNC_DELAY];
     const spec =
       name === primary
-        ? redisNodeSpec(name, 'node', [...minReplicas, ...NO_SYNC_DELAY])
-        : redisNodeSpec(name, 'node', [...minReplicas, ...NO_SYNC_DELAY, '--include', REPLICA_OF], (peers) => [
+        ? redisNodeSpec(name, 'node', args)
+        : redisNodeSpec(name, 'node', [...args, '--include', REPLICA_OF], (peers) => [
             RESOLVE,
             `printf 'replicaof %s ${REDIS_PORT}\\n' "$(resolve ${peers.host(primary)})" > ${REPLICA_OF}`,
           ]);
