@@ -8,7 +8,10 @@
  * exist: Redlock under 2 s, etcd under 4 s, ZooKeeper (three JVMs) under 8 s, the Sentinel
  * group under 15 s (replicas sync, Sentinels reach the nodes and each other their configs
  * name), postgres under 3 s; and every cluster within 1.5x its
- * floor (below). Prints a table; runs each a few times.
+ * floor (below). Prints a table; runs each a few times (ROUNDS, default 3).
+ *
+ *     npm run bench:startup                      every cluster
+ *     node dist/bench/startup.js zookeeper etcd  only these
  */
 import { randomBytes } from 'node:crypto';
 import { BACKENDS } from '../src/backends/index.js';
@@ -16,6 +19,7 @@ import { type NodeSpec, startCluster } from '../src/cluster/cluster.js';
 import { ensureEngine, ensureImage, POSTGRES_IMAGE } from '../src/cluster/engine.js';
 import { removeResources } from '../src/cluster/labels.js';
 import { dataStoreNodeSpec } from '../src/datastore/datastore.js';
+import { nearestRank } from '../src/stats/quantiles.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
@@ -37,10 +41,21 @@ async function timeStart(specs: NodeSpec[]): Promise<number> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const median = (xs: number[]) =>
+  nearestRank(
+    xs.toSorted((a, b) => a - b),
+    0.5,
+  );
+const CLUSTERS = ['redlock', 'redis', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres'];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !CLUSTERS.includes(name));
+if (unknown.length > 0) {
+  console.error(`bench:startup: no cluster ${unknown.join(', ')}; give some of ${CLUSTERS.join(', ')}`);
+  process.exit(3);
+}
 
 console.log('cluster                        nodes  ready (s), each round      median  floor (s)  ratio  goal');
-for (const name of ['redlock', 'redis', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres']) {
+for (const name of asked.length > 0 ? asked : CLUSTERS) {
   const backend = BACKENDS[name];
   if (!backend) continue;
   const specs = [...backend.nodeSpecs({ ttlMs: 1000 }), dataStoreNodeSpec()];

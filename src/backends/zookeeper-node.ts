@@ -43,12 +43,17 @@ const JAVA = [
   '-Xms64m',
   '-Xmx256m',
   '-XX:+UseSerialGC',
+  // A server's start is mostly the JVM's: the client compiler alone, and no perf-data file,
+  // start three JVMs on two cores sooner (bench:startup, ZooKeeper: 3.70 s to 3.48 s).
+  '-XX:TieredStopAtLevel=1',
+  '-XX:-UsePerfData',
   '-Djava.net.preferIPv4Stack=true',
-  // Log to the container's output (nodes/*.log), not to a file inside it.
-  '-Dzookeeper.root.logger=INFO,CONSOLE',
-  '-Dzookeeper.log.dir=/var/log/zookeeper',
+  '-Dorg.slf4j.simpleLogger.showDateTime=true',
+  "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSX",
   '-cp',
-  '/etc/zookeeper/conf:/usr/share/java/zookeeper.jar',
+  // slf4j-simple logs to stderr, so the server's log is the container's output (nodes/*.log);
+  // without a binding slf4j logs nothing at all.
+  '/etc/zookeeper/conf:/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar',
   'org.apache.zookeeper.server.quorum.QuorumPeerMain',
   '/etc/lockchaos-zoo.cfg',
 ];
