@@ -11,6 +11,9 @@
  *                                           after the table too): an invalid key after
  *                                           two hard ones against that key alone, states
  *                                           on 2 threads against 1, 100 small histories
+ *     node dist/bench/checker.js --small-against DIST [rounds]
+ *                                           (c) beside another build (its dist folder,
+ *                                           c7f3e6e's say), interleaved in one process
  *     node dist/bench/checker.js --kv 300000 [pairs] [--machine]
  *                                           kv over 10 keys on one thread and on two,
  *                                           back to back (every other pair two threads
@@ -29,7 +32,9 @@
  * weighs (the largest part's search).
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { quantiles } from '../src/stats/quantiles.js';
@@ -209,14 +214,10 @@ function staleRead(h: Op[], key: string, after: number): boolean {
   return false;
 }
 
-/**
- * `c.small` register histories of 20 to 200 operations, 1 to 5 clients, each checked as
- * `lockchaos check` checks a file (checkLinearizableParallel, its defaults): the summed time,
- * and the median check in the summary. Checked twice, the first round to warm up.
- */
-async function runSmall(c: Case): Promise<Measured> {
+/** `c.small` register histories of 20 to 200 operations, 1 to 5 clients, from `c.seed`. */
+function smallHistories(c: Case): Op[][] {
   const rng = new Rng(c.seed);
-  const histories = Array.from({ length: c.small as number }, (_, i) =>
+  return Array.from({ length: c.small as number }, (_, i) =>
     simulateRegister({
       clients: 1 + Math.floor(rng.next() * 5),
       operations: 20 + Math.floor(rng.next() * 181),
@@ -224,6 +225,82 @@ async function runSmall(c: Case): Promise<Measured> {
       seed: c.seed + i,
     }),
   );
+}
+
+type Check = (history: readonly Op[], model: string) => unknown;
+
+/**
+ * The checker of another build of lockchaos, from its compiled folder (`dist`): its
+ * checkLinearizableParallel, or an older build's checkLinearizable (c7f3e6e has no other).
+ */
+async function checkerIn(dist: string): Promise<Check> {
+  const at = (file: string) => pathToFileURL(resolve(dist, 'checkers/linearizable', file)).href;
+  if (existsSync(fileURLToPath(at('parallel.js')))) {
+    return (await import(at('parallel.js'))).checkLinearizableParallel as Check;
+  }
+  if (existsSync(fileURLToPath(at('index.js')))) return (await import(at('index.js'))).checkLinearizable as Check;
+  console.error(
+    `bench:checker: no checker in ${dist} (checkers/linearizable/parallel.js or index.js); give the dist folder of a build of lockchaos`,
+  );
+  process.exit(3);
+}
+
+/**
+ * --small-against DIST [ROUNDS]: acceptance (c) beside another build, in one process. The
+ * 100 small histories, each checked by this build and the other in turn, who goes first
+ * alternating, ROUNDS rounds (default 100; the first two warm up and are not counted): the
+ * summed times, their ratio, and the per-round ratios' median and quartiles.
+ */
+async function smallAgainst(dist: string, rounds: number): Promise<string[]> {
+  const other = await checkerIn(dist);
+  const ours: Check = (history, model) => checkLinearizableParallel(history, model);
+  const histories = smallHistories({
+    model: 'register',
+    clients: 5,
+    operations: 0,
+    infoRate: 0.05,
+    seed: 7,
+    small: 100,
+  });
+  let oursMs = 0;
+  let otherMs = 0;
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds + 2; round++) {
+    let a = 0;
+    let b = 0;
+    for (const [i, history] of histories.entries()) {
+      const timed = async (check: Check) => {
+        const started = performance.now();
+        await check(history, 'register');
+        return performance.now() - started;
+      };
+      if ((i + round) % 2 === 0) {
+        a += await timed(ours);
+        b += await timed(other);
+      } else {
+        b += await timed(other);
+        a += await timed(ours);
+      }
+    }
+    if (round < 2) continue;
+    oursMs += a;
+    otherMs += b;
+    ratios.push(a / b);
+  }
+  const [q1, q2, q3] = quantiles(ratios, [0.25, 0.5, 0.75]).map((q) => (q.value ?? Number.NaN).toFixed(2));
+  return [
+    `(c) 100 register histories of 20-200 operations, each checked by this build and by ${dist} in turn, ${rounds} rounds in one process:`,
+    `    summed ${oursMs.toFixed(0)} ms against ${otherMs.toFixed(0)} ms: ${ratio(oursMs, otherMs)} (goal: at most 1x); per round ${q2}x (quartiles ${q1}x-${q3}x)`,
+  ];
+}
+
+/**
+ * `c.small` register histories of 20 to 200 operations, 1 to 5 clients, each checked as
+ * `lockchaos check` checks a file (checkLinearizableParallel, its defaults): the summed time,
+ * and the median check in the summary. Checked twice, the first round to warm up.
+ */
+async function runSmall(c: Case): Promise<Measured> {
+  const histories = smallHistories(c);
   let times: number[] = [];
   for (let round = 0; round < 2; round++) {
     times = [];
@@ -484,7 +561,7 @@ async function acceptance(
       `(a) an invalid key after 2 hard keys (10 keys, 50 clients, 10k operations), medians of 3: found in ${one.toFixed(0)} ms on 1 thread, ${two.toFixed(0)} ms on 2; the key alone ${alone.toFixed(0)} ms: ${ratio(one, alone)} and ${ratio(two, alone)} (goal 2x at most)`,
       `    states searched: ${steps[1].toLocaleString('en-US')} on 1 thread, ${steps[2].toLocaleString('en-US')} on 2; the key alone ${steps[0].toLocaleString('en-US')}`,
       `(b) states searched on 2 threads against 1: ${stateRatios.join(', ')} (goal 1.2x at most; a history of one part is checked on one thread)`,
-      `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (c7f3e6e, measured beside it in one process: issue 27; the code of then is not here to run)`,
+      `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (beside c7f3e6e's: --small-against)`,
     ],
   };
 }
@@ -502,6 +579,17 @@ async function main(): Promise<void> {
   if (pairs) {
     const { rows, lines } = await kvPairs(self, pairs.operations, pairs.pairs, args.includes('--machine'));
     console.log(`${table([HEADER, ...rows])}\n\n${lines.join('\n')}`);
+    return;
+  }
+  const against = args.indexOf('--small-against');
+  if (against >= 0) {
+    const dist = args[against + 1];
+    if (dist === undefined) {
+      console.error('bench:checker: --small-against needs the dist folder of another build (e.g. /tmp/w-c7f/dist)');
+      process.exit(3);
+    }
+    const rounds = Number(args[against + 2] ?? 100);
+    console.log((await smallAgainst(dist, Number.isInteger(rounds) && rounds > 0 ? rounds : 100)).join('\n'));
     return;
   }
   if (args.includes('--acceptance')) {
