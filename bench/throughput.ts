@@ -14,7 +14,7 @@
  * processes of their own (the nemesis pauses one with SIGSTOP), so what that shape costs on
  * this machine is not recording's cost: recorded against it is what the recording adds.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
@@ -74,24 +74,32 @@ await ensureImage({ build: true, log: console.error });
 /** Operations per second of CONCURRENCY raw loops: in this process, or one process each. */
 async function raw(inProcesses: boolean): Promise<number> {
   const runId = `bench${randomBytes(3).toString('hex')}`;
+  const children: ChildProcess[] = [];
   try {
     const cluster = await startCluster(runId, redisBackend.nodeSpecs({}));
     const nodes = cluster.nodes.map((n) => ({ name: n.name, ip: n.ip }));
     const clients = await Promise.all(
-      Array.from({ length: CONCURRENCY }, (_, i) => (inProcesses ? rawChild(nodes, i) : rawClient(nodes, i))),
+      Array.from({ length: CONCURRENCY }, (_, i) => (inProcesses ? rawChild(nodes, i, children) : rawClient(nodes, i))),
     );
     const deadline = Date.now() + SECONDS * 1000;
     const counts = await Promise.all(clients.map((c) => c.loop(deadline)));
     return counts.reduce((a, b) => a + b, 0) / SECONDS;
   } finally {
+    // A child still waiting for its deadline (another failed first) would outlive the bench.
+    for (const child of children) if (child.exitCode === null) child.kill();
     await removeResources({ runId });
   }
 }
 
-/** rawClient in a child process of its own. */
-async function rawChild(nodes: NodeAddress[], i: number): Promise<{ loop(deadline: number): Promise<number> }> {
+/** rawClient in a child process of its own, added to `children`. */
+async function rawChild(
+  nodes: NodeAddress[],
+  i: number,
+  children: ChildProcess[],
+): Promise<{ loop(deadline: number): Promise<number> }> {
   const args = [process.argv[1] as string, '--raw-client', String(i), JSON.stringify(nodes)];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(child);
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const line = await lines.next();
