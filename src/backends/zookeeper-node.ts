@@ -43,10 +43,6 @@ const JAVA = [
   '-Xms64m',
   '-Xmx256m',
   '-XX:+UseSerialGC',
-  // A server's start is mostly the JVM's: the client compiler alone, and no perf-data file,
-  // start three JVMs on two cores sooner (bench:startup, ZooKeeper: 3.70 s to 3.48 s).
-  '-XX:TieredStopAtLevel=1',
-  '-XX:-UsePerfData',
   '-Djava.net.preferIPv4Stack=true',
   '-Dorg.slf4j.simpleLogger.showDateTime=true',
   "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSX",
