@@ -9,8 +9,10 @@
  *     node dist/bench/checker.js --acceptance
  *                                           issue 27's acceptance figures alone (printed
  *                                           after the table too): an invalid key after
- *                                           two hard ones against that key alone, states
- *                                           on 2 threads against 1, 100 small histories
+ *                                           two hard ones against that key alone and
+ *                                           against the least any schedule can search,
+ *                                           states on 2 threads against 1, 100 small
+ *                                           histories
  *     node dist/bench/checker.js --small-against DIST [rounds]
  *                                           (c) beside another build (its dist folder,
  *                                           c7f3e6e's say), interleaved in one process
@@ -35,6 +37,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { checkLinearizable } from '../checkers/linearizable/engine.js';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { quantiles } from '../src/stats/quantiles.js';
@@ -522,6 +525,26 @@ const hardKeysCase = (hardKeys: 'whole' | 'alone', threads: number): Case => ({
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 /**
+ * What any schedule must search before it finds the invalid key of hardKeysHistory, the key's
+ * place in the check order chosen against it: the key's own steps S, and S again for each
+ * other key that needs at least S steps of its own. The schedule cannot tell which of those
+ * keys is the invalid one, so the last of them to have searched S steps can be, and then
+ * every one of them has searched S. Each key is checked alone in this process (a key still
+ * undecided after a second counts when it has searched S by then).
+ */
+function schedulingBound(invalidAloneSteps: number): { bound: number; slower: number; keys: number } {
+  const { history } = hardKeysHistory(hardKeysCase('whole', 1));
+  const keys = [...new Set(history.map((op) => op.key as string))];
+  let slower = 0;
+  for (const key of keys) {
+    const own = history.filter((op) => op.key === key).map((op, index) => ({ ...op, index }));
+    const result = checkLinearizable(own, 'kv', { timeLimitMs: 1000 });
+    if (result.valid !== false && result.stats.iterations >= invalidAloneSteps) slower++;
+  }
+  return { bound: invalidAloneSteps * (1 + slower), slower, keys: keys.length };
+}
+
+/**
  * Issue 27's acceptance figures: (a) the invalid key after two hard ones found on 1 and 2
  * threads against that key checked alone, 3 rounds interleaved, medians; (b) the states
  * searched on 2 threads against 1, per history with parts to share (`states`: the kv cases'
@@ -546,6 +569,7 @@ async function acceptance(
     }
   }
   const [alone, one, two] = ms.map((xs) => median(xs) as number);
+  const bound = schedulingBound(steps[0]);
   const smallCase: Case = { model: 'register', clients: 5, operations: 0, infoRate: 0.05, seed: 7, small: 100 };
   const small = await runChild(self, smallCase);
   rows.push(rowOf(smallCase, small));
@@ -560,6 +584,7 @@ async function acceptance(
     lines: [
       `(a) an invalid key after 2 hard keys (10 keys, 50 clients, 10k operations), medians of 3: found in ${one.toFixed(0)} ms on 1 thread, ${two.toFixed(0)} ms on 2; the key alone ${alone.toFixed(0)} ms: ${ratio(one, alone)} and ${ratio(two, alone)} (goal 2x at most)`,
       `    states searched: ${steps[1].toLocaleString('en-US')} on 1 thread, ${steps[2].toLocaleString('en-US')} on 2; the key alone ${steps[0].toLocaleString('en-US')}`,
+      `    the least any schedule searches here: ${bound.bound.toLocaleString('en-US')} states (the key's own ${steps[0].toLocaleString('en-US')}, once for it and once for each of the ${bound.slower} other keys of ${bound.keys} that need more), ${ratio(bound.bound, steps[0])} the key alone; this schedule ${ratio(steps[1], bound.bound)} that bound`,
       `(b) states searched on 2 threads against 1: ${stateRatios.join(', ')} (goal 1.2x at most; a history of one part is checked on one thread)`,
       `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (beside c7f3e6e's: --small-against)`,
     ],
