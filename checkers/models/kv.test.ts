@@ -91,3 +91,41 @@ describe('kv steps', () => {
     expect(kv.step('', op('get', 0), ok(''))).toBe('');
   });
 });
+
+describe('kv reduction with appends', () => {
+  const partOp = (f: string, index: number, value: unknown, output = ok(f === 'get' ? value : value)) => ({
+    input: op(f, index, f === 'get' ? undefined : value),
+    output,
+    call: 2 * index,
+    ret: output.known ? 2 * index + 1 : Number.POSITIVE_INFINITY,
+  });
+  const reduce = (ops: ReturnType<typeof partOp>[]) => kv.reduce?.(ops, '');
+
+  it('takes a put no get sees the effect of as a blind write nothing observes, and keeps the rest', () => {
+    const ops = [
+      partOp('put', 0, 'p1'),
+      partOp('put', 1, 'p2'), // no get's value begins with "p2"
+      partOp('append', 2, 'a'),
+      partOp('get', 3, 'p1a'), // sees p1, and the append after it
+      partOp('put', 4, 'p3', { known: false, value: undefined }), // may or may not have taken effect
+      partOp('get', 5, undefined, { known: false, value: undefined }),
+      partOp('put', 6, ''), // every value begins with ""
+    ];
+    expect(reduce(ops)).toEqual(['keep', 'flush', 'keep', 'keep', 'keep', 'drop', 'keep']);
+  });
+
+  it('a get of a longer value built on a shorter put sees that put, whatever other puts share its start', () => {
+    const ops = [partOp('put', 0, 'ab'), partOp('put', 1, 'abc'), partOp('append', 2, 'x'), partOp('get', 3, 'abx')];
+    expect(reduce(ops)).toEqual(['keep', 'flush', 'keep', 'keep']);
+  });
+
+  it('keeps every put when their texts are of too many lengths to look for', () => {
+    const puts = Array.from({ length: 65 }, (_, i) => partOp('put', i, 'p'.repeat(i + 1)));
+    const ops = [...puts, partOp('append', 65, 'a'), partOp('get', 66, 'qa')];
+    expect(
+      reduce(ops)
+        ?.slice(0, 65)
+        .every((r) => r === 'keep'),
+    ).toBe(true);
+  });
+});
