@@ -29,9 +29,9 @@
  * - a pure operation (a read) that can take effect now is the only candidate: if there is a
  *   linearization, there is one with that read moved to here (it changes nothing, and all it
  *   must follow is done), so the alternatives need no trying;
- * - blind writes nothing observes (the model's 'flush' reduction) go together, right before
- *   the next blind write, instead of in every subset: in any linearization such a write is
- *   immediately followed by a blind write or by nothing, so moving it there loses nothing.
+ * - writes nothing observes (the model's 'flush' reduction) go before any other blind write
+ *   while they are pending, instead of in every order: a linearization that has a blind
+ *   write first has one with such a write moved to right before it (see Reduction).
  *
  * Speed and memory:
  * - everything is in typed arrays, on buffers handed on from one part's search to the next
@@ -65,7 +65,7 @@ export interface SearchOp {
   ret: number;
   /** The caller's reference for this op (an index into its own list). */
   tag: number;
-  /** The model's 'flush' reduction: an ok blind write nothing observes. */
+  /** The model's 'flush' reduction: an ok write nothing observes. */
   flush?: boolean;
 }
 
@@ -201,7 +201,7 @@ export class PartSearch<S> {
     for (let i = 0; i < n; i++) {
       if (model.pure?.(this.ops[i].input)) this.pure[i] = 1;
       if (model.blind?.(this.ops[i].input)) this.blind[i] = 1;
-      if (this.ops[i].flush && this.blind[i] === 1 && Number.isFinite(this.ops[i].ret)) this.flush[i] = 1;
+      if (this.ops[i].flush && Number.isFinite(this.ops[i].ret)) this.flush[i] = 1;
       if (Number.isFinite(this.ops[i].ret)) {
         this.required[i] = 1;
         requiredTotal++;
@@ -505,8 +505,8 @@ export class PartSearch<S> {
       return true;
     }
     const { candEntry, candTo, blind, flush } = this;
-    // Unobserved blind writes pending: they all go together, right before the next blind
-    // write, so the first of them stands for all, and no other blind write goes first.
+    // Unobserved writes pending: no blind write goes before them, but the first of them
+    // (it stands for the others that are blind, which follow it one by one).
     let flushing = NIL;
     for (let i = start; i < length && flushing === NIL; i++)
       if (flush[entryOp[candEntry[i]]] === 1) flushing = candEntry[i];

@@ -101,7 +101,7 @@ describe('kv reduction with appends', () => {
   });
   const reduce = (ops: ReturnType<typeof partOp>[]) => kv.reduce?.(ops, '');
 
-  it('takes a put no get sees the effect of as a blind write nothing observes, and keeps the rest', () => {
+  it('takes a put no get sees the effect of as a write nothing observes, and keeps the rest', () => {
     const ops = [
       partOp('put', 0, 'p1'),
       partOp('put', 1, 'p2'), // no get's value begins with "p2"
@@ -117,6 +117,22 @@ describe('kv reduction with appends', () => {
   it('a get of a longer value built on a shorter put sees that put, whatever other puts share its start', () => {
     const ops = [partOp('put', 0, 'ab'), partOp('put', 1, 'abc'), partOp('append', 2, 'x'), partOp('get', 3, 'abx')];
     expect(reduce(ops)).toEqual(['keep', 'flush', 'keep', 'keep']);
+  });
+
+  it("takes an append whose text is in no get's value as unseen, when every value reads as chunks", () => {
+    const ops = [partOp('put', 0, 'p'), partOp('append', 1, 'a'), partOp('append', 2, 'b'), partOp('get', 3, 'pb')];
+    expect(reduce(ops)).toEqual(['keep', 'flush', 'keep', 'keep']);
+  });
+
+  it('takes no append as unseen when a value reads as chunks in two ways', () => {
+    // "aaa" is a + aa or aa + a: which appends it saw cannot be told.
+    const ops = [
+      partOp('append', 0, 'a'),
+      partOp('append', 1, 'aa'),
+      partOp('append', 2, 'b'),
+      partOp('get', 3, 'aaa'),
+    ];
+    expect(reduce(ops)).toEqual(['keep', 'keep', 'keep', 'keep']);
   });
 
   it('keeps every put when their texts are of too many lengths to look for', () => {

@@ -183,72 +183,146 @@ const roles = {
   shownValue: (op: PartOp) => showValue(getValue(op.output.value)),
 };
 
-/** Above this many distinct lengths of put texts, or this long a text, no put is taken as unobserved. */
-const MAX_PUT_LENGTHS = 64;
-const MAX_PUT_TEXT = 1024;
+/** Above this many distinct lengths of texts, or this long a text, no write is taken as unseen. */
+const MAX_TEXT_LENGTHS = 64;
+const MAX_TEXT = 1024;
 
 /**
  * With appends a value depends on the whole past, so of the reads only gets without an
- * answer can go. And a put that no answered get sees the effect of (no get's value begins
- * with its text: a value is the last put's text and the appends after it) is a blind write
- * nothing observes, as for a register ('flush'): the search may take it right before the
- * next put. In any linearization everything between it and that put sees a value built on
- * it, so there is no get there, and the appends there only build further values no get sees;
- * moving it loses nothing. Without this the search tried such puts in every order against
- * the puts that are seen: on kv histories of 50 clients, a third of its steps.
+ * answer can go. But a write whose effect no answered get sees is one nothing observes
+ * ('flush'): a put that no get's value begins with (a value is the last put's text and the
+ * appends after it), an append whose text is in no get's value. While such a write is
+ * pending the search takes no put before it: if a linearization has one first, the write
+ * moved to right before that put is one too (everything pending before the put may come
+ * before it; the put sets the key, so what follows sees the same values; and where the
+ * write was, nothing saw it). Without this the search tried such writes in every order:
+ * on kv histories of 50 clients, about half of its steps.
  *
- * Which puts a get sees: its value's prefixes of the put texts' lengths, hashed as the value
- * is read (no string made), each hit confirmed. Texts of too many lengths, or too long, and
- * every put is kept.
+ * Which writes a get sees: its value's prefixes at the texts' lengths, hashed as the value
+ * is read (no string made), each hit confirmed; for appends, the value read as chunks of
+ * the texts one after another, and only if every chunk is the one text that fits there
+ * (else no append is taken as unseen). Texts of too many lengths, or too long, or a key
+ * that starts other than empty, and every write is kept.
  */
-function reduceWithAppends(ops: readonly PartOp[]): Reduction[] {
-  const byHash = new Map<number, string[]>();
-  const lengths = new Set<number>();
-  for (const op of ops) {
-    if (op.input.f !== 'put' || !op.output.known) continue;
-    const t = text(op.input.value) as string;
-    const h = prefixHash(t, t.length) & SMALL;
-    const same = byHash.get(h);
-    if (same) same.push(t);
-    else byHash.set(h, [t]);
-    lengths.add(t.length);
-  }
-  const sorted = [...lengths].sort((a, b) => a - b);
-  const checkable = sorted.length <= MAX_PUT_LENGTHS && (sorted.at(-1) ?? 0) <= MAX_PUT_TEXT;
+function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[] {
+  const writes = new TextIndex();
+  for (const op of ops) if (op.input.f !== 'get') writes.add(text(op.input.value) as string, op.input.f === 'put');
+  const checkable = writes.checkable;
   const seen = new Set<string>();
+  let chunked = checkable && initial === '';
   if (checkable) {
     for (const op of ops) {
       if (op.input.f !== 'get' || !op.output.known) continue;
       const value = getValue(op.output.value);
-      let h = HASH_SEED;
-      let next = 0;
-      for (let i = 0; next < sorted.length && sorted[next] <= value.length; i++) {
-        while (next < sorted.length && sorted[next] === i) {
-          const same = byHash.get(h & SMALL);
-          if (same) for (const t of same) if (t.length === i && value.startsWith(t)) seen.add(t);
-          next++;
+      let at = 0;
+      while (chunked && at < value.length) {
+        const chunk = writes.onlyAt(value, at);
+        if (chunk === undefined) chunked = false;
+        else {
+          seen.add(chunk);
+          at += chunk.length;
         }
-        if (i < value.length) h = Math.imul(h ^ value.charCodeAt(i), 16777619);
-        else break;
       }
+      // Read as chunks, the first is the put it saw, if any; else every put it begins with.
+      if (!chunked) writes.putsAtStart(value, seen);
     }
   }
   return ops.map((op) => {
     if (op.input.f === 'get') return op.output.known ? 'keep' : 'drop';
-    const unseen = checkable && op.input.f === 'put' && op.output.known && !seen.has(text(op.input.value) as string);
-    return unseen ? 'flush' : 'keep';
+    const t = text(op.input.value) as string;
+    // A put of "" is seen by any get of a value built on "", which reads as one not built on
+    // a put at all: never taken as unseen.
+    if (!op.output.known || !checkable || t === '' || seen.has(t)) return 'keep';
+    return op.input.f === 'put' || chunked ? 'flush' : 'keep';
   });
+}
+
+/** The texts of a key's writes, found by their hash at each of their lengths. */
+class TextIndex {
+  /** By hash: the texts, and whether each is a put's (1) or only appends' (0). */
+  private readonly byHash = new Map<number, { texts: string[]; put: number[] }>();
+  private readonly lengthSet = new Set<number>();
+  private sorted: number[] = [];
+  private tooMany = false;
+
+  add(t: string, put: boolean): void {
+    if (t.length > MAX_TEXT) this.tooMany = true;
+    if (this.tooMany || t.length === 0) return; // "" changes nothing, and every value begins with it
+    const h = prefixHash(t, 0, t.length);
+    const same = this.byHash.get(h);
+    if (!same) this.byHash.set(h, { texts: [t], put: [put ? 1 : 0] });
+    else {
+      const i = same.texts.indexOf(t);
+      if (i < 0) {
+        same.texts.push(t);
+        same.put.push(put ? 1 : 0);
+      } else if (put) same.put[i] = 1;
+    }
+    if (!this.lengthSet.has(t.length)) {
+      this.lengthSet.add(t.length);
+      if (this.lengthSet.size > MAX_TEXT_LENGTHS) this.tooMany = true;
+      this.sorted = [...this.lengthSet].sort((a, b) => a - b);
+    }
+  }
+
+  get checkable(): boolean {
+    return !this.tooMany;
+  }
+
+  /** The one text `value` has at `at`; undefined if none, or more than one. */
+  onlyAt(value: string, at: number): string | undefined {
+    let only: string | undefined;
+    let h = HASH_SEED;
+    let next = 0;
+    const sorted = this.sorted;
+    for (let i = 0; next < sorted.length && at + sorted[next] <= value.length; i++) {
+      while (next < sorted.length && sorted[next] === i) {
+        const same = this.byHash.get(h & SMALL);
+        if (same) {
+          for (const t of same.texts) {
+            if (t.length !== i || !value.startsWith(t, at)) continue;
+            if (only !== undefined) return undefined;
+            only = t;
+          }
+        }
+        next++;
+      }
+      if (at + i >= value.length) break;
+      h = Math.imul(h ^ value.charCodeAt(at + i), 16777619);
+    }
+    return only;
+  }
+
+  /** Adds to `seen` every put text `value` begins with. */
+  putsAtStart(value: string, seen: Set<string>): void {
+    let h = HASH_SEED;
+    let next = 0;
+    const sorted = this.sorted;
+    for (let i = 0; next < sorted.length && sorted[next] <= value.length; i++) {
+      while (next < sorted.length && sorted[next] === i) {
+        const same = this.byHash.get(h & SMALL);
+        if (same) {
+          for (const [k, t] of same.texts.entries()) {
+            if (same.put[k] === 1 && t.length === i && value.startsWith(t)) seen.add(t);
+          }
+        }
+        next++;
+      }
+      if (i >= value.length) break;
+      h = Math.imul(h ^ value.charCodeAt(i), 16777619);
+    }
+  }
 }
 
 const HASH_SEED = 0x811c9dc5 | 0;
 /** Hashes kept to 30 bits as map keys: V8's small integers, not boxed numbers. */
 const SMALL = 0x3fffffff;
 
-/** FNV-1a of the first `length` UTF-16 units of `s`. */
-function prefixHash(s: string, length: number): number {
+/** FNV-1a of `length` UTF-16 units of `s` from `at`, to 30 bits. */
+function prefixHash(s: string, at: number, length: number): number {
   let h = HASH_SEED;
-  for (let i = 0; i < length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h;
+  for (let i = 0; i < length; i++) h = Math.imul(h ^ s.charCodeAt(at + i), 16777619);
+  return h & SMALL;
 }
 
 export const kv: Model<KvState> = {
@@ -298,7 +372,7 @@ export const kv: Model<KvState> = {
   },
   reduce(ops: readonly PartOp[], initial: KvState): Reduction[] {
     // Without appends a key is a register.
-    if (ops.some((op) => op.input.f === 'append')) return reduceWithAppends(ops);
+    if (ops.some((op) => op.input.f === 'append')) return reduceWithAppends(ops, initial);
     return reduceByObservation(ops, valueKey(initial), roles);
   },
   space: (initial, arrays) => new KvSpace(initial, arrays),

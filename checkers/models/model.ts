@@ -85,11 +85,13 @@ export interface PartOp {
  * must have taken effect (it alone explains something observed there), making it required
  * with that return.
  *
- * For an ok operation: 'keep', or 'flush': it is a blind write whose effect nothing ever
- * observes, so in any linearization it is immediately followed by another blind write (or
- * by nothing), and it may as well be placed right before whichever blind write comes next.
- * The search then linearizes all such pending writes together before any blind write,
- * instead of trying every subset of them.
+ * For an ok operation: 'keep', or 'flush': a write whose effect nothing ever observes (no
+ * read sees a value it made, up to the next blind write). If a linearization has a blind
+ * write while such a write is pending, the write moved to right before that blind write
+ * makes one too: whatever is pending may come before the blind write, which sets the state
+ * whatever it was, and where the write was nothing saw it. So the search takes no other
+ * blind write while one is pending, instead of trying every order of them. A register's
+ * unread write; a key's unseen put or append (kv).
  */
 export type Reduction = 'keep' | 'drop' | 'flush' | number;
 
