@@ -205,10 +205,16 @@ const MAX_TEXT = 1024;
  * that starts other than empty, and every write is kept.
  */
 function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[] {
-  const writes = new TextIndex();
-  for (const op of ops) if (op.input.f !== 'get') writes.add(text(op.input.value) as string, op.input.f === 'put');
+  let writeCount = 0;
+  for (const op of ops) if (op.input.f !== 'get') writeCount++;
+  const writes = new TextIndex(writeCount);
+  /** Per op, its text's number in `writes` (-1: a get, or a text not kept). */
+  const textOf = new Int32Array(ops.length).fill(-1);
+  for (const [i, op] of ops.entries()) {
+    if (op.input.f !== 'get') textOf[i] = writes.add(text(op.input.value) as string, op.input.f === 'put');
+  }
   const checkable = writes.checkable;
-  const seen = new Set<string>();
+  const seen = new Uint8Array(writes.size);
   let chunked = checkable && initial === '';
   if (checkable) {
     for (const op of ops) {
@@ -217,74 +223,114 @@ function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[
       let at = 0;
       while (chunked && at < value.length) {
         const chunk = writes.onlyAt(value, at);
-        if (chunk === undefined) chunked = false;
+        if (chunk < 0) chunked = false;
         else {
-          seen.add(chunk);
-          at += chunk.length;
+          seen[chunk] = 1;
+          at += writes.lengthOf(chunk);
         }
       }
       // Read as chunks, the first is the put it saw, if any; else every put it begins with.
       if (!chunked) writes.putsAtStart(value, seen);
     }
   }
-  return ops.map((op) => {
+  return ops.map((op, i) => {
     if (op.input.f === 'get') return op.output.known ? 'keep' : 'drop';
-    const t = text(op.input.value) as string;
     // A put of "" is seen by any get of a value built on "", which reads as one not built on
-    // a put at all: never taken as unseen.
-    if (!op.output.known || !checkable || t === '' || seen.has(t)) return 'keep';
+    // a put at all: never taken as unseen (nor is "" kept in the index).
+    const t = textOf[i];
+    if (!op.output.known || !checkable || t < 0 || seen[t] === 1) return 'keep';
     return op.input.f === 'put' || chunked ? 'flush' : 'keep';
   });
 }
 
-/** The texts of a key's writes, found by their hash at each of their lengths. */
+/**
+ * The texts of a key's writes, numbered, in an open-addressing table by their hash: which of
+ * them a string has at a position, found as the string is read (no string made).
+ */
 class TextIndex {
-  /** By hash: the texts, and whether each is a put's (1) or only appends' (0). */
-  private readonly byHash = new Map<number, { texts: string[]; put: number[] }>();
+  private readonly texts: string[] = [];
+  /** Per text: 1 if some put has it. */
+  private readonly put: number[] = [];
+  private readonly hashes: number[] = [];
+  /** Slots: a text's number + 1, or 0. */
+  private readonly slots: Int32Array;
   private readonly lengthSet = new Set<number>();
   private sorted: number[] = [];
   private tooMany = false;
 
-  add(t: string, put: boolean): void {
-    if (t.length > MAX_TEXT) this.tooMany = true;
-    if (this.tooMany || t.length === 0) return; // "" changes nothing, and every value begins with it
-    const h = prefixHash(t, 0, t.length);
-    const same = this.byHash.get(h);
-    if (!same) this.byHash.set(h, { texts: [t], put: [put ? 1 : 0] });
-    else {
-      const i = same.texts.indexOf(t);
-      if (i < 0) {
-        same.texts.push(t);
-        same.put.push(put ? 1 : 0);
-      } else if (put) same.put[i] = 1;
-    }
-    if (!this.lengthSet.has(t.length)) {
-      this.lengthSet.add(t.length);
-      if (this.lengthSet.size > MAX_TEXT_LENGTHS) this.tooMany = true;
-      this.sorted = [...this.lengthSet].sort((a, b) => a - b);
-    }
+  constructor(capacity: number) {
+    let size = 16;
+    while (size < capacity * 2) size *= 2;
+    this.slots = new Int32Array(size);
+  }
+
+  get size(): number {
+    return this.texts.length;
   }
 
   get checkable(): boolean {
     return !this.tooMany;
   }
 
-  /** The one text `value` has at `at`; undefined if none, or more than one. */
-  onlyAt(value: string, at: number): string | undefined {
-    let only: string | undefined;
+  lengthOf(t: number): number {
+    return this.texts[t].length;
+  }
+
+  /** The text's number; -1 when not kept ("" changes nothing; too long a text). */
+  add(t: string, put: boolean): number {
+    if (t.length > MAX_TEXT) this.tooMany = true;
+    if (this.tooMany || t.length === 0) return -1;
+    const h = prefixHash(t, 0, t.length);
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    for (; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const k = this.slots[slot] - 1;
+      if (this.hashes[k] === h && this.texts[k] === t) {
+        if (put) this.put[k] = 1;
+        return k;
+      }
+    }
+    const k = this.texts.length;
+    this.texts.push(t);
+    this.put.push(put ? 1 : 0);
+    this.hashes.push(h);
+    this.slots[slot] = k + 1;
+    if (!this.lengthSet.has(t.length)) {
+      this.lengthSet.add(t.length);
+      if (this.lengthSet.size > MAX_TEXT_LENGTHS) this.tooMany = true;
+      this.sorted = [...this.lengthSet].sort((a, b) => a - b);
+    }
+    return k;
+  }
+
+  /** Calls `found` for each text `value` has at `at` (hash `h` of the `length` units there). */
+  private each(value: string, at: number, length: number, h: number, found: (k: number) => boolean): boolean {
+    const mask = this.slots.length - 1;
+    for (let slot = h & mask; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const k = this.slots[slot] - 1;
+      const t = this.texts[k];
+      if (this.hashes[k] === h && t.length === length && value.startsWith(t, at) && !found(k)) return false;
+    }
+    return true;
+  }
+
+  /** The number of the one text `value` has at `at`; -1 if none, or more than one. */
+  onlyAt(value: string, at: number): number {
+    let only = -1;
     let h = HASH_SEED;
     let next = 0;
     const sorted = this.sorted;
+    const found = (k: number) => {
+      if (only >= 0) {
+        only = -2;
+        return false;
+      }
+      only = k;
+      return true;
+    };
     for (let i = 0; next < sorted.length && at + sorted[next] <= value.length; i++) {
       while (next < sorted.length && sorted[next] === i) {
-        const same = this.byHash.get(h & SMALL);
-        if (same) {
-          for (const t of same.texts) {
-            if (t.length !== i || !value.startsWith(t, at)) continue;
-            if (only !== undefined) return undefined;
-            only = t;
-          }
-        }
+        if (!this.each(value, at, i, h & SMALL, found)) return -1;
         next++;
       }
       if (at + i >= value.length) break;
@@ -293,19 +339,18 @@ class TextIndex {
     return only;
   }
 
-  /** Adds to `seen` every put text `value` begins with. */
-  putsAtStart(value: string, seen: Set<string>): void {
+  /** Marks in `seen` every put text `value` begins with. */
+  putsAtStart(value: string, seen: Uint8Array): void {
     let h = HASH_SEED;
     let next = 0;
     const sorted = this.sorted;
+    const found = (k: number) => {
+      if (this.put[k] === 1) seen[k] = 1;
+      return true;
+    };
     for (let i = 0; next < sorted.length && sorted[next] <= value.length; i++) {
       while (next < sorted.length && sorted[next] === i) {
-        const same = this.byHash.get(h & SMALL);
-        if (same) {
-          for (const [k, t] of same.texts.entries()) {
-            if (same.put[k] === 1 && t.length === i && value.startsWith(t)) seen.add(t);
-          }
-        }
+        this.each(value, 0, i, h & SMALL, found);
         next++;
       }
       if (i >= value.length) break;
