@@ -217,6 +217,9 @@ function staleRead(h: Op[], key: string, after: number): boolean {
   return false;
 }
 
+/** Acceptance (c): 100 small register histories, in acceptance() and beside another build. */
+const SMALL_CASE: Case = { model: 'register', clients: 5, operations: 0, infoRate: 0.05, seed: 7, small: 100 };
+
 /** `c.small` register histories of 20 to 200 operations, 1 to 5 clients, from `c.seed`. */
 function smallHistories(c: Case): Op[][] {
   const rng = new Rng(c.seed);
@@ -257,14 +260,7 @@ async function checkerIn(dist: string): Promise<Check> {
 async function smallAgainst(dist: string, rounds: number): Promise<string[]> {
   const other = await checkerIn(dist);
   const ours: Check = (history, model) => checkLinearizableParallel(history, model);
-  const histories = smallHistories({
-    model: 'register',
-    clients: 5,
-    operations: 0,
-    infoRate: 0.05,
-    seed: 7,
-    small: 100,
-  });
+  const histories = smallHistories(SMALL_CASE);
   let oursMs = 0;
   let otherMs = 0;
   const ratios: number[] = [];
@@ -570,9 +566,8 @@ async function acceptance(
   }
   const [alone, one, two] = ms.map((xs) => median(xs) as number);
   const bound = schedulingBound(steps[0]);
-  const smallCase: Case = { model: 'register', clients: 5, operations: 0, infoRate: 0.05, seed: 7, small: 100 };
-  const small = await runChild(self, smallCase);
-  rows.push(rowOf(smallCase, small));
+  const small = await runChild(self, SMALL_CASE);
+  rows.push(rowOf(SMALL_CASE, small));
   const stateRatios = [...states].flatMap(([ops, byThreads]) => {
     const a = byThreads.get(1);
     const b = byThreads.get(2);
@@ -614,7 +609,13 @@ async function main(): Promise<void> {
       process.exit(3);
     }
     const rounds = Number(args[against + 2] ?? 100);
-    console.log((await smallAgainst(dist, Number.isInteger(rounds) && rounds > 0 ? rounds : 100)).join('\n'));
+    if (!Number.isInteger(rounds) || rounds < 1) {
+      console.error(
+        `bench:checker: --small-against's rounds must be a whole number of at least 1, got ${args[against + 2]}`,
+      );
+      process.exit(3);
+    }
+    console.log((await smallAgainst(dist, rounds)).join('\n'));
     return;
   }
   if (args.includes('--acceptance')) {

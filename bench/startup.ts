@@ -23,6 +23,15 @@ import { nearestRank } from '../src/stats/quantiles.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
+// Names first: a wrong one is refused before any engine or image work.
+const CLUSTERS = ['redlock', 'redis', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres'];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !CLUSTERS.includes(name));
+if (unknown.length > 0) {
+  console.error(`bench:startup: no cluster ${unknown.join(', ')}; give some of ${CLUSTERS.join(', ')}`);
+  process.exit(3);
+}
+
 await ensureEngine();
 await ensureImage({ build: true, log: console.error, images: [POSTGRES_IMAGE] });
 const GOAL_S: Record<string, number> = { redlock: 2, etcd: 4, zookeeper: 8, 'redis-sentinel': 15, postgres: 3 };
@@ -46,13 +55,6 @@ const median = (xs: number[]) =>
     xs.toSorted((a, b) => a - b),
     0.5,
   );
-const CLUSTERS = ['redlock', 'redis', 'etcd', 'zookeeper', 'redis-sentinel', 'postgres'];
-const asked = process.argv.slice(2);
-const unknown = asked.filter((name) => !CLUSTERS.includes(name));
-if (unknown.length > 0) {
-  console.error(`bench:startup: no cluster ${unknown.join(', ')}; give some of ${CLUSTERS.join(', ')}`);
-  process.exit(3);
-}
 
 console.log('cluster                        nodes  ready (s), each round      median  floor (s)  ratio  goal');
 for (const name of asked.length > 0 ? asked : CLUSTERS) {

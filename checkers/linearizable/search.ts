@@ -505,8 +505,8 @@ export class PartSearch<S> {
       return true;
     }
     const { candEntry, candTo, blind, flush } = this;
-    // Unobserved writes pending: no blind write goes before them, but the first of them
-    // (it stands for the others that are blind, which follow it one by one).
+    // Unobserved writes pending: the first of them is the only blind write that may go now
+    // (see Reduction: wherever a blind write could go first, they can go right before it).
     let flushing = NIL;
     for (let i = start; i < length && flushing === NIL; i++)
       if (flush[entryOp[candEntry[i]]] === 1) flushing = candEntry[i];

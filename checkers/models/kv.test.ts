@@ -93,7 +93,7 @@ describe('kv steps', () => {
 });
 
 describe('kv reduction with appends', () => {
-  const partOp = (f: string, index: number, value: unknown, output = ok(f === 'get' ? value : value)) => ({
+  const partOp = (f: string, index: number, value: unknown, output = ok(value)) => ({
     input: op(f, index, f === 'get' ? undefined : value),
     output,
     call: 2 * index,

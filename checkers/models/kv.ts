@@ -254,8 +254,8 @@ class TextIndex {
   private readonly hashes: number[] = [];
   /** Slots: a text's number + 1, or 0. */
   private readonly slots: Int32Array;
-  private readonly lengthSet = new Set<number>();
-  private sorted: number[] = [];
+  /** The texts' lengths, ascending. */
+  private readonly lengths: number[] = [];
   private tooMany = false;
 
   constructor(capacity: number) {
@@ -295,67 +295,53 @@ class TextIndex {
     this.put.push(put ? 1 : 0);
     this.hashes.push(h);
     this.slots[slot] = k + 1;
-    if (!this.lengthSet.has(t.length)) {
-      this.lengthSet.add(t.length);
-      if (this.lengthSet.size > MAX_TEXT_LENGTHS) this.tooMany = true;
-      this.sorted = [...this.lengthSet].sort((a, b) => a - b);
+    if (!this.lengths.includes(t.length)) {
+      this.lengths.push(t.length);
+      this.lengths.sort((a, b) => a - b);
+      if (this.lengths.length > MAX_TEXT_LENGTHS) this.tooMany = true;
     }
     return k;
   }
 
-  /** Calls `found` for each text `value` has at `at` (hash `h` of the `length` units there). */
-  private each(value: string, at: number, length: number, h: number, found: (k: number) => boolean): boolean {
-    const mask = this.slots.length - 1;
-    for (let slot = h & mask; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
-      const k = this.slots[slot] - 1;
-      const t = this.texts[k];
-      if (this.hashes[k] === h && t.length === length && value.startsWith(t, at) && !found(k)) return false;
+  /**
+   * Calls `found` with the number of each text `value` has at `at`, shortest first, hashing
+   * the value as it is read; stops when `found` answers false.
+   */
+  private eachAt(value: string, at: number, found: (k: number) => boolean): void {
+    const { lengths, slots, texts, hashes } = this;
+    const mask = slots.length - 1;
+    let h = HASH_SEED;
+    let next = 0;
+    for (let i = 0; next < lengths.length && at + lengths[next] <= value.length; i++) {
+      for (; next < lengths.length && lengths[next] === i; next++) {
+        const hash = h & SMALL;
+        for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+          const k = slots[slot] - 1;
+          if (hashes[k] === hash && texts[k].length === i && value.startsWith(texts[k], at) && !found(k)) return;
+        }
+      }
+      if (at + i >= value.length) break;
+      h = Math.imul(h ^ value.charCodeAt(at + i), 16777619);
     }
-    return true;
   }
 
   /** The number of the one text `value` has at `at`; -1 if none, or more than one. */
   onlyAt(value: string, at: number): number {
     let only = -1;
-    let h = HASH_SEED;
-    let next = 0;
-    const sorted = this.sorted;
-    const found = (k: number) => {
-      if (only >= 0) {
-        only = -2;
-        return false;
-      }
+    let count = 0;
+    this.eachAt(value, at, (k) => {
       only = k;
-      return true;
-    };
-    for (let i = 0; next < sorted.length && at + sorted[next] <= value.length; i++) {
-      while (next < sorted.length && sorted[next] === i) {
-        if (!this.each(value, at, i, h & SMALL, found)) return -1;
-        next++;
-      }
-      if (at + i >= value.length) break;
-      h = Math.imul(h ^ value.charCodeAt(at + i), 16777619);
-    }
-    return only;
+      return ++count < 2;
+    });
+    return count === 1 ? only : -1;
   }
 
   /** Marks in `seen` every put text `value` begins with. */
   putsAtStart(value: string, seen: Uint8Array): void {
-    let h = HASH_SEED;
-    let next = 0;
-    const sorted = this.sorted;
-    const found = (k: number) => {
+    this.eachAt(value, 0, (k) => {
       if (this.put[k] === 1) seen[k] = 1;
       return true;
-    };
-    for (let i = 0; next < sorted.length && sorted[next] <= value.length; i++) {
-      while (next < sorted.length && sorted[next] === i) {
-        this.each(value, 0, i, h & SMALL, found);
-        next++;
-      }
-      if (i >= value.length) break;
-      h = Math.imul(h ^ value.charCodeAt(i), 16777619);
-    }
+    });
   }
 }
 
