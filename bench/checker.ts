@@ -8,8 +8,9 @@
  *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
  *     node dist/bench/checker.js --acceptance
  *                                           issue 27's acceptance figures alone (printed
- *                                           after the table too): an invalid key after
- *                                           two hard ones against that key alone and
+ *                                           after the table too): an invalid key (a stale
+ *                                           read; a lost append) after two hard ones
+ *                                           against that key alone, and the lost append
  *                                           against the least any schedule can search,
  *                                           states on 2 threads against 1, 100 small
  *                                           histories
@@ -62,6 +63,8 @@ interface Case {
   files?: Case[];
   /** kv: two hard keys before an easy invalid key (hardKeysHistory); 'alone': that key's operations only. */
   hardKeys?: 'whole' | 'alone';
+  /** With hardKeys, the invalid key's fault: a stale read (the default), or a lost append. */
+  fault?: Fault;
   /** This many small register histories (20-200 operations), checked one after another: the fixed cost of a check. */
   small?: number;
 }
@@ -161,11 +164,19 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
 const HARD_KEYS = ['0', '1'];
 
 /**
+ * How hardKeysHistory makes its invalid key not linearizable: 'stale-read', a get in its
+ * middle answers a value put before another put that completed before the get was invoked
+ * (kv's pre-check finds it without a search); 'lost-append', a get in its middle answers its
+ * value without the text of an append that completed before the get was invoked (only the
+ * search finds it: the value still begins with a put it may follow).
+ */
+export type Fault = 'stale-read' | 'lost-append';
+
+/**
  * Issue 27's acceptance history: Porcupine's kv test (10 keys, 50 clients) with two keys too
  * hard to decide in a minute (half their operations crash: info) before, in check order
- * (smallest first), an easy key made not linearizable: a get in its middle answers a value
- * put before another put that completed before the get was invoked (a stale read, which only
- * the search finds: with appends kv has no pre-check). `alone`: that key's operations only.
+ * (smallest first), an easy key made not linearizable by `c.fault`. `alone`: that key's
+ * operations only.
  */
 export function hardKeysHistory(c: Case): { history: Op[]; invalidKey: string } {
   for (let seed = c.seed; ; seed++) {
@@ -183,21 +194,38 @@ export function hardKeysHistory(c: Case): { history: Op[]; invalidKey: string } 
     const order = [...size.keys()].sort((a, b) => (size.get(a) as number) - (size.get(b) as number));
     const invalidKey = order.findLast((k) => !HARD_KEYS.includes(k));
     if (invalidKey === undefined || HARD_KEYS.some((k) => order.indexOf(k) > order.indexOf(invalidKey))) continue;
-    if (!staleRead(h, invalidKey, (size.get(invalidKey) as number) / 20)) continue;
-    const history =
-      c.hardKeys === 'alone' ? h.filter((op) => op.key === invalidKey).map((op, index) => ({ ...op, index })) : h;
-    return { history, invalidKey };
+    const after = (size.get(invalidKey) as number) / 20;
+    const alone = () => h.filter((op) => op.key === invalidKey).map((op, index) => ({ ...op, index }));
+    if (c.fault === 'lost-append') {
+      if (!lostAppend(h, invalidKey, after)) continue;
+      // Not linearizable, and not by the pre-check alone (no step searched): else the next seed.
+      const check = checkLinearizable(alone(), 'kv', { timeLimitMs: 10_000 });
+      if (check.valid !== false || check.stats.iterations === 0) continue;
+    } else if (!staleRead(h, invalidKey, after)) continue;
+    return { history: c.hardKeys === 'alone' ? alone() : h, invalidKey };
   }
 }
 
+/** An ok put or append of a key, for falsifyGet: its invocation and completion (history positions). */
+interface OkWrite {
+  f: string;
+  call: number;
+  ret: number;
+  value: unknown;
+}
+
 /**
- * Makes the first ok get of `key` after its `after`-th operation that can be made stale answer
- * the value of a put that another put overwrote before the get was invoked; false if none can.
+ * Offers each ok get of `key` after the key's `after`-th operation, with its invocation and
+ * the key's ok writes before it, to `falsify`, until it changes one: whether one was.
  */
-function staleRead(h: Op[], key: string, after: number): boolean {
+function falsifyGet(
+  h: Op[],
+  key: string,
+  after: number,
+  falsify: (get: Op, call: number, writes: OkWrite[]) => boolean,
+): boolean {
   const invoked = new Map<unknown, number>();
-  /** Ok puts of the key: invocation, completion, value. */
-  const puts: { call: number; ret: number; value: unknown }[] = [];
+  const writes: OkWrite[] = [];
   let seen = 0;
   for (const op of h) {
     if (op.key !== key) continue;
@@ -207,14 +235,37 @@ function staleRead(h: Op[], key: string, after: number): boolean {
       continue;
     }
     const call = invoked.get(op.process) as number;
-    if (op.type === 'ok' && op.f === 'put') puts.push({ call, ret: op.index, value: op.value });
-    if (op.type !== 'ok' || op.f !== 'get' || seen < after) continue;
-    const overwritten = puts.find((p1) => puts.some((p2) => p2.call > p1.ret && p2.ret < call));
-    if (!overwritten) continue;
-    op.value = overwritten.value;
-    return true;
+    if (op.type === 'ok' && op.f !== 'get') writes.push({ f: op.f, call, ret: op.index, value: op.value });
+    if (op.type === 'ok' && op.f === 'get' && seen >= after && falsify(op, call, writes)) return true;
   }
   return false;
+}
+
+/** A get answers the value of a put that another put overwrote before the get was invoked. */
+function staleRead(h: Op[], key: string, after: number): boolean {
+  return falsifyGet(h, key, after, (get, call, writes) => {
+    const puts = writes.filter((w) => w.f === 'put');
+    const overwritten = puts.find((p1) => puts.some((p2) => p2.call > p1.ret && p2.ret < call));
+    if (overwritten) get.value = overwritten.value;
+    return overwritten !== undefined;
+  });
+}
+
+/**
+ * A get whose value has, past its start, the text of an append that completed before the
+ * get was invoked answers that value without the text.
+ */
+function lostAppend(h: Op[], key: string, after: number): boolean {
+  return falsifyGet(h, key, after, (get, call, writes) => {
+    const value = get.value;
+    if (typeof value !== 'string') return false;
+    const lost = writes.findLast((w) => w.f === 'append' && w.ret < call && value.lastIndexOf(w.value as string) > 0);
+    if (!lost) return false;
+    const text = lost.value as string;
+    const at = value.lastIndexOf(text);
+    get.value = value.slice(0, at) + value.slice(at + text.length);
+    return true;
+  });
 }
 
 /** Acceptance (c): 100 small register histories, in acceptance() and beside another build. */
@@ -479,9 +530,7 @@ function rowOf(c: Case, m: Measured, label?: string): string[] {
   return [
     label ?? c.model,
     c.hardKeys
-      ? c.hardKeys === 'alone'
-        ? 'invalid key alone'
-        : '2 hard keys first'
+      ? `${c.hardKeys === 'alone' ? 'invalid key alone' : '2 hard keys first'}, ${c.fault ?? 'stale-read'}`
       : c.small
         ? `${c.small} small`
         : c.corrupt
@@ -507,7 +556,7 @@ function rowOf(c: Case, m: Measured, label?: string): string[] {
 }
 
 /** A hard-keys case (hardKeysHistory): Porcupine's kv shape, 10k operations. */
-const hardKeysCase = (hardKeys: 'whole' | 'alone', threads: number): Case => ({
+const hardKeysCase = (hardKeys: 'whole' | 'alone', threads: number, fault: Fault): Case => ({
   model: 'kv',
   clients: 50,
   operations: 10_000,
@@ -516,6 +565,7 @@ const hardKeysCase = (hardKeys: 'whole' | 'alone', threads: number): Case => ({
   seed: 42,
   threads,
   hardKeys,
+  fault,
 });
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
@@ -528,8 +578,8 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
  * every one of them has searched S. Each key is checked alone in this process (a key still
  * undecided after a second counts when it has searched S by then).
  */
-function schedulingBound(invalidAloneSteps: number): { bound: number; slower: number; keys: number } {
-  const { history } = hardKeysHistory(hardKeysCase('whole', 1));
+function schedulingBound(invalidAloneSteps: number, fault: Fault): { bound: number; slower: number; keys: number } {
+  const { history } = hardKeysHistory(hardKeysCase('whole', 1, fault));
   const keys = [...new Set(history.map((op) => op.key as string))];
   let slower = 0;
   for (const key of keys) {
@@ -542,7 +592,8 @@ function schedulingBound(invalidAloneSteps: number): { bound: number; slower: nu
 
 /**
  * Issue 27's acceptance figures: (a) the invalid key after two hard ones found on 1 and 2
- * threads against that key checked alone, 3 rounds interleaved, medians; (b) the states
+ * threads against that key checked alone, 3 rounds interleaved, medians, for each fault (the
+ * stale read the pre-check finds, the lost append only the search finds); (b) the states
  * searched on 2 threads against 1, per history with parts to share (`states`: the kv cases'
  * from the table, by size; a history of one part is checked on one thread whatever is
  * asked); (c) the fixed cost of small checks.
@@ -552,20 +603,34 @@ async function acceptance(
   states: Map<number, Map<number, number>>,
 ): Promise<{ rows: string[][]; lines: string[] }> {
   const rows: string[][] = [];
-  const sides = [hardKeysCase('alone', 1), hardKeysCase('whole', 1), hardKeysCase('whole', 2)];
-  const ms: number[][] = sides.map(() => []);
-  const steps: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    for (const [i, c] of sides.entries()) {
-      const m = await runChild(self, c);
-      if (round === 0) rows.push(rowOf(c, m));
-      if (m.valid !== false) console.error(`unexpected: ${rowOf(c, m).join(' ')}: ${m.summary}`);
-      ms[i].push(m.ms);
-      steps[i] = m.iterations;
+  const lines: string[] = [];
+  let twoThreadSteps = '';
+  for (const fault of ['stale-read', 'lost-append'] as const) {
+    const sides = [hardKeysCase('alone', 1, fault), hardKeysCase('whole', 1, fault), hardKeysCase('whole', 2, fault)];
+    const ms: number[][] = sides.map(() => []);
+    const steps: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const [i, c] of sides.entries()) {
+        const m = await runChild(self, c);
+        if (round === 0) rows.push(rowOf(c, m));
+        if (m.valid !== false) console.error(`unexpected: ${rowOf(c, m).join(' ')}: ${m.summary}`);
+        ms[i].push(m.ms);
+        steps[i] = m.iterations;
+      }
+    }
+    const [alone, one, two] = ms.map((xs) => median(xs) as number);
+    lines.push(
+      `(a) ${fault === 'stale-read' ? 'a stale read' : 'a lost append'} in a key after 2 hard keys (10 keys, 50 clients, 10k operations), medians of 3: found in ${one.toFixed(0)} ms on 1 thread, ${two.toFixed(0)} ms on 2; the key alone ${alone.toFixed(0)} ms: ${ratio(one, alone)} and ${ratio(two, alone)} (goal 2x at most)`,
+      `    states searched: ${steps[1].toLocaleString('en-US')} on 1 thread, ${steps[2].toLocaleString('en-US')} on 2; the key alone ${steps[0].toLocaleString('en-US')}`,
+    );
+    if (steps[0] > 0) {
+      const bound = schedulingBound(steps[0], fault);
+      lines.push(
+        `    the least any schedule searches here: ${bound.bound.toLocaleString('en-US')} states (the key's own ${steps[0].toLocaleString('en-US')}, once for it and once for each of the ${bound.slower} other keys of ${bound.keys} that need more), ${ratio(bound.bound, steps[0])} the key alone; this schedule ${ratio(steps[1], bound.bound)} that bound`,
+      );
+      twoThreadSteps = `2 hard keys first ${ratio(steps[2], steps[1])}`;
     }
   }
-  const [alone, one, two] = ms.map((xs) => median(xs) as number);
-  const bound = schedulingBound(steps[0]);
   const small = await runChild(self, SMALL_CASE);
   rows.push(rowOf(SMALL_CASE, small));
   const stateRatios = [...states].flatMap(([ops, byThreads]) => {
@@ -573,17 +638,12 @@ async function acceptance(
     const b = byThreads.get(2);
     return a !== undefined && b !== undefined ? [`kv ${ops.toLocaleString('en-US')} ops ${ratio(b, a)}`] : [];
   });
-  stateRatios.push(`2 hard keys first ${ratio(steps[2], steps[1])}`);
-  return {
-    rows,
-    lines: [
-      `(a) an invalid key after 2 hard keys (10 keys, 50 clients, 10k operations), medians of 3: found in ${one.toFixed(0)} ms on 1 thread, ${two.toFixed(0)} ms on 2; the key alone ${alone.toFixed(0)} ms: ${ratio(one, alone)} and ${ratio(two, alone)} (goal 2x at most)`,
-      `    states searched: ${steps[1].toLocaleString('en-US')} on 1 thread, ${steps[2].toLocaleString('en-US')} on 2; the key alone ${steps[0].toLocaleString('en-US')}`,
-      `    the least any schedule searches here: ${bound.bound.toLocaleString('en-US')} states (the key's own ${steps[0].toLocaleString('en-US')}, once for it and once for each of the ${bound.slower} other keys of ${bound.keys} that need more), ${ratio(bound.bound, steps[0])} the key alone; this schedule ${ratio(steps[1], bound.bound)} that bound`,
-      `(b) states searched on 2 threads against 1: ${stateRatios.join(', ')} (goal 1.2x at most; a history of one part is checked on one thread)`,
-      `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (beside c7f3e6e's: --small-against)`,
-    ],
-  };
+  if (twoThreadSteps) stateRatios.push(twoThreadSteps);
+  lines.push(
+    `(b) states searched on 2 threads against 1: ${stateRatios.join(', ')} (goal 1.2x at most; a history of one part is checked on one thread)`,
+    `(c) 100 register histories of 20-200 operations, in one process: ${small.ms.toFixed(1)} ms summed, ${small.summary} (beside c7f3e6e's: --small-against)`,
+  );
+  return { rows, lines };
 }
 
 async function main(): Promise<void> {

@@ -32,6 +32,7 @@ const registerStart = (prepared: Prepared, part: number, limits: Int32Array): Pa
   memoryLimitBytes: 2 ** 30,
   baseBytes: 0,
   witness: false,
+  precheck: true,
   slice: 4,
   limits,
 });

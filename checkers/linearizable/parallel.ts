@@ -15,10 +15,10 @@
  * workers are started before the history is prepared (paired and split), so that they load
  * while this thread prepares.
  *
- * The model's pre-check of a part runs on the thread that takes it, before its search. As
- * in one thread, an impossible operation anywhere is the verdict (the earliest to complete),
- * whatever a search found: so every part is pre-checked, even one a violation cancelled,
- * and once one is found impossible no search goes on.
+ * The model's pre-check: each worker's first part on the worker, every other part on this
+ * thread before it searches any. As in one thread, an impossible operation anywhere is the
+ * verdict (the earliest to complete), whatever a search found: so every part is pre-checked,
+ * even one a violation cancelled, and once one is found impossible no search goes on.
  *
  * Histories under `minOperations`, or with one part, are checked in this thread alone. So
  * are models that are not registered (a worker knows models by name), and everything when
@@ -172,10 +172,11 @@ export async function checkLinearizableParallel(
  * its end, a 50-client kv history with hard keys searched 33 times the states of one
  * thread: the hard keys ran while the violation waited.)
  *
- * The model's pre-check of a part runs on the thread that begins it. As in one thread, an
- * impossible operation anywhere is the verdict (the earliest to complete), whatever a
- * search found: once one is found every search stops, and this thread pre-checks the parts
- * not yet begun.
+ * The model's pre-check: each worker pre-checks its first part, this thread every other part
+ * before its own first search (so an impossible operation in the last part is found before
+ * the hard parts ahead of it are searched). As in one thread, an impossible operation
+ * anywhere is the verdict (the earliest to complete), whatever a search found: once one is
+ * found every search stops, and this thread pre-checks the parts not yet pre-checked.
  *
  * `dispatched` is called once every worker has its first turn, before this thread takes its own.
  */
@@ -251,7 +252,13 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     let failed = false;
     let searching = true; // this thread
     const settle = () => {
-      if (busy.size > 0 || searching || failed) return;
+      if (searching || failed) return;
+      // Once an operation is found impossible the verdict is the pre-checks': a part a worker
+      // holds unchecked is pre-checked here rather than waited for (a worker still loading
+      // would hold the verdict up by its start).
+      if (impossible.size > 0) {
+        for (let p = 0; p < n; p++) if (prechecked[p] === 0) precheckHere(p);
+      } else if (busy.size > 0) return;
       for (const w of [...pool]) stop(w);
       reportImpossible(prepared, impossible);
       sampleProcess(prepared);
@@ -287,6 +294,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         memoryLimitBytes: prepared.memoryLimitBytes,
         baseBytes: prepared.options.baseBytes ?? 0,
         witness: prepared.options.witness === true,
+        precheck: prechecked[part] === 0,
         slice: SHARED_SLICE,
         limits,
       };
@@ -343,12 +351,19 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       });
       return w;
     };
+    const beganOnWorker = (part: number) => [...heldBy.values()].some((held) => held.has(part));
     for (const w of started) dispatch(attach(w));
     dispatched();
 
     /** This thread's parts, begun and undecided. */
     const mine = new Map<number, PartCheck>();
     const searchHere = async () => {
+      // Every part not begun on a worker is pre-checked before this thread searches any: an
+      // impossible operation is the verdict wherever it is, and found before a hard part's
+      // search rather than after it (a worker then begins such a part without its own).
+      for (let p = 0; p < n && impossible.size === 0; p++) {
+        if (prechecked[p] === 0 && !beganOnWorker(p)) precheckHere(p);
+      }
       for (let part = nextTurn('here'); part !== undefined && !failed; part = nextTurn('here')) {
         let check = mine.get(part);
         if (!check) {

@@ -41,6 +41,8 @@ export interface PartStart {
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
+  /** Whether the model's pre-check is still to run on the part (parallel.ts runs it there for most parts). */
+  precheck: boolean;
   /** Steps between looks at `limits`. */
   slice: number;
   /**
@@ -103,7 +105,7 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
       const data = decodePart(start.data);
       const initial = model.init(start.initial);
       // The pre-check first, cut short or not: an impossible operation anywhere is the verdict.
-      const impossible = model.impossible?.(data.ops, initial);
+      const impossible = start.precheck ? model.impossible?.(data.ops, initial) : undefined;
       if (impossible) return reply({ part, impossible });
       const budget = {
         deadline: start.deadline - origin(),

@@ -5,12 +5,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bruteForce, buildHistory, historyArb } from '../../test/unit/linearizable-support.js';
 import { buffers } from '../linearizable/buffers.js';
+import { checkLinearizable } from '../linearizable/engine.js';
 import { kv } from './kv.js';
 import { REJECTED, Rejection } from './model.js';
 
 const op = (f: string, index: number, value?: unknown) => ({ f, process: 0, value, index });
 const ok = (value?: unknown) => ({ known: true, value });
+/** An op of a part, invoked at 2·index and (if ok) completed right after. */
+const partOp = (f: string, index: number, value: unknown, output = ok(value)) => ({
+  input: op(f, index, f === 'get' ? undefined : value),
+  output,
+  call: 2 * index,
+  ret: output.known ? 2 * index + 1 : Number.POSITIVE_INFINITY,
+});
 
 describe('KvSpace', () => {
   it("agrees with the model's step on random operations, from many states", () => {
@@ -93,12 +102,6 @@ describe('kv steps', () => {
 });
 
 describe('kv reduction with appends', () => {
-  const partOp = (f: string, index: number, value: unknown, output = ok(value)) => ({
-    input: op(f, index, f === 'get' ? undefined : value),
-    output,
-    call: 2 * index,
-    ret: output.known ? 2 * index + 1 : Number.POSITIVE_INFINITY,
-  });
   const reduce = (ops: ReturnType<typeof partOp>[]) => kv.reduce?.(ops, '');
 
   it('takes a put no get sees the effect of as a write nothing observes, and keeps the rest', () => {
@@ -143,5 +146,67 @@ describe('kv reduction with appends', () => {
         ?.slice(0, 65)
         .every((r) => r === 'keep'),
     ).toBe(true);
+  });
+});
+
+describe('kv pre-check with appends', () => {
+  const impossible = (ops: ReturnType<typeof partOp>[], initial = '') => kv.impossible?.(ops, initial);
+
+  it('finds a get built on a put that a later put overwrote before the get began (a stale read)', () => {
+    const ops = [partOp('put', 0, 'p'), partOp('put', 1, 'q'), partOp('append', 2, 'a'), partOp('get', 3, 'pa')];
+    const found = impossible(ops);
+    expect(found?.op).toBe(3);
+    expect(found?.reason).toBe(
+      'it needs the key to hold "pa", and no order can make it so: it may be appends to the initial value, but op 0 overwrote it before op 3 was invoked; op 0 wrote "p", but op 1 overwrote it after that and before op 3 was invoked',
+    );
+    // The same get of the later put's value, with the append after it: explained.
+    ops[3] = partOp('get', 3, 'qa');
+    expect(impossible(ops)).toBeUndefined();
+  });
+
+  it('finds a value of appends alone once a put completed before the get began', () => {
+    const ops = [partOp('append', 0, 'a'), partOp('put', 1, 'p'), partOp('get', 2, 'a')];
+    expect(impossible(ops)?.reason).toContain('it may be appends to the initial value, but op 1 overwrote it');
+  });
+
+  it('takes a put that overlaps the overwriting one, or has no answer, as able to explain the get', () => {
+    // Put "p" completes only after put "q" began: it may take effect after it.
+    const overlapping = [
+      { ...partOp('put', 0, 'p'), ret: 5 },
+      partOp('put', 1, 'q'), // call 2, ret 3
+      partOp('append', 3, 'a'),
+      partOp('get', 4, 'pa'),
+    ];
+    expect(impossible(overlapping)).toBeUndefined();
+    const unanswered = [
+      partOp('put', 0, 'p', { known: false, value: undefined }),
+      partOp('put', 1, 'q'),
+      partOp('get', 2, 'p'),
+    ];
+    expect(impossible(unanswered)).toBeUndefined();
+  });
+
+  it('does not pre-check puts of too many lengths', () => {
+    const puts = Array.from({ length: 65 }, (_, i) => partOp('put', i, 'p'.repeat(i + 1)));
+    const tail = [partOp('put', 65, 'q'), partOp('get', 66, 'p'), partOp('append', 67, 'a')];
+    expect(impossible([...puts, ...tail])).toBeUndefined();
+    expect(impossible([...puts.slice(0, 60), ...tail])?.op).toBe(61);
+  });
+
+  it('finds only histories the brute force finds not linearizable, and finds some', () => {
+    let found = 0;
+    fc.assert(
+      fc.property(historyArb, ({ actions, processes, drain }) => {
+        const history = buildHistory('kv', actions, processes, drain);
+        const result = checkLinearizable(history, 'kv');
+        // No step searched and not linearizable: the pre-check's verdict.
+        if (result.valid !== false || result.stats.iterations > 0) return;
+        if (!history.some((o) => o.f === 'append')) return;
+        found++;
+        expect(bruteForce(history, kv)).toBe(false);
+      }),
+      { numRuns: 3000, seed: 20261203 },
+    );
+    expect(found).toBeGreaterThan(30);
   });
 });

@@ -244,6 +244,49 @@ function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[
 }
 
 /**
+ * With appends, an answered get no order of the writes can explain, found without a search: a
+ * get's value is the last put's text and the appends after it, so the put it builds on is one
+ * whose text the value begins with (or none: the initial value, the value beginning with it).
+ * impossibleObservation's rule then holds with those puts as the value's producers: a get is
+ * impossible when each of them was invoked after it completed, or was overwritten for certain
+ * (a later ok put between it and the get); appends never overwrite. That finds the usual bug, a
+ * stale read, at once however hard the rest of the key is to search. The keys are the texts'
+ * numbers in a TextIndex, which finds the puts a value begins with as it reads the value; texts
+ * of too many lengths, or too long, and no pre-check.
+ */
+function impossibleWithAppends(ops: readonly PartOp[], initial: KvState): { op: number; reason: string } | undefined {
+  let putCount = 0;
+  for (const op of ops) if (op.input.f === 'put') putCount++;
+  const starts = new TextIndex(putCount + 1);
+  /** A text's key: its number, EMPTY for "" (which every value begins with). */
+  const keyOf = (t: string) => (t === '' ? EMPTY : starts.add(t, true));
+  /** Per op: its put's key; NONE for any other op. */
+  const putKey = new Int32Array(ops.length).fill(NONE);
+  for (const [i, op] of ops.entries()) if (op.input.f === 'put') putKey[i] = keyOf(text(op.input.value) as string);
+  const initialKey = keyOf(initial);
+  if (!starts.checkable) return undefined;
+  const found: number[] = [];
+  return impossibleObservation(ops, initialKey, {
+    produces: (_, i) => (putKey[i] === NONE ? undefined : putKey[i]),
+    observes: (op) => (op.input.f === 'get' && op.output.known ? OBSERVED : undefined),
+    explainedBy(op) {
+      found.length = 0;
+      found.push(EMPTY);
+      starts.eachAt(getValue(op.output.value), 0, (k) => found.push(k) > 0);
+      return found;
+    },
+    subject: 'the key',
+    shownValue: roles.shownValue,
+    shownKey: (key) => showValue(key === EMPTY ? '' : starts.textOf(key as number)),
+  });
+}
+
+/** impossibleWithAppends's key of "", what an answered get observes (explainedBy says which keys), and no key. */
+const EMPTY = -1;
+const OBSERVED = -2;
+const NONE = -3;
+
+/**
  * The texts of a key's writes, numbered, in an open-addressing table by their hash: which of
  * them a string has at a position, found as the string is read (no string made).
  */
@@ -251,8 +294,11 @@ class TextIndex {
   private readonly texts: string[] = [];
   /** Per text: 1 if some put has it. */
   private readonly put: number[] = [];
-  private readonly hashes: number[] = [];
-  /** Slots: a text's number + 1, or 0. */
+  /**
+   * Slots of two numbers: a text's number + 1 (or 0, free) and its hash, side by side, so
+   * that a probe of a value's start at a length no text of that hash has reads one place
+   * (a value is looked up at every length: most probes miss).
+   */
   private readonly slots: Int32Array;
   /** The texts' lengths, ascending. */
   private readonly lengths: number[] = [];
@@ -261,7 +307,7 @@ class TextIndex {
   constructor(capacity: number) {
     let size = 16;
     while (size < capacity * 2) size *= 2;
-    this.slots = new Int32Array(size);
+    this.slots = new Int32Array(2 * size);
   }
 
   get size(): number {
@@ -276,16 +322,20 @@ class TextIndex {
     return this.texts[t].length;
   }
 
+  textOf(t: number): string {
+    return this.texts[t];
+  }
+
   /** The text's number; -1 when not kept ("" changes nothing; too long a text). */
   add(t: string, put: boolean): number {
     if (t.length > MAX_TEXT) this.tooMany = true;
     if (this.tooMany || t.length === 0) return -1;
     const h = prefixHash(t, 0, t.length);
-    const mask = this.slots.length - 1;
+    const mask = (this.slots.length >> 1) - 1;
     let slot = h & mask;
-    for (; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
-      const k = this.slots[slot] - 1;
-      if (this.hashes[k] === h && this.texts[k] === t) {
+    for (; this.slots[2 * slot] !== 0; slot = (slot + 1) & mask) {
+      const k = this.slots[2 * slot] - 1;
+      if (this.slots[2 * slot + 1] === h && this.texts[k] === t) {
         if (put) this.put[k] = 1;
         return k;
       }
@@ -293,8 +343,8 @@ class TextIndex {
     const k = this.texts.length;
     this.texts.push(t);
     this.put.push(put ? 1 : 0);
-    this.hashes.push(h);
-    this.slots[slot] = k + 1;
+    this.slots[2 * slot] = k + 1;
+    this.slots[2 * slot + 1] = h;
     if (!this.lengths.includes(t.length)) {
       this.lengths.push(t.length);
       this.lengths.sort((a, b) => a - b);
@@ -307,17 +357,18 @@ class TextIndex {
    * Calls `found` with the number of each text `value` has at `at`, shortest first, hashing
    * the value as it is read; stops when `found` answers false.
    */
-  private eachAt(value: string, at: number, found: (k: number) => boolean): void {
-    const { lengths, slots, texts, hashes } = this;
-    const mask = slots.length - 1;
+  eachAt(value: string, at: number, found: (k: number) => boolean): void {
+    const { lengths, slots, texts } = this;
+    const mask = (slots.length >> 1) - 1;
     let h = HASH_SEED;
     let next = 0;
     for (let i = 0; next < lengths.length && at + lengths[next] <= value.length; i++) {
       for (; next < lengths.length && lengths[next] === i; next++) {
         const hash = h & SMALL;
-        for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
-          const k = slots[slot] - 1;
-          if (hashes[k] === hash && texts[k].length === i && value.startsWith(texts[k], at) && !found(k)) return;
+        for (let slot = hash & mask; slots[2 * slot] !== 0; slot = (slot + 1) & mask) {
+          if (slots[2 * slot + 1] !== hash) continue;
+          const k = slots[2 * slot] - 1;
+          if (texts[k].length === i && value.startsWith(texts[k], at) && !found(k)) return;
         }
       }
       if (at + i >= value.length) break;
@@ -408,7 +459,8 @@ export const kv: Model<KvState> = {
   },
   space: (initial, arrays) => new KvSpace(initial, arrays),
   impossible(ops: readonly PartOp[], initial: KvState) {
-    return ops.some((op) => op.input.f === 'append') ? undefined : impossibleObservation(ops, valueKey(initial), roles);
+    if (ops.some((op) => op.input.f === 'append')) return impossibleWithAppends(ops, initial);
+    return impossibleObservation(ops, valueKey(initial), roles);
   },
 };
 

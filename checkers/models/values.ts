@@ -75,8 +75,8 @@ export function describeRead(output: OpOutput): string {
 
 /** The roles of a register-like model's operations, for reduceByObservation and impossibleObservation. */
 export interface ValueRoles {
-  /** The value key the op makes current, if any. */
-  produces(op: PartOp): string | number | undefined;
+  /** The value key the op (`i`: its place in the ops) makes current, if any. */
+  produces(op: PartOp, i: number): string | number | undefined;
   /** The value key the op needs current to take effect, if any. */
   observes(op: PartOp): string | number | undefined;
 }
@@ -110,8 +110,8 @@ export function reduceByObservation(
   const observers = new Map<string | number, number>(); // any op, ok or not
   const firstOkObservation = new Map<string | number, number>(); // earliest ok observer's return
   const produced: (string | number | undefined)[] = [];
-  for (const op of ops) {
-    const p = roles.produces(op);
+  for (const [i, op] of ops.entries()) {
+    const p = roles.produces(op, i);
     produced.push(p);
     if (p !== undefined) producers.set(p, (producers.get(p) ?? 0) + 1);
     const o = roles.observes(op);
@@ -131,13 +131,31 @@ export function reduceByObservation(
   });
 }
 
+/** The roles impossibleObservation reads: which ops produce and observe which value keys, and how to say it. */
+export interface ObservationRoles extends ValueRoles {
+  /** What holds the value, for messages: "the register". */
+  subject: string;
+  /** The observed value, shown: "5". */
+  shownValue(op: PartOp): string;
+  /**
+   * Optional: the value keys whose producers can each explain what `op` observes, where that
+   * is more than the one it observes (kv with appends: each put whose text the value begins
+   * with, the rest appended after it; the initial value's key if it begins with it). The
+   * last producer before the observer in any linearization is one of them. The answer is
+   * read before the next call (it may be one array, reused).
+   */
+  explainedBy?(op: PartOp): readonly (string | number)[];
+  /** Optional, with explainedBy: a value key, shown ("p"). */
+  shownKey?(key: string | number): string;
+}
+
 /**
  * For register-like models: an ok observation no producer can explain, found without any
  * search, so the classic violations (a read of a value nothing wrote; a read of a value
  * certainly overwritten before the read began) cost nothing however busy the history.
  *
  * An observer `r` of value v is impossible when every producer P of v (and the initial
- * state, if it is v) is ruled out: P was invoked after r completed, or some ok producer W
+ * state, if it is v; with roles.explainedBy, of each value it names) is ruled out: P was invoked after r completed, or some ok producer W
  * was invoked after P completed and completed before r was invoked (so W's effect falls
  * strictly between P's and r's). W may itself produce v; then it is a producer and is ruled
  * out in turn, by a later W, which also falls after P. Returns the impossible observer that
@@ -154,179 +172,225 @@ export function reduceByObservation(
 export function impossibleObservation(
   ops: readonly PartOp[],
   initialValueKey: string | number,
-  roles: ValueRoles & {
-    /** What holds the value, for messages: "the register". */
-    subject: string;
-    /** The observed value, shown: "5". */
-    shownValue(op: PartOp): string;
-  },
+  roles: ObservationRoles,
 ): { op: number; reason: string } | undefined {
-  const producers = new Map<string | number, number[]>();
-  const overwriters: number[] = []; // ok producers
-  ops.forEach((op, i) => {
-    const p = roles.produces(op);
-    if (p === undefined) return;
-    let list = producers.get(p);
-    if (!list) {
-      list = [];
-      producers.set(p, list);
-    }
-    list.push(i);
-    if (op.output.known) overwriters.push(i);
-  });
-  const overwritten = overwrittenAfter(ops, overwriters);
-  /** Per value, its producers by call, with the prefix maxima of `alive` (best and runner-up, for `r` itself). */
-  const byValue = new Map<string | number, ProducerIndex>();
-  const indexOf = (v: string | number): ProducerIndex | undefined => {
-    let index = byValue.get(v);
-    if (index === undefined) {
-      const list = producers.get(v);
-      if (!list) return undefined;
-      index = indexProducers(ops, list, overwritten);
-      byValue.set(v, index);
-    }
-    return index;
-  };
-  /** When the initial value is overwritten for certain: the first completion of any ok producer. */
-  const initialAlive = overwritten.ret(Number.NEGATIVE_INFINITY);
+  const producers = new ProducerIndex(ops, initialValueKey, roles);
+  const explainedBy = roles.explainedBy;
   let worst = -1;
-  ops.forEach((op, i) => {
-    if (!op.output.known) return;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (!op.output.known || (worst >= 0 && ops[worst].ret <= op.ret)) continue;
     const v = roles.observes(op);
-    if (v === undefined) return;
-    if (worst >= 0 && ops[worst].ret <= op.ret) return;
-    if (v === initialValueKey && initialAlive >= op.call) return;
-    const index = indexOf(v);
-    if (index?.explains(i, op)) return;
+    if (v === undefined) continue;
+    if (explainedBy ? explainedBy(op).some((e) => producers.explains(i, op, e)) : producers.explains(i, op, v))
+      continue;
     worst = i;
-  });
+  }
   if (worst < 0) return undefined;
-  return { op: worst, reason: whyImpossible(ops, worst, initialValueKey, producers, overwritten, roles) };
+  return { op: worst, reason: whyImpossible(ops, worst, producers, roles) };
 }
 
 /**
- * For a moment `after`: the ok producer invoked after it that completes first (`who`, -1
- * when none) and its completion (`ret`, Infinity when none), from the ok producers sorted by
- * call with suffix minima of their completions. Two lookups rather than one answer object:
- * the pre-check asks once per producer, and a history of unique values has as many
- * producers as writes.
+ * impossibleObservation's index, in typed arrays (a map of a list per value cost a
+ * million-operation history over a second): values as dense ids (the initial value's 0), each
+ * value's producers together and by call, with the prefix maxima of their `alive`; and the
+ * ok producers by call with the suffix minima of their completions, for `alive` itself. The
+ * ops' objects are read once (each read of a million of them is a cache miss), and keys that
+ * are small whole numbers (unique writes, kv's text numbers) are ids by a table, not a map.
  */
-interface Overwritten {
-  ret(after: number): number;
-  who(after: number): number;
-}
+class ProducerIndex {
+  /** Value key → id, for keys not in `small`. */
+  private readonly ids = new Map<string | number, number>();
+  /** Per small whole-number key (below its length): id + 1, or 0. */
+  private readonly small: Int32Array;
+  /** Per id: where its producers begin in `members` (and, at id + 1, end). */
+  private readonly begin: Int32Array;
+  /** The producers, grouped by value, each group by call. */
+  private readonly members: Int32Array;
+  /** Per place in `members`: the producer's call, and the prefix maxima of alive in its group (best and runner-up, for an observer that is itself a producer). */
+  private readonly calls: Float64Array;
+  private readonly best: Float64Array;
+  private readonly bestWho: Int32Array;
+  private readonly second: Float64Array;
+  /** The ok producers by call, with the suffix minima of their completions (and whose). */
+  private readonly okCalls: Float64Array;
+  private readonly minRet: Float64Array;
+  private readonly minWho: Int32Array;
+  /** When the initial value is overwritten for certain: the first completion of any ok producer. */
+  private readonly initialAlive: number;
 
-function overwrittenAfter(ops: readonly PartOp[], overwriters: number[]): Overwritten {
-  overwriters.sort((a, b) => ops[a].call - ops[b].call);
-  const minRet = new Float64Array(overwriters.length + 1).fill(Number.POSITIVE_INFINITY);
-  const minWho = new Int32Array(overwriters.length + 1).fill(-1);
-  for (let i = overwriters.length - 1; i >= 0; i--) {
-    const r = ops[overwriters[i]].ret;
-    if (r < minRet[i + 1]) {
-      minRet[i] = r;
-      minWho[i] = overwriters[i];
-    } else {
-      minRet[i] = minRet[i + 1];
-      minWho[i] = minWho[i + 1];
+  constructor(ops: readonly PartOp[], initialValueKey: string | number, roles: ValueRoles) {
+    const n = ops.length;
+    this.small = new Int32Array(2 * n + 16);
+    const call = new Float64Array(n);
+    const ret = new Float64Array(n);
+    /** Per op: its value's id, -1 for an op that produces none. */
+    const valueIdOf = new Int32Array(n).fill(-1);
+    const count: number[] = [];
+    this.id(initialValueKey, count);
+    let sorted = true;
+    for (let i = 0; i < n; i++) {
+      const op = ops[i];
+      call[i] = op.call;
+      ret[i] = op.output.known ? op.ret : Number.POSITIVE_INFINITY;
+      if (i > 0 && call[i - 1] > call[i]) sorted = false;
+      const p = roles.produces(op, i);
+      if (p === undefined) continue;
+      const id = this.id(p, count);
+      valueIdOf[i] = id;
+      count[id]++;
+    }
+    // The ops by call (a part's are already; a model's test's may not be).
+    const byCall = new Int32Array(n);
+    for (let i = 0; i < n; i++) byCall[i] = i;
+    if (!sorted) byCall.sort((a, b) => call[a] - call[b]);
+    let okCount = 0;
+    for (let i = 0; i < n; i++) if (valueIdOf[i] >= 0 && ret[i] !== Number.POSITIVE_INFINITY) okCount++;
+    const ok = new Int32Array(okCount);
+    this.okCalls = new Float64Array(okCount);
+    for (let k = 0, o = 0; k < n; k++) {
+      const i = byCall[k];
+      if (valueIdOf[i] < 0 || ret[i] === Number.POSITIVE_INFINITY) continue;
+      ok[o] = i;
+      this.okCalls[o++] = call[i];
+    }
+    this.minRet = new Float64Array(okCount + 1).fill(Number.POSITIVE_INFINITY);
+    this.minWho = new Int32Array(okCount + 1).fill(-1);
+    for (let k = okCount - 1; k >= 0; k--) {
+      const r = ret[ok[k]];
+      const earlier = r < this.minRet[k + 1];
+      this.minRet[k] = earlier ? r : this.minRet[k + 1];
+      this.minWho[k] = earlier ? ok[k] : this.minWho[k + 1];
+    }
+    this.initialAlive = this.minRet[0];
+    const values = count.length;
+    this.begin = new Int32Array(values + 1);
+    for (let id = 0; id < values; id++) this.begin[id + 1] = this.begin[id] + count[id];
+    const size = this.begin[values];
+    this.members = new Int32Array(size);
+    this.calls = new Float64Array(size);
+    const next = this.begin.slice(0, values);
+    for (let k = 0; k < n; k++) {
+      const i = byCall[k];
+      if (valueIdOf[i] < 0) continue;
+      const at = next[valueIdOf[i]]++;
+      this.members[at] = i;
+      this.calls[at] = call[i];
+    }
+    this.best = new Float64Array(size);
+    this.bestWho = new Int32Array(size);
+    this.second = new Float64Array(size);
+    for (let id = 0; id < values; id++) {
+      let b = Number.NEGATIVE_INFINITY;
+      let who = -1;
+      let s = Number.NEGATIVE_INFINITY;
+      for (let at = this.begin[id]; at < this.begin[id + 1]; at++) {
+        const p = this.members[at];
+        const alive = ret[p] === Number.POSITIVE_INFINITY ? ret[p] : this.minRet[this.okAfter(ret[p])];
+        if (alive > b) {
+          s = b;
+          b = alive;
+          who = p;
+        } else if (alive > s) {
+          s = alive;
+        }
+        this.best[at] = b;
+        this.bestWho[at] = who;
+        this.second[at] = s;
+      }
     }
   }
-  const at = (after: number): number => {
-    let lo = 0;
-    let hi = overwriters.length;
+
+  /** Key `v`'s id, made (and counted in `count`) if it has none yet. */
+  private id(v: string | number, count: number[]): number {
+    const small = typeof v === 'number' && v >= 0 && v < this.small.length && Number.isInteger(v);
+    const known = small ? this.small[v as number] - 1 : (this.ids.get(v) ?? -1);
+    if (known >= 0) return known;
+    const id = count.length;
+    count.push(0);
+    if (small) this.small[v as number] = id + 1;
+    else this.ids.set(v, id);
+    return id;
+  }
+
+  /** Key `v`'s id; -1 if nothing produces it and it is not the initial value. */
+  private find(v: string | number): number {
+    if (typeof v === 'number' && v >= 0 && v < this.small.length && Number.isInteger(v)) return this.small[v] - 1;
+    return this.ids.get(v) ?? -1;
+  }
+
+  /** Whether observer `r` (op) can see the value of key `v`: the initial value not yet overwritten, or a producer of it alive, other than `r`. */
+  explains(r: number, op: PartOp, v: string | number): boolean {
+    const id = this.find(v);
+    if (id < 0) return false;
+    if (id === 0 && this.initialAlive >= op.call) return true;
+    // The last of the value's producers invoked before r completed.
+    let lo = this.begin[id];
+    let hi = this.begin[id + 1];
+    const first = lo;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (ops[overwriters[mid]].call > after) hi = mid;
+      if (this.calls[mid] > op.ret) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo === first) return false;
+    const alive = this.bestWho[lo - 1] === r ? this.second[lo - 1] : this.best[lo - 1];
+    return alive >= op.call;
+  }
+
+  /** The first ok producer (by call) invoked after `after`: its place. */
+  private okAfter(after: number): number {
+    let lo = 0;
+    let hi = this.okCalls.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.okCalls[mid] > after) hi = mid;
       else lo = mid + 1;
     }
     return lo;
-  };
-  return { ret: (after) => minRet[at(after)], who: (after) => minWho[at(after)] };
-}
-
-interface ProducerIndex {
-  /** Whether a producer other than `r` itself can explain what `r` observed. */
-  explains(r: number, op: PartOp): boolean;
-}
-
-function indexProducers(ops: readonly PartOp[], list: readonly number[], overwritten: Overwritten): ProducerIndex {
-  if (list.length === 1) {
-    // Most values of most histories have one producer: no arrays for it.
-    const only = list[0];
-    const p = ops[only];
-    const alive = Number.isFinite(p.ret) ? overwritten.ret(p.ret) : Number.POSITIVE_INFINITY;
-    return { explains: (r, op) => r !== only && p.call <= op.ret && alive >= op.call };
   }
-  const sorted = [...list].sort((a, b) => ops[a].call - ops[b].call);
-  const n = sorted.length;
-  const calls = new Float64Array(n);
-  // Prefix maxima of alive, with who holds them, and the best of the others.
-  const best = new Float64Array(n);
-  const bestWho = new Int32Array(n);
-  const second = new Float64Array(n);
-  let b = Number.NEGATIVE_INFINITY;
-  let who = -1;
-  let s = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < n; k++) {
-    const p = ops[sorted[k]];
-    calls[k] = p.call;
-    const alive = Number.isFinite(p.ret) ? overwritten.ret(p.ret) : Number.POSITIVE_INFINITY;
-    if (alive > b) {
-      s = b;
-      b = alive;
-      who = sorted[k];
-    } else if (alive > s) {
-      s = alive;
-    }
-    best[k] = b;
-    bestWho[k] = who;
-    second[k] = s;
+
+  /** The ok producer invoked after `after` that completes first; -1 when none. */
+  overwriterAfter(after: number): number {
+    return this.minWho[this.okAfter(after)];
   }
-  return {
-    explains(r, op) {
-      // the producers invoked before r completed: a prefix
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (calls[mid] > op.ret) hi = mid;
-        else lo = mid + 1;
-      }
-      if (lo === 0) return false;
-      const alive = bestWho[lo - 1] === r ? second[lo - 1] : best[lo - 1];
-      return alive >= op.call;
-    },
-  };
+
+  isInitial(v: string | number): boolean {
+    return this.find(v) === 0;
+  }
+
+  /** The producers of key `v`, in the history's order. */
+  producersOf(v: string | number): number[] {
+    const id = this.find(v);
+    if (id < 0) return [];
+    return [...this.members.subarray(this.begin[id], this.begin[id + 1])].sort((a, b) => a - b);
+  }
 }
 
 /** Why observer `r` is impossible, in words: each producer of its value, and what rules it out. */
-function whyImpossible(
-  ops: readonly PartOp[],
-  r: number,
-  initialValueKey: string | number,
-  producers: Map<string | number, number[]>,
-  overwritten: Overwritten,
-  roles: ValueRoles & { subject: string; shownValue(op: PartOp): string },
-): string {
+function whyImpossible(ops: readonly PartOp[], r: number, producers: ProducerIndex, roles: ObservationRoles): string {
   const op = ops[r];
-  const v = roles.observes(op) as string | number;
   const reasons: string[] = [];
-  if (v === initialValueKey) {
-    const w = overwritten.who(Number.NEGATIVE_INFINITY);
-    reasons.push(
-      `it was the initial value, but op ${ops[w].input.index} overwrote it before op ${op.input.index} was invoked`,
-    );
-  }
-  for (const p of producers.get(v) ?? []) {
-    if (p === r) continue;
-    const producer = ops[p];
-    if (producer.call > op.ret) {
-      reasons.push(`op ${producer.input.index} writes it, but only after op ${op.input.index} completed`);
-      continue;
+  for (const e of roles.explainedBy ? roles.explainedBy(op) : [roles.observes(op) as string | number]) {
+    // What the producers of `e` made: the observed value itself, or (explainedBy) a start of it, named.
+    const it = roles.explainedBy ? (roles.shownKey?.(e) ?? String(e)) : 'it';
+    if (producers.isInitial(e)) {
+      const w = producers.overwriterAfter(Number.NEGATIVE_INFINITY);
+      const was = roles.explainedBy ? 'it may be appends to the initial value' : 'it was the initial value';
+      reasons.push(`${was}, but op ${ops[w].input.index} overwrote it before op ${op.input.index} was invoked`);
     }
-    const w = overwritten.who(producer.ret);
-    reasons.push(
-      `op ${producer.input.index} wrote it, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
-    );
+    for (const p of producers.producersOf(e)) {
+      if (p === r) continue;
+      const producer = ops[p];
+      if (producer.call > op.ret) {
+        reasons.push(`op ${producer.input.index} writes ${it}, but only after op ${op.input.index} completed`);
+        continue;
+      }
+      const w = producers.overwriterAfter(producer.ret);
+      reasons.push(
+        `op ${producer.input.index} wrote ${it}, but op ${ops[w].input.index} overwrote it after that and before op ${op.input.index} was invoked`,
+      );
+    }
   }
   return impossibleReason(roles.subject, roles.shownValue(op), reasons);
 }
