@@ -36,7 +36,7 @@ import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
 
 export { Decided } from './schedule.js';
 
-import { Decided, FIRST_STEPS } from './schedule.js';
+import { Decided, FIRST_STEPS, precheckedFirst } from './schedule.js';
 import { type Part, Splitter } from './split.js';
 
 export type { Configuration, Counterexample, OpSummary } from './explain.js';
@@ -130,7 +130,11 @@ export interface Prepared {
   initial: unknown;
   /** Smallest first, then by first operation: the check order (schedule.ts). */
   parts: Part[];
-  /** An operation the model's pre-check found impossible (the earliest to complete): no search then. */
+  /** Per part: 1 once the model's pre-check has run on it (schedule.ts: precheckedFirst). */
+  prechecked: Uint8Array;
+  /** The parts' operations the pre-check found impossible so far: once one is, no search goes on. */
+  found: Map<number, Impossible>;
+  /** Of those, the one reported (reportImpossible: every part pre-checked by then). */
   impossible?: Counterexample;
   options: CheckOptions;
   deadline: number;
@@ -170,29 +174,33 @@ export function checkLinearizablePaired(
  * found not linearizable, which ends the check (the parts before it in the round have had
  * their turn; the parts after it could only be decided later). A part's search is made at
  * its first turn and let go once it is decided, its arrays handed on to the next (buffers.ts).
+ * A part not pre-checked before the search (schedule.ts: precheckedFirst) is pre-checked at
+ * its first turn, and an impossible operation ends the search; before the verdict every part
+ * is pre-checked, so that an impossible operation anywhere is it.
  */
 export function searchInThread(prepared: Prepared): LinearizableResult {
   const decided = newDecided(prepared);
-  if (!prepared.impossible) {
-    const checks: (PartCheck | undefined)[] = new Array(prepared.parts.length);
-    let open = prepared.parts.map((_, i) => i);
-    for (let round = 0; open.length > 0 && !decided.best; round++) {
-      for (const [k, i] of open.entries()) {
-        checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
-        const check = checks[i];
-        const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
-        const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
-        decided.steps[i] = check.iterations;
-        if (status === 'running') continue;
-        decided.record(i, check.outcome());
-        checks[i] = undefined;
-        prepared.parts[i].release();
-        if (status === 'illegal') break;
-      }
-      sampleProcess(prepared);
-      open = open.filter((i) => decided.outcomes[i] === undefined);
+  const checks: (PartCheck | undefined)[] = new Array(prepared.parts.length);
+  let open = prepared.parts.map((_, i) => i);
+  for (let round = 0; open.length > 0 && !decided.best && prepared.found.size === 0; round++) {
+    for (const [k, i] of open.entries()) {
+      // A part not pre-checked first is at its first turn (its objects built for the search).
+      if (!checks[i] && precheckHere(prepared, i)) break;
+      checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
+      const check = checks[i];
+      const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
+      const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
+      decided.steps[i] = check.iterations;
+      if (status === 'running') continue;
+      decided.record(i, check.outcome());
+      checks[i] = undefined;
+      prepared.parts[i].release();
+      if (status === 'illegal') break;
     }
+    sampleProcess(prepared);
+    open = open.filter((i) => decided.outcomes[i] === undefined);
   }
+  precheckRest(prepared);
   return conclude(prepared, decided, 0);
 }
 
@@ -302,27 +310,46 @@ function prepareFrom(
     },
     peakHeapBytes: 0,
     peakRssBytes: 0,
+    prechecked: new Uint8Array(parts.length),
+    found: new Map(),
   };
-  if (precheck) precheckAll(prepared);
+  if (precheck) precheckFirst(prepared);
   sampleProcess(prepared);
   return prepared;
 }
 
 /**
- * Every part pre-checked, in this thread. Each part's objects go again once it is, but the
- * first's (searchInThread begins with it): built again when its search begins. Kept, a
- * million operations' objects were all in the heap before the first search, and each full
- * collection traced them (one of 0.6 s); built twice, a history of one part (a register's)
- * paid for its objects twice.
+ * The parts pre-checked before any search (precheckedFirst), in this thread. Each part's
+ * objects go again once it is, but the first's (searchInThread begins with it): built again
+ * when its search begins. Kept, a million operations' objects were all in the heap before
+ * the first search, and each full collection traced them (one of 0.6 s).
  */
-export function precheckAll(prepared: Prepared): void {
-  const found = new Map<number, Impossible>();
+export function precheckFirst(prepared: Prepared): void {
   for (let i = 0; i < prepared.parts.length; i++) {
-    const f = precheckPart(prepared, i);
+    if (!precheckedFirst(prepared.parts[i].size)) continue;
+    precheckHere(prepared, i);
     if (i > 0) prepared.parts[i].release();
-    if (f) found.set(i, f);
   }
-  reportImpossible(prepared, found);
+}
+
+/** Pre-checks part `part` in this thread unless it was: whether an impossible operation is found (in it or before). */
+export function precheckHere(prepared: Prepared, part: number): boolean {
+  if (prepared.prechecked[part] === 0) {
+    const f = precheckPart(prepared, part);
+    prepared.prechecked[part] = 1;
+    if (f) prepared.found.set(part, f);
+  }
+  return prepared.found.size > 0;
+}
+
+/** Before the verdict: every part not yet pre-checked (a violation ended the search first), then the one reported. */
+export function precheckRest(prepared: Prepared): void {
+  for (let i = 0; i < prepared.parts.length; i++) {
+    if (prepared.prechecked[i] === 1) continue;
+    precheckHere(prepared, i);
+    prepared.parts[i].release();
+  }
+  reportImpossible(prepared);
 }
 
 /** An operation of a part (its place there) that the model's pre-check found impossible. */
@@ -344,9 +371,9 @@ export function precheckPart(prepared: Prepared, part: number): Impossible | und
  * earliest to complete, then the first part in check order. It wins over any violation a
  * search found, whichever thread found what first.
  */
-export function reportImpossible(prepared: Prepared, found: ReadonlyMap<number, Impossible>): void {
+export function reportImpossible(prepared: Prepared): void {
   let best: { part: number; op: number; reason: string; ret: number } | undefined;
-  for (const [part, f] of [...found].sort((a, b) => a[0] - b[0])) {
+  for (const [part, f] of [...prepared.found].sort((a, b) => a[0] - b[0])) {
     const ret = prepared.parts[part].ret(f.op);
     if (!best || ret < best.ret) best = { part, ...f, ret };
   }

@@ -14,6 +14,7 @@ import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable, type Prepared, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn, partTurns } from './part-worker.js';
+import { LARGE_PART } from './schedule.js';
 
 /** keyedHistory, corrupting by seed. */
 const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, steps = 600): Op[] =>
@@ -128,30 +129,36 @@ describe('parts on worker threads', () => {
     }
   });
 
-  it('parts are pre-checked on the thread that takes them: an impossible operation still wins over a violation found by search', async () => {
+  it('an impossible operation wins over a violation found by search, on small parts and large ones', async () => {
     // Check order, smallest first: 'a' (its violation only the search finds), then the larger
-    // 'b', whose stale read the pre-check sees. On one thread every part is pre-checked before
-    // any search, so the verdict is b's impossible read; on two, b is pre-checked by the
-    // thread that takes it (before, the whole check fell back to one thread).
-    const a = searchOnlyViolation('a', 0, 200);
-    const b = searchOnlyViolation('b', 100, 2000).slice(0, -12);
-    b.push(
-      { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
-      { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
-      { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
-      { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
-      { index: 0, type: 'invoke', f: 'read', process: 111, time: 0, key: 'b' },
-      { index: 0, type: 'ok', f: 'read', process: 111, time: 0, key: 'b', value: 7 },
-    );
-    const history = [...a, ...b].map((o, index) => ({ ...o, index }));
-    const one = inThread(history, 'register');
-    const two = await onWorkers(history, 'register');
-    expect(one.valid).toBe(false);
-    expect(one.counterexample?.key).toBe('b');
-    expect(one.counterexample?.reason).toMatch(/^it needs the register to hold 7/);
-    expect(two.stats.threads).toBe(2);
-    expect(two.counterexample).toEqual(one.counterexample);
-    expect(two.summary).toBe(one.summary);
+    // 'b', whose stale read the pre-check sees. Small parts are pre-checked before any search;
+    // large ones (LARGE_PART) at their first turn, so 'a' is searched and found not
+    // linearizable first, and 'b' is pre-checked before the verdict all the same. On two
+    // threads the same verdict (b is pre-checked by this thread or by the worker taking it).
+    for (const padding of [200, 2 * LARGE_PART + 200]) {
+      const a = searchOnlyViolation('a', 0, padding);
+      const b = searchOnlyViolation('b', 100, padding + 2000).slice(0, -12);
+      b.push(
+        { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
+        { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 7 },
+        { index: 0, type: 'invoke', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
+        { index: 0, type: 'ok', f: 'write', process: 110, time: 0, key: 'b', value: 8 },
+        { index: 0, type: 'invoke', f: 'read', process: 111, time: 0, key: 'b' },
+        { index: 0, type: 'ok', f: 'read', process: 111, time: 0, key: 'b', value: 7 },
+      );
+      const history = [...a, ...b].map((o, index) => ({ ...o, index }));
+      const one = inThread(history, 'register');
+      const two = await onWorkers(history, 'register');
+      expect(one.valid).toBe(false);
+      expect(one.counterexample?.key).toBe('b');
+      expect(one.counterexample?.reason).toMatch(/^it needs the register to hold 7/);
+      // Large: 'a' was searched (and found not linearizable) before 'b' was pre-checked.
+      if (padding > LARGE_PART) expect(one.stats.iterations).toBeGreaterThan(0);
+      else expect(one.stats.iterations).toBe(0);
+      expect(two.stats.threads).toBe(2);
+      expect(two.counterexample).toEqual(one.counterexample);
+      expect(two.summary).toBe(one.summary);
+    }
   });
 
   it("a worker searches a part turn by turn, to each turn's end, and stops a part at its shared limit", async () => {

@@ -15,10 +15,11 @@
  * workers are started before the history is prepared (paired and split), so that they load
  * while this thread prepares.
  *
- * The model's pre-check: each worker's first part on the worker, every other part on this
- * thread before it searches any. As in one thread, an impossible operation anywhere is the
- * verdict (the earliest to complete), whatever a search found: so every part is pre-checked,
- * even one a violation cancelled, and once one is found impossible no search goes on.
+ * The model's pre-check: a part pre-checked first (schedule.ts: precheckedFirst) on this
+ * thread before it searches any, unless a worker began it; any other part on the thread
+ * that begins it. As in one thread, an impossible operation anywhere is the verdict (the
+ * earliest to complete), whatever a search found: so every part is pre-checked, even one a
+ * violation cancelled, and once one is found impossible no search goes on.
  *
  * Histories under `minOperations`, or with one part, are checked in this thread alone. So
  * are models that are not registered (a worker knows models by name), and everything when
@@ -40,8 +41,8 @@ import {
   newDecided,
   newPartCheck,
   type Prepared,
-  precheckAll,
-  precheckPart,
+  precheckFirst,
+  precheckHere,
   prepare,
   reportImpossible,
   reserveFor,
@@ -51,7 +52,7 @@ import {
 } from './engine.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
-import type { Decided } from './schedule.js';
+import { type Decided, precheckedFirst } from './schedule.js';
 import type { SearchStatus } from './search.js';
 
 export interface ParallelOptions extends CheckOptions {
@@ -152,7 +153,7 @@ export async function checkLinearizableParallel(
   for (const w of early) if (!workers.includes(w)) void w.terminate();
   if (!parallel || !url) {
     if (early.length > 0) reserveFor(history); // started for nothing: the pool now
-    precheckAll(prepared);
+    precheckFirst(prepared);
     return searchInThread(prepared);
   }
   while (workers.length < threads - 1) workers.push(new Worker(url, { workerData: PART_WORKER }));
@@ -172,9 +173,10 @@ export async function checkLinearizableParallel(
  * its end, a 50-client kv history with hard keys searched 33 times the states of one
  * thread: the hard keys ran while the violation waited.)
  *
- * The model's pre-check: each worker pre-checks its first part, this thread every other part
- * before its own first search (so an impossible operation in the last part is found before
- * the hard parts ahead of it are searched). As in one thread, an impossible operation
+ * The model's pre-check: this thread pre-checks the parts pre-checked first (precheckedFirst)
+ * before its own first search, but those a worker began (so an impossible operation in the
+ * last part is found before the hard parts ahead of it are searched); any other part is
+ * pre-checked by the thread that begins it. As in one thread, an impossible operation
  * anywhere is the verdict (the earliest to complete), whatever a search found: once one is
  * found every search stops, and this thread pre-checks the parts not yet pre-checked.
  *
@@ -185,8 +187,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const decided = newDecided(prepared);
   /** What the workers read between slices: how far each part may go (Decided.limit). */
   const limits = new Int32Array(new SharedArrayBuffer(4 * n)).fill(NO_LIMIT);
-  const prechecked = new Uint8Array(n);
-  const impossible = new Map<number, Impossible>();
+  const { prechecked, found: impossible } = prepared;
   /** Whether a part's search is still wanted: undecided, within its limit, nothing found impossible. */
   const searchWanted = (part: number) => impossible.size === 0 && decided.wanted(part);
   /** Each part's next round. */
@@ -226,10 +227,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     impossible.set(part, f);
     limits.fill(0); // no worker writes them: a plain fill, each read sees the 0 soon enough
   };
-  const precheckHere = (part: number) => {
-    const f = precheckPart(prepared, part);
-    prechecked[part] = 1;
-    if (f) found(part, f);
+  const precheck = (part: number) => {
+    if (precheckHere(prepared, part)) limits.fill(0);
   };
   /** A turn ended on `thread`: decided, cut short (`steps` past the limit), or to go on. */
   const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome) => {
@@ -257,10 +256,10 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       // holds unchecked is pre-checked here rather than waited for (a worker still loading
       // would hold the verdict up by its start).
       if (impossible.size > 0) {
-        for (let p = 0; p < n; p++) if (prechecked[p] === 0) precheckHere(p);
+        for (let p = 0; p < n; p++) if (prechecked[p] === 0) precheck(p);
       } else if (busy.size > 0) return;
       for (const w of [...pool]) stop(w);
-      reportImpossible(prepared, impossible);
+      reportImpossible(prepared);
       sampleProcess(prepared);
       resolve(decided);
     };
@@ -333,7 +332,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         // same, every part it held. A fresh worker takes over the parts not begun.
         for (const part of held) {
           // A part it was beginning may not have been pre-checked there: it is here.
-          if (prechecked[part] === 0) precheckHere(part);
+          if (prechecked[part] === 0) precheck(part);
           if (decided.outcomes[part] !== undefined) continue;
           const { key, size } = prepared.parts[part];
           const progress = { key, linearized: 0, total: size, operations: size };
@@ -358,16 +357,23 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     /** This thread's parts, begun and undecided. */
     const mine = new Map<number, PartCheck>();
     const searchHere = async () => {
-      // Every part not begun on a worker is pre-checked before this thread searches any: an
-      // impossible operation is the verdict wherever it is, and found before a hard part's
-      // search rather than after it (a worker then begins such a part without its own).
-      for (let p = 0; p < n && impossible.size === 0; p++) {
-        if (prechecked[p] === 0 && !beganOnWorker(p)) precheckHere(p);
+      // The parts pre-checked first (schedule.ts: precheckedFirst) and not begun on a worker,
+      // before this thread searches any: an impossible operation is the verdict wherever it
+      // is, and found before a hard part's search rather than after it (a worker then begins
+      // such a part without its own). Each part's objects go again once pre-checked (as in
+      // precheckFirst) but those of the part this thread begins with: a worker builds its own
+      // from the columns. The workers' answers are let in between: a worker through with its
+      // part takes the next one not begun, and pre-checks it there, rather than wait.
+      for (let p = 0; p < n && impossible.size === 0 && !failed; p++) {
+        if (prechecked[p] === 1 || beganOnWorker(p) || !precheckedFirst(prepared.parts[p].size)) continue;
+        precheck(p);
+        if (p !== unbegun) prepared.parts[p].release();
+        await turn();
       }
       for (let part = nextTurn('here'); part !== undefined && !failed; part = nextTurn('here')) {
         let check = mine.get(part);
         if (!check) {
-          if (prechecked[part] === 0) precheckHere(part);
+          if (prechecked[part] === 0) precheck(part);
           if (!searchWanted(part)) {
             prepared.parts[part].release(); // pre-checked, not to be searched
             continue;
