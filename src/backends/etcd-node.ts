@@ -18,7 +18,11 @@ export function etcdNodeSpecs(count = ETCD_NODES): NodeSpec[] {
     name,
     role: 'node',
     port: ETCD_CLIENT_PORT,
-    command: (peers) => startWithData(etcdServer(name, names, peers), replaceMemberIfWiped(name, names, peers)),
+    command: (peers) =>
+      startWithData(etcdServer(name, names, peers), [
+        ...replaceMemberIfWiped(name, names, peers),
+        ...afterPreviousMember(name, names, peers),
+      ]),
     ready: (node) => waitForEtcd(node.ip),
   }));
 }
@@ -83,6 +87,29 @@ function replaceMemberIfWiped(name: string, names: string[], peers: PeerNames): 
     '  done',
     `  [ $replaced = yes ] && echo "lockchaos: ${name} lost its data: replaced it with a new member" || echo "lockchaos: ${name} lost its data and could not be replaced (no quorum)"`,
     '  export ETCD_INITIAL_CLUSTER_STATE=existing',
+    'fi',
+  ];
+}
+
+/**
+ * At the cluster's first start, a member waits (3 s at most) until the member before it
+ * answers on its peer port. etcd 3.4 bootstraps a new member by asking every other member's
+ * /members with a 1 s timeout, and a member that already listens but is in that same check
+ * does not answer until the timeout: started all at once, the members held each other up
+ * 1-2 s (bench:startup). One after another, each finds every other member serving, or not
+ * listening yet (refused at once). Not after a start with data, or a wiped member's
+ * replacement: neither bootstraps.
+ */
+function afterPreviousMember(name: string, names: string[], peers: PeerNames): string[] {
+  const previous = names.indexOf(name) - 1;
+  if (previous < 0) return [];
+  const host = peers.host(names[previous]);
+  const answers = `(exec 3<>/dev/tcp/${host}/${ETCD_PEER_PORT} && printf 'GET /members HTTP/1.0\\r\\n\\r\\n' >&3 && read -r -t 0.2 line <&3) 2>/dev/null`;
+  return [
+    `if [ ! -d ${DATA_DIR}/etcd ] && [ "$ETCD_INITIAL_CLUSTER_STATE" = new ]; then`,
+    // EPOCHREALTIME in microseconds, without its point.
+    `  deadline=$(( \${EPOCHREALTIME/./} + 3000000 ))`,
+    `  until ${answers} || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.05; done`,
     'fi',
   ];
 }
