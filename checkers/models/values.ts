@@ -214,21 +214,22 @@ class ProducerIndex {
   private readonly second: Float64Array;
   /** The ok producers by call, with the suffix minima of their completions (and whose). */
   private readonly okCalls: Float64Array;
-  private readonly minRet: Float64Array;
   private readonly minWho: Int32Array;
   /** When the initial value is overwritten for certain: the first completion of any ok producer. */
   private readonly initialAlive: number;
 
   constructor(ops: readonly PartOp[], initialValueKey: string | number, roles: ValueRoles) {
     const n = ops.length;
-    this.small = new Int32Array(2 * n + 16);
-    const call = new Float64Array(n);
-    const ret = new Float64Array(n);
+    const [small, valueIdOf, byCall] = carve((l) => new Int32Array(l), 2 * n + 16, n, n);
+    this.small = small;
     /** Per op: its value's id, -1 for an op that produces none. */
-    const valueIdOf = new Int32Array(n).fill(-1);
+    valueIdOf.fill(-1);
+    const [call, ret] = carve((l) => new Float64Array(l), n, n);
     const count: number[] = [];
     this.id(initialValueKey, count);
     let sorted = true;
+    let size = 0;
+    let okCount = 0;
     for (let i = 0; i < n; i++) {
       const op = ops[i];
       call[i] = op.call;
@@ -239,54 +240,69 @@ class ProducerIndex {
       const id = this.id(p, count);
       valueIdOf[i] = id;
       count[id]++;
+      size++;
+      if (op.output.known) okCount++;
     }
     // The ops by call (a part's are already; a model's test's may not be).
-    const byCall = new Int32Array(n);
     for (let i = 0; i < n; i++) byCall[i] = i;
     if (!sorted) byCall.sort((a, b) => call[a] - call[b]);
-    let okCount = 0;
-    for (let i = 0; i < n; i++) if (valueIdOf[i] >= 0 && ret[i] !== Number.POSITIVE_INFINITY) okCount++;
-    const ok = new Int32Array(okCount);
-    this.okCalls = new Float64Array(okCount);
+    const values = count.length;
+    const [ok, minWho, begin, next, members, bestWho] = carve(
+      (l) => new Int32Array(l),
+      okCount,
+      okCount + 1,
+      values + 1,
+      values,
+      size,
+      size,
+    );
+    const [okCalls, minRet, calls, best, second] = carve(
+      (l) => new Float64Array(l),
+      okCount,
+      okCount + 1,
+      size,
+      size,
+      size,
+    );
+    this.okCalls = okCalls;
+    this.minWho = minWho;
+    this.begin = begin;
+    this.members = members;
+    this.calls = calls;
+    this.best = best;
+    this.bestWho = bestWho;
+    this.second = second;
     for (let k = 0, o = 0; k < n; k++) {
       const i = byCall[k];
       if (valueIdOf[i] < 0 || ret[i] === Number.POSITIVE_INFINITY) continue;
       ok[o] = i;
-      this.okCalls[o++] = call[i];
+      okCalls[o++] = call[i];
     }
-    this.minRet = new Float64Array(okCount + 1).fill(Number.POSITIVE_INFINITY);
-    this.minWho = new Int32Array(okCount + 1).fill(-1);
+    minRet[okCount] = Number.POSITIVE_INFINITY;
+    minWho[okCount] = -1;
     for (let k = okCount - 1; k >= 0; k--) {
       const r = ret[ok[k]];
-      const earlier = r < this.minRet[k + 1];
-      this.minRet[k] = earlier ? r : this.minRet[k + 1];
-      this.minWho[k] = earlier ? ok[k] : this.minWho[k + 1];
+      const earlier = r < minRet[k + 1];
+      minRet[k] = earlier ? r : minRet[k + 1];
+      minWho[k] = earlier ? ok[k] : minWho[k + 1];
     }
-    this.initialAlive = this.minRet[0];
-    const values = count.length;
-    this.begin = new Int32Array(values + 1);
-    for (let id = 0; id < values; id++) this.begin[id + 1] = this.begin[id] + count[id];
-    const size = this.begin[values];
-    this.members = new Int32Array(size);
-    this.calls = new Float64Array(size);
-    const next = this.begin.slice(0, values);
+    this.initialAlive = minRet[0];
+    for (let id = 0; id < values; id++) begin[id + 1] = begin[id] + count[id];
+    next.set(begin.subarray(0, values));
     for (let k = 0; k < n; k++) {
       const i = byCall[k];
       if (valueIdOf[i] < 0) continue;
       const at = next[valueIdOf[i]]++;
-      this.members[at] = i;
-      this.calls[at] = call[i];
+      members[at] = i;
+      calls[at] = call[i];
     }
-    this.best = new Float64Array(size);
-    this.bestWho = new Int32Array(size);
-    this.second = new Float64Array(size);
     for (let id = 0; id < values; id++) {
       let b = Number.NEGATIVE_INFINITY;
       let who = -1;
       let s = Number.NEGATIVE_INFINITY;
-      for (let at = this.begin[id]; at < this.begin[id + 1]; at++) {
-        const p = this.members[at];
-        const alive = ret[p] === Number.POSITIVE_INFINITY ? ret[p] : this.minRet[this.okAfter(ret[p])];
+      for (let at = begin[id]; at < begin[id + 1]; at++) {
+        const p = members[at];
+        const alive = ret[p] === Number.POSITIVE_INFINITY ? ret[p] : minRet[this.okAfter(ret[p])];
         if (alive > b) {
           s = b;
           b = alive;
@@ -294,9 +310,9 @@ class ProducerIndex {
         } else if (alive > s) {
           s = alive;
         }
-        this.best[at] = b;
-        this.bestWho[at] = who;
-        this.second[at] = s;
+        best[at] = b;
+        bestWho[at] = who;
+        second[at] = s;
       }
     }
   }
@@ -365,6 +381,25 @@ class ProducerIndex {
     if (id < 0) return [];
     return [...this.members.subarray(this.begin[id], this.begin[id + 1])].sort((a, b) => a - b);
   }
+}
+
+/**
+ * Views of these lengths, one after another on one array `make` makes: one allocation for
+ * several (a check of a few dozen operations builds an index too, and each typed array of
+ * its own is a buffer outside the heap).
+ */
+function carve<A extends { subarray(begin: number, end: number): A }>(
+  make: (length: number) => A,
+  ...lengths: number[]
+): A[] {
+  const all = make(lengths.reduce((n, l) => n + l, 0));
+  const views: A[] = [];
+  let at = 0;
+  for (const l of lengths) {
+    views.push(all.subarray(at, at + l));
+    at += l;
+  }
+  return views;
 }
 
 /** Why observer `r` is impossible, in words: each producer of its value, and what rules it out. */
