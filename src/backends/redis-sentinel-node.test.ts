@@ -33,12 +33,29 @@ describe('the Sentinel group starts knowing itself', () => {
 
   it('points each replica at the primary by address, and syncs without delay', () => {
     for (const name of ['redis-2', 'redis-3']) {
-      expect(script(name)).toContain(`printf 'replicaof %s 6379\\n' "$(resolve net-redis-1)" > /data/replicaof.conf`);
+      expect(script(name)).toContain('primary=$(resolve net-redis-1)');
+      expect(script(name)).toContain(`printf 'replicaof %s 6379\\n' "$primary" > /data/replicaof.conf`);
       expect(script(name)).toContain('--include /data/replicaof.conf');
     }
     for (const name of ['redis-1', 'redis-2', 'redis-3'])
       expect(script(name)).toContain('--repl-diskless-sync-delay 0');
     expect(script('redis-1')).not.toContain('replicaof');
+  });
+
+  it('at the first start only, each replica waits for the primary to listen, each Sentinel for the replicas in sync', () => {
+    for (const name of ['redis-2', 'redis-3']) {
+      expect(script(name)).toMatch(
+        /if \[ ! -f \/data\/\.started \] && \[ "\$DATA_WIPED" = 0 \]; then\n.*\n {2}until \(exec 3<>\/dev\/tcp\/\$primary\/6379\)/,
+      );
+      expect(script(name)).toContain('touch /data/.started');
+    }
+    for (const name of ['sentinel-1', 'sentinel-2', 'sentinel-3']) {
+      const first = script(name).split('if [ ! -f /data/sentinel.conf ]; then')[1] ?? '';
+      for (const replica of ['redis-2', 'redis-3'])
+        expect(first).toContain(
+          `redis-cli -h "$(resolve net-${replica})" -p 6379 info replication 2>/dev/null | grep -q master_link_status:up`,
+        );
+    }
   });
 
   it('writes start scripts bash can parse', () => {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient } from '../../src/backends/redis-node.js';
 import { redisSentinelBackend } from '../../src/backends/redis-sentinel.js';
-import { sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
+import { SENTINEL_PORT, sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
 import { nodeFaultContext } from '../../src/nemesis/context.js';
@@ -38,6 +38,19 @@ describe.skipIf(skip)('redis-sentinel', () => {
   });
   afterAll(async () => {
     await removeResources({ runId });
+  });
+
+  it("runs on Sentinel's own periods once ready: those shortened for the start are put back", async () => {
+    for (const node of lockNodes().filter((n) => n.name.startsWith('sentinel-'))) {
+      const client = await redisClient(node.ip, 1000, SENTINEL_PORT);
+      try {
+        const flat = (await client.call('SENTINEL', 'DEBUG')) as string[];
+        const periods = Object.fromEntries(flat.flatMap((v, i) => (i % 2 === 0 ? [[v, flat[i + 1]]] : [])));
+        expect(periods).toMatchObject({ 'PING-PERIOD': '1000', 'INFO-PERIOD': '10000' });
+      } finally {
+        client.disconnect();
+      }
+    }
   });
 
   it('fails over a primary cut from its replicas and Sentinels; both primaries accept writes; the heal demotes the old one', async () => {
