@@ -120,10 +120,10 @@ function checkedNodeSpecs(backend: Backend, opts: BackendOptions): NodeSpec[] {
 function checkedReady(name: string, spec: NodeSpec): NodeSpec {
   const ms = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const call = `backend ${name}: node '${spec.name}' ready()`;
-  const ready = (node: NodeHandle) =>
+  const ready = (node: NodeHandle, start?: { restart: boolean }) =>
     withDeadline(
       Promise.resolve()
-        .then(() => spec.ready(node))
+        .then(() => spec.ready(node, start))
         .catch((err) => {
           throw new UserError(`${call} threw: ${errorMessage(err).split('\n')[0]} ${HOW}`);
         }),

@@ -87,7 +87,7 @@ export function sentinelGroupSpecs(o: SentinelGroupOptions): NodeSpec[] {
               .map((s) => ({ host: peers.host(sentinelNodeName(s)), id: sentinelId(s) })),
           }),
         ),
-      ready: (node) => waitForSentinel(node.ip, o.replicas, o.sentinels - 1),
+      ready: (node, start) => waitForSentinel(node.ip, o.replicas, o.sentinels - 1, start?.restart === false),
     }),
   );
   return [...redis, ...sentinels];
@@ -119,8 +119,8 @@ function sentinelConfig(self: number, peers: SentinelPeers): string[] {
       (s) => `"sentinel known-sentinel ${PRIMARY_NAME} $(resolve ${s.host}) ${SENTINEL_PORT} ${s.id}"`,
     ),
   ];
-  // At the group's first start, the replicas in sync first (3 s at most): a Sentinel that
-  // finds a replica's link to the primary down asks it again only a second later.
+  // At the group's first start (not after a wipe), the replicas in sync first (3 s at most):
+  // a Sentinel that finds a replica's link to the primary down asks it again a second later.
   const synced = peers.replicas.map(
     (host) =>
       `redis-cli -h "$(resolve ${host})" -p ${REDIS_PORT} info replication 2>/dev/null | grep -q master_link_status:up`,
@@ -129,7 +129,7 @@ function sentinelConfig(self: number, peers: SentinelPeers): string[] {
     `if [ ! -f ${conf} ]; then`,
     `  ${RESOLVE}`,
     `  deadline=$(( \${EPOCHREALTIME/./} + 3000000 ))`,
-    `  until { ${synced.join(' && ')}; } || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.02; done`,
+    `  [ "$DATA_WIPED" = 1 ] || until { ${synced.join(' && ')}; } || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.02; done`,
     `  printf '%s\\n' 'port ${SENTINEL_PORT}' 'bind 0.0.0.0' 'protected-mode no' 'sentinel myid ${sentinelId(self)}' \\`,
     `    "sentinel monitor ${PRIMARY_NAME} $(resolve ${peers.primary}) ${REDIS_PORT} ${SENTINEL_QUORUM}" \\`,
     `    'sentinel down-after-milliseconds ${PRIMARY_NAME} ${DOWN_AFTER_MS}' \\`,
@@ -160,14 +160,22 @@ function waitForReplica(ip: string, deadlineMs = 30_000): Promise<void> {
  * the primary up): before that a failover could not be authorised, and a partition early
  * in the run would show nothing. Knowing alone is not enough, since the config names them.
  *
- * Meanwhile its periods are short (STARTUP_PERIODS): a Sentinel retries a link that failed
- * once a ping period (1 s) and asks a replica its state once an info period (10 s), so a
- * Sentinel up before its peers waited a whole period for each link it tried too early
- * (bench:startup: ready 1.1 s after the last container, 1.74x the floor). The periods it had
- * are put back before it is called ready: the run sees Sentinel's own.
+ * At the group's first start its periods are short meanwhile (STARTUP_PERIODS): a Sentinel
+ * retries a link that failed once a ping period (1 s) and asks a replica its state once an
+ * info period (10 s), so a Sentinel up before its peers waited a whole period for each link
+ * it tried too early (bench:startup: ready 1.1 s after the last container, 1.74x the floor).
+ * The periods it had are put back before it is called ready: the run sees Sentinel's own.
  */
-function waitForSentinel(ip: string, replicas: number, otherSentinels: number, deadlineMs = 60_000): Promise<void> {
-  let restore: string[] | undefined;
+function waitForSentinel(
+  ip: string,
+  replicas: number,
+  otherSentinels: number,
+  firstStart: boolean,
+  deadlineMs = 60_000,
+): Promise<void> {
+  // Not at a restart a fault makes: a Sentinel that cannot reach the others then would keep
+  // the short periods into the run.
+  let restore: string[] | undefined = firstStart ? undefined : [];
   return waitUntilReady(`redis sentinel at ${ip}`, deadlineMs, 100, async () => {
     const client = await redisClient(ip, 500, SENTINEL_PORT);
     try {

@@ -34,8 +34,11 @@ export interface NodeSpec {
    */
   command?: string[] | ((peers: PeerNames) => string[]);
   env?: Record<string, string>;
-  /** Resolves when the server answers; rejects after its own deadline. */
-  ready: (node: NodeHandle) => Promise<void>;
+  /**
+   * Resolves when the server answers; rejects after its own deadline. `start.restart`: the
+   * node is back from a kill (restart()), not at the cluster's first start.
+   */
+  ready: (node: NodeHandle, start?: { restart: boolean }) => Promise<void>;
   /** How long a module backend's ready() may take before the run gives up (default 60 s). */
   readyTimeoutMs?: number;
 }
@@ -148,7 +151,7 @@ class ContainerNode implements NodeHandle {
     }
     const info = await this.container.inspect();
     this.ip = info.NetworkSettings.Networks[this.networkName]?.IPAddress ?? this.ip;
-    await this.spec.ready(this);
+    await this.spec.ready(this, { restart: true });
   }
   async logs() {
     const buf = (await this.container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
@@ -194,7 +197,7 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
       signal?.throwIfAborted();
       const ip = started.getIpAddress(networkName);
       const node = new ContainerNode(spec, started, ip, networkName, runId);
-      await untilAborted(spec.ready(node), signal);
+      await untilAborted(spec.ready(node, { restart: false }), signal);
       return node;
     }),
   );
