@@ -319,20 +319,22 @@ class ProducerIndex {
 
   /** Key `v`'s id, made (and counted in `count`) if it has none yet. */
   private id(v: string | number, count: number[]): number {
-    const small = typeof v === 'number' && v >= 0 && v < this.small.length && Number.isInteger(v);
-    const known = small ? this.small[v as number] - 1 : (this.ids.get(v) ?? -1);
+    const known = this.find(v);
     if (known >= 0) return known;
     const id = count.length;
     count.push(0);
-    if (small) this.small[v as number] = id + 1;
+    if (this.isSmall(v)) this.small[v] = id + 1;
     else this.ids.set(v, id);
     return id;
   }
 
   /** Key `v`'s id; -1 if nothing produces it and it is not the initial value. */
   private find(v: string | number): number {
-    if (typeof v === 'number' && v >= 0 && v < this.small.length && Number.isInteger(v)) return this.small[v] - 1;
-    return this.ids.get(v) ?? -1;
+    return this.isSmall(v) ? this.small[v] - 1 : (this.ids.get(v) ?? -1);
+  }
+
+  private isSmall(v: string | number): v is number {
+    return typeof v === 'number' && v >= 0 && v < this.small.length && Number.isInteger(v);
   }
 
   /** Whether observer `r` (op) can see the value of key `v`: the initial value not yet overwritten, or a producer of it alive, other than `r`. */
@@ -341,29 +343,15 @@ class ProducerIndex {
     if (id < 0) return false;
     if (id === 0 && this.initialAlive >= op.call) return true;
     // The last of the value's producers invoked before r completed.
-    let lo = this.begin[id];
-    let hi = this.begin[id + 1];
-    const first = lo;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.calls[mid] > op.ret) hi = mid;
-      else lo = mid + 1;
-    }
-    if (lo === first) return false;
-    const alive = this.bestWho[lo - 1] === r ? this.second[lo - 1] : this.best[lo - 1];
+    const last = firstAbove(this.calls, this.begin[id], this.begin[id + 1], op.ret) - 1;
+    if (last < this.begin[id]) return false;
+    const alive = this.bestWho[last] === r ? this.second[last] : this.best[last];
     return alive >= op.call;
   }
 
   /** The first ok producer (by call) invoked after `after`: its place. */
   private okAfter(after: number): number {
-    let lo = 0;
-    let hi = this.okCalls.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.okCalls[mid] > after) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstAbove(this.okCalls, 0, this.okCalls.length, after);
   }
 
   /** The ok producer invoked after `after` that completes first; -1 when none. */
@@ -381,6 +369,18 @@ class ProducerIndex {
     if (id < 0) return [];
     return [...this.members.subarray(this.begin[id], this.begin[id + 1])].sort((a, b) => a - b);
   }
+}
+
+/** The first place in `sorted` from `lo` to `hi` (ascending there) holding more than `x`; `hi` if none. */
+function firstAbove(sorted: Float64Array, lo: number, hi: number, x: number): number {
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (sorted[mid] > x) b = mid;
+    else a = mid + 1;
+  }
+  return a;
 }
 
 /**

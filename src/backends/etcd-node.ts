@@ -4,7 +4,7 @@
  * over its HTTP gateway: is it ready, and does it believe it leads.
  */
 import type { NodeHandle, NodeSpec, PeerNames } from '../cluster/cluster.js';
-import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
+import { DATA_DIR, startWithData, waitAtMost, waitUntilReady } from './node-start.js';
 
 export const ETCD_CLIENT_PORT = 2379;
 export const ETCD_PEER_PORT = 2380;
@@ -107,9 +107,7 @@ function afterPreviousMember(name: string, names: string[], peers: PeerNames): s
   const answers = `(exec 3<>/dev/tcp/${host}/${ETCD_PEER_PORT} && printf 'GET /members HTTP/1.0\\r\\n\\r\\n' >&3 && read -r -t 0.2 line <&3) 2>/dev/null`;
   return [
     `if [ ! -d ${DATA_DIR}/etcd ] && [ "$ETCD_INITIAL_CLUSTER_STATE" = new ]; then`,
-    // EPOCHREALTIME in microseconds, without its point.
-    `  deadline=$(( \${EPOCHREALTIME/./} + 3000000 ))`,
-    `  until ${answers} || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.05; done`,
+    `  ${waitAtMost(answers)}`,
     'fi',
   ];
 }

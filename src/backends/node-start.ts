@@ -28,6 +28,19 @@ export function startWithData(server: string[], prepare: string[] = []): string[
 }
 
 /**
+ * bash, for a start script: until `condition` (a bash command) succeeds, or for
+ * `atMostS` seconds (EPOCHREALTIME, in microseconds without its point), then on either way.
+ * Used where a server's first start waits for a peer so as not to wait out the server's own
+ * retry period; never longer than this, so a peer that does not come costs what it did.
+ */
+export function waitAtMost(condition: string, atMostS = 3): string {
+  return [
+    `deadline=$(( \${EPOCHREALTIME/./} + ${atMostS * 1_000_000} ))`,
+    `until ${condition} || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.02; done`,
+  ].join('; ');
+}
+
+/**
  * Polls `probe` every intervalMs until it answers true; after deadlineMs throws with the
  * last reason it gave (a string, or what it threw).
  */

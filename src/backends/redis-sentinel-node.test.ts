@@ -45,7 +45,7 @@ describe('the Sentinel group starts knowing itself', () => {
   it('at the first start only, each replica waits for the primary to listen, each Sentinel for the replicas in sync', () => {
     for (const name of ['redis-2', 'redis-3']) {
       expect(script(name)).toMatch(
-        /if \[ ! -f \/data\/\.started \] && \[ "\$DATA_WIPED" = 0 \]; then\n.*\n {2}until \(exec 3<>\/dev\/tcp\/\$primary\/6379\)/,
+        /if \[ ! -f \/data\/\.started \] && \[ "\$DATA_WIPED" = 0 \]; then\n {2}deadline=.*; until \(exec 3<>\/dev\/tcp\/\$primary\/6379\)/,
       );
       expect(script(name)).toContain('touch /data/.started');
     }

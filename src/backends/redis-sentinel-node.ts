@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { NodeHandle, NodeSpec } from '../cluster/cluster.js';
-import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
+import { DATA_DIR, startWithData, waitAtMost, waitUntilReady } from './node-start.js';
 import { REDIS_PORT, redisClient, redisNodeSpec, waitForRedis } from './redis-node.js';
 
 export const SENTINEL_PORT = 26379;
@@ -60,8 +60,7 @@ export function sentinelGroupSpecs(o: SentinelGroupOptions): NodeSpec[] {
             // cron, a second later, and the primary's container may be up before its server.
             // Not at a restart, which a fault makes: it comes back as a real one would.
             `if [ ! -f ${STARTED} ] && [ "$DATA_WIPED" = 0 ]; then`,
-            `  deadline=$(( \${EPOCHREALTIME/./} + 3000000 ))`,
-            `  until (exec 3<>/dev/tcp/$primary/${REDIS_PORT}) 2>/dev/null || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.02; done`,
+            `  ${waitAtMost(`(exec 3<>/dev/tcp/$primary/${REDIS_PORT}) 2>/dev/null`)}`,
             'fi',
             `touch ${STARTED}`,
           ]);
@@ -128,8 +127,7 @@ function sentinelConfig(self: number, peers: SentinelPeers): string[] {
   return [
     `if [ ! -f ${conf} ]; then`,
     `  ${RESOLVE}`,
-    `  deadline=$(( \${EPOCHREALTIME/./} + 3000000 ))`,
-    `  [ "$DATA_WIPED" = 1 ] || until { ${synced.join(' && ')}; } || (( \${EPOCHREALTIME/./} > deadline )); do sleep 0.02; done`,
+    `  [ "$DATA_WIPED" = 1 ] || { ${waitAtMost(`{ ${synced.join(' && ')}; }`)}; }`,
     `  printf '%s\\n' 'port ${SENTINEL_PORT}' 'bind 0.0.0.0' 'protected-mode no' 'sentinel myid ${sentinelId(self)}' \\`,
     `    "sentinel monitor ${PRIMARY_NAME} $(resolve ${peers.primary}) ${REDIS_PORT} ${SENTINEL_QUORUM}" \\`,
     `    'sentinel down-after-milliseconds ${PRIMARY_NAME} ${DOWN_AFTER_MS}' \\`,
