@@ -84,6 +84,11 @@ export interface CheckStats {
   parts: number;
   /** Search steps, over all parts (those cut short by a violation found elsewhere too). */
   iterations: number;
+  /**
+   * Steps searched again for the counterexamples of illegal parts whose search gave up orders
+   * early (part.ts: PartCheck.counterexample); not in `iterations`.
+   */
+  counterexampleIterations: number;
   cacheEntries: number;
   /** The most memory one part held against its budget: reading the history plus its search. */
   peakBudgetBytes: number;
@@ -426,6 +431,7 @@ export function conclude(prepared: Prepared, decided: Decided, threads: number):
     ...prepared.stats,
     dropped: sum((o) => o.dropped),
     iterations: decided.totalSteps,
+    counterexampleIterations: sum((o) => o.againIterations),
     cacheEntries: sum((o) => o.cacheEntries),
     peakBudgetBytes: Math.max(prepared.options.baseBytes ?? 0, ...outcomes.map((o) => o?.peakBytes ?? 0)),
     peakHeapBytes: prepared.peakHeapBytes,

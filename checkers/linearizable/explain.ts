@@ -122,13 +122,16 @@ function summarize(m: Model<unknown>, part: PartData, tag: number): OpSummary {
 
 /**
  * The counterexample of a part whose search ended 'illegal'. `deadlines`: the indefinite ops
- * the model made required, and the history position each must precede.
+ * the model made required, and the history position each must precede. `exhaustive`: the
+ * search tried every order to its end (none given up early: PartSearch.givenUp), so that its
+ * last dead ends are the shortest prefix's; otherwise the words claim only what it found.
  */
 export function explain(
   m: Model<unknown>,
   part: PartData,
   search: PartSearch<unknown>,
   deadlines: ReadonlyMap<number, number>,
+  exhaustive = true,
 ): Counterexample {
   const failure = search.failure();
   const failTag = failure?.op ?? 0;
@@ -172,11 +175,15 @@ export function explain(
   const more = configurations.length >= MAX_SHOWN_CONFIGURATIONS ? ' (at least; the first are shown)' : '';
   const lines = [
     `${failing.text}${onKey(key)}, invoked at op ${failing.index}${completed}, cannot be linearized.`,
-    `Up to just before op ${prefixEnd} the history is linearizable; up to op ${prefixEnd} no order of its operations is: that is the shortest prefix that cannot be linearized (at most ${search.maxLinearized} of the part's ${search.requiredTotal} required operations could be ordered).`,
+    exhaustive
+      ? `Up to just before op ${prefixEnd} the history is linearizable; up to op ${prefixEnd} no order of its operations is: that is the shortest prefix that cannot be linearized (at most ${search.maxLinearized} of the part's ${search.requiredTotal} required operations could be ordered).`
+      : `Up to just before op ${prefixEnd} the history is linearizable. No order of the whole part is; no order the search followed got past op ${prefixEnd} (it gave up an order as soon as a read pending in it could no longer take effect, and had no time or memory left to search again for the shortest prefix that cannot be linearized, which may be longer).`,
   ];
   if (configurations.length > 0) {
     lines.push(
-      `Every order that gets as far as ${name} ends in ${configurations.length === 1 ? 'this configuration' : `one of these ${configurations.length} configurations${more}`}:`,
+      exhaustive
+        ? `Every order that gets as far as ${name} ends in ${configurations.length === 1 ? 'this configuration' : `one of these ${configurations.length} configurations${more}`}:`
+        : `Orders the search followed as far as ${name} ended in ${configurations.length === 1 ? 'this configuration' : `these ${configurations.length} configurations (there may be more)`}:`,
     );
     configurations.forEach((c, i) => {
       const last = c.lastLinearized.slice(-4).map((o) => o.text);

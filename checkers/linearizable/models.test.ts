@@ -3,11 +3,12 @@
  * would give, and what the checker says about the invalid ones.
  */
 import { describe, expect, it } from 'vitest';
-import { simulateRegister } from '../../bench/simulate.js';
+import { simulateKv, simulateRegister } from '../../bench/simulate.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
+import { kv } from '../models/kv.js';
 import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable } from './engine.js';
 
@@ -494,7 +495,55 @@ describe('kv', () => {
     );
     expect(check(h(...rows), 'kv').valid).toBe(true);
   });
+
+  it('a search that gives up an order once a get can no longer take effect: fewer steps, the same verdicts and counterexamples', () => {
+    // The same model without the gets' sources (SourceSink): every order searched to its end.
+    const toTheEnd: typeof kv = { ...kv, reduce: (ops, initial) => kv.reduce?.(ops, initial) ?? [] };
+    let invalid = 0;
+    let againSearched = 0;
+    const histories = Array.from({ length: 300 }, (_, i) =>
+      i % 2 === 0 ? simulateHistory('kv', i, 4 + (i % 5), 300, i % 4 === 0) : swappedAppends(i),
+    );
+    for (const history of histories) {
+      const a = checkLinearizable(history, kv);
+      const b = checkLinearizable(history, toTheEnd);
+      expect(a.valid).toBe(b.valid);
+      expect(a.counterexample?.describe).toBe(b.counterexample?.describe);
+      if (a.valid === false) invalid++;
+      if (a.stats.counterexampleIterations > 0) againSearched++;
+      expect(b.stats.counterexampleIterations).toBe(0);
+    }
+    expect(invalid).toBeGreaterThan(100);
+    expect(againSearched).toBeGreaterThan(50);
+    // Porcupine's kv test (unique texts): a get's sources are one put or none.
+    const steps = { givingUp: 0, toTheEnd: 0 };
+    for (let seed = 1; seed <= 5; seed++) {
+      const history = simulateKv({ clients: 20, operations: 4000, infoRate: 0.01, keys: 2, seed });
+      const a = checkLinearizable(history, kv);
+      const b = checkLinearizable(history, toTheEnd);
+      expect([a.valid, b.valid]).toEqual([true, true]);
+      steps.givingUp += a.stats.iterations;
+      steps.toTheEnd += b.stats.iterations;
+    }
+    expect(steps.givingUp).toBeLessThan(steps.toTheEnd * 0.8);
+  });
 });
+
+/**
+ * Porcupine's kv test on one key (unique texts), with one get's last two texts swapped: an
+ * order of appends no one saw, which only a search finds (mostly not linearizable).
+ */
+function swappedAppends(seed: number): Op[] {
+  const history = simulateKv({ clients: 8, operations: 200, infoRate: 0.02, keys: 1, seed });
+  const texts = (o: Op) => (typeof o.value === 'string' ? (o.value.match(/x[^y]*y/g) ?? []) : []);
+  const gets = history.filter((o) => o.type === 'ok' && o.f === 'get' && texts(o).length >= 3);
+  const get = gets[seed % gets.length];
+  const chunks = texts(get);
+  const n = chunks.length;
+  [chunks[n - 2], chunks[n - 1]] = [chunks[n - 1], chunks[n - 2]];
+  get.value = chunks.join('');
+  return history;
+}
 
 describe('kv: an absent key and "" are one observation', () => {
   /** The same history as Porcupine's kv logs record it: a get of an absent key answers "". */

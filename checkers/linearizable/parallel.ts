@@ -340,6 +340,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
             status: 'out-of-memory',
             progress,
             iterations: decided.steps[part],
+            againIterations: 0,
             cacheEntries: 0,
             dropped: 0,
             peakBytes: 0,

@@ -13,6 +13,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { Model, Reduction } from '../models/model.js';
 import { now } from './clock.js';
 import { type Counterexample, explain, type PartData } from './explain.js';
+import { ReadSources } from './read-sources.js';
 import { type Budget, PartSearch, type SearchOp, type SearchStatus } from './search.js';
 
 export interface PartProgress {
@@ -37,6 +38,8 @@ export interface PartOutcome {
   status: SearchStatus;
   progress: PartProgress;
   iterations: number;
+  /** Steps searched again for the counterexample (see PartCheck.counterexample). */
+  againIterations: number;
   cacheEntries: number;
   /** Indefinite operations the reduction dropped. */
   dropped: number;
@@ -93,6 +96,11 @@ export class PartCheck {
   /** Indefinite ops the model made required: the history position they must precede. */
   private readonly deadlines = new Map<number, number>();
   private dropped = 0;
+  /** For a search again without the reads' sources (see counterexample). */
+  private readonly searchOps: SearchOp[];
+  private readonly initial: unknown;
+  /** Steps of that search again. */
+  private againIterations = 0;
   private status: SearchStatus = 'running';
   private result: PartOutcome | undefined;
 
@@ -104,7 +112,10 @@ export class PartCheck {
     private readonly witness = false,
   ) {
     this.budget = new PartBudget(limits.deadline, limits.memoryLimitBytes, limits.baseBytes);
-    const reductions: Reduction[] = model.reduce ? model.reduce(part.ops, initial) : part.ops.map(() => 'keep');
+    const sources = new ReadSources(part.ops.length);
+    const reductions: Reduction[] = model.reduce
+      ? model.reduce(part.ops, initial, sources.add)
+      : part.ops.map(() => 'keep');
     const searchOps: SearchOp[] = [];
     part.ops.forEach((op, tag) => {
       const r = reductions[tag];
@@ -118,7 +129,9 @@ export class PartCheck {
       const ret = deadline ?? op.ret;
       searchOps.push({ input: op.input, output: op.output, call: op.call, ret, tag, flush: known && r === 'flush' });
     });
-    this.search = new PartSearch(model, initial, searchOps);
+    this.searchOps = searchOps;
+    this.initial = initial;
+    this.search = new PartSearch(model, initial, searchOps, sources);
     this.budget.search = this.search;
     this.progress = {
       key: part.key,
@@ -159,7 +172,7 @@ export class PartCheck {
     return status;
   }
 
-  /** Steps searched so far. */
+  /** Steps searched so far (for the verdict: not those searched again for a counterexample). */
   get iterations(): number {
     return this.result?.iterations ?? this.search?.iterations ?? 0;
   }
@@ -171,10 +184,32 @@ export class PartCheck {
       status: this.status,
       progress: { ...this.progress },
       iterations: search.iterations,
+      againIterations: this.againIterations,
       cacheEntries: search.cacheEntries,
       dropped: this.dropped,
       peakBytes: this.budget.peak,
     };
+  }
+
+  /**
+   * The counterexample of an illegal part. A search that gave up configurations early (a
+   * pending read could no longer take effect: SourceSink) decides exactly, but its dead ends
+   * are not the shortest prefix's: an order given up early never reached the operation that
+   * would have failed last. So the counterexample comes from the search again without that,
+   * as it always did; only if that runs out of time or memory, from the first, in words that
+   * claim no more than it found.
+   */
+  private counterexample(search: PartSearch<unknown>): Counterexample {
+    if (search.givenUp === 0) return explain(this.model, this.part, search, this.deadlines);
+    const found = explain(this.model, this.part, search, this.deadlines, false);
+    const again = new PartSearch(this.model, this.initial, this.searchOps);
+    this.budget.search = again;
+    let status: SearchStatus = 'running';
+    while (status === 'running') status = this.budget.over() ? 'out-of-memory' : again.run(1 << 20, this.budget);
+    this.againIterations = again.iterations;
+    const counterexample = status === 'illegal' ? explain(this.model, this.part, again, this.deadlines) : found;
+    again.release();
+    return counterexample;
   }
 
   /** Once decided: keep what the result needs and let the memo go. */
@@ -183,7 +218,10 @@ export class PartCheck {
     const result = this.outcome();
     if (this.status === 'linearizable' && this.witness)
       result.witness = search.witness().map((tag) => this.part.ops[tag].input.index);
-    if (this.status === 'illegal') result.counterexample = explain(this.model, this.part, search, this.deadlines);
+    if (this.status === 'illegal') {
+      result.counterexample = this.counterexample(search);
+      result.againIterations = this.againIterations;
+    }
     search.release();
     this.result = result;
     this.search = undefined;

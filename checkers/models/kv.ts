@@ -22,7 +22,9 @@ import {
   REJECTED,
   type Reduction,
   reject,
+  type SourceSink,
   type StateSpace,
+  UNREACHABLE,
 } from './model.js';
 import { impossibleObservation, reduceByObservation, showValue, valueKey } from './values.js';
 
@@ -73,8 +75,12 @@ export class KvSpace implements StateSpace<KvState> {
         return this.put(text(input.value) as string);
       case 'append':
         return this.append(id, text(input.value) as string, input.index);
-      default:
-        return !output.known || this.equals(id, getValue(output.value)) ? id : -1;
+      default: {
+        if (!output.known) return id;
+        const value = getValue(output.value);
+        if (!this.beginsWith(value, id)) return UNREACHABLE;
+        return this.length[id] === value.length ? id : -1;
+      }
     }
   }
 
@@ -132,9 +138,10 @@ export class KvSpace implements StateSpace<KvState> {
     return id;
   }
 
-  private equals(id: number, value: string): boolean {
-    if (this.length[id] !== value.length) return false;
-    let end = value.length;
+  /** Whether `value` begins with value `id` (appends only add to a value: it may yet be reached). */
+  private beginsWith(value: string, id: number): boolean {
+    let end = this.length[id];
+    if (end > value.length) return false;
     for (let v = id; v !== -1; v = this.parent[v]) {
       const chunk = this.text[v];
       end -= chunk.length;
@@ -204,33 +211,58 @@ const MAX_TEXT = 1024;
  * (else no append is taken as unseen). Texts of too many lengths, or too long, or a key
  * that starts other than empty, and every write is kept.
  */
-function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[] {
+function reduceWithAppends(ops: readonly PartOp[], initial: KvState, sources?: SourceSink): Reduction[] {
   let writeCount = 0;
   for (const op of ops) if (op.input.f !== 'get') writeCount++;
   const writes = new TextIndex(writeCount);
   /** Per op, its text's number in `writes` (-1: a get, or a text not kept). */
   const textOf = new Int32Array(ops.length).fill(-1);
-  for (const [i, op] of ops.entries()) {
-    if (op.input.f !== 'get') textOf[i] = writes.add(text(op.input.value) as string, op.input.f === 'put');
+  /** The puts of each text, as chains: the text's first, and per op the next of its text (-1: none). */
+  const firstPut = new Int32Array(writeCount).fill(-1);
+  const nextPut = new Int32Array(ops.length).fill(-1);
+  /** Puts of "": sources of every get (every value begins with ""). */
+  const emptyPuts: number[] = [];
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const op = ops[i];
+    if (op.input.f === 'get') continue;
+    const put = op.input.f === 'put';
+    const t = writes.add(text(op.input.value) as string, put);
+    textOf[i] = t;
+    if (put && t >= 0) {
+      nextPut[i] = firstPut[t];
+      firstPut[t] = i;
+    } else if (put && text(op.input.value) === '') emptyPuts.push(i);
   }
   const checkable = writes.checkable;
   const seen = new Uint8Array(writes.size);
   let chunked = checkable && initial === '';
+  const starts: number[] = [];
+  const found: number[] = [];
   if (checkable) {
-    for (const op of ops) {
+    for (const [i, op] of ops.entries()) {
       if (op.input.f !== 'get' || !op.output.known) continue;
       const value = getValue(op.output.value);
+      starts.length = 0;
       let at = 0;
       while (chunked && at < value.length) {
         const chunk = writes.onlyAt(value, at);
         if (chunk < 0) chunked = false;
         else {
+          if (at === 0) starts.push(chunk);
           seen[chunk] = 1;
           at += writes.lengthOf(chunk);
         }
       }
       // Read as chunks, the first is the put it saw, if any; else every put it begins with.
-      if (!chunked) writes.putsAtStart(value, seen);
+      if (!chunked) {
+        starts.length = 0;
+        writes.putsAtStart(value, seen, starts);
+      }
+      if (sources === undefined) continue;
+      found.length = 0;
+      for (const t of starts) for (let p = firstPut[t]; p >= 0; p = nextPut[p]) found.push(p);
+      for (const p of emptyPuts) found.push(p);
+      sources(i, found);
     }
   }
   return ops.map((op, i) => {
@@ -238,8 +270,10 @@ function reduceWithAppends(ops: readonly PartOp[], initial: KvState): Reduction[
     // A put of "" is seen by any get of a value built on "", which reads as one not built on
     // a put at all: never taken as unseen (nor is "" kept in the index).
     const t = textOf[i];
-    if (!op.output.known || !checkable || t < 0 || seen[t] === 1) return 'keep';
-    return op.input.f === 'put' || chunked ? 'flush' : 'keep';
+    if (!checkable || t < 0 || seen[t] === 1) return 'keep';
+    // Unseen: an ok write is flushed, an indefinite one dropped (taking effect, nothing saw it).
+    if (op.input.f !== 'put' && !chunked) return 'keep';
+    return op.output.known ? 'flush' : 'drop';
   });
 }
 
@@ -387,10 +421,13 @@ class TextIndex {
     return count === 1 ? only : -1;
   }
 
-  /** Marks in `seen` every put text `value` begins with. */
-  putsAtStart(value: string, seen: Uint8Array): void {
+  /** Marks in `seen`, and adds to `found`, every put text `value` begins with. */
+  putsAtStart(value: string, seen: Uint8Array, found: number[]): void {
     this.eachAt(value, 0, (k) => {
-      if (this.put[k] === 1) seen[k] = 1;
+      if (this.put[k] === 1) {
+        seen[k] = 1;
+        found.push(k);
+      }
       return true;
     });
   }
@@ -452,9 +489,9 @@ export const kv: Model<KvState> = {
     if (input.f === 'get') return output.known ? `get → ${showValue(getValue(output.value))}` : 'get (no answer)';
     return `${input.f} ${showValue(text(input.value))}`;
   },
-  reduce(ops: readonly PartOp[], initial: KvState): Reduction[] {
+  reduce(ops: readonly PartOp[], initial: KvState, sources?: SourceSink): Reduction[] {
     // Without appends a key is a register.
-    if (ops.some((op) => op.input.f === 'append')) return reduceWithAppends(ops, initial);
+    if (ops.some((op) => op.input.f === 'append')) return reduceWithAppends(ops, initial, sources);
     return reduceByObservation(ops, valueKey(initial), roles);
   },
   space: (initial, arrays) => new KvSpace(initial, arrays),

@@ -95,6 +95,25 @@ export interface PartOp {
  */
 export type Reduction = 'keep' | 'drop' | 'flush' | number;
 
+/**
+ * Told, for an answered read (op index `read`), its sources: every blind write (Model.blind)
+ * after which, and further steps of operations that are not blind writes, it can take
+ * effect; empty when none is. Must be complete (a write left out is one the search takes as
+ * unable to lead to the read). With the space's UNREACHABLE it lets the search give up a
+ * configuration as soon as a pending read can no longer take effect: not from its state
+ * (UNREACHABLE), and each of its sources taken effect already (they take effect once). A
+ * read never told of keeps the search as before. kv: a get's sources are the puts whose
+ * text its value begins with.
+ */
+export type SourceSink = (read: number, writes: readonly number[]) => void;
+
+/**
+ * StateSpace.step's answer for an operation that cannot take effect in the state, nor after
+ * any further steps of operations that are not blind writes (kv: a get whose value does not
+ * begin with the key's value: appends only add to it). A space that cannot tell answers -1.
+ */
+export const UNREACHABLE = -2;
+
 export interface Model<S = unknown> {
   readonly name: string;
   /** One line for --help and reports. */
@@ -135,8 +154,12 @@ export interface Model<S = unknown> {
    * (a register write). Needed for 'flush' reductions.
    */
   blind?(input: OpInput): boolean;
-  /** Optional, must be exact: see Reduction. Without it every indefinite op stays optional. */
-  reduce?(ops: readonly PartOp[], initial: S): Reduction[];
+  /**
+   * Optional, must be exact: see Reduction. Without it every indefinite op stays optional.
+   * `sources`, when given, may be told a read's sources (see SourceSink) as the reduction
+   * reads the ops anyway.
+   */
+  reduce?(ops: readonly PartOp[], initial: S, sources?: SourceSink): Reduction[];
   /**
    * Optional, must be exact: an ok operation that no linearization can include, found
    * without searching (its index in `ops` and why), so that obvious violations are reported
@@ -160,7 +183,10 @@ export interface Model<S = unknown> {
  * with the model's: the same operations accepted, and a state equal to the model's.
  */
 export interface StateSpace<S> {
-  /** The state the operation leads to from state `id`, or -1 when it cannot take effect there. */
+  /**
+   * The state the operation leads to from state `id`, or -1 when it cannot take effect there
+   * (UNREACHABLE when it cannot after further steps of non-blind operations either).
+   */
   step(id: number, input: OpInput, output: OpOutput): number;
   /** State `id` as the model's state, for reasons and descriptions. */
   state(id: number): S;
