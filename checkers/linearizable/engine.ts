@@ -36,7 +36,7 @@ import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
 
 export { Decided } from './schedule.js';
 
-import { Decided, FIRST_STEPS, precheckedFirst } from './schedule.js';
+import { Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './schedule.js';
 import { type Part, Splitter } from './split.js';
 
 export type { Configuration, Counterexample, OpSummary } from './explain.js';
@@ -135,7 +135,11 @@ export interface Prepared {
   initial: unknown;
   /** Smallest first, then by first operation: the check order (schedule.ts). */
   parts: Part[];
-  /** Per part: 1 once the model's pre-check has run on it (schedule.ts: precheckedFirst). */
+  /**
+   * Per part: 1 once the model's pre-check has run on it (schedule.ts: precheckedFirst,
+   * precheckAt), or once it is found linearizable: then it needs none (a pre-check finds only
+   * operations no linearization has).
+   */
   prechecked: Uint8Array;
   /** The parts' operations the pre-check found impossible so far: once one is, no search goes on. */
   found: Map<number, Impossible>;
@@ -179,9 +183,10 @@ export function checkLinearizablePaired(
  * found not linearizable, which ends the check (the parts before it in the round have had
  * their turn; the parts after it could only be decided later). A part's search is made at
  * its first turn and let go once it is decided, its arrays handed on to the next (buffers.ts).
- * A part not pre-checked before the search (schedule.ts: precheckedFirst) is pre-checked at
- * its first turn, and an impossible operation ends the search; before the verdict every part
- * is pre-checked, so that an impossible operation anywhere is it.
+ * A part not pre-checked before the search (schedule.ts: precheckedFirst) is pre-checked once
+ * its search reaches precheckAt undecided, and an impossible operation ends the search;
+ * before the verdict every part not found linearizable is pre-checked, so that an
+ * impossible operation anywhere is it.
  */
 export function searchInThread(prepared: Prepared): LinearizableResult {
   const decided = newDecided(prepared);
@@ -189,15 +194,20 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
   let open = prepared.parts.map((_, i) => i);
   for (let round = 0; open.length > 0 && !decided.best && prepared.found.size === 0; round++) {
     for (const [k, i] of open.entries()) {
-      // A part not pre-checked first is at its first turn (its objects built for the search).
-      if (!checks[i] && precheckHere(prepared, i)) break;
       checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
       const check = checks[i];
       const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
-      const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
+      const end = () => decided.end(i, round);
+      if (prepared.prechecked[i] === 0) {
+        // Pre-checked on the way (its objects are built for the search) if the search has not decided it by then.
+        const at = precheckAt(prepared.parts[i].size);
+        const status = check.runTo(() => Math.min(end(), at), Number.MAX_SAFE_INTEGER, pauseAt);
+        if (status === 'running' && check.iterations >= at && precheckHere(prepared, i)) break;
+      }
+      const status = check.runTo(end, Number.MAX_SAFE_INTEGER, pauseAt);
       decided.steps[i] = check.iterations;
       if (status === 'running') continue;
-      decided.record(i, check.outcome());
+      recordOutcome(prepared, decided, i, check.outcome());
       checks[i] = undefined;
       prepared.parts[i].release();
       if (status === 'illegal') break;
@@ -207,6 +217,12 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
   }
   precheckRest(prepared);
   return conclude(prepared, decided, 0);
+}
+
+/** A part decided: its outcome recorded; found linearizable, it needs no pre-check. */
+export function recordOutcome(prepared: Prepared, decided: Decided, part: number, outcome: PartOutcome): void {
+  decided.record(part, outcome);
+  if (outcome.status === 'linearizable') prepared.prechecked[part] = 1;
 }
 
 /** The schedule of the prepared parts (schedule.ts): round 0 of the check's sliceIterations, or FIRST_STEPS. */
@@ -347,7 +363,10 @@ export function precheckHere(prepared: Prepared, part: number): boolean {
   return prepared.found.size > 0;
 }
 
-/** Before the verdict: every part not yet pre-checked (a violation ended the search first), then the one reported. */
+/**
+ * Before the verdict: every part not yet pre-checked (a violation ended the search first, or
+ * it was not decided) and not found linearizable, then the one reported.
+ */
 export function precheckRest(prepared: Prepared): void {
   for (let i = 0; i < prepared.parts.length; i++) {
     if (prepared.prechecked[i] === 1) continue;

@@ -195,9 +195,10 @@ describe('parts on worker threads', () => {
     } finally {
       await worker.terminate();
     }
-    expect(replies[0]).toEqual({ part: a, steps: 10 });
+    // Small parts: pre-checked at their start.
+    expect(replies[0]).toEqual({ part: a, steps: 10, prechecked: true });
     expect(replies[1]).toMatchObject({ part: a, outcome: { status: 'linearizable' } });
-    expect(replies[2]).toEqual({ part: b, cancelled: 7 });
+    expect(replies[2]).toEqual({ part: b, cancelled: 7, prechecked: true });
   });
 
   it('a turn whose part was cut short after the turn was sent: answered as cut short, not lost', () => {
@@ -220,9 +221,9 @@ describe('parts on worker threads', () => {
     turn({ part: a, until: 20 });
     turn({ part: b, until: NO_LIMIT });
     expect(replies).toEqual([
-      { part: a, steps: 10 },
-      { part: b, steps: 10 },
-      { part: a, cancelled: 10 },
+      { part: a, steps: 10, prechecked: true },
+      { part: b, steps: 10, prechecked: true },
+      { part: a, cancelled: 10, prechecked: true },
       expect.objectContaining({ part: b, outcome: expect.objectContaining({ status: 'linearizable' }) }),
     ]);
   });

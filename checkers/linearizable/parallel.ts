@@ -44,6 +44,7 @@ import {
   precheckFirst,
   precheckHere,
   prepare,
+  recordOutcome,
   reportImpossible,
   reserveFor,
   sampleProcess,
@@ -52,7 +53,7 @@ import {
 } from './engine.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
-import { type Decided, precheckedFirst } from './schedule.js';
+import { type Decided, precheckAt, precheckedFirst } from './schedule.js';
 import type { SearchStatus } from './search.js';
 
 export interface ParallelOptions extends CheckOptions {
@@ -234,7 +235,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome) => {
     decided.steps[part] = steps;
     if (outcome) {
-      decided.record(part, outcome);
+      recordOutcome(prepared, decided, part, outcome);
       prepared.parts[part].release();
       if (outcome.status === 'illegal') setLimits();
     } else if (searchWanted(part)) {
@@ -255,9 +256,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       // Once an operation is found impossible the verdict is the pre-checks': a part a worker
       // holds unchecked is pre-checked here rather than waited for (a worker still loading
       // would hold the verdict up by its start).
-      if (impossible.size > 0) {
-        for (let p = 0; p < n; p++) if (prechecked[p] === 0) precheck(p);
-      } else if (busy.size > 0) return;
+      if (impossible.size === 0 && busy.size > 0) return;
+      // Before the verdict, every part not pre-checked nor found linearizable (see precheckRest).
+      for (let p = 0; p < n; p++) if (prechecked[p] === 0) precheck(p);
       for (const w of [...pool]) stop(w);
       reportImpossible(prepared);
       sampleProcess(prepared);
@@ -308,7 +309,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         busy.delete(w);
         if (msg.clock !== undefined) workerClock.set(w, msg.clock);
         const part = msg.part;
-        prechecked[part] = 1;
+        if (msg.prechecked) prechecked[part] = 1;
         if ('impossible' in msg) {
           found(part, msg.impossible);
           heldBy.get(w)?.delete(part);
@@ -373,8 +374,9 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       }
       for (let part = nextTurn('here'); part !== undefined && !failed; part = nextTurn('here')) {
         let check = mine.get(part);
+        const size = prepared.parts[part].size;
         if (!check) {
-          if (prechecked[part] === 0) precheck(part);
+          if (prechecked[part] === 0 && (precheckedFirst(size) || !searchWanted(part))) precheck(part);
           if (!searchWanted(part)) {
             prepared.parts[part].release(); // pre-checked, not to be searched
             continue;
@@ -382,12 +384,16 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
           check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
           mine.set(part, check);
         }
-        // Its turn in slices, the workers' answers let in between (they may cut it short).
+        // Its turn in slices, the workers' answers let in between (they may cut it short); a
+        // large part is pre-checked on the way if the search has not decided it by precheckAt.
         const end = decided.end(part, round[part]);
+        const at = prechecked[part] === 0 ? precheckAt(size) : Number.POSITIVE_INFINITY;
         const pauseAt = turnEnd();
         let status: SearchStatus = 'running';
         for (let left = end - check.iterations; status === 'running' && left > 0 && !failed; ) {
-          status = check.run(Math.min(SHARED_SLICE, left), pauseAt);
+          const toPrecheck = at - check.iterations;
+          status = check.run(Math.min(SHARED_SLICE, left, toPrecheck > 0 ? toPrecheck : left), pauseAt);
+          if (status === 'running' && prechecked[part] === 0 && check.iterations >= at) precheck(part);
           await turn();
           left = now() > pauseAt ? 0 : Math.min(end, Atomics.load(limits, part)) - check.iterations;
         }

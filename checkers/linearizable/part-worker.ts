@@ -16,6 +16,7 @@ import { origin, stepTime, useStepClock, useWallClock } from './clock.js';
 import type { Impossible } from './engine.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
+import { precheckAt, precheckedFirst } from './schedule.js';
 
 /** What parallel.ts gives the worker as workerData, so that nothing else mistakes a thread for one. */
 export const PART_WORKER = 'lockchaos-part-worker';
@@ -64,7 +65,10 @@ export interface PartTurn {
   start?: PartStart;
 }
 
-/** Every answer to a first turn says the part was pre-checked: `impossible` if it found one. */
+/**
+ * A turn's answer. `prechecked`: the part's pre-check, if it was due (PartStart.precheck), has
+ * run (`impossible` if it found one); a part found linearizable needs none.
+ */
 export type PartReply = (
   | { part: number; outcome: PartOutcome }
   /** Its turn is over, undecided: `steps` searched in all. */
@@ -75,6 +79,7 @@ export type PartReply = (
 ) & {
   /** On a step clock, the worker's own time as it answers: its next turn's end is counted from it (clock.ts). */
   clock?: number;
+  prechecked: boolean;
 };
 
 /**
@@ -87,6 +92,8 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
     answer(clock === undefined ? r : { ...r, clock });
   };
   const held = new Map<number, PartCheck>();
+  /** The parts held whose pre-check is due once their search reaches precheckAt undecided. */
+  const due = new Map<number, () => Impossible | undefined>();
   let limits: Int32Array | undefined;
   let slice = 1;
   return (turn: PartTurn) => {
@@ -94,7 +101,11 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
     // Parts cut short since their last turn (a violation found elsewhere): their memos go.
     // Not this turn's part: its limit may have fallen after the turn was sent, and it is
     // answered as cut short below.
-    for (const [p, c] of held) if (p !== part && limits && c.iterations >= Atomics.load(limits, p)) held.delete(p);
+    for (const [p, c] of held) {
+      if (p === part || !limits || c.iterations < Atomics.load(limits, p)) continue;
+      held.delete(p);
+      due.delete(p);
+    }
     if (start && !start.stepClock) useWallClock();
     else if (start && stepTime() === undefined) useStepClock();
     let check = held.get(part);
@@ -104,9 +115,15 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
       if (!model) throw new Error(`part worker: unknown model ${start.model}`);
       const data = decodePart(start.data);
       const initial = model.init(start.initial);
-      // The pre-check first, cut short or not: an impossible operation anywhere is the verdict.
-      const impossible = start.precheck ? model.impossible?.(data.ops, initial) : undefined;
-      if (impossible) return reply({ part, impossible });
+      const precheck = () => model.impossible?.(data.ops, initial);
+      // A small part's pre-check first, cut short or not: an impossible operation anywhere is
+      // the verdict. A large part's once its search reaches precheckAt undecided.
+      if (start.precheck && precheckedFirst(data.ops.length)) {
+        const impossible = precheck();
+        if (impossible) return reply({ part, impossible, prechecked: true });
+      } else if (start.precheck) {
+        due.set(part, precheck);
+      }
       const budget = {
         deadline: start.deadline - origin(),
         memoryLimitBytes: start.memoryLimitBytes,
@@ -119,16 +136,29 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
     const shared = limits;
     const limit = () => Atomics.load(shared, part);
     const pauseAt = turn.pauseAt === undefined ? Number.POSITIVE_INFINITY : turn.pauseAt - origin();
-    const status = check.runTo(() => Math.min(until, limit()), slice, pauseAt);
-    if (status !== 'running') {
-      held.delete(part);
-      reply({ part, outcome: check.outcome() });
-    } else if (check.iterations >= limit()) {
-      held.delete(part);
-      reply({ part, cancelled: check.iterations });
-    } else {
-      reply({ part, steps: check.iterations });
+    const precheck = due.get(part);
+    if (precheck) {
+      const at = precheckAt(check.progress.operations);
+      const status = check.runTo(() => Math.min(until, limit(), at), slice, pauseAt);
+      if (status === 'running' && check.iterations >= at) {
+        due.delete(part);
+        const impossible = precheck();
+        if (impossible) {
+          held.delete(part);
+          return reply({ part, impossible, prechecked: true });
+        }
+      }
     }
+    const status = check.runTo(() => Math.min(until, limit()), slice, pauseAt);
+    if (status === 'linearizable') due.delete(part);
+    const prechecked = !due.has(part);
+    if (status !== 'running' || check.iterations >= limit()) {
+      held.delete(part);
+      due.delete(part);
+    }
+    if (status !== 'running') reply({ part, outcome: check.outcome(), prechecked });
+    else if (check.iterations >= limit()) reply({ part, cancelled: check.iterations, prechecked });
+    else reply({ part, steps: check.iterations, prechecked });
   };
 }
 

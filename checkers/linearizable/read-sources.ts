@@ -1,40 +1,48 @@
 /**
  * Reads' sources as a model's reduce tells them (SourceSink), kept compact by op index for a
  * part's search: a read's sources are every blind write it can follow (see SourceSink).
+ * Nothing is allocated until a model tells of a read: most models never do.
  */
 import type { SourceSink } from '../models/model.js';
 
 export class ReadSources {
-  /** Per op: where its sources start in `writes`; -1 for an op never told of. */
-  private readonly start: Int32Array;
-  private readonly count: Int32Array;
-  private writes = new Int32Array(1024);
+  /** Per op: where its sources start in `writes`, plus one; 0 for an op never told of. */
+  private start: Int32Array | undefined;
+  private count: Int32Array | undefined;
+  private writes = new Int32Array(0);
   private length = 0;
 
-  constructor(ops: number) {
-    this.start = new Int32Array(ops).fill(-1);
-    this.count = new Int32Array(ops);
-  }
+  constructor(private readonly ops: number) {}
 
   readonly add: SourceSink = (read, writes) => {
+    if (this.start === undefined || this.count === undefined) {
+      this.start = new Int32Array(this.ops);
+      this.count = new Int32Array(this.ops);
+    }
     if (this.length + writes.length > this.writes.length) {
-      const bigger = new Int32Array(Math.max(this.writes.length * 2, this.length + writes.length));
+      const bigger = new Int32Array(Math.max(1024, this.writes.length * 2, this.length + writes.length));
       bigger.set(this.writes.subarray(0, this.length));
       this.writes = bigger;
     }
-    this.start[read] = this.length;
+    this.start[read] = this.length + 1;
     this.count[read] = writes.length;
     for (const w of writes) this.writes[this.length++] = w;
   };
 
+  /** Whether any read was told of. */
+  get any(): boolean {
+    return this.start !== undefined;
+  }
+
   /** Whether the op was told of (a read whose sources are known, maybe none). */
   known(op: number): boolean {
-    return this.start[op] >= 0;
+    return this.start !== undefined && this.start[op] > 0;
   }
 
   /** Calls `each` with every source of the op (an op index). */
   forEach(op: number, each: (write: number) => void): void {
-    const start = this.start[op];
+    if (this.start === undefined || this.count === undefined) return;
+    const start = this.start[op] - 1;
     for (let i = start; i >= 0 && i < start + this.count[op]; i++) each(this.writes[i]);
   }
 }

@@ -8,12 +8,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hardKeysHistory } from '../../bench/checker.js';
+import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory } from '../../test/unit/linearizable-support.js';
+import { register } from '../models/register.js';
 import { checkLinearizable, newPartCheck, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import type { PartOutcome } from './part.js';
-import { roundOf, stepsBy } from './schedule.js';
+import { LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
 
 /** keyedHistory, corrupting by place. */
 const keyed = (model: string, seeds: number[], corrupt: (k: number) => boolean, steps: number): Op[] =>
@@ -100,6 +102,33 @@ describe('the rounds of doubling steps', () => {
     expect(two.counterexample).toEqual(one.counterexample);
     // The worker's first part may have had its first turn while this thread pre-checked the rest.
     expect(two.stats.iterations).toBeLessThanOrEqual(1 << 12);
+  });
+
+  it('a large part its search finds linearizable before precheckAt is never pre-checked; one it finds not linearizable is, before the verdict', () => {
+    let prechecks = 0;
+    const counted: typeof register = {
+      ...register,
+      impossible: (ops, initial) => {
+        prechecks++;
+        return register.impossible?.(ops, initial);
+      },
+    };
+    const history = simulateRegister({ clients: 5, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
+    const valid = checkLinearizable(history, counted);
+    expect(valid.valid).toBe(true);
+    expect(valid.stats.iterations).toBeLessThan(precheckAt(LARGE_PART + 1000));
+    expect(prechecks).toBe(0);
+    // The same with a read no order explains at its end: the search finds it first, and the
+    // pre-check, run before the verdict, names it.
+    const last = history.length;
+    history.push(
+      { index: last, type: 'invoke', f: 'read', process: 999, time: 0 },
+      { index: last + 1, type: 'ok', f: 'read', process: 999, time: 0, value: 'never written' },
+    );
+    const invalid = checkLinearizable(history, counted);
+    expect(invalid.valid).toBe(false);
+    expect(prechecks).toBe(1);
+    expect(invalid.counterexample?.reason).toMatch(/^it needs the register to hold "never written"/);
   });
 
   it('on two threads: the same verdict and counterexample as one, on histories with several invalid keys', async () => {

@@ -43,17 +43,33 @@ export const STEPS_PER_OP = 32;
 
 /**
  * Whether a part is pre-checked (Model.impossible) before any part is searched, rather than
- * at its first turn: every part below LARGE_PART. A small part's pre-check costs about a
+ * in its first turn: every part below LARGE_PART. A small part's pre-check costs about a
  * turn of it, and done first, an impossible operation in the last part is found before the
  * hard parts ahead of it have searched at all (issue 27: a stale read after two hard keys,
  * found in no steps rather than after every key's first turns). A large part's first turn is
  * long anyway (STEPS_PER_OP an operation), and its objects are built for that turn: its
- * pre-check there builds them once. Pre-checked first, a 1M-operation kv history's ten parts
- * were each built twice, and on two threads pre-checked one after another in one: about 20%
- * longer on two threads, 7% on one.
+ * pre-check there builds them once (see precheckAt). Pre-checked first, a 1M-operation kv
+ * history's ten parts were each built twice, and on two threads pre-checked one after
+ * another in one: about 20% longer on two threads, 7% on one.
  */
 export function precheckedFirst(size: number): boolean {
   return size < LARGE_PART;
+}
+
+/**
+ * The step of a large part's search at which it is pre-checked, if not decided by then:
+ * PRECHECK_STEPS_PER_OP an operation, about what the pre-check itself costs (it reads every
+ * operation's objects a few times). A part its search finds linearizable needs no pre-check
+ * (one finds only operations no linearization has), and a valid kv part of Porcupine's test
+ * is decided in about 2 steps an operation: its pre-check was a sixth of checking a
+ * 1M-operation history. A hard part still has its impossible operation found after at most
+ * about twice the pre-check's cost; a part found not linearizable first is pre-checked
+ * before the verdict, as every part is.
+ */
+export const PRECHECK_STEPS_PER_OP = 4;
+
+export function precheckAt(size: number): number {
+  return PRECHECK_STEPS_PER_OP * size;
 }
 
 /** A part's steps in round 0: `first` (FIRST_STEPS, or the check's sliceIterations), more for a large part. */

@@ -310,7 +310,7 @@ export class PartSearch<S> {
     this.sourceStart = buffers.int32(n, -1);
     this.sourceCount = buffers.int32(n);
     this.sourceList = buffers.int32(64);
-    if (sources !== undefined) this.readSources(sources);
+    if (sources?.any) this.readSources(sources);
   }
 
   private readSources(sources: ReadSources): void {
