@@ -86,7 +86,7 @@ export interface CheckStats {
   iterations: number;
   /**
    * Steps searched again for the counterexamples of illegal parts whose search gave up orders
-   * early (part.ts: PartCheck.counterexample); not in `iterations`.
+   * early (part.ts: PartCheck.finish); not in `iterations`.
    */
   counterexampleIterations: number;
   cacheEntries: number;

@@ -38,7 +38,7 @@ export interface PartOutcome {
   status: SearchStatus;
   progress: PartProgress;
   iterations: number;
-  /** Steps searched again for the counterexample (see PartCheck.counterexample). */
+  /** Steps searched again for the counterexample (see PartCheck.finish). */
   againIterations: number;
   cacheEntries: number;
   /** Indefinite operations the reduction dropped. */
@@ -96,11 +96,9 @@ export class PartCheck {
   /** Indefinite ops the model made required: the history position they must precede. */
   private readonly deadlines = new Map<number, number>();
   private dropped = 0;
-  /** For a search again without the reads' sources (see counterexample). */
+  /** For a search again without the reads' sources (see finish). */
   private readonly searchOps: SearchOp[];
   private readonly initial: unknown;
-  /** Steps of that search again. */
-  private againIterations = 0;
   private status: SearchStatus = 'running';
   private result: PartOutcome | undefined;
 
@@ -184,7 +182,7 @@ export class PartCheck {
       status: this.status,
       progress: { ...this.progress },
       iterations: search.iterations,
-      againIterations: this.againIterations,
+      againIterations: 0,
       cacheEntries: search.cacheEntries,
       dropped: this.dropped,
       peakBytes: this.budget.peak,
@@ -192,39 +190,35 @@ export class PartCheck {
   }
 
   /**
-   * The counterexample of an illegal part. A search that gave up configurations early (a
-   * pending read could no longer take effect: SourceSink) decides exactly, but its dead ends
-   * are not the shortest prefix's: an order given up early never reached the operation that
-   * would have failed last. So the counterexample comes from the search again without that,
-   * as it always did; only if that runs out of time or memory, from the first, in words that
-   * claim no more than it found.
+   * Once decided: keep what the result needs and let the memo go.
+   *
+   * A search that gave up configurations early (a pending read could no longer take effect:
+   * SourceSink) decides exactly, but its dead ends are not the shortest prefix's: an order
+   * given up early never reached the operation that would have failed last. So an illegal
+   * part's counterexample then comes from the search again without that (on the first one's
+   * arrays), as it always did; only if that runs out of time or memory, from the first, in
+   * words that claim no more than it found.
    */
-  private counterexample(search: PartSearch<unknown>): Counterexample {
-    if (search.givenUp === 0) return explain(this.model, this.part, search, this.deadlines);
-    const found = explain(this.model, this.part, search, this.deadlines, false);
-    const again = new PartSearch(this.model, this.initial, this.searchOps);
-    this.budget.search = again;
-    let status: SearchStatus = 'running';
-    while (status === 'running') status = this.budget.over() ? 'out-of-memory' : again.run(1 << 20, this.budget);
-    this.againIterations = again.iterations;
-    const counterexample = status === 'illegal' ? explain(this.model, this.part, again, this.deadlines) : found;
-    again.release();
-    return counterexample;
-  }
-
-  /** Once decided: keep what the result needs and let the memo go. */
   private finish(search: PartSearch<unknown>): void {
     this.budget.check(); // one last sample for the peak
     const result = this.outcome();
     if (this.status === 'linearizable' && this.witness)
       result.witness = search.witness().map((tag) => this.part.ops[tag].input.index);
-    if (this.status === 'illegal') {
-      result.counterexample = this.counterexample(search);
-      result.againIterations = this.againIterations;
-    }
+    const exhaustive = search.givenUp === 0;
+    if (this.status === 'illegal')
+      result.counterexample = explain(this.model, this.part, search, this.deadlines, exhaustive);
     search.release();
-    this.result = result;
     this.search = undefined;
+    if (this.status === 'illegal' && !exhaustive) {
+      const again = new PartSearch(this.model, this.initial, this.searchOps);
+      this.budget.search = again;
+      let status: SearchStatus = 'running';
+      while (status === 'running') status = this.budget.over() ? 'out-of-memory' : again.run(1 << 20, this.budget);
+      if (status === 'illegal') result.counterexample = explain(this.model, this.part, again, this.deadlines);
+      result.againIterations = again.iterations;
+      again.release();
+    }
+    this.result = result;
     this.budget.search = undefined;
   }
 }
