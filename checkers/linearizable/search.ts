@@ -320,22 +320,26 @@ export class PartSearch<S> {
     const idOf = buffers.int32(tags, NIL);
     for (let i = 0; i < n; i++) idOf[ops[i].tag] = i;
     let length = 0;
+    let list = this.sourceList;
     for (let i = 0; i < n; i++) {
-      if (!sources.known(ops[i].tag)) continue;
+      const tag = ops[i].tag;
+      if (!sources.known(tag)) continue;
       this.sourceStart[i] = length;
-      sources.forEach(ops[i].tag, (tag) => {
-        const id = tag < tags ? idOf[tag] : NIL;
-        if (id === NIL) return;
-        if (length === this.sourceList.length) {
+      for (let k = sources.first(tag), end = k + sources.count(tag); k < end; k++) {
+        const write = sources.sourceAt(k);
+        const id = write < tags ? idOf[write] : NIL;
+        if (id === NIL) continue;
+        if (length === list.length) {
           const bigger = buffers.int32(length * 2);
-          bigger.set(this.sourceList);
-          buffers.give(this.sourceList);
-          this.sourceList = bigger;
+          bigger.set(list);
+          buffers.give(list);
+          list = bigger;
         }
-        this.sourceList[length++] = id;
-      });
+        list[length++] = id;
+      }
       this.sourceCount[i] = length - this.sourceStart[i];
     }
+    this.sourceList = list;
     buffers.give(idOf);
   }
 
