@@ -9,6 +9,8 @@ import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
 import { kv } from '../models/kv.js';
+import type { AnyModel } from '../models/model.js';
+import { register } from '../models/register.js';
 import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable } from './engine.js';
 
@@ -516,16 +518,29 @@ describe('kv', () => {
     expect(invalid).toBeGreaterThan(100);
     expect(againSearched).toBeGreaterThan(50);
     // Porcupine's kv test (unique texts): a get's sources are one put or none.
-    const steps = { givingUp: 0, toTheEnd: 0 };
-    for (let seed = 1; seed <= 5; seed++) {
-      const history = simulateKv({ clients: 20, operations: 4000, infoRate: 0.01, keys: 2, seed });
-      const a = checkLinearizable(history, kv);
+    const valid = [1, 2, 3, 4, 5].map((seed) =>
+      simulateKv({ clients: 20, operations: 4000, infoRate: 0.01, keys: 2, seed }),
+    );
+    const steps = validSteps(valid, kv, toTheEnd);
+    expect(steps.a).toBeLessThan(steps.b * 0.8);
+  });
+
+  it("a register search told its reads' sources once it goes on undecided: fewer steps, the same verdicts and counterexamples", () => {
+    const toTheEnd: typeof register = { ...register, sources: undefined };
+    let invalid = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const history = simulateHistory('register', seed, 6 + (seed % 6), 400, seed % 2 === 0);
+      const a = checkLinearizable(history, register);
       const b = checkLinearizable(history, toTheEnd);
-      expect([a.valid, b.valid]).toEqual([true, true]);
-      steps.givingUp += a.stats.iterations;
-      steps.toTheEnd += b.stats.iterations;
+      expect(a.valid).toBe(b.valid);
+      expect(a.counterexample?.describe).toBe(b.counterexample?.describe);
+      if (a.valid === false) invalid++;
     }
-    expect(steps.givingUp).toBeLessThan(steps.toTheEnd * 0.8);
+    expect(invalid).toBeGreaterThan(40);
+    // 50 clients of unique writes: a search that backtracks.
+    const valid = [1, 2, 3].map((seed) => simulateRegister({ clients: 50, operations: 5000, infoRate: 0.01, seed }));
+    const steps = validSteps(valid, register, toTheEnd);
+    expect(steps.a).toBeLessThan(steps.b * 0.5);
   });
 
   it('a counterexample with no time left to search again claims only what the search found', () => {
@@ -551,6 +566,19 @@ describe('kv', () => {
     expect([...seen].sort()).toEqual(['as found', 'exhaustive']);
   });
 });
+
+/** Valid histories checked with two models (one giving up orders, one not): both valid, and each one's steps in all. */
+function validSteps(histories: Op[][], a: AnyModel, b: AnyModel): { a: number; b: number } {
+  const steps = { a: 0, b: 0 };
+  for (const history of histories) {
+    const x = checkLinearizable(history, a);
+    const y = checkLinearizable(history, b);
+    expect([x.valid, y.valid]).toEqual([true, true]);
+    steps.a += x.stats.iterations;
+    steps.b += y.stats.iterations;
+  }
+  return steps;
+}
 
 /**
  * Porcupine's kv test on one key (unique texts), with one get's last two texts swapped: an

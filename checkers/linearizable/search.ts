@@ -115,6 +115,12 @@ export class PartSearch<S> {
   /** Ops that set the state whatever it was, and those of them nothing observes. */
   private readonly blind: Uint8Array;
   private readonly flush: Uint8Array;
+  /**
+   * Every op is pure or blind (a register's reads and writes): then a pure op that cannot take
+   * effect cannot after further steps of non-blind ops either (they change nothing), as if
+   * the space had answered UNREACHABLE.
+   */
+  private readonly pureOrBlind: boolean;
 
   // The entry list. Entry 0 is the head; entries 1.. are calls and returns in history order,
   // so a larger entry number is later in the history.
@@ -224,6 +230,9 @@ export class PartSearch<S> {
     }
     this.requiredTotal = requiredTotal;
     this.remaining = requiredTotal;
+    let pureOrBlind = true;
+    for (let i = 0; i < n && pureOrBlind; i++) pureOrBlind = this.pure[i] === 1 || this.blind[i] === 1;
+    this.pureOrBlind = pureOrBlind;
 
     // Events in history order; at equal positions (a deadline equal to another op's return)
     // calls go first, though returns never share a position with a call.
@@ -310,10 +319,15 @@ export class PartSearch<S> {
     this.sourceStart = buffers.int32(n, -1);
     this.sourceCount = buffers.int32(n);
     this.sourceList = buffers.int32(64);
-    if (sources?.any) this.readSources(sources);
+    if (sources?.any) this.tell(sources);
   }
 
-  private readSources(sources: ReadSources): void {
+  /**
+   * Reads' sources (SourceSink), at the start or told once the search is under way
+   * (Model.sources): from its next configuration on it gives up on them. Exact either way;
+   * the configurations it remembers were all reachable.
+   */
+  tell(sources: ReadSources): void {
     const { n, ops } = this;
     let tags = 0;
     for (const o of ops) tags = Math.max(tags, o.tag + 1);
@@ -548,7 +562,8 @@ export class PartSearch<S> {
       }
       if (to < 0) {
         // A pending read that can never take effect from here: a dead end now, not when it returns.
-        if (to === UNREACHABLE && this.required[op] === 1 && this.sourcesTaken(op)) {
+        const unreachable = to === UNREACHABLE || (this.pureOrBlind && pure[op] === 1);
+        if (unreachable && this.required[op] === 1 && this.sourcesTaken(op)) {
           dead = true;
           break;
         }

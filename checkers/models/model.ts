@@ -161,6 +161,14 @@ export interface Model<S = unknown> {
    */
   reduce?(ops: readonly PartOp[], initial: S, sources?: SourceSink): Reduction[];
   /**
+   * Optional: reads' sources (SourceSink), for a model that finds them in a pass of its own
+   * (a register's: the writes of the value a read saw). Asked only of a part whose search has
+   * gone on undecided a while (part.ts: SOURCES_STEPS_PER_OP): a search that goes straight
+   * through gains nothing from them, and their tables cost a 1M-operation one 20%. kv tells
+   * them through reduce, in the pass it makes anyway.
+   */
+  sources?(ops: readonly PartOp[], initial: S, sink: SourceSink): void;
+  /**
    * Optional, must be exact: an ok operation that no linearization can include, found
    * without searching (its index in `ops` and why), so that obvious violations are reported
    * at once however hard the rest of the history is to search.

@@ -7,6 +7,7 @@ import type { Model, PartOp } from './model.js';
 import {
   describeRead,
   impossibleObservation,
+  observationSources,
   observedByRead,
   readRejection,
   reduceByObservation,
@@ -43,6 +44,7 @@ export const register: Model<unknown> = {
   describeOp: (input, output) =>
     input.f === 'write' ? `write ${showValue(written(input.value, output))}` : describeRead(output),
   reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial), roles),
+  sources: (ops, _, sink) => observationSources(ops, roles, sink),
   impossible: (ops, initial) => impossibleObservation(ops, valueKey(initial), roles),
 };
 

@@ -3,7 +3,15 @@
  * and the rules register-like models share (a read against the value held, the reduction
  * by observation, an observation no producer explains). model.ts is what a model is.
  */
-import { type OpOutput, type PartOp, REJECTED, type Reduction, type Rejection, reject } from './model.js';
+import {
+  type OpOutput,
+  type PartOp,
+  REJECTED,
+  type Reduction,
+  type Rejection,
+  reject,
+  type SourceSink,
+} from './model.js';
 
 /**
  * A key such that two values have equal keys iff they are structurally equal (arrays by
@@ -129,6 +137,41 @@ export function reduceByObservation(
       return deadline;
     return 'keep';
   });
+}
+
+/** Above this many producers of a value its readers' sources are not told (each reader would copy them all). */
+const MAX_SOURCES = 16;
+
+/**
+ * Each ok observer's sources (SourceSink, Model.sources): the producers of the value it
+ * observes, which are every write after which it can take effect when the writes are blind
+ * (a register's). Not told for a value of more than MAX_SOURCES producers (Jepsen's five
+ * values: thousands each).
+ */
+export function observationSources(ops: readonly PartOp[], roles: ValueRoles, sink: SourceSink): void {
+  const n = ops.length;
+  const produced: (string | number | undefined)[] = ops.map((op, i) => roles.produces(op, i));
+  const count = new Map<string | number, number>();
+  for (const p of produced) if (p !== undefined) count.set(p, (count.get(p) ?? 0) + 1);
+  // Each value's producers as a chain: its first, and per op the next of its value (-1: none).
+  const first = new Map<string | number, number>();
+  const next = new Int32Array(n).fill(-1);
+  for (let i = n - 1; i >= 0; i--) {
+    const p = produced[i];
+    if (p === undefined || (count.get(p) as number) > MAX_SOURCES) continue;
+    next[i] = first.get(p) ?? -1;
+    first.set(p, i);
+  }
+  const found: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const op = ops[i];
+    if (!op.output.known) continue;
+    const o = roles.observes(op);
+    if (o === undefined || (count.get(o) ?? 0) > MAX_SOURCES) continue;
+    found.length = 0;
+    for (let w = first.get(o) ?? -1; w >= 0; w = next[w]) found.push(w);
+    sink(i, found);
+  }
 }
 
 /** The roles impossibleObservation reads: which ops produce and observe which value keys, and how to say it. */
