@@ -194,17 +194,16 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
   let open = prepared.parts.map((_, i) => i);
   for (let round = 0; open.length > 0 && !decided.best && prepared.found.size === 0; round++) {
     for (const [k, i] of open.entries()) {
-      checks[i] ??= newPartCheck(prepared, prepared.parts[i], prepared.deadline);
+      if (!checks[i]) {
+        checks[i] = newPartCheck(prepared, prepared.parts[i], prepared.deadline);
+        // Pre-checked on the way (its objects are built for the search) if the search has not decided it by then.
+        if (prepared.prechecked[i] === 0)
+          checks[i].due(precheckAt(prepared.parts[i].size), () => precheckHere(prepared, i));
+      }
       const check = checks[i];
       const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
-      const end = () => decided.end(i, round);
-      if (prepared.prechecked[i] === 0) {
-        // Pre-checked on the way (its objects are built for the search) if the search has not decided it by then.
-        const at = precheckAt(prepared.parts[i].size);
-        const status = check.runTo(() => Math.min(end(), at), Number.MAX_SAFE_INTEGER, pauseAt);
-        if (status === 'running' && check.iterations >= at && precheckHere(prepared, i)) break;
-      }
-      const status = check.runTo(end, Number.MAX_SAFE_INTEGER, pauseAt);
+      const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
+      if (prepared.found.size > 0) break;
       decided.steps[i] = check.iterations;
       if (status === 'running') continue;
       recordOutcome(prepared, decided, i, check.outcome());

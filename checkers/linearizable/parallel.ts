@@ -382,18 +382,21 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
             continue;
           }
           check = newPartCheck(prepared, prepared.parts[part], prepared.deadline);
+          // A large part is pre-checked on the way if the search has not decided it by then.
+          if (prechecked[part] === 0) {
+            check.due(precheckAt(size), () => {
+              precheck(part);
+              return impossible.size > 0;
+            });
+          }
           mine.set(part, check);
         }
-        // Its turn in slices, the workers' answers let in between (they may cut it short); a
-        // large part is pre-checked on the way if the search has not decided it by precheckAt.
+        // Its turn in slices, the workers' answers let in between (they may cut it short).
         const end = decided.end(part, round[part]);
-        const at = prechecked[part] === 0 ? precheckAt(size) : Number.POSITIVE_INFINITY;
         const pauseAt = turnEnd();
         let status: SearchStatus = 'running';
         for (let left = end - check.iterations; status === 'running' && left > 0 && !failed; ) {
-          const toPrecheck = at - check.iterations;
-          status = check.run(Math.min(SHARED_SLICE, left, toPrecheck > 0 ? toPrecheck : left), pauseAt);
-          if (status === 'running' && prechecked[part] === 0 && check.iterations >= at) precheck(part);
+          status = check.run(Math.min(SHARED_SLICE, left), pauseAt);
           await turn();
           left = now() > pauseAt ? 0 : Math.min(end, Atomics.load(limits, part)) - check.iterations;
         }

@@ -92,8 +92,10 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
     answer(clock === undefined ? r : { ...r, clock });
   };
   const held = new Map<number, PartCheck>();
-  /** The parts held whose pre-check is due once their search reaches precheckAt undecided. */
-  const due = new Map<number, () => Impossible | undefined>();
+  /** The parts held whose pre-check is due (once their search reaches precheckAt undecided). */
+  const due = new Set<number>();
+  /** What a due pre-check found. */
+  let impossible: Impossible | undefined;
   let limits: Int32Array | undefined;
   let slice = 1;
   return (turn: PartTurn) => {
@@ -115,14 +117,12 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
       if (!model) throw new Error(`part worker: unknown model ${start.model}`);
       const data = decodePart(start.data);
       const initial = model.init(start.initial);
-      const precheck = () => model.impossible?.(data.ops, initial);
       // A small part's pre-check first, cut short or not: an impossible operation anywhere is
       // the verdict. A large part's once its search reaches precheckAt undecided.
-      if (start.precheck && precheckedFirst(data.ops.length)) {
-        const impossible = precheck();
-        if (impossible) return reply({ part, impossible, prechecked: true });
-      } else if (start.precheck) {
-        due.set(part, precheck);
+      const small = precheckedFirst(data.ops.length);
+      if (start.precheck && small) {
+        const found = model.impossible?.(data.ops, initial);
+        if (found) return reply({ part, impossible: found, prechecked: true });
       }
       const budget = {
         deadline: start.deadline - origin(),
@@ -130,26 +130,26 @@ export function partTurns(answer: (r: PartReply) => void): (turn: PartTurn) => v
         baseBytes: start.baseBytes,
       };
       check = new PartCheck(model, initial, data, budget, start.witness);
+      if (start.precheck && !small) {
+        due.add(part);
+        check.due(precheckAt(data.ops.length), () => {
+          due.delete(part);
+          impossible = model.impossible?.(data.ops, initial);
+          return impossible !== undefined;
+        });
+      }
       held.set(part, check);
     }
     if (!check || !limits) throw new Error(`part worker: part ${part} was not begun here`);
     const shared = limits;
     const limit = () => Atomics.load(shared, part);
     const pauseAt = turn.pauseAt === undefined ? Number.POSITIVE_INFINITY : turn.pauseAt - origin();
-    const precheck = due.get(part);
-    if (precheck) {
-      const at = precheckAt(check.progress.operations);
-      const status = check.runTo(() => Math.min(until, limit(), at), slice, pauseAt);
-      if (status === 'running' && check.iterations >= at) {
-        due.delete(part);
-        const impossible = precheck();
-        if (impossible) {
-          held.delete(part);
-          return reply({ part, impossible, prechecked: true });
-        }
-      }
-    }
+    impossible = undefined;
     const status = check.runTo(() => Math.min(until, limit()), slice, pauseAt);
+    if (impossible) {
+      held.delete(part);
+      return reply({ part, impossible, prechecked: true });
+    }
     if (status === 'linearizable') due.delete(part);
     const prechecked = !due.has(part);
     if (status !== 'running' || check.iterations >= limit()) {

@@ -104,8 +104,14 @@ export class PartCheck {
   /** Indefinite ops the model made required: the history position they must precede. */
   private readonly deadlines = new Map<number, number>();
   private dropped = 0;
-  /** The step at which the model's sources (Model.sources) are asked for and told the search. */
-  private sourcesAt: number;
+  /**
+   * What is due when the search reaches a step undecided, earliest first: the model's sources
+   * (SOURCES_STEPS_PER_OP), a large part's pre-check (schedule.ts: precheckAt). Each runs at
+   * that step exactly, however the search is sliced, so every thread searches the same.
+   */
+  private readonly dues: { at: number; then: () => boolean }[] = [];
+  /** A due that stopped the search (an impossible operation found): it never goes on. */
+  private halted = false;
   /** For a search again without the reads' sources (see finish). */
   private readonly searchOps: SearchOp[];
   private readonly initial: unknown;
@@ -139,8 +145,8 @@ export class PartCheck {
     });
     this.searchOps = searchOps;
     this.initial = initial;
-    this.sourcesAt = model.sources ? SOURCES_STEPS_PER_OP * searchOps.length : Number.POSITIVE_INFINITY;
     this.search = new PartSearch(model, initial, searchOps, sources);
+    if (model.sources) this.due(SOURCES_STEPS_PER_OP * searchOps.length, () => this.tellSources());
     this.budget.search = this.search;
     this.progress = {
       key: part.key,
@@ -156,23 +162,38 @@ export class PartCheck {
    */
   run(slice: number, pauseAt?: number): SearchStatus {
     const search = this.search;
-    if (!search || this.status !== 'running') return this.status;
+    if (!search || this.status !== 'running' || this.halted) return this.status;
     const end = search.iterations + slice;
     // Its arrays, allocated up front, may be over the budget before the first step.
-    this.status = this.budget.over()
-      ? 'out-of-memory'
-      : search.run(Math.min(slice, this.sourcesAt - search.iterations), this.budget, pauseAt);
-    if (this.status === 'running' && search.iterations === this.sourcesAt) {
-      // The model's sources are told at that step exactly, however the search is sliced.
-      this.sourcesAt = Number.POSITIVE_INFINITY;
-      const sources = new ReadSources(this.part.ops.length);
-      this.model.sources?.(this.part.ops, this.initial, sources.add);
-      search.tell(sources);
-      if (end > search.iterations) this.status = search.run(end - search.iterations, this.budget, pauseAt);
+    if (this.budget.over()) this.status = 'out-of-memory';
+    while (this.status === 'running') {
+      const due = this.dues[0];
+      this.status = search.run(Math.min(end, due?.at ?? end) - search.iterations, this.budget, pauseAt);
+      if (this.status !== 'running' || due === undefined || search.iterations !== due.at) break;
+      this.dues.shift();
+      this.halted = due.then();
+      if (this.halted || search.iterations >= end) break;
     }
     this.progress.linearized = search.maxLinearized;
     if (this.status !== 'running') this.finish(search);
     return this.status;
+  }
+
+  /**
+   * Calls `then` once the search reaches step `at` undecided (see dues); `then` answers
+   * whether the search stops there for good (the caller reads why).
+   */
+  due(at: number, then: () => boolean): void {
+    this.dues.push({ at: Math.max(at, this.iterations), then });
+    this.dues.sort((a, b) => a.at - b.at);
+  }
+
+  /** The model's sources (Model.sources), told the search once it has gone on undecided. */
+  private tellSources(): boolean {
+    const sources = new ReadSources(this.part.ops.length);
+    this.model.sources?.(this.part.ops, this.initial, sources.add);
+    this.search?.tell(sources);
+    return false;
   }
 
   /**
@@ -185,6 +206,7 @@ export class PartCheck {
     // look at the clock), and a turn that never searched would come round again forever.
     let status = this.status;
     for (let left = until() - this.iterations, first = true; status === 'running' && left > 0; first = false) {
+      if (this.halted) break;
       if (!first && now() > pauseAt) break;
       status = this.run(Math.min(slice, left), pauseAt);
       left = until() - this.iterations;

@@ -15,6 +15,7 @@
  */
 import {
   type ArrayPool,
+  MAX_SOURCES,
   type Model,
   type OpInput,
   type OpOutput,
@@ -260,8 +261,11 @@ function reduceWithAppends(ops: readonly PartOp[], initial: KvState, sources?: S
       }
       if (sources === undefined) continue;
       found.length = 0;
-      for (const t of starts) for (let p = firstPut[t]; p >= 0; p = nextPut[p]) found.push(p);
-      for (const p of emptyPuts) found.push(p);
+      // Not told of more than MAX_SOURCES (texts put many times): counted before they are copied.
+      for (const t of starts)
+        for (let p = firstPut[t]; p >= 0 && found.length <= MAX_SOURCES; p = nextPut[p]) found.push(p);
+      if (found.length + emptyPuts.length > MAX_SOURCES) continue;
+      found.push(...emptyPuts);
       sources(i, found);
     }
   }

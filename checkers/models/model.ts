@@ -108,6 +108,13 @@ export type Reduction = 'keep' | 'drop' | 'flush' | number;
 export type SourceSink = (read: number, writes: readonly number[]) => void;
 
 /**
+ * A read with more sources than this is not told of: each would be copied for it (Jepsen's
+ * five-value registers: thousands of writes of each value), and with that many the search
+ * rarely finds them all taken.
+ */
+export const MAX_SOURCES = 16;
+
+/**
  * StateSpace.step's answer for an operation that cannot take effect in the state, nor after
  * any further steps of operations that are not blind writes (kv: a get whose value does not
  * begin with the key's value: appends only add to it). A space that cannot tell answers -1.

@@ -4,6 +4,7 @@
  * by observation, an observation no producer explains). model.ts is what a model is.
  */
 import {
+  MAX_SOURCES,
   type OpOutput,
   type PartOp,
   REJECTED,
@@ -138,9 +139,6 @@ export function reduceByObservation(
     return 'keep';
   });
 }
-
-/** Above this many producers of a value its readers' sources are not told (each reader would copy them all). */
-const MAX_SOURCES = 16;
 
 /**
  * Each ok observer's sources (SourceSink, Model.sources): the producers of the value it
