@@ -203,8 +203,8 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
       const check = checks[i];
       const pauseAt = shareEnd(now(), prepared.deadline, open.length - k);
       const status = check.runTo(() => decided.end(i, round), Number.MAX_SAFE_INTEGER, pauseAt);
-      if (prepared.found.size > 0) break;
       decided.steps[i] = check.iterations;
+      if (prepared.found.size > 0) break;
       if (status === 'running') continue;
       recordOutcome(prepared, decided, i, check.outcome());
       checks[i] = undefined;

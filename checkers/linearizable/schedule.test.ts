@@ -131,6 +131,39 @@ describe('the rounds of doubling steps', () => {
     expect(invalid.counterexample?.reason).toMatch(/^it needs the register to hold "never written"/);
   });
 
+  it('a large part still undecided at precheckAt is pre-checked there, and its impossible read ends the search at that step', async () => {
+    let prechecks = 0;
+    const counted: typeof register = {
+      ...register,
+      impossible: (ops, initial) => {
+        prechecks++;
+        return register.impossible?.(ops, initial);
+      },
+    };
+    // 50 clients: a search that backtracks, past 4 steps an operation.
+    const history = simulateRegister({ clients: 50, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
+    const written = history.find((o) => o.type === 'ok' && o.f === 'write')?.value;
+    const last = history.length;
+    history.push(
+      { index: last, type: 'invoke', f: 'read', process: 999, time: 0 },
+      { index: last + 1, type: 'ok', f: 'read', process: 999, time: 0, value: written },
+      // A second, small part: a history of one part is checked on one thread.
+      { index: last + 2, type: 'invoke', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
+      { index: last + 3, type: 'ok', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
+    );
+    const size = LARGE_PART + 1001;
+    const one = checkLinearizable(history, counted);
+    expect(one.valid).toBe(false);
+    expect(prechecks).toBe(2); // the small part before any search, the large one at its step
+    // The small part first (check order), then the large one to the pre-check's step.
+    expect(one.stats.iterations).toBe(1 + precheckAt(size));
+    expect(one.counterexample?.reason).toMatch(/^it needs the register to hold/);
+    const two = await checkLinearizableParallel(history, 'register', { threads: 2, minOperations: 0 });
+    expect(two.stats.threads).toBe(2);
+    expect(two.counterexample).toEqual(one.counterexample);
+    expect(two.stats.iterations).toBe(1 + precheckAt(size));
+  });
+
   it('on two threads: the same verdict and counterexample as one, on histories with several invalid keys', async () => {
     for (let round = 0; round < 6; round++) {
       for (const model of ['mutex', 'kv']) {
