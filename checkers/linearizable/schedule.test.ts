@@ -21,6 +21,19 @@ import { LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
 const keyed = (model: string, seeds: number[], corrupt: (k: number) => boolean, steps: number): Op[] =>
   keyedHistory(model, seeds, (_, k) => corrupt(k), steps);
 
+/** The register model, counting its pre-checks (Model.impossible). */
+function countingPrechecks(): typeof register & { prechecks: number } {
+  const counted = {
+    ...register,
+    prechecks: 0,
+    impossible: (ops: Parameters<NonNullable<typeof register.impossible>>[0], initial: unknown) => {
+      counted.prechecks++;
+      return register.impossible?.(ops, initial);
+    },
+  };
+  return counted;
+}
+
 /** Each part searched alone to its end, in check order. */
 function eachAlone(history: Op[], model: string): { outcomes: PartOutcome[]; impossible: boolean } {
   const prepared = prepare(history, model, {});
@@ -105,19 +118,12 @@ describe('the rounds of doubling steps', () => {
   });
 
   it('a large part its search finds linearizable before precheckAt is never pre-checked; one it finds not linearizable is, before the verdict', () => {
-    let prechecks = 0;
-    const counted: typeof register = {
-      ...register,
-      impossible: (ops, initial) => {
-        prechecks++;
-        return register.impossible?.(ops, initial);
-      },
-    };
+    const counted = countingPrechecks();
     const history = simulateRegister({ clients: 5, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
     const valid = checkLinearizable(history, counted);
     expect(valid.valid).toBe(true);
     expect(valid.stats.iterations).toBeLessThan(precheckAt(LARGE_PART + 1000));
-    expect(prechecks).toBe(0);
+    expect(counted.prechecks).toBe(0);
     // The same with a read no order explains at its end: the search finds it first, and the
     // pre-check, run before the verdict, names it.
     const last = history.length;
@@ -127,19 +133,12 @@ describe('the rounds of doubling steps', () => {
     );
     const invalid = checkLinearizable(history, counted);
     expect(invalid.valid).toBe(false);
-    expect(prechecks).toBe(1);
+    expect(counted.prechecks).toBe(1);
     expect(invalid.counterexample?.reason).toMatch(/^it needs the register to hold "never written"/);
   });
 
   it('a large part still undecided at precheckAt is pre-checked there, and its impossible read ends the search at that step', async () => {
-    let prechecks = 0;
-    const counted: typeof register = {
-      ...register,
-      impossible: (ops, initial) => {
-        prechecks++;
-        return register.impossible?.(ops, initial);
-      },
-    };
+    const counted = countingPrechecks();
     // 50 clients: a search that backtracks, past 4 steps an operation.
     const history = simulateRegister({ clients: 50, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
     const written = history.find((o) => o.type === 'ok' && o.f === 'write')?.value;
@@ -154,7 +153,7 @@ describe('the rounds of doubling steps', () => {
     const size = LARGE_PART + 1001;
     const one = checkLinearizable(history, counted);
     expect(one.valid).toBe(false);
-    expect(prechecks).toBe(2); // the small part before any search, the large one at its step
+    expect(counted.prechecks).toBe(2); // the small part before any search, the large one at its step
     // The small part first (check order), then the large one to the pre-check's step.
     expect(one.stats.iterations).toBe(1 + precheckAt(size));
     expect(one.counterexample?.reason).toMatch(/^it needs the register to hold/);
