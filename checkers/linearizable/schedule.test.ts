@@ -160,7 +160,10 @@ describe('the rounds of doubling steps', () => {
     const two = await checkLinearizableParallel(history, 'register', { threads: 2, minOperations: 0 });
     expect(two.stats.threads).toBe(2);
     expect(two.counterexample).toEqual(one.counterexample);
-    expect(two.stats.iterations).toBe(1 + precheckAt(size));
+    // The large part stops at the same step; the small part's one step is counted only if its
+    // thread reached it before the verdict stopped the check (timing, on a busy machine not).
+    expect(two.stats.iterations).toBeGreaterThanOrEqual(precheckAt(size));
+    expect(two.stats.iterations).toBeLessThanOrEqual(1 + precheckAt(size));
   });
 
   it('on two threads: the same verdict and counterexample as one, on histories with several invalid keys', async () => {
