@@ -178,6 +178,8 @@ export class PartSearch<S> {
   private readonly sourceStart: Int32Array;
   private readonly sourceCount: Int32Array;
   private sourceList: Int32Array;
+  /** Entries of sourceList in use: a read told again gets a new range after them. */
+  private sourceLength = 0;
 
   // The memo: open addressing over an arena of entries
   // [h2, state, frontier, holeCount, wordCount, holes..., words...].
@@ -325,7 +327,8 @@ export class PartSearch<S> {
   /**
    * Reads' sources (SourceSink), at the start or told once the search is under way
    * (Model.sources): from its next configuration on it gives up on them. Exact either way;
-   * the configurations it remembers were all reachable.
+   * the configurations it remembers were all reachable. Each telling lists a read's every
+   * source, so a read told twice keeps the later list.
    */
   tell(sources: ReadSources): void {
     const { n, ops } = this;
@@ -333,7 +336,7 @@ export class PartSearch<S> {
     for (const o of ops) tags = Math.max(tags, o.tag + 1);
     const idOf = buffers.int32(tags, NIL);
     for (let i = 0; i < n; i++) idOf[ops[i].tag] = i;
-    let length = 0;
+    let length = this.sourceLength;
     let list = this.sourceList;
     for (let i = 0; i < n; i++) {
       const tag = ops[i].tag;
@@ -354,6 +357,7 @@ export class PartSearch<S> {
       this.sourceCount[i] = length - this.sourceStart[i];
     }
     this.sourceList = list;
+    this.sourceLength = length;
     buffers.give(idOf);
   }
 
