@@ -1,13 +1,30 @@
 /** Messages between the runner and its client worker processes (Node IPC, JSON). */
 
+import type { WorkloadOptions } from '../../workloads/workload.js';
 import type { BackendOptions, NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { TestConfig } from '../runner/parameters.js';
+
+/**
+ * The run's parameters a client reads (the runner sends its whole TestConfig,
+ * runner/parameters.ts): the workload's own (WorkloadOptions) and those of its lock client.
+ */
+export interface ClientParameters extends Omit<WorkloadOptions, 'lock' | 'storeKey'> {
+  workload: string;
+  seed: number;
+  /** A built-in backend's name, or the module's path as given; backendModule: resolved. */
+  backend: string;
+  backendModule?: string;
+  /** A client program (the client protocol) instead of the backend's own client, run in clientDir. */
+  clientCommand?: string;
+  clientDir?: string;
+  requestTimeoutMs: number;
+  backoffJitterMs?: number;
+}
 
 /** The part of a resolved run (runner/resolve.ts) every client of it is given. */
 export interface ClientRun {
   /** The run's parameters: a client reads what it needs of them where it acts. */
-  config: TestConfig;
+  config: ClientParameters;
   /** What the backend's nodeSpecs were given (lease length, the backend's options). */
   backendOptions: BackendOptions;
   /** The backend's own name, for a client program's init. */
