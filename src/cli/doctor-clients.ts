@@ -19,6 +19,7 @@ const EXAMPLES: [string, Need[]][] = [
   ['redis-semaphore', [{ node: 'redis-semaphore', npm: 'redis-semaphore@5.8.0' }]],
   ['redis-py-lock', [{ python: 'redis', apt: 'python3-redis' }]],
   ['kazoo-lock', [{ python: 'kazoo', apt: 'python3-kazoo' }]],
+  ['etcd3-lock', [{ python: 'etcd3', apt: 'python3-etcd3' }]],
   ['seed-fenced-lock', [{ python: 'json', apt: 'python3' }]],
   ['seed-fenced-lock-fixed', [{ python: 'redis', apt: 'python3-redis' }]],
 ];

@@ -319,6 +319,15 @@ const list: Scenario[] = [
     { ttlMs: 2000, nemesisIntervalS: 3, pauseTtl: 1.5 },
   ),
   exampleUnderPause(
+    'etcd3-lock-gc-pause',
+    "python-etcd3's Lock (Debian python3-etcd3) with its lease the TTL, never refreshed: a paused holder's lease expires, its key goes, the next waiter creates it; the key's create revision fences",
+    { unfenced: 'invalid', fenced: 'valid' },
+    JEPSEN_ETCD,
+    ['etcd', 'etcd3-lock/client.py'],
+    // As kazoo's: a 2 s lease, and every pause 1.5 times it, a lease that expires under its holder.
+    { ttlMs: 2000, nemesisIntervalS: 3, pauseTtl: 1.5 },
+  ),
+  exampleUnderPause(
     'seed-fenced-lock',
     "the dispatch's FencedLock, ported: a counter from 0 in every client and no server, so every client holds at once and each token is handed out by every client",
     { unfenced: 'invalid', fenced: 'invalid' },

@@ -42,11 +42,11 @@ describe.skipIf(skip)('the example lock libraries', () => {
       name: 'example clients',
       status: 'ok',
       detail:
-        'can run node-redlock, redis-semaphore, redis-py-lock, kazoo-lock, seed-fenced-lock, seed-fenced-lock-fixed',
+        'can run node-redlock, redis-semaphore, redis-py-lock, kazoo-lock, etcd3-lock, seed-fenced-lock, seed-fenced-lock-fixed',
     });
   });
 
-  it.each(['node-redlock-gc-pause', 'redis-semaphore-gc-pause', 'redis-py-lock-gc-pause'])(
+  it.each(['node-redlock-gc-pause', 'redis-semaphore-gc-pause', 'redis-py-lock-gc-pause', 'etcd3-lock-gc-pause'])(
     '%s, unfenced: a paused holder outlives its lease, two hold at once',
     async (name) => {
       const r = await preset(name, false);
@@ -65,6 +65,13 @@ describe.skipIf(skip)('the example lock libraries', () => {
 
   it('kazoo-lock-gc-pause, fenced: the session expires under the holder, its znode sequence fences it off', async () => {
     const r = await preset('kazoo-lock-gc-pause', true);
+    expect(r.conditions).toEqual([]);
+    expect(staleWrites(r.history).length).toBeGreaterThan(0);
+    expect(r.valid).toBe(true);
+  });
+
+  it("etcd3-lock-gc-pause, fenced: the lease expires under the holder, its key's create revision fences it off", async () => {
+    const r = await preset('etcd3-lock-gc-pause', true);
     expect(r.conditions).toEqual([]);
     expect(staleWrites(r.history).length).toBeGreaterThan(0);
     expect(r.valid).toBe(true);
@@ -90,6 +97,7 @@ describe.skipIf(skip)('the example lock libraries', () => {
     ['node-redlock', 'redlock', 'node', 'client.mjs'],
     ['redis-semaphore', 'redis', 'node', 'client.mjs'],
     ['kazoo-lock', 'zookeeper', '/usr/bin/python3', 'client.py'],
+    ['etcd3-lock', 'etcd', '/usr/bin/python3', 'client.py'],
     ['seed-fenced-lock', 'redis', '/usr/bin/python3', 'client.py'],
     ['seed-fenced-lock-fixed', 'redis', '/usr/bin/python3', 'client.py'],
   ])('client-check of %s (against %s): exit 0', async ([folder, backend, program, file], { expect }) => {

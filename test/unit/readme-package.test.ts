@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../src/scenarios/index.js';
 import { packageRoot } from '../../src/util/paths.js';
 
 const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
@@ -44,5 +45,12 @@ describe("the README's paths for a package user", () => {
       .filter((m) => !/(a|the) checkout's /.test(user.slice(Math.max(0, (m.index ?? 0) - 40), m.index)))
       .map((m) => m[1]);
     expect(stray).toEqual([]);
+  });
+});
+
+describe("the README's table of presets", () => {
+  it('has a row for every preset `lockchaos scenarios` lists, and no other', () => {
+    const rows = [...readme.matchAll(/^\| `([\w-]+)` \|.*\| *(?:invalid|valid)[^|]*\|[^|]*\|$/gm)].map((m) => m[1]);
+    expect(rows.sort()).toEqual(Object.keys(SCENARIOS).sort());
   });
 });
