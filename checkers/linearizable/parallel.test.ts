@@ -9,12 +9,12 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
-import { keyedHistory, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
+import { keyedHistory, largeRegisterWithStaleRead, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
 import { useStepClock, useWallClock } from './clock.js';
 import { checkLinearizable, type Prepared, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn, partTurns } from './part-worker.js';
-import { LARGE_PART } from './schedule.js';
+import { LARGE_PART, precheckAt } from './schedule.js';
 
 /** keyedHistory, corrupting by seed. */
 const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, steps = 600): Op[] =>
@@ -226,5 +226,20 @@ describe('parts on worker threads', () => {
       { part: a, cancelled: 10, prechecked: true },
       expect.objectContaining({ part: b, outcome: expect.objectContaining({ status: 'linearizable' }) }),
     ]);
+  });
+});
+
+describe("a worker's large part", () => {
+  it('is pre-checked when its search reaches precheckAt undecided, and its impossible read is the answer there', () => {
+    const prepared = prepare(largeRegisterWithStaleRead(), 'register', {}, false);
+    const limits = new Int32Array(new SharedArrayBuffer(4)).fill(NO_LIMIT);
+    const at = precheckAt(prepared.parts[0].size);
+    const replies: PartReply[] = [];
+    const turn = partTurns((r) => replies.push(r));
+    turn({ part: 0, until: at - 1, start: { ...registerStart(prepared, 0, limits), slice: 1000 } });
+    turn({ part: 0, until: NO_LIMIT });
+    expect(replies[0]).toEqual({ part: 0, steps: at - 1, prechecked: false });
+    expect(replies[1]).toMatchObject({ part: 0, prechecked: true, impossible: { op: prepared.parts[0].size - 1 } });
+    expect(replies).toHaveLength(2);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { hardKeysHistory } from '../../bench/checker.js';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
-import { keyedHistory } from '../../test/unit/linearizable-support.js';
+import { keyedHistory, largeRegisterWithStaleRead } from '../../test/unit/linearizable-support.js';
 import { register } from '../models/register.js';
 import { checkLinearizable, newPartCheck, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
@@ -139,16 +139,12 @@ describe('the rounds of doubling steps', () => {
 
   it('a large part still undecided at precheckAt is pre-checked there, and its impossible read ends the search at that step', async () => {
     const counted = countingPrechecks();
-    // 50 clients: a search that backtracks, past 4 steps an operation.
-    const history = simulateRegister({ clients: 50, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
-    const written = history.find((o) => o.type === 'ok' && o.f === 'write')?.value;
+    const history = largeRegisterWithStaleRead();
     const last = history.length;
     history.push(
-      { index: last, type: 'invoke', f: 'read', process: 999, time: 0 },
-      { index: last + 1, type: 'ok', f: 'read', process: 999, time: 0, value: written },
       // A second, small part: a history of one part is checked on one thread.
-      { index: last + 2, type: 'invoke', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
-      { index: last + 3, type: 'ok', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
+      { index: last, type: 'invoke', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
+      { index: last + 1, type: 'ok', f: 'write', process: 998, time: 0, key: 'j', value: 1 },
     );
     const size = LARGE_PART + 1001;
     const one = checkLinearizable(history, counted);

@@ -8,6 +8,8 @@
  * placed somewhere after its invocation or left out.
  */
 import fc from 'fast-check';
+import { simulateRegister } from '../../bench/simulate.js';
+import { LARGE_PART } from '../../checkers/linearizable/schedule.js';
 import { MODELS } from '../../checkers/models/index.js';
 import { type AnyModel, type Model, type OpInput, type OpOutput, Rejection } from '../../checkers/models/model.js';
 import type { Op } from '../../src/history/op.js';
@@ -455,4 +457,20 @@ export function keyedHistory(
   for (let i = 0; streams.some((s) => i < s.length); i++)
     for (const s of streams) if (i < s.length) out.push({ ...s[i], index: out.length });
   return out;
+}
+
+/**
+ * A register part past LARGE_PART whose search backtracks (50 clients, past 4 steps an
+ * operation), ending in a read of the first value written, overwritten long before: a stale
+ * read the pre-check sees at once, and the search only at its end.
+ */
+export function largeRegisterWithStaleRead(): Op[] {
+  const history = simulateRegister({ clients: 50, operations: LARGE_PART + 1000, infoRate: 0.01, seed: 7 });
+  const written = history.find((o) => o.type === 'ok' && o.f === 'write')?.value;
+  const last = history.length;
+  history.push(
+    { index: last, type: 'invoke', f: 'read', process: 999, time: 0 },
+    { index: last + 1, type: 'ok', f: 'read', process: 999, time: 0, value: written },
+  );
+  return history;
 }
