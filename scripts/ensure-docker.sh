@@ -15,8 +15,8 @@ if ! command -v dockerd >/dev/null 2>&1; then
     exit 3
   fi
   echo "installing docker.io (apt-get)..."
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io iptables >/dev/null 2>&1 \
-    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io iptables >/dev/null; }
+  . "$(dirname "$0")/apt-install.sh"
+  apt_install docker.io iptables
 fi
 if command -v systemctl >/dev/null 2>&1 && systemctl is-system-running >/dev/null 2>&1; then
   systemctl start docker || true

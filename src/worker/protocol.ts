@@ -5,16 +5,15 @@ import type { BackendOptions, NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
 
 /**
- * The run's parameters a client reads (the runner sends its whole TestConfig,
- * runner/parameters.ts): the workload's own (WorkloadOptions) and those of its lock client.
+ * The run's parameters a client reads: the workload's own (WorkloadOptions) and those of its
+ * lock client. The runner sends its whole TestConfig (runner/parameters.ts, where each field
+ * is described), which has them all.
  */
 export interface ClientParameters extends Omit<WorkloadOptions, 'lock' | 'storeKey'> {
   workload: string;
   seed: number;
-  /** A built-in backend's name, or the module's path as given; backendModule: resolved. */
   backend: string;
   backendModule?: string;
-  /** A client program (the client protocol) instead of the backend's own client, run in clientDir. */
   clientCommand?: string;
   clientDir?: string;
   requestTimeoutMs: number;
