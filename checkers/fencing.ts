@@ -1,13 +1,20 @@
 /**
  * Fencing: the tokens keep stale holders out only if (1) they grow with the real-time
- * order of grants: a grant that began after another ended must carry a larger token, and
+ * order of grants: a grant that began after another ended must carry a larger token,
  * (2) the store never accepted an older token after it had accepted a newer one: an
  * acknowledged write that began after another acknowledged write ended must not carry a
- * smaller token.
+ * smaller token, and (3) no grant outranks a holder whose lease stands: a token larger
+ * than the current holder's, handed out while that holder's lease (its grant's validity)
+ * still stood and no fault touched it, makes the store trust the newcomer and turn the
+ * rightful holder away. That is the mark of a token taken in a separate step after the
+ * grant (SET NX, then INCR): a holder stopped between the two wakes with a token larger
+ * than the next holder's.
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
+import { faultWindows } from './fault-windows.js';
+import { holdsOf } from './mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
@@ -64,6 +71,87 @@ function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => numb
   return out;
 }
 
+/**
+ * The lease a grant claims, less this share of it: a grant's ok is stamped after the
+ * server granted (a reply in flight, a loaded machine), so its lease may end that much
+ * before the claim; a grant outranks a holder only well inside the holder's claim.
+ */
+const LEASE_SLACK = 0.25;
+
+/** A grant that outranked a holder whose lease stood (rule 3). */
+export interface Outranking {
+  holder: { process: number; token: number; start: number; index: number; validityMs: number };
+  newcomer: { process: number; token: number; start: number; index: number; invokedAt: number };
+}
+
+/**
+ * Rule 3: grants made while another process held the lock with its lease standing (by
+ * its own grant's validity, less the slack), carrying a larger token, with no fault on the
+ * holder (nor on every client or node) from its grant to the newcomer's. A holder a fault
+ * touched may have lost its lease for good reason (a pause, a cut), so it is left out.
+ */
+export function outrankings(history: readonly Op[]): Outranking[] {
+  const holds = holdsOf(history).filter((h) => h.token !== undefined);
+  if (holds.length < 2) return [];
+  const byIndex = new Map<number, Op>();
+  const invokes = new Map<number, Op>();
+  for (const { invoke, completion } of pairLeniently(history)) {
+    if (completion) {
+      byIndex.set(completion.index, completion);
+      invokes.set(completion.index, invoke);
+    }
+  }
+  const windows = faultWindows(history);
+  const touches = (process: number, from: number, to: number) =>
+    windows.some((w) => {
+      if (w.start > to || (w.end ?? Number.POSITIVE_INFINITY) < from) return false;
+      const v = w.value as { process?: unknown } | undefined;
+      return typeof v?.process !== 'number' || v.process === process;
+    });
+  const found: Outranking[] = [];
+  const sorted = [...holds].sort((a, b) => a.start - b.start);
+  for (let j = 0; j < sorted.length; j++) {
+    const later = sorted[j] as (typeof sorted)[number];
+    for (let i = j - 1; i >= 0; i--) {
+      const earlier = sorted[i] as (typeof sorted)[number];
+      if (earlier.process === later.process || earlier.end <= later.start) continue;
+      const validityMs = decodeGrant(byIndex.get(earlier.acquireIndex)?.value).validityMs;
+      if (validityMs === undefined) continue;
+      const standsUntil = earlier.start + (1 - LEASE_SLACK) * validityMs * 1e6;
+      if (later.start >= standsUntil || (later.token as number) <= (earlier.token as number)) continue;
+      if (touches(earlier.process, earlier.start, later.start)) continue;
+      found.push({
+        holder: {
+          process: earlier.process,
+          token: earlier.token as number,
+          start: earlier.start,
+          index: earlier.acquireIndex,
+          validityMs,
+        },
+        newcomer: {
+          process: later.process,
+          token: later.token as number,
+          start: later.start,
+          index: later.acquireIndex,
+          invokedAt: invokes.get(later.acquireIndex)?.time ?? later.start,
+        },
+      });
+      break;
+    }
+  }
+  return found;
+}
+
+/** An outranking in words: who was trusted over whom, and why it reads as a token taken late. */
+export function outrankingWords(o: Outranking): string {
+  const { holder: h, newcomer: n } = o;
+  const late =
+    n.invokedAt < h.start
+      ? `; process ${n.process}'s acquire began at ${secs(n.invokedAt)}, before that grant: a stale holder's token larger than the next holder's (a token not taken with the grant)`
+      : '';
+  return `process ${n.process} was granted token ${n.token} at ${secs(n.start)} (op #${n.index}) while process ${h.process}'s lease stood (token ${h.token}, granted at ${secs(h.start)} (op #${h.index}) for ${Math.round(h.validityMs)} ms) and no fault touched process ${h.process}: the store now trusts process ${n.process} and turns away the holder whose lease stands${late}`;
+}
+
 /** Two operations out of token order, structured for reports: completion op indices in the stored history. */
 export interface TokenPair {
   earlierIndex: number;
@@ -88,6 +176,8 @@ export type FencingDetails = {
   acceptedWrites: number;
   /** How many; when invalid, the first 50 instead. */
   staleAccepted: number | TokenPair[];
+  /** Grants that outranked a holder whose lease stood (rule 3): how many; when invalid, the first 50. */
+  outranked?: number | TokenPair[];
   /** When invalid: the first of each kind in words. */
   first?: string[];
 };
@@ -112,14 +202,16 @@ export function checkFencing(
       )
     : [];
   const staleAccepted = regressions(writes, false);
+  const outranked = outrankings(history);
   const details: FencingDetails = {
     grants: grants.length,
     grantRegressions: grantRegressions.length,
     duplicatedTokens: duplicated.length,
     acceptedWrites: writes.length,
     staleAccepted: staleAccepted.length,
+    outranked: outranked.length,
   };
-  if (grantRegressions.length === 0 && staleAccepted.length === 0) {
+  if (grantRegressions.length === 0 && staleAccepted.length === 0 && outranked.length === 0) {
     return {
       ...base,
       valid: true,
@@ -130,6 +222,7 @@ export function checkFencing(
     };
   }
   const words: string[] = [];
+  if (outranked[0]) words.push(outrankingWords(outranked[0]));
   if (staleAccepted[0]) {
     const { earlier, later } = staleAccepted[0];
     words.push(
@@ -151,10 +244,16 @@ export function checkFencing(
   return {
     ...base,
     valid: false,
-    summary: `${duplicated.length > 0 ? `the token source forked: ${duplicated.length} tokens granted twice; ` : ''}${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
+    summary: `${outranked.length > 0 ? `${outranked.length} grants outranked a holder whose lease stood; ` : ''}${duplicated.length > 0 ? `the token source forked: ${duplicated.length} tokens granted twice; ` : ''}${staleAccepted.length} stale tokens accepted, ${grantRegressions.length} token regressions; first: ${words.join('; ')}`,
     details: {
       ...details,
       first: words,
+      outranked: outranked.slice(0, 50).map((o) => ({
+        earlierIndex: o.holder.index,
+        laterIndex: o.newcomer.index,
+        earlierToken: o.holder.token,
+        laterToken: o.newcomer.token,
+      })),
       staleAccepted: staleAccepted.slice(0, 50).map(indices),
       grantRegressions: grantRegressions.slice(0, 50).map(indices),
     },
@@ -193,5 +292,15 @@ export function fencingViolations(result: CheckResult): CheckerViolation[] {
       ],
     }),
   );
-  return [...stale, ...regressions];
+  const outranked = list(d.outranked).map(
+    (s): CheckerViolation => ({
+      kind: 'stale',
+      words: `a grant with token ${s.laterToken} (op #${s.laterIndex}) outranked the holder of token ${s.earlierToken} (op #${s.earlierIndex}) while its lease stood`,
+      marks: [
+        { index: s.earlierIndex, label: `holder granted token ${s.earlierToken}` },
+        { index: s.laterIndex, label: `outranked by token ${s.laterToken}` },
+      ],
+    }),
+  );
+  return [...outranked, ...stale, ...regressions];
 }

@@ -100,6 +100,25 @@ export function overlaps(all: readonly Hold[]): Overlap[] {
   return found;
 }
 
+/**
+ * How the lock came free under its holder, when the history shows it: another process's
+ * release, sent before the holder's grant (the release of the hold before it), that
+ * completed ok while the holder held the lock, just before the next acquire. A release
+ * that deletes the key without checking whose it is, and reaches the server late, does
+ * that: it deletes another holder's lock.
+ */
+export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold): string | undefined {
+  let found: { invoke: Op; completion: Op } | undefined;
+  for (const { invoke, completion } of pairLeniently(history)) {
+    if (invoke.f !== 'release' || completion?.type !== 'ok' || (invoke.key ?? '') !== holder.lock) continue;
+    if (invoke.process === holder.process) continue;
+    if (invoke.time >= holder.start || completion.time < holder.start || completion.time > next.start) continue;
+    if (!found || completion.time > found.completion.time) found = { invoke, completion };
+  }
+  if (!found) return undefined;
+  return `another holder's lock released: process ${found.invoke.process}'s release (op #${found.completion.index}), sent at ${secs(found.invoke.time)} before process ${holder.process}'s grant, completed at ${secs(found.completion.time)} while process ${holder.process} held the lock`;
+}
+
 /** `verb`: "also held" for the second of an overlapping pair. */
 export function describeHold(h: Hold, verb = 'held'): string {
   const end = Number.isFinite(h.end) ? secs(h.end) : 'the end of the test';
@@ -137,8 +156,10 @@ export function checkMutualExclusion(
   const during = windows
     .filter((w) => w.start <= second.start && (w.end ?? Number.POSITIVE_INFINITY) >= first.start)
     .map((w) => `${w.f} ${JSON.stringify(w.value)} ${secs(w.start)}–${w.end !== undefined ? secs(w.end) : 'end'}`);
+  const under = releasedUnder(history, first, second);
   const words =
     `${describeHold(first)}, while process ${second.process} acquired it at ${secs(second.start)} (op #${second.acquireIndex})` +
+    (under ? `; ${under}` : '') +
     (during.length ? `; faults active: ${during.join(', ')}` : '');
   return {
     ...base,

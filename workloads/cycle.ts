@@ -19,10 +19,14 @@ export async function recordAcquire(ctx: ClientContext): Promise<Grant | null> {
     if (problem) throw new Error(`${REFUSED_GRANT}${problem}`);
     return { type: 'ok', value: encodeGrant(grant) };
   });
-  return outcome.type === 'ok' ? grant : null;
+  if (outcome.type !== 'ok') return null;
+  // On the record as granted: a pause here is a holder stopped before it uses its grant.
+  await ctx.point?.('after-grant');
+  return grant;
 }
 
 export async function recordRelease(ctx: ClientContext, grant: Grant): Promise<void> {
+  await ctx.point?.('before-release');
   await ctx.recorder.perform('release', grant.lock, undefined, async () =>
     (await ctx.lock.release(grant)) ? { type: 'ok' } : { type: 'fail', error: 'not-held' },
   );

@@ -41,7 +41,19 @@ export interface ClientContext {
   opts: WorkloadOptions;
   /** Aborted when the run's time is up: finish the current cycle's request and return. */
   stop: AbortSignal;
+  /**
+   * The client is at a named code point (STANDARD_POINTS, or a library's own): resolves
+   * when the nemesis lets it go on (at once, unless a fault is aimed at the point).
+   */
+  point?: (name: string) => Promise<void>;
 }
+
+/**
+ * The code points every client reaches, whatever its library: after a grant (before the
+ * holder uses it) and before a release; `in-extend` is a library's auto-extension, which
+ * only a client program can announce (docs/client-protocol.md).
+ */
+export const STANDARD_POINTS = ['after-grant', 'before-release', 'in-extend'] as const;
 
 export interface Workload {
   name: string;

@@ -2,6 +2,8 @@
 
 An adapter has init(req) -> its name for the record, and acquire(req) and release(req) ->
 an answer: ok(...), fail(why) or unknown(why). One request at a time, one answer a line.
+init may raise Decline(why) (this program cannot drive that backend). point(name) tells the
+harness the program is at a named code point (protocol 2) and returns when it may go on.
 """
 import json
 import sys
@@ -19,15 +21,31 @@ def unknown(error):  # it may have happened: recorded as info
     return {"type": "unknown", "error": str(error)}
 
 
+class Decline(Exception):  # init_fail: this program will not drive the run
+    pass
+
+
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def point(name):
+    """At a named code point: the harness may stop this program here; go on once it says go."""
+    send({"type": "at", "point": name})
+    for line in sys.stdin:
+        if json.loads(line).get("type") == "go":
+            return
 
 
 def serve(adapter):
     for line in sys.stdin:
         req = json.loads(line)
         if req["type"] == "init":
-            send({"type": "init_ok", "protocol": 1, "name": adapter.init(req)})
+            try:
+                send({"type": "init_ok", "protocol": 2, "name": adapter.init(req)})
+            except Decline as why:
+                send({"type": "init_fail", "error": str(why)})
+                return
         else:
             send({"id": req["id"], **getattr(adapter, req["type"])(req)})

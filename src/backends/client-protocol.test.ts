@@ -1,14 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { clientProgramName, PROTOCOL_VERSION, parseAnswer, parseInitOk } from './client-protocol.js';
+import { clientProgramName, PROTOCOL_VERSION, parseAnswer, parseAt, parseInitOk } from './client-protocol.js';
 
 describe('the client protocol', () => {
   it('reads init_ok, and refuses another version or another first line', () => {
     expect(parseInitOk('{"type":"init_ok","protocol":1,"name":"x"}')).toEqual({
       type: 'init_ok',
-      protocol: PROTOCOL_VERSION,
+      protocol: 1,
       name: 'x',
     });
-    expect(() => parseInitOk('{"type":"init_ok","protocol":2}')).toThrow(/speaks protocol 2: this harness speaks 1/);
+    expect(parseInitOk(`{"type":"init_ok","protocol":${PROTOCOL_VERSION}}`)).toEqual({
+      type: 'init_ok',
+      protocol: PROTOCOL_VERSION,
+    });
+    expect(() => parseInitOk('{"type":"init_ok","protocol":3}')).toThrow(
+      /speaks protocol 3: this harness speaks 1 and 2/,
+    );
+    expect(() => parseInitOk('{"type":"init_fail","error":"drives etcd only"}')).toThrow(
+      /declined init: drives etcd only/,
+    );
+    expect(parseAt({ type: 'at', point: 'after-grant' })).toBe('after-grant');
+    expect(parseAt({ type: 'ok', id: 1 })).toBeUndefined();
+    expect(() => parseAt({ type: 'at', point: 'a b' })).toThrow(/an "at" with point "a b"/);
     expect(() => parseInitOk('{"type":"ok","id":0}')).toThrow(/expected \{"type":"init_ok",...\} first/);
   });
 

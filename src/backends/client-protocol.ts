@@ -32,8 +32,14 @@ export function clientProgramName(command: string): string {
   return generic && folder !== undefined && folder !== '.' && folder !== '..' ? folder : name;
 }
 
-/** The protocol version this harness speaks. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The protocol version this harness speaks: 2 adds the code points a program announces
+ * (`at`, answered `go`), the session's TTL and the timeouts at init, and `init_fail`.
+ * A program that answers init_ok with protocol 1 is spoken to in version 1 (it announces
+ * nothing, and reads nothing new).
+ */
+export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSIONS = [1, 2] as const;
 
 export interface InitRequest {
   type: 'init';
@@ -45,6 +51,14 @@ export interface InitRequest {
   nodes: { name: string; host: string; port: number }[];
   /** The backend's own options (`--backend-options`), as given. */
   options: Record<string, string>;
+  /** The run's lease (--ttl): a library that fixes its TTL when its session is made takes it here. */
+  ttl_ms: number;
+  /** How long one request to a server may take (--request-timeout). */
+  request_timeout_ms: number;
+  /** How long an acquire may wait for the lock (--acquire-timeout); each acquire also says it. */
+  acquire_timeout_ms: number;
+  /** How long a release may take before the program counts as hung (--release-timeout). */
+  release_timeout_ms: number;
 }
 
 export interface AcquireRequest {
@@ -71,6 +85,25 @@ export interface InitOk {
   name?: string;
 }
 
+/** A program that will not drive this run (another backend, an option it lacks) says why. */
+export class InitDeclined extends Error {
+  override name = 'InitDeclined';
+}
+
+/** A code point a program announces (protocol 2): `{"type":"at","point":"after-grant"}`. */
+export const POINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The point an `at` line names; undefined if the line is not one; a ProtocolError if it names none well. */
+export function parseAt(m: Record<string, unknown>): string | undefined {
+  if (m.type !== 'at') return undefined;
+  if (typeof m.point !== 'string' || !POINT_NAME.test(m.point)) {
+    throw new ProtocolError(
+      `an "at" with point ${JSON.stringify(m.point)}: name a point with letters, digits, '.', '_' or '-' (at most 64)`,
+    );
+  }
+  return m.point;
+}
+
 export type Answer =
   | { type: 'ok'; id: number; token?: number; validity_ms?: number; lease?: unknown }
   | { type: 'fail'; id: number; error: string }
@@ -83,7 +116,7 @@ export class ProtocolError extends Error {
 
 const show = (line: string) => (line.length > 80 ? `${line.slice(0, 77)}...` : line);
 
-function parseObject(line: string): Record<string, unknown> {
+export function parseObject(line: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -99,14 +132,19 @@ function parseObject(line: string): Record<string, unknown> {
 /** The client's answer to init; a ProtocolError when it is not one this harness can speak with. */
 export function parseInitOk(line: string): InitOk {
   const m = parseObject(line);
+  if (m.type === 'init_fail') {
+    const why = typeof m.error === 'string' && m.error !== '' ? m.error : 'no reason given';
+    throw new InitDeclined(`the client program declined init: ${why}`);
+  }
   if (m.type !== 'init_ok') throw new ProtocolError(`expected {"type":"init_ok",...} first, got: ${show(line)}`);
-  if (m.protocol !== PROTOCOL_VERSION) {
+  if (!(PROTOCOL_VERSIONS as readonly unknown[]).includes(m.protocol)) {
     throw new ProtocolError(
-      `init_ok speaks protocol ${JSON.stringify(m.protocol)}: this harness speaks ${PROTOCOL_VERSION} (answer "protocol":${PROTOCOL_VERSION})`,
+      `init_ok speaks protocol ${JSON.stringify(m.protocol)}: this harness speaks ${PROTOCOL_VERSIONS.join(' and ')} (answer "protocol":${PROTOCOL_VERSION})`,
     );
   }
   if (m.name !== undefined && typeof m.name !== 'string') throw new ProtocolError('init_ok name is not a string');
-  return m.name === undefined ? { type: 'init_ok', protocol: PROTOCOL_VERSION } : { ...(m as unknown as InitOk) };
+  const protocol = m.protocol as number;
+  return m.name === undefined ? { type: 'init_ok', protocol } : { type: 'init_ok', protocol, name: m.name as string };
 }
 
 /**

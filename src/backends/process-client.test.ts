@@ -6,10 +6,16 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../util/paths.js';
-import { ProcessLockClient } from './process-client.js';
+import { ProcessLockClient, programTimes } from './process-client.js';
 
 const program = (how: string) => `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')} ${how}`;
-const init = { client: 'c0', backend: 'redis', nodes: [{ name: 'n1', host: '127.0.0.1', port: 1 }], options: {} };
+const init = {
+  client: 'c0',
+  backend: 'redis',
+  nodes: [{ name: 'n1', host: '127.0.0.1', port: 1 }],
+  options: {},
+  ...programTimes({ ttlMs: 1000, requestTimeoutMs: 1000, acquireTimeoutMs: 1000 }),
+};
 const opened: ProcessLockClient[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));
@@ -26,6 +32,44 @@ async function start(how: string, broken: string[] = [], requestTimeoutMs = 10_0
   opened.push(c);
   return c;
 }
+
+describe('ProcessLockClient, protocol 2', () => {
+  it('a point announced inside a request waits for the nemesis, then goes on', async () => {
+    const points: string[] = [];
+    let letGo: () => void = () => {};
+    const c = await ProcessLockClient.start({
+      command: program('points'),
+      requestTimeoutMs: 10_000,
+      initTimeoutMs: 20_000,
+      init,
+      onPoint: (point) => {
+        points.push(point);
+        return new Promise<void>((resolve) => {
+          letGo = resolve;
+        });
+      },
+    });
+    opened.push(c);
+    expect(c.protocol).toBe(2);
+    let granted = false;
+    const grant = c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 }).then((g) => {
+      granted = true;
+      return g;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(points).toEqual(['in-lib']);
+    expect(granted).toBe(false); // held at the point until the nemesis says go
+    letGo();
+    expect(await grant).toMatchObject({ token: 1 });
+  });
+
+  it('a program that declines init says why, in its own words', async () => {
+    const err = await start('decline').catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe('InitDeclined');
+    expect((err as Error).message).toMatch(/declined init: drives etcd, not redis$/);
+  });
+});
 
 describe('ProcessLockClient', () => {
   it('turns ok into a grant with its token, fail into a definite failure, and gives the lease back', async () => {

@@ -14,11 +14,14 @@ import { DefiniteFailure } from '../history/definite-failure.js';
 import type { AcquireOptions, Grant, LockClient } from './backend.js';
 import {
   type Answer,
+  InitDeclined,
   type InitRequest,
   PROTOCOL_VERSION,
   ProtocolError,
   parseAnswer,
+  parseAt,
   parseInitOk,
+  parseObject,
   type Request,
 } from './client-protocol.js';
 
@@ -29,13 +32,36 @@ export interface ProcessClientOptions {
   cwd?: string;
   /** Per-request slack beyond the request's own timeout before the program counts as hung. */
   requestTimeoutMs: number;
+  /** How long a release may take (beyond the slack); told at init. */
+  releaseTimeoutMs?: number;
   /** The init request, less its type and version. */
   init: Omit<InitRequest, 'type' | 'protocol'>;
   /** Told once, in one line, when the program stops speaking the protocol. */
   onBroken?: (why: string) => void;
   /** How long the program may take to answer init (its imports, its first connections). */
   initTimeoutMs?: number;
+  /**
+   * The program announced a code point (protocol 2); it goes on when this resolves (the
+   * nemesis may stop it there first). Absent: it goes on at once.
+   */
+  onPoint?: (point: string) => Promise<void>;
 }
+
+/** A release's own deadline when the run names none (--release-timeout). */
+export const DEFAULT_RELEASE_TIMEOUT_MS = 2000;
+
+/** The run's lease and timeouts, as init tells them (a library that fixes them per session reads them there). */
+export const programTimes = (c: {
+  ttlMs: number;
+  requestTimeoutMs: number;
+  acquireTimeoutMs: number;
+  releaseTimeoutMs?: number;
+}) => ({
+  ttl_ms: c.ttlMs,
+  request_timeout_ms: c.requestTimeoutMs,
+  acquire_timeout_ms: c.acquireTimeoutMs,
+  release_timeout_ms: c.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
+});
 
 /** Ticks that measure how long a request has waited while this process ran (pauses left out). */
 const TICK_MS = 50;
@@ -50,6 +76,8 @@ export class ProcessLockClient implements LockClient {
   private readonly leases = new Map<string, unknown>();
   private readonly stderrTail: string[] = [];
   private exited = false;
+  /** The version the program answered init with: 1 announces no code points. */
+  protocol = 1;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -82,9 +110,11 @@ export class ProcessLockClient implements LockClient {
     const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
     const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
     try {
-      parseInitOk(line);
+      client.protocol = parseInitOk(line).protocol;
     } catch (err) {
       client.fail((err as Error).message);
+      // A program that declines says why in its own words: the one line is theirs.
+      if (err instanceof InitDeclined) throw new InitDeclined(`client '${opts.command}': ${err.message}`);
       throw new Error(`client '${opts.command}': ${(err as Error).message}`);
     }
     return client;
@@ -127,7 +157,7 @@ export class ProcessLockClient implements LockClient {
     const lease = this.leases.get(grant.owner);
     this.leases.delete(grant.owner);
     const request: Request = { type: 'release', id, key: grant.lock, ...(lease === undefined ? {} : { lease }) };
-    const answer = await this.request(request, 0);
+    const answer = await this.request(request, this.opts.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS);
     if (answer.type === 'unknown') throw new Error(answer.error);
     return answer.type === 'ok';
   }
@@ -184,6 +214,24 @@ export class ProcessLockClient implements LockClient {
 
   private onLine(line: string): void {
     if (line.trim() === '') return;
+    // A code point (protocol 2), at any time, inside a request or between them (an
+    // auto-extension thread): answered `go` once the nemesis lets it go on.
+    if (line.includes('"at"')) {
+      let point: string | undefined;
+      try {
+        point = parseAt(parseObject(line));
+      } catch (err) {
+        this.fail((err as Error).message);
+        return;
+      }
+      if (point !== undefined) {
+        const go = () => {
+          if (!this.broken) this.child.stdin?.write(`${JSON.stringify({ type: 'go', point })}\n`);
+        };
+        void (this.opts.onPoint?.(point) ?? Promise.resolve()).then(go, go);
+        return;
+      }
+    }
     const waiting = this.waiting;
     if (!waiting) {
       this.fail(`an answer nobody asked for: ${line.slice(0, 80)}`);

@@ -35,6 +35,21 @@ export interface ClientFaultTarget {
    * when resumed; false if it did not get there in time.
    */
   armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
+  /**
+   * Has every client ask before it goes on from this code point; the first to reach it
+   * within timeoutMs is stopped there (its worker and its program, SIGSTOP) and handed
+   * over with the way to let it go on (SIGCONT, then go). Undefined if none reached it.
+   */
+  catchAtPoint(where: string, timeoutMs: number): Promise<CaughtAtPoint | undefined>;
+}
+
+/** A client stopped at a code point by catchAtPoint. */
+export interface CaughtAtPoint {
+  client: number;
+  /** The processes stopped: its worker and, when it drives one, its program's group (negative). */
+  pids: number[];
+  /** Resumes it and lets it go on from the point; idempotent. */
+  resume(): void;
 }
 
 /** Sends `signal` to each process; those it reached (one already gone is skipped). How a client is paused and resumed. */

@@ -35,6 +35,7 @@ function context(capabilities?: BackendCapabilities) {
     grantedAt: () => undefined,
     count: () => 2,
     grant: () => ({ votes: 2 }),
+    catchAtPoint: async () => undefined,
     armPause: async (client, where) => {
       armed.push({ client, where });
       return true;

@@ -32,6 +32,7 @@ function clients(holders: number[], grantedAt: number) {
     count: () => 3,
     grant: () => ({}),
     armPause: async () => false,
+    catchAtPoint: async () => undefined,
   };
   return { target, pid: child.pid as number };
 }

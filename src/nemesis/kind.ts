@@ -19,7 +19,7 @@ export interface FaultSpec {
    * jumps or whether it strobes (clock: forward unless given); when a node is taken down
    * (kill-node, pause-node: at any moment, or while a client holds the lock).
    */
-  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held';
+  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held' | 'hold' | 'stop' | 'drop';
 }
 
 /** A recorded fault in words: whom it hit, and how (each a short phrase). */
@@ -36,6 +36,11 @@ export interface FaultKindModule<Name extends string = string> {
   readonly name: Name;
   /** The targets it takes, the default first. */
   readonly targets: readonly string[];
+  /**
+   * Targets beyond the list, of a form (a code point's name `at=before-release`, a request's
+   * name `pg_advisory_unlock`): the form in words for --help, and the test a target passes.
+   */
+  readonly moreTargets?: { form: string; test(target: string): boolean };
   /** The ways it can go (`kind:target:mode`), the default first; none: no third part. */
   readonly modes?: readonly string[];
   /** What it does, one line for --help and the campaign schema. */

@@ -6,6 +6,17 @@
  * them (a cut: like dropped packets that TCP retransmits once the cut heals).
  */
 import net from 'node:net';
+import { WireSplitter } from './wire.js';
+
+/**
+ * What a wire fault does with one request a client sends (kinds/wire.ts): hold it (and
+ * what follows it on the connection) until `until` resolves, drop it (the connection is
+ * closed, as a lost one would be), or let it go and then call `after` (stop the client).
+ */
+export type WireAction = { hold: Promise<void>; answered?: () => void } | { drop: true } | { after: () => void };
+
+/** Looks at each named request a client sends through a proxy; undefined: let it pass. */
+export type WireTrap = (name: string) => WireAction | undefined;
 
 /** One client's proxy to one server: the path client faults delay or cut. */
 export interface ProxyRoute {
@@ -16,7 +27,8 @@ export interface ProxyRoute {
 }
 
 interface Direction {
-  queue: { at: number; chunk: Buffer }[];
+  /** Bytes to forward at `at`; `held` ones (and all behind them) wait until it is lifted. */
+  queue: { at: number; chunk: Buffer; held?: boolean }[];
   timer?: NodeJS.Timeout;
   lastAt: number;
 }
@@ -28,10 +40,16 @@ export class TcpProxy {
   delayMs = 0;
   private cut = false;
   port = 0;
+  /** A wire fault's trap, while one is armed (kinds/wire.ts). */
+  trap?: WireTrap;
+  /** How many requests of each name the client sent (when `watch`): the wire points it reached. */
+  readonly seen = new Map<string, number>();
 
   constructor(
     readonly targetHost: string,
     readonly targetPort: number,
+    /** Split what the client sends into named requests (a lock node's route; wire.ts). */
+    private readonly watch = false,
   ) {}
 
   async listen(): Promise<number> {
@@ -57,31 +75,81 @@ export class TcpProxy {
     };
     client.on('error', close).on('close', close);
     server.on('error', close).on('close', close);
-    this.forward(client, server);
-    this.forward(server, client);
+    // Told when the server's next bytes reach the client (a held request's answer).
+    const answers: { next?: () => void } = {};
+    this.forward(client, server, this.watch ? new WireSplitter() : undefined, close, answers);
+    this.forward(server, client, undefined, undefined, undefined, answers);
   }
 
-  private forward(from: net.Socket, to: net.Socket) {
+  private forward(
+    from: net.Socket,
+    to: net.Socket,
+    requests?: WireSplitter,
+    close?: () => void,
+    answersTo?: { next?: () => void },
+    answersFrom?: { next?: () => void },
+  ) {
     const d: Direction = { queue: [], lastAt: 0 };
     const pump = () => {
       if (d.timer) clearTimeout(d.timer);
       d.timer = undefined;
       if (this.cut) return;
       const now = Date.now();
-      while (d.queue.length > 0 && (d.queue[0]?.at ?? 0) <= now) {
+      while (d.queue.length > 0 && (d.queue[0]?.at ?? 0) <= now && !d.queue[0]?.held) {
         const next = d.queue.shift();
         if (next && !to.destroyed) to.write(next.chunk);
+        if (next && answersFrom?.next) {
+          const told = answersFrom.next;
+          answersFrom.next = undefined;
+          told();
+        }
       }
       const head = d.queue[0];
-      if (head) d.timer = setTimeout(pump, head.at - now);
+      if (head && !head.held) d.timer = setTimeout(pump, head.at - now);
     };
     this.pumps.add(pump);
     from.on('close', () => this.pumps.delete(pump));
-    from.on('data', (chunk: Buffer) => {
+    const enqueue = (chunk: Buffer) => {
       // Keep order when the delay changes: never release before an earlier chunk.
       const at = Math.max(Date.now() + this.delayMs, d.lastAt);
       d.lastAt = at;
-      d.queue.push({ at, chunk });
+      const entry: Direction['queue'][number] = { at, chunk };
+      d.queue.push(entry);
+      return entry;
+    };
+    from.on('data', (chunk: Buffer) => {
+      if (!requests) {
+        enqueue(chunk);
+      } else {
+        for (const frame of requests.push(chunk)) {
+          if (frame.name === undefined) {
+            enqueue(frame.bytes);
+            continue;
+          }
+          this.seen.set(frame.name, (this.seen.get(frame.name) ?? 0) + 1);
+          const action = this.trap?.(frame.name);
+          if (action && 'drop' in action) {
+            // The request never reaches the server; the client finds its connection gone.
+            close?.();
+            return;
+          }
+          const entry = enqueue(frame.bytes);
+          if (action && 'hold' in action) {
+            entry.held = true;
+            void action.hold.then(() => {
+              if (answersTo && action.answered) answersTo.next = action.answered;
+              entry.held = false;
+              pump();
+            });
+          }
+          if (action && 'after' in action) {
+            // Stopped right after the request left: once it is written to the server.
+            entry.at = 0;
+            pump();
+            action.after();
+          }
+        }
+      }
       if (!d.timer) pump();
     });
   }

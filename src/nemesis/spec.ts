@@ -16,9 +16,13 @@ export type FaultKind = (typeof FAULT_KIND_MODULES)[number]['name'];
 
 /** Every fault kind by name: the targets it takes (first = default), its modes, what it does. */
 export const FAULT_KINDS = Object.fromEntries(
-  FAULT_KIND_MODULES.map(({ name, targets, modes, what }) => [
-    name,
-    modes ? { targets, modes, what } : { targets, what },
+  FAULT_KIND_MODULES.map((m) => [
+    m.name,
+    {
+      targets: 'moreTargets' in m && m.moreTargets ? [...m.targets, m.moreTargets.form] : m.targets,
+      ...('modes' in m && m.modes ? { modes: m.modes } : {}),
+      what: m.what,
+    },
   ]),
 ) as Record<FaultKind, { targets: readonly string[]; modes?: readonly string[]; what: string }>;
 
@@ -52,8 +56,10 @@ export function parseFaults(spec: string): ParsedFault[] {
     const allowed = module.targets;
     const modes = module.modes ?? [];
     const badMode = mode !== undefined && !modes.includes(mode);
-    if (extra.length > 0 || badMode || (target !== undefined && !allowed.includes(target))) {
+    const knownTarget = (t: string) => allowed.includes(t) || (module.moreTargets?.test(t) ?? false);
+    if (extra.length > 0 || badMode || (target !== undefined && !knownTarget(target))) {
       const forms = allowed.map((t) => `${kind}:${t}`);
+      if (module.moreTargets) forms.push(`${kind}:${module.moreTargets.form}`);
       if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
       throw new UserError(
         `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,

@@ -1,5 +1,6 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
 import { availabilityShortfall } from '../../checkers/availability.js';
+import { type CoverageRow, coverageLines } from '../../checkers/coverage.js';
 import { evidenceWarnings } from '../../checkers/evidence.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
@@ -48,6 +49,8 @@ export function formatSummary(
     stoppedEarly?: { atS: number; why: string };
     /** The verdict in one sentence (headline.ts), printed under the verdict line. */
     headline?: string;
+    /** The code points reached and the faults aimed at them (checkers/coverage.ts). */
+    coverage?: readonly CoverageRow[];
   },
   { colour = false }: { colour?: boolean } = {},
 ): string {
@@ -67,6 +70,7 @@ export function formatSummary(
           ...shown.map((c) => line(c, paint(colour, 'shown'.padEnd(7), 'dim'))),
         ]
       : []),
+    ...(r.coverage?.length ? [paint(colour, 'code points:', 'dim'), ...coverageLines(r.coverage)] : []),
     '',
     ...warnings.map((w) => `${paint(colour, 'warning:', 'yellow')} ${w}`),
     `verdict: ${verdictPainted(r.valid, colour).trimEnd()}  (seed ${r.config.seed})${conditions.length ? `  — the run ${conditionsText(conditions)}` : ''}`,

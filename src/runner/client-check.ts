@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Grant } from '../backends/index.js';
-import { ProcessLockClient } from '../backends/process-client.js';
+import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -63,7 +63,13 @@ export async function checkClientProgram(opts: {
         cwd: opts.cwd,
         requestTimeoutMs: 2000,
         initTimeoutMs: opts.initTimeoutMs ?? 15_000,
-        init: { client, backend: backend.name, nodes, options: {} },
+        init: {
+          client,
+          backend: backend.name,
+          nodes,
+          options: {},
+          ...programTimes({ ttlMs: 5000, requestTimeoutMs: 2000, acquireTimeoutMs: 2000 }),
+        },
         onBroken: (why) => {
           problem ??= `${client}: ${why}`;
         },

@@ -16,6 +16,7 @@ import {
   type NemesisContext,
   needsProxies,
 } from '../nemesis/index.js';
+import { wirePoint } from '../nemesis/kinds/wire.js';
 import { type ProxyRoute, TcpProxy } from '../nemesis/proxy.js';
 import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
 import type { Origin } from '../util/clock.js';
@@ -44,7 +45,8 @@ export class RunFaults {
     if (!needsProxies(this.resolved.faults)) return;
     for (let client = 0; client < this.resolved.config.concurrency; client++) {
       for (const node of this.cluster.nodes) {
-        const proxy = new TcpProxy(node.ip, node.port);
+        // A lock node's route names what the client sends (the wire points it reaches).
+        const proxy = new TcpProxy(node.ip, node.port, node.role !== 'store');
         await proxy.listen();
         this.routes.push({ client, node: node.role === 'store' ? 'store' : node.name, proxy });
       }
@@ -113,6 +115,16 @@ export class RunFaults {
     return given.map(({ did: _given, ...fault }) =>
       did.has(id(fault)) ? { ...fault, did: did.get(id(fault)) } : fault,
     );
+  }
+
+  /** How many requests of each name the clients sent the lock nodes (`wire:DEL`): none without proxies. */
+  wireReached(): Record<string, number> {
+    const reached: Record<string, number> = {};
+    for (const r of this.routes) {
+      if (r.node === 'store') continue;
+      for (const [name, n] of r.proxy.seen) reached[wirePoint(name)] = (reached[wirePoint(name)] ?? 0) + n;
+    }
+    return reached;
   }
 
   /** Undoes every fault still in effect; idempotent. */

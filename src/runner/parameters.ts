@@ -40,6 +40,8 @@ export interface TestConfig {
   rate: number;
   acquireTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How long a client program's release may take before it counts as hung (told at init). */
+  releaseTimeoutMs?: number;
   /** Mean seconds between faults. */
   nemesisIntervalS: number;
   /** kill-node restarts Redis nodes empty (their append-only file wiped). */
@@ -282,6 +284,14 @@ export const PARAMETERS = {
     alwaysRecorded: true,
     bounds: hour,
     help: 'give up an acquire after this long, a fail',
+  },
+  releaseTimeoutMs: {
+    flag: 'release-timeout',
+    type: 'number',
+    arg: 'MS',
+    default: 2000,
+    bounds: hour,
+    help: "how long a client program's release may take before the program counts as hung (told at init)",
   },
   requestTimeoutMs: {
     flag: 'request-timeout',

@@ -13,6 +13,7 @@
  *
  * Every problem with the input is a UserError with one line that names it.
  */
+
 import {
   closeSync,
   existsSync,
@@ -27,6 +28,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import type { CoverageRow } from '../../checkers/coverage.js';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
 import { checkRun } from '../../workloads/checks.js';
@@ -195,6 +197,8 @@ export interface LoadedRun {
   cutShort?: string;
   /** --stop-on-violation ended the workload early: when, and on what. */
   stoppedEarly?: StoppedEarly;
+  /** The code points reached and the faults aimed at them, as the runner recorded them. */
+  coverage?: CoverageRow[];
   /** The checkers ran here (results.json missing or unreadable), not in the runner. */
   checkedHere: boolean;
   /** 1-based line number of a truncated last line that was left out. */
@@ -360,6 +364,7 @@ export function loadRun(dir: string): LoadedRun {
         timings?: LoadedRun['timings'];
         conditions?: RunCondition[];
         stoppedEarly?: StoppedEarly;
+        coverage?: CoverageRow[];
         /** Interrupted while checking (the condition's message): checked here instead. */
         unchecked?: string;
       }
@@ -393,6 +398,7 @@ export function loadRun(dir: string): LoadedRun {
       ...(saved.timings ? { timings: saved.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
       ...(saved.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
+      ...(Array.isArray(saved.coverage) ? { coverage: saved.coverage } : {}),
       checkedHere: false,
     };
   }

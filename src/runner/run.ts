@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { aimedFaults, type CoverageRow, coverage } from '../../checkers/coverage.js';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
@@ -62,6 +63,8 @@ export interface RunResult {
   timings: { totalS: number; clusterS: number };
   /** --stop-on-violation ended the workload before its time limit: when, and on what. */
   stoppedEarly?: StoppedEarly;
+  /** The code points the clients reached, the faults aimed at them, and what followed. */
+  coverage?: CoverageRow[];
 }
 
 export type { StoppedEarly };
@@ -138,6 +141,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   let stoppedEarly: StoppedEarly | undefined;
   /** The faults applied, once healed. */
   let applied: ScheduledFault[] | undefined;
+  let reached: Record<string, number> = {};
   const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
@@ -240,6 +244,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const graceMs = hooks.stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
     const stopping = monotonicNow();
     await pool.stop(graceMs);
+    // How often the clients reached each code point, and each request on the wire: coverage.
+    reached = { ...pool.pointsReached(), ...runFaults.wireReached() };
     const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
@@ -299,8 +305,13 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const results = checked;
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeResults(dir, { valid, conditions, config: ran, timings, results, ...early });
-  return { dir, config: ran, valid, results, conditions, history, timings, ...early };
+  const aimed = aimedFaults(
+    resolved.faults.map((f) => f.spec),
+    backend.capabilities?.inAcquirePausePoint,
+  );
+  const points = coverage(history, results, reached, aimed, config.ttlMs);
+  writeResults(dir, { valid, conditions, config: ran, timings, results, coverage: points, ...early });
+  return { dir, config: ran, valid, results, conditions, history, timings, coverage: points, ...early };
 }
 
 /**

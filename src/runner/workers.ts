@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import type { ClientFaultTarget } from '../nemesis/context.js';
+import { type CaughtAtPoint, type ClientFaultTarget, signalAll } from '../nemesis/context.js';
 import { type Origin, sinceOrigin } from '../util/clock.js';
 import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
@@ -32,6 +32,8 @@ interface Worker {
   programPid?: number;
   /** Resolves a pending armPause() when the worker stops itself. */
   selfPaused?: () => void;
+  /** How often it reached each code point (its latest cumulative count). */
+  reached: Record<string, number>;
 }
 
 /**
@@ -92,6 +94,7 @@ export class WorkerPool implements ClientFaultTarget {
         cycle: new OpenCycle(),
         ended: false,
         ready: false,
+        reached: {},
         finished: Promise.all([exited, closed]).then(() => {
           // A worker that ends on its own ends its cycle; if the record says otherwise, its
           // last operations never arrived: the harness ends the cycle where the record
@@ -155,6 +158,13 @@ export class WorkerPool implements ClientFaultTarget {
       this.onReady?.();
     } else if (m.type === 'self-paused') {
       worker.selfPaused?.();
+    } else if (m.type === 'points') {
+      worker.reached = m.reached;
+    } else if (m.type === 'at-point') {
+      // Asked at an armed point: the first client there is caught, any other goes on.
+      const catcher = this.pointCatchers.get(m.where);
+      if (catcher) catcher(worker, m.seq);
+      else this.send(worker, { type: 'point-go', seq: m.seq });
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
     } else if (m.type === 'program-broken') {
@@ -163,6 +173,46 @@ export class WorkerPool implements ClientFaultTarget {
       this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
       this.onReady?.();
     }
+  }
+
+  /** The catchers of armed code points: the first worker to ask is handed to it. */
+  private readonly pointCatchers = new Map<string, (worker: Worker, seq: number) => void>();
+
+  async catchAtPoint(where: string, timeoutMs: number): Promise<CaughtAtPoint | undefined> {
+    const caught = await new Promise<CaughtAtPoint | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pointCatchers.delete(where);
+        resolve(undefined);
+      }, timeoutMs);
+      this.pointCatchers.set(where, (worker, seq) => {
+        clearTimeout(timer);
+        this.pointCatchers.delete(where);
+        const client = this.workers.indexOf(worker);
+        // Stopped while it waits for its go: the program too, its timers and threads with it.
+        const pids = signalAll(this.pids(client), 'SIGSTOP');
+        let resumed = false;
+        resolve({
+          client,
+          pids,
+          resume: () => {
+            if (resumed) return;
+            resumed = true;
+            signalAll(pids, 'SIGCONT');
+            this.send(worker, { type: 'point-go', seq });
+          },
+        });
+      });
+      for (const w of this.workers) this.send(w, { type: 'arm-point', where });
+    });
+    for (const w of this.workers) this.send(w, { type: 'disarm-point', where });
+    return caught;
+  }
+
+  /** How often the clients reached each code point, summed over all of them. */
+  pointsReached(): Record<string, number> {
+    const sum: Record<string, number> = {};
+    for (const w of this.workers) for (const [p, n] of Object.entries(w.reached)) sum[p] = (sum[p] ?? 0) + n;
+    return sum;
   }
 
   grant(client: number): unknown {

@@ -17,6 +17,7 @@ export interface ClientParameters extends Omit<WorkloadOptions, 'lock' | 'storeK
   clientCommand?: string;
   clientDir?: string;
   requestTimeoutMs: number;
+  releaseTimeoutMs?: number;
   backoffJitterMs?: number;
 }
 
@@ -51,7 +52,12 @@ export type ToWorker =
    * resumed, step the client's own clock by clockStepMs (the client-clock fault).
    */
   | { type: 'arm-pause'; where: string; clockStepMs?: number }
-  | { type: 'disarm-pause' };
+  | { type: 'disarm-pause' }
+  /** Ask the runner before going on from this code point (a fault is aimed at it: client-pause:at=...). */
+  | { type: 'arm-point'; where: string }
+  | { type: 'disarm-point'; where: string }
+  /** Go on from the code point asked about (`seq` of its 'at-point'). */
+  | { type: 'point-go'; seq: number };
 
 export type FromWorker =
   /** Operations in the order the worker recorded them. */
@@ -63,5 +69,9 @@ export type FromWorker =
   | { type: 'self-paused'; where: string }
   /** The client program is running and answered init (a client pause stops it too). */
   | { type: 'program-started'; pid: number }
+  /** At an armed code point: waits for 'point-go' with this seq. */
+  | { type: 'at-point'; where: string; seq: number }
+  /** How often the client reached each code point so far (cumulative), for coverage. */
+  | { type: 'points'; reached: Record<string, number> }
   /** The client program stopped speaking the protocol; the worker ends its loop. */
   | { type: 'program-broken'; why: string };

@@ -23,10 +23,18 @@ let batch: UnindexedOp[] = [];
 /** At most this late to the runner (the nemesis follows who holds the lock from these). */
 const FLUSH_MS = 2;
 function flushOps() {
+  if (pointsChanged) {
+    pointsChanged = false;
+    toRunner({ type: 'points', reached: Object.fromEntries(reached) });
+  }
   if (batch.length === 0) return;
   toRunner({ type: 'ops', ops: batch });
   batch = [];
 }
+
+/** How often this client reached each code point (coverage); sent with the next batch. */
+const reached = new Map<string, number>();
+let pointsChanged = false;
 
 /**
  * A message to the runner, unless it is gone (killed with -9: the channel closed). Sent
@@ -75,6 +83,30 @@ let startWorkload: (origin: bigint) => void = () => {};
 const go = new Promise<bigint>((resolve) => {
   startWorkload = resolve;
 });
+
+/** Code points a fault is aimed at: the runner is asked there (client-pause:at=...). */
+const askAt = new Set<string>();
+let pointSeq = 0;
+const pointWaits = new Map<number, () => void>();
+
+/**
+ * The client is at a code point (the workload's standard ones, a backend's, a client
+ * program's own): counted, and where a fault is aimed at it, the runner decides (it stops
+ * this process and the program, and says go when the fault ends).
+ */
+async function atPoint(where: string): Promise<void> {
+  reached.set(where, (reached.get(where) ?? 0) + 1);
+  pointsChanged = true;
+  if (batch.length === 0) setTimeout(flushOps, FLUSH_MS);
+  if (askAt.has(where) && process.connected) {
+    const seq = ++pointSeq;
+    await new Promise<void>((resolve) => {
+      pointWaits.set(seq, resolve);
+      send({ type: 'at-point', where, seq });
+    });
+  }
+  await pausePoint(where);
+}
 
 /** At an armed point: tell the runner, then stop this process; SIGCONT resumes here. */
 async function pausePoint(where: string): Promise<void> {
@@ -133,6 +165,7 @@ async function run(worker: WorkerConfig) {
       rng,
       opts: { ...config, lock: lockName, storeKey },
       stop: stop.signal,
+      point: atPoint,
     });
   } finally {
     await lock.close();
@@ -150,7 +183,7 @@ async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient
     ...config,
     rng: rng.fork('backoff'),
     clientId: `c${worker.client}`,
-    pausePoint,
+    pausePoint: atPoint,
     clock: clientClock,
     backend: backendOptions,
   });
@@ -162,7 +195,7 @@ async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient
  * the runner is told in one line, and the loop ends: the run is not as configured.
  */
 async function startProgram(worker: WorkerConfig, command: string): Promise<LockClient> {
-  const { ProcessLockClient } = await import('../backends/process-client.js');
+  const { ProcessLockClient, programTimes, DEFAULT_RELEASE_TIMEOUT_MS } = await import('../backends/process-client.js');
   const { config, backendName, backendOptions } = worker.run;
   const client = await ProcessLockClient.start({
     command,
@@ -173,7 +206,10 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
       backend: backendName,
       nodes: worker.nodes.map((n) => ({ name: n.name, host: n.ip, port: n.port ?? 0 })),
       options: backendOptions.settings ?? {},
+      ...programTimes(config),
     },
+    releaseTimeoutMs: config.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
+    onPoint: atPoint,
     onBroken: (why) => {
       send({ type: 'program-broken', why });
       stop.abort();
@@ -191,6 +227,12 @@ process.on('message', (message: ToWorker) => {
   }
   if (message.type === 'arm-pause') armed = { where: message.where, clockStepMs: message.clockStepMs ?? 0 };
   if (message.type === 'disarm-pause') armed = undefined;
+  if (message.type === 'arm-point') askAt.add(message.where);
+  if (message.type === 'disarm-point') askAt.delete(message.where);
+  if (message.type === 'point-go') {
+    pointWaits.get(message.seq)?.();
+    pointWaits.delete(message.seq);
+  }
   if (message.type === 'start') {
     run(message.config).then(
       // The last operations go before the channel closes; the runner knows the worker is
@@ -201,4 +243,9 @@ process.on('message', (message: ToWorker) => {
   }
 });
 // The runner going away ends the worker (its IPC channel closes).
-process.on('disconnect', () => stop.abort());
+process.on('disconnect', () => {
+  stop.abort();
+  // No runner to say go: nothing waits at a point for good.
+  for (const go of pointWaits.values()) go();
+  pointWaits.clear();
+});

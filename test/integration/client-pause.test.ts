@@ -18,6 +18,7 @@ describe('client-pause nemesis', () => {
     count: () => 1,
     grant: () => undefined,
     armPause: async () => false,
+    catchAtPoint: async () => undefined,
   });
   const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let last = 0;

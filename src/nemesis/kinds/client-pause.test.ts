@@ -17,6 +17,7 @@ function clients(holders: number[]) {
     grantedAt: () => undefined,
     count: () => 5,
     grant: () => undefined,
+    catchAtPoint: async () => undefined,
     armPause: async (client, where, _timeoutMs, clockStepMs) => {
       armed.push({ client, where, clockStepMs });
       return true;

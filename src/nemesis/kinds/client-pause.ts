@@ -7,7 +7,7 @@
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import { type ClientFaultTarget, signalAll } from '../context.js';
+import { type CaughtAtPoint, type ClientFaultTarget, signalAll } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
@@ -29,9 +29,43 @@ export class ClientPause implements Nemesis {
      * acquire (the backend's declared inAcquirePausePoint, e.g. Redlock's after the votes).
      */
     private readonly inAcquirePoint?: string,
+    /** Given: stop the first client to reach this named code point (client-pause:at=NAME). */
+    private readonly atPoint?: string,
   ) {}
 
+  /** The client stopped at a code point, while it is. */
+  private atCaught?: CaughtAtPoint & { process: number; until?: string };
+
+  /**
+   * Stops the first client that reaches the code point, until another client holds the
+   * lock (the lease it had has lapsed and the lock changed hands: the moment a stale
+   * holder goes on) or the drawn length (1.2-2x the TTL, or --pause-ttl) is spent, whichever
+   * comes first: aimed at the state, so the story plays out whatever the machine's speed.
+   */
+  private async startAtPoint(rng: Rng, point: string, plan?: FaultPlan): Promise<FaultStart | null> {
+    const drawn = rng.uniform(1.2, 2.0);
+    const durationMs = planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn)));
+    const caught = await this.clients.catchAtPoint(point, Math.max(4000, 2 * this.opts.ttlMs));
+    if (!caught) return null;
+    const at = Date.now();
+    const c = { ...caught, process: this.clients.process(caught.client) } as NonNullable<typeof this.atCaught>;
+    this.atCaught = c;
+    void (async () => {
+      while (this.atCaught === c) {
+        if (this.clients.holders().some((h) => h !== c.client)) c.until = 'another client held the lock';
+        else if (Date.now() - at >= durationMs) c.until = 'its length was spent';
+        if (c.until) return c.resume();
+        await sleep(5);
+      }
+    })();
+    const [worker, program] = [caught.pids.find((p) => p > 0), caught.pids.find((p) => p < 0)];
+    const value: Record<string, unknown> = { client: caught.client, process: c.process, pid: worker, at: point };
+    if (program !== undefined) value.programGroup = -program;
+    value.ms = durationMs;
+    return { value, durationMs };
+  }
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    if (this.atPoint !== undefined) return this.startAtPoint(rng, this.atPoint, plan);
     if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint, plan);
     // Draw the duration first, so the schedule's numbers do not depend on who held (a
     // fixed ratio draws too, so that the rest of the schedule is the same).
@@ -96,6 +130,12 @@ export class ClientPause implements Nemesis {
   }
 
   async stop(): Promise<unknown> {
+    const caught = this.atCaught;
+    if (caught) {
+      caught.resume();
+      this.atCaught = undefined;
+      return { client: caught.client, until: caught.until ?? 'the fault ended' };
+    }
     const c = this.current;
     if (!c) return null;
     this.resume(c.pid);
@@ -109,6 +149,8 @@ export class ClientPause implements Nemesis {
   }
 
   async healAll(): Promise<void> {
+    this.atCaught?.resume();
+    this.atCaught = undefined;
     for (const pid of [...this.paused.keys()]) this.resume(pid);
     this.current = undefined;
   }
@@ -127,8 +169,16 @@ export const clientWords = (v: Record<string, unknown>) => ({
 export const clientPause = faultKind({
   name: 'client-pause',
   targets: ['holder', 'in-acquire'],
-  what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes",
+  moreTargets: {
+    form: 'at=<point>',
+    test: (t) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(t),
+  },
+  what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes; at=<point>: the first client at a code point (after-grant, before-release, in-extend, or a client program's own), until another client holds the lock",
   fit: (s, backend) => {
+    if (s.target.startsWith('at=')) {
+      const at = s.target.slice('at='.length);
+      return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, undefined, at);
+    }
     const point = s.target === 'in-acquire' ? backend.capabilities?.inAcquirePausePoint : undefined;
     if (s.target === 'in-acquire' && point === undefined) return missing('inAcquirePausePoint');
     return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, point);

@@ -10,6 +10,7 @@ import { latency } from './latency.js';
 import { loss } from './loss.js';
 import { partition } from './partition.js';
 import { pauseNode } from './pause-node.js';
+import { wire } from './wire.js';
 
 export const FAULT_KIND_MODULES = [
   clientPause,
@@ -20,4 +21,5 @@ export const FAULT_KIND_MODULES = [
   latency,
   clock,
   clientClock,
+  wire,
 ] as const;

@@ -1,0 +1,130 @@
+/**
+ * Coverage of the code points: for each point a run's clients could reach (the standard
+ * ones, a library's own, the requests they sent on the wire) and each fault aimed at it,
+ * how often the clients reached it, how often the fault hit there, and how many hits a
+ * counted violation followed. A point a fault aimed at that no client reached is listed
+ * as not exercised: a valid verdict then says nothing about that point.
+ *
+ * A hit is a fault start recorded with the point as its `at` (client-pause:at=...,
+ * client-pause:in-acquire, wire:...); a violation follows it when one of the operations
+ * the violation marks lies between the hit and two TTLs after the fault ended (the stale
+ * holder goes on, the held request lands, the next holder acquires).
+ */
+import type { Op } from '../src/history/op.js';
+import type { CheckResult } from './result.js';
+import { violationsOf } from './violations.js';
+
+/** The points every run lists, reached or not (workloads/workload.ts STANDARD_POINTS). */
+const LISTED = ['after-grant', 'before-release', 'in-extend'];
+
+export interface CoverageRow {
+  point: string;
+  /** The fault kind aimed at it (with its mode, e.g. `wire:hold`); undefined: none was. */
+  fault?: string;
+  /** How often clients reached it; undefined when the run could not count (a wire point without proxies). */
+  reached?: number;
+  hits: number;
+  /** Hits after which a counted violation followed. */
+  followed: number;
+}
+
+/** A fault aimed at a point, from the run's --nemesis spec. */
+export interface AimedFault {
+  kind: string;
+  point: string;
+  mode?: string;
+}
+
+export function coverage(
+  history: readonly Op[],
+  results: readonly CheckResult[],
+  reached: Readonly<Record<string, number>>,
+  aimed: readonly AimedFault[],
+  ttlMs: number,
+): CoverageRow[] {
+  const timeOf = new Map<number, number>();
+  for (const op of history) timeOf.set(op.index, op.time);
+  const marked: number[] = [];
+  for (const r of results) {
+    if (r.counts === false || r.valid !== false) continue;
+    for (const v of violationsOf(r)) {
+      for (const m of v.marks) {
+        const t = timeOf.get(m.index);
+        if (t !== undefined) marked.push(t);
+      }
+    }
+  }
+  // Each hit's window: from the fault's start to two TTLs after its stop.
+  const hits = new Map<string, { from: number; to: number }[]>();
+  const open = new Map<string, { point: string; from: number }>();
+  for (const op of history) {
+    if (op.process !== 'nemesis' || op.type !== 'ok') continue;
+    const kind = op.f.replace(/^(start|stop)-/, '');
+    if (op.f.startsWith('start-')) {
+      const at = (op.value as { at?: unknown } | undefined)?.at;
+      if (typeof at === 'string') open.set(kind, { point: at, from: op.time });
+    } else if (op.f.startsWith('stop-')) {
+      const started = open.get(kind);
+      if (!started) continue;
+      open.delete(kind);
+      const key = `${kind}\u0000${started.point}`;
+      hits.set(key, [...(hits.get(key) ?? []), { from: started.from, to: op.time + 2 * ttlMs * 1e6 }]);
+    }
+  }
+  const end = history.at(-1)?.time ?? 0;
+  for (const [kind, started] of open) {
+    const key = `${kind}\u0000${started.point}`;
+    hits.set(key, [...(hits.get(key) ?? []), { from: started.from, to: end }]);
+  }
+
+  const rows: CoverageRow[] = [];
+  const seen = new Set<string>();
+  for (const a of aimed) {
+    const windows = hits.get(`${a.kind}\u0000${a.point}`) ?? [];
+    const followed = windows.filter((w) => marked.some((t) => t >= w.from && t <= w.to)).length;
+    const row: CoverageRow = {
+      point: a.point,
+      fault: a.mode ? `${a.kind}:${a.mode}` : a.kind,
+      hits: windows.length,
+      followed,
+    };
+    const n = reached[a.point];
+    if (n !== undefined) row.reached = n;
+    else if (!a.point.startsWith('wire:') || Object.keys(reached).some((p) => p.startsWith('wire:'))) row.reached = 0;
+    rows.push(row);
+    seen.add(a.point);
+  }
+  const others = [...new Set([...LISTED, ...Object.keys(reached)])].filter((p) => !seen.has(p));
+  for (const point of others) rows.push({ point, reached: reached[point] ?? 0, hits: 0, followed: 0 });
+  return rows;
+}
+
+/** The faults of a --nemesis spec aimed at a point, given how the backend names its in-acquire point. */
+export function aimedFaults(
+  specs: readonly { kind: string; target: string; mode?: string }[],
+  inAcquirePoint?: string,
+) {
+  const aimed: AimedFault[] = [];
+  for (const s of specs) {
+    if (s.kind === 'client-pause' && s.target.startsWith('at=')) aimed.push({ kind: s.kind, point: s.target.slice(3) });
+    else if ((s.kind === 'client-pause' || s.kind === 'client-clock') && s.target === 'in-acquire' && inAcquirePoint)
+      aimed.push({ kind: s.kind, point: inAcquirePoint });
+    else if (s.kind === 'wire')
+      aimed.push({ kind: s.kind, point: `wire:${s.target}`, ...(s.mode ? { mode: s.mode } : {}) });
+  }
+  return aimed;
+}
+
+/** One line a row: the point, how often reached, the fault, its hits and what followed. */
+export function coverageLines(rows: readonly CoverageRow[]): string[] {
+  if (rows.length === 0) return [];
+  const width = Math.max(...rows.map((r) => r.point.length));
+  return rows.map((r) => {
+    const reach = r.reached === undefined ? 'reached ?' : r.reached === 0 ? 'not exercised' : `reached ${r.reached}×`;
+    const fault =
+      r.fault === undefined
+        ? ''
+        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×, a violation followed ${r.followed} of ${r.hits}`}`;
+    return `  ${r.point.padEnd(width)}  ${reach}${fault}`;
+  });
+}
