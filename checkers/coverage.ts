@@ -128,3 +128,29 @@ export function coverageLines(rows: readonly CoverageRow[]): string[] {
     return `  ${r.point.padEnd(width)}  ${reach}${fault}`;
   });
 }
+
+/**
+ * A fault aimed at a point it never hit: the run did not test what it was asked to, and
+ * a valid verdict says nothing about that point. With the requests the clients did send,
+ * for a point on the wire (redis-py sends INCR as INCRBY).
+ */
+export function coverageWarnings(rows: readonly CoverageRow[]): string[] {
+  const sent = rows.filter((r) => r.point.startsWith('wire:') && (r.reached ?? 0) > 0).map((r) => r.point);
+  return rows
+    .filter((r) => r.fault !== undefined && r.hits === 0)
+    .map((r) => {
+      const others = r.point.startsWith('wire:') && sent.length > 0 ? ` (the clients sent ${sent.join(', ')})` : '';
+      const reach = (r.reached ?? 0) === 0 ? 'no client reached it' : 'the fault never caught a client there';
+      return `${r.fault} aimed at ${r.point}, but ${reach}${others}: the verdict says nothing about that point`;
+    });
+}
+
+/**
+ * The code points as a counted result, only when a fault aimed at one never hit: the run
+ * then gave no evidence at that point, so its verdict is at best unknown.
+ */
+export function codePointsResult(rows: readonly CoverageRow[]): CheckResult[] {
+  const warnings = coverageWarnings(rows);
+  if (warnings.length === 0) return [];
+  return [{ checker: 'code-points', counts: true, valid: 'unknown', summary: warnings.join('; ') }];
+}

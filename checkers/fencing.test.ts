@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
-import { checkFencing, fencingViolations, regressions } from './fencing.js';
+import { checkFencing, fencingViolations, outrankings, regressions } from './fencing.js';
 
 /** A result as results.json stores it, as the report reads it back (Infinity becomes null). */
 const stored = <T>(r: T): T => JSON.parse(JSON.stringify(r));
@@ -96,5 +96,42 @@ describe('fencing', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('fencing: a grant that outranks a holder whose lease stands', () => {
+  const grant = (token: number, validityMs = 1000) => ({ token, validityMs });
+  it('names a token taken after the grant: larger than the next holder’s, while its lease stood', () => {
+    const h = new H()
+      .invoke(1, 'acquire', 'L')
+      .invoke(0, 'acquire', 'L')
+      .ok(0, 'acquire', 'L', grant(1))
+      .ok(1, 'acquire', 'L', grant(2))
+      .release(0)
+      .release(1);
+    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    expect(r.valid).toBe(false);
+    expect(r.summary).toMatch(/1 grants outranked a holder whose lease stood/);
+    expect(r.summary).toMatch(
+      /process 1 was granted token 2 .* while process 0's lease stood \(token 1, .* a stale holder's token larger than the next holder's/,
+    );
+    expect(fencingViolations(stored(r))[0]).toMatchObject({ kind: 'stale' });
+  });
+
+  it('leaves out a holder a fault touched, and a grant after the lease ran out', () => {
+    const touched = new H()
+      .invoke(0, 'acquire', 'L')
+      .ok(0, 'acquire', 'L', grant(1))
+      .invoke('nemesis', 'start-client-pause')
+      .ok('nemesis', 'start-client-pause', undefined, { process: 0 })
+      .invoke(1, 'acquire', 'L')
+      .ok(1, 'acquire', 'L', grant(2));
+    expect(outrankings(touched.ops)).toEqual([]);
+    const lapsed = new H()
+      .invoke(0, 'acquire', 'L')
+      .ok(0, 'acquire', 'L', grant(1, 2))
+      .invoke(1, 'acquire', 'L')
+      .ok(1, 'acquire', 'L', grant(2, 2));
+    expect(outrankings(lapsed.ops)).toEqual([]);
   });
 });

@@ -102,3 +102,26 @@ describe('mutual exclusion', () => {
     expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: client-pause/);
   });
 });
+
+describe('mutual exclusion: how the lock came free under its holder', () => {
+  it("names a release sent before the holder's grant that landed while it held: another holder's lock released", () => {
+    const h = new H()
+      .acquire(0)
+      .invoke(0, 'release', 'L')
+      .acquire(1)
+      .ok(0, 'release', 'L')
+      .acquire(2)
+      .release(1)
+      .release(2);
+    const r = checkMutualExclusion(h.ops, { counts: true });
+    expect(r.valid).toBe(false);
+    expect(r.details.first).toMatch(
+      /process 1 held .* while process 2 acquired it .*; another holder's lock released: process 0's release \(op #5\), sent at .* before process 1's grant, completed at .* while process 1 held the lock/,
+    );
+  });
+
+  it('says nothing of a release when none landed under the holder', () => {
+    const h = new H().acquire(0).acquire(1).release(0).release(1);
+    expect(checkMutualExclusion(h.ops, { counts: true }).details.first).not.toMatch(/released/);
+  });
+});

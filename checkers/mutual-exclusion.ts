@@ -103,7 +103,7 @@ export function overlaps(all: readonly Hold[]): Overlap[] {
 /**
  * How the lock came free under its holder, when the history shows it: another process's
  * release, sent before the holder's grant (the release of the hold before it), that
- * completed ok while the holder held the lock, just before the next acquire. A release
+ * completed ok while the holder held the lock, the nearest to the next acquire. A release
  * that deletes the key without checking whose it is, and reaches the server late, does
  * that: it deletes another holder's lock.
  */
@@ -112,8 +112,12 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
   for (const { invoke, completion } of pairLeniently(history)) {
     if (invoke.f !== 'release' || completion?.type !== 'ok' || (invoke.key ?? '') !== holder.lock) continue;
     if (invoke.process === holder.process) continue;
-    if (invoke.time >= holder.start || completion.time < holder.start || completion.time > next.start) continue;
-    if (!found || completion.time > found.completion.time) found = { invoke, completion };
+    // In flight when the holder was granted, answered while it still held: its effect may
+    // have come at any time in between, before the next acquire (the answer can be late).
+    if (invoke.time >= holder.start || completion.time < holder.start || completion.time > holder.end) continue;
+    if (!found || Math.abs(completion.time - next.start) < Math.abs(found.completion.time - next.start)) {
+      found = { invoke, completion };
+    }
   }
   if (!found) return undefined;
   return `another holder's lock released: process ${found.invoke.process}'s release (op #${found.completion.index}), sent at ${secs(found.invoke.time)} before process ${holder.process}'s grant, completed at ${secs(found.completion.time)} while process ${holder.process} held the lock`;

@@ -3,6 +3,20 @@ import { UserError } from '../util/errors.js';
 import { parseNemesisSpec } from './spec.js';
 
 describe('--nemesis spec', () => {
+  it('reads code points: a request on the wire, a named point a client reaches', () => {
+    expect(parseNemesisSpec('wire')).toEqual([{ kind: 'wire', target: 'DEL', mode: 'pause' }]);
+    expect(parseNemesisSpec('wire:INCRBY:hold')).toEqual([{ kind: 'wire', target: 'INCRBY', mode: 'hold' }]);
+    expect(parseNemesisSpec('wire:pg_advisory_unlock:stop')).toEqual([
+      { kind: 'wire', target: 'pg_advisory_unlock', mode: 'stop' },
+    ]);
+    expect(parseNemesisSpec('client-pause:at=before-release')).toEqual([
+      { kind: 'client-pause', target: 'at=before-release' },
+    ]);
+    expect(() => parseNemesisSpec('client-pause:at=')).toThrow(/client-pause:at=<point>/);
+    expect(() => parseNemesisSpec('wire:DEL:later')).toThrow(/wire:<target>:pause\|hold\|stop\|drop/);
+    expect(() => parseNemesisSpec('wire:DEL;rm')).toThrow(/wire:<request>/);
+  });
+
   it('reads none, single kinds, targets and compositions', () => {
     expect(parseNemesisSpec('none')).toEqual([]);
     expect(parseNemesisSpec('client-pause')).toEqual([{ kind: 'client-pause', target: 'holder' }]);

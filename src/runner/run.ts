@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { aimedFaults, type CoverageRow, coverage } from '../../checkers/coverage.js';
+import { aimedFaults, type CoverageRow, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
@@ -302,14 +302,15 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
   }
-  const results = checked;
-  const valid = runVerdict(countedVerdict(results), conditions);
-  const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   const aimed = aimedFaults(
     resolved.faults.map((f) => f.spec),
     backend.capabilities?.inAcquirePausePoint,
   );
-  const points = coverage(history, results, reached, aimed, config.ttlMs);
+  const points = coverage(history, checked, reached, aimed, config.ttlMs);
+  // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
+  const results = [...checked, ...codePointsResult(points)];
+  const valid = runVerdict(countedVerdict(results), conditions);
+  const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   writeResults(dir, { valid, conditions, config: ran, timings, results, coverage: points, ...early });
   return { dir, config: ran, valid, results, conditions, history, timings, coverage: points, ...early };
 }

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { H } from '../test/unit/history-builder.js';
+import { aimedFaults, codePointsResult, coverage, coverageLines } from './coverage.js';
+import { checkMutualExclusion } from './mutual-exclusion.js';
+
+const TTL = 1;
+
+/** p0 holds; a wire fault catches p1's DEL; then p2 acquires while p0 holds: an overlap after the hit. */
+function hitThenOverlap() {
+  return new H()
+    .acquire(0)
+    .invoke('nemesis', 'start-wire')
+    .ok('nemesis', 'start-wire', undefined, { process: 1, at: 'wire:DEL', mode: 'pause' })
+    .acquire(2)
+    .invoke('nemesis', 'stop-wire')
+    .ok('nemesis', 'stop-wire', undefined, {})
+    .release(0)
+    .release(2);
+}
+
+describe('code point coverage', () => {
+  it('counts the hits of a fault aimed at a point, and those a counted violation followed', () => {
+    const h = hitThenOverlap();
+    const results = [checkMutualExclusion(h.ops, { counts: true })];
+    expect(results[0]?.valid).toBe(false);
+    const aimed = aimedFaults([{ kind: 'wire', target: 'DEL', mode: 'pause' }]);
+    const rows = coverage(h.ops, results, { 'wire:DEL': 7, 'wire:SET': 9, 'after-grant': 2 }, aimed, TTL);
+    expect(rows[0]).toEqual({ point: 'wire:DEL', fault: 'wire:pause', reached: 7, hits: 1, followed: 1 });
+    expect(rows.find((r) => r.point === 'in-extend')).toEqual({ point: 'in-extend', reached: 0, hits: 0, followed: 0 });
+    expect(coverageLines(rows)[0]).toMatch(/wire:DEL\s+reached 7×\s+wire:pause: hit 1×, a violation followed 1 of 1/);
+    expect(codePointsResult(rows)).toEqual([]);
+  });
+
+  it('a violation not counted (shown only) follows no hit', () => {
+    const h = hitThenOverlap();
+    const results = [checkMutualExclusion(h.ops, { counts: false })];
+    const rows = coverage(h.ops, results, { 'wire:DEL': 1 }, aimedFaults([{ kind: 'wire', target: 'DEL' }]), TTL);
+    expect(rows[0]).toMatchObject({ hits: 1, followed: 0 });
+  });
+
+  it('a fault aimed at a point no client reached: not exercised, and the verdict at best unknown', () => {
+    const h = new H().acquire(0).release(0);
+    const aimed = aimedFaults([
+      { kind: 'wire', target: 'INCR', mode: 'pause' },
+      { kind: 'client-pause', target: 'at=in-extend' },
+    ]);
+    const rows = coverage(h.ops, [], { 'wire:INCRBY': 3 }, aimed, TTL);
+    expect(rows.slice(0, 2)).toEqual([
+      { point: 'wire:INCR', fault: 'wire:pause', reached: 0, hits: 0, followed: 0 },
+      { point: 'in-extend', fault: 'client-pause', reached: 0, hits: 0, followed: 0 },
+    ]);
+    expect(coverageLines(rows)[0]).toMatch(/wire:INCR\s+not exercised\s+wire:pause: never hit/);
+    const [result] = codePointsResult(rows);
+    expect(result).toMatchObject({ checker: 'code-points', counts: true, valid: 'unknown' });
+    expect(result?.summary).toMatch(/aimed at wire:INCR, but no client reached it \(the clients sent wire:INCRBY\)/);
+  });
+
+  it("names the in-acquire point by the backend's own name", () => {
+    expect(aimedFaults([{ kind: 'client-pause', target: 'in-acquire' }], 'after-votes')).toEqual([
+      { kind: 'client-pause', point: 'after-votes' },
+    ]);
+    expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([]);
+  });
+});

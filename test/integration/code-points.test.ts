@@ -1,0 +1,108 @@
+/**
+ * Faults at the code points, on real Redis with real programs: two small lock libraries
+ * (test/fixtures/libraries) with a bug at one point of their code, each caught there with
+ * the library unchanged, named by what happened; a built-in client stopped at a standard
+ * point; and the coverage each run reports. The acceptance over 20 seeds each is
+ * test/fixtures/libraries/code-points.yaml (a campaign: too long for CI).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Op } from '../../src/history/op.js';
+import { DEFAULTS } from '../../src/runner/parameters.js';
+import { prepareRun } from '../../src/runner/prepare.js';
+import { run } from '../../src/runner/run.js';
+import { packageRoot } from '../../src/util/paths.js';
+import { requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const library = (name: string) => `/usr/bin/python3 ${join(packageRoot, 'test/fixtures/libraries', name, 'client.py')}`;
+
+const config = (more: Partial<typeof DEFAULTS>) => ({
+  ...DEFAULTS,
+  name: '',
+  seed: 11,
+  storeDir: store,
+  backend: 'redis',
+  timeLimitS: 10,
+  ttlMs: 1000,
+  holdMs: 100,
+  nemesisIntervalS: 2,
+  ...more,
+});
+
+/** The process state letter of pid (R, S, T ...), from /proc. */
+const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+
+const row = (r: Awaited<ReturnType<typeof run>>, point: string) => r.coverage?.find((c) => c.point === point);
+
+describe.skipIf(skip)('faults at the code points', () => {
+  it("quicklock's DEL caught on the wire: the client stopped there for real, another holder's lock released", async () => {
+    const states: string[] = [];
+    const r = await run(
+      await prepareRun(
+        config({
+          clientCommand: library('quicklock'),
+          nemesis: 'wire:DEL',
+          fencing: false,
+          stopOnViolation: true,
+        }),
+      ),
+      {
+        latest: false,
+        progress: () => ({
+          onOp(op: Op) {
+            if (op.f !== 'start-wire' || op.type !== 'ok') return;
+            const v = op.value as { pid: number; programGroup: number };
+            const python = execFileSync('pgrep', ['-g', String(v.programGroup), '-x', 'python3'], {
+              encoding: 'utf8',
+            });
+            states.push(`${state(v.pid)}${state(Number(python.trim().split('\n')[0]))}`);
+          },
+          finish() {},
+          stop() {},
+        }),
+      },
+    );
+    expect(r.conditions).toEqual([]);
+    expect(r.valid).toBe(false);
+    const me = r.results.find((c) => c.checker === 'mutual-exclusion');
+    expect(me?.summary).toMatch(/another holder's lock released: process \d+'s release/);
+    // The worker and the program itself were stopped (T) while the DEL waited.
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.every((s) => s === 'TT')).toBe(true);
+    expect(row(r, 'wire:DEL')).toMatchObject({ fault: 'wire:pause' });
+    expect(row(r, 'wire:DEL')?.followed).toBeGreaterThan(0);
+    expect(row(r, 'wire:SET')?.reached).toBeGreaterThan(0);
+  });
+
+  it("tokenlock's INCRBY caught on the wire, fenced: a stale holder's token larger than the next holder's", async () => {
+    const r = await run(
+      await prepareRun(config({ clientCommand: library('tokenlock'), nemesis: 'wire:INCRBY', fencing: true })),
+      { latest: false },
+    );
+    expect(r.conditions).toEqual([]);
+    const fencing = r.results.find((c) => c.checker === 'fencing');
+    expect(fencing?.valid).toBe(false);
+    expect(fencing?.summary).toMatch(/outranked a holder whose lease stood/);
+    expect(fencing?.summary).toMatch(/a stale holder's token larger than the next holder's/);
+    expect(r.valid).toBe(false);
+  });
+
+  it('the built-in redis client stopped after its grant, until another client holds: two holders at once', async () => {
+    const r = await run(
+      await prepareRun(config({ nemesis: 'client-pause:at=after-grant', fencing: false, stopOnViolation: true })),
+      { latest: false },
+    );
+    expect(r.conditions).toEqual([]);
+    expect(r.valid).toBe(false);
+    const hit = r.history.find((op) => op.f === 'start-client-pause' && op.type === 'ok');
+    expect(hit?.value).toMatchObject({ at: 'after-grant' });
+    expect(row(r, 'after-grant')).toMatchObject({ fault: 'client-pause' });
+    expect(row(r, 'after-grant')?.followed).toBeGreaterThan(0);
+    expect(row(r, 'in-extend')).toMatchObject({ reached: 0 });
+  });
+});
