@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
+import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
@@ -615,6 +616,28 @@ describe('campaign reports', () => {
       { configuration: 'redis/lock-set/none/fenced', expect: 'valid', met: 1, ran: 2, seeds: 2 },
       { configuration: 'redis/lock-set/none/unfenced', expect: 'valid', met: 0, ran: 0, seeds: 1 },
     ]);
+  });
+
+  it('escapes what a shard read back from disk holds, and runs only its own script', () => {
+    // campaign merge draws summary.html from the shards' summary.json: from anyone.
+    const x = '<img src=x onerror=alert(1)>';
+    const hostile = x as unknown as number;
+    const html = summaryHtml({
+      ...summary,
+      name: x,
+      source: x,
+      startedAt: x,
+      totalCells: hostile,
+      cells: summary.cells.map((r) => ({
+        ...r,
+        message: x,
+        stoppedEarlyS: hostile,
+        cell: { ...r.cell, seed: hostile },
+      })),
+    });
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expectOwnScriptsOnly(html);
   });
 
   it('prints a table and names the mismatches', () => {
