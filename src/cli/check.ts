@@ -24,6 +24,7 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
+import { ReadingTimedOut } from '../history/reading-deadline.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
@@ -58,9 +59,11 @@ function help(): string {
     '                                   log prefixes allowed',
     '  --initial VALUE    the initial value of a register or store, as JSON (not JSON: taken as a string);',
     '                     default nil',
-    `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file)`,
+    `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file,`,
+    '                     reading it included)',
     `  --memory-limit MB  give up past MB MiB, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB}); each file, and each part`,
     "                     (key) of it, has its own: reading the file plus the part's search (states, memo, stack).",
+    '                     A file larger is not read (nor one past 512 MiB, nor anything but a regular file).',
     '                     It bounds what the check holds, not the process: Node, worker threads and garbage not',
     '                     yet collected come on top (600k events: peak 235 MiB at 100, 392 at 200, 591 at 400)',
     '  --threads N        check the keys on N threads at most, this one and N-1 workers, whatever the size',
@@ -209,11 +212,19 @@ type FileOutcome =
 
 async function checkFile(file: string, options: Options): Promise<FileOutcome> {
   let guessed: string | undefined;
+  // Both limits hold from the first byte read: reading counts against the time limit, and
+  // the reader stops at the memory budget.
+  const deadline = performance.now() + options.timeLimitMs;
   try {
-    // Reading counts in the memory budget: a file larger than it is not even read.
+    // Reading counts in the memory budget: a file larger than it is not even read (nor
+    // anything but a regular file: /dev/zero has no size and no end).
     const size = historyFileSize(file);
     if (size > options.memoryLimitBytes) return { file, unknown: overBudget(size, options) };
-    const { history, format, textLength } = readHistoryFile(file, options.format);
+    const { history, format, textLength } = readHistoryFile(file, options.format, {
+      maxBytes: options.memoryLimitBytes,
+      fix: 'give a larger --memory-limit',
+      deadline,
+    });
     const baseBytes = readingBytes(textLength, history.length);
     requireOperations(history, options.only);
     if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
@@ -224,9 +235,11 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
       model = guess.model;
       guessed = guess.why;
     }
+    const timeLimitMs = deadline - performance.now();
+    if (timeLimitMs <= 0) return { file, unknown: timeUp(options) };
     const result = await checkLinearizableParallel(history, model, {
       initial: options.initial,
-      timeLimitMs: options.timeLimitMs,
+      timeLimitMs,
       memoryLimitBytes: options.memoryLimitBytes,
       baseBytes,
       only: options.only,
@@ -235,6 +248,7 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     });
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
   } catch (err) {
+    if (err instanceof ReadingTimedOut) return { file, unknown: timeUp(options) };
     if (err instanceof UserError) {
       // A history the guessed model does not fit: say it was a guess.
       const why = guessed === undefined ? '' : ` (the model was guessed from its ${guessed}: give --model)`;
@@ -242,6 +256,10 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     }
     throw err;
   }
+}
+
+function timeUp(options: Options): string {
+  return `unknown: time limit of ${Number((options.timeLimitMs / 1000).toPrecision(6))} s reached reading the history; give a larger --time-limit`;
 }
 
 function overBudget(bytes: number, options: Options): string {

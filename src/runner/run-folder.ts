@@ -13,18 +13,7 @@
  *
  * Every problem with the input is a UserError with one line that names it.
  */
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
@@ -38,6 +27,7 @@ import type { ScheduledFault } from '../nemesis/schedule.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
+import { MiB, openRegularFile, readRegularFile, sizeWords } from '../util/regular-file.js';
 import { stamped } from '../version.js';
 import { type RunCondition, runVerdict } from './conditions.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
@@ -169,14 +159,31 @@ export function readRunFile(path: string, flag?: string): { file: string; text: 
   } catch {
     throw new UserError(`${at}no such run folder or file '${path}'`);
   }
+  if (!existsSync(file)) throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
   try {
-    return { file, text: readFileSync(file, 'utf8') };
+    return { file, text: readBounded(file, 'test configuration', MAX_TEST_JSON_BYTES) };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
-    throw new UserError(`${at}cannot read '${file}' (${code ?? String(err)})`);
+    if (err instanceof UserError) throw new UserError(`${at}${err.message}`);
+    throw new UserError(`${at}cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
 }
+
+/**
+ * The most of a run folder's files that is read: each is a regular file under its limit
+ * (util/regular-file.ts), so that a folder someone else made (a CI artifact) cannot hand a
+ * reader /dev/zero or a file without end. Far above what a run writes: a test.json with a
+ * long fault schedule is tens of kB, a results.json hundreds, a history of a million
+ * operations 330 MB.
+ */
+export const MAX_TEST_JSON_BYTES = 16 * MiB;
+export const MAX_RESULTS_JSON_BYTES = 64 * MiB;
+export const MAX_HISTORY_BYTES = 1024 * MiB;
+
+const readBounded = (path: string, what: string, maxBytes: number) =>
+  readRegularFile(path, what, {
+    maxBytes,
+    fix: 'not a file a run writes: give the run folder lockchaos wrote',
+  }).toString('utf8');
 
 export interface LoadedRun {
   /** The folder as given. */
@@ -203,8 +210,9 @@ export interface LoadedRun {
 
 function readText(path: string, what: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBounded(path, what, MAX_TEST_JSON_BYTES);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     throw new UserError(
       `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
@@ -239,21 +247,26 @@ export function parseHistoryPrefix(text: string, source: string): { history: Op[
  * million operations) is never whole in memory, only its operations.
  */
 export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    throw new UserError(
-      `cannot read the history ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+  // A regular file within its limit: neither /dev/zero nor a FIFO nor a file that grows without end.
+  const { fd, size } = openRegularFile(path, 'history');
+  const tooLarge = () =>
+    new UserError(
+      `${path}: the history is ${sizeWords(Math.max(size, MAX_HISTORY_BYTES + 1))}, past the limit of ${sizeWords(MAX_HISTORY_BYTES)}: check it with lockchaos check --memory-limit, which bounds its reading`,
     );
+  if (size > MAX_HISTORY_BYTES) {
+    closeSync(fd);
+    throw tooLarge();
   }
   const decoder = new StringDecoder('utf8');
   const chunk = Buffer.allocUnsafe(1 << 24);
   const ops: Op[] = [];
   let line = 1;
   let rest = '';
+  let read = 0;
   try {
     for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      read += n;
+      if (read > MAX_HISTORY_BYTES) throw tooLarge();
       const text = rest + decoder.write(chunk.subarray(0, n));
       const cut = text.lastIndexOf('\n');
       if (cut < 0) {
@@ -367,7 +380,7 @@ export function loadRun(dir: string): LoadedRun {
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
-      const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof saved;
+      const parsed = JSON.parse(readBounded(resultsPath, 'results', MAX_RESULTS_JSON_BYTES)) as typeof saved;
       if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
       if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
       saved = parsed;
