@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { HistoryError } from '../history/errors.js';
 import { UserError } from '../util/errors.js';
-import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix } from './run-folder.js';
+import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix, writeResults } from './run-folder.js';
 
 const overlapping = () =>
   new H()
@@ -229,5 +229,37 @@ describe('a run folder someone else made: every file read has a bound', () => {
     const run = loadRun(dir);
     expect(run.checkedHere).toBe(true);
     expect(run.cutShort).toMatch(/^results\.json is unreadable \(.*results\.json: is a device, not a regular file/);
+  });
+});
+
+describe('results.json and the history on disk', () => {
+  it('records the history it was made from; a report rechecks a history cut or edited since, and says so', () => {
+    // Two holders at once: INVALID on the whole history; the first acquire alone is valid.
+    const ops = overlapping().ops;
+    const dir = runFolder(toJsonl(ops));
+    writeResults(dir, {
+      valid: false,
+      conditions: [],
+      results: [{ checker: 'mutual-exclusion', valid: false, counts: true, summary: 'two holders' }],
+    });
+    const saved = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect(saved.history).toEqual({ bytes: toJsonl(ops).length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // As written: results.json's own figures.
+    const asWritten = loadRun(dir);
+    expect(asWritten.checkedHere).toBe(false);
+    expect(asWritten.cutShort).toBeUndefined();
+    // Cut to its first two lines: checked again, on what is there, and said in one line.
+    writeFileSync(join(dir, 'history.jsonl'), toJsonl(ops.slice(0, 2)));
+    const cut = loadRun(dir);
+    expect(cut.checkedHere).toBe(true);
+    expect(cut.valid).not.toBe(false);
+    expect(cut.cutShort).toBe(
+      `history.jsonl is not the one results.json was made from (${saved.history.bytes} bytes then, ${toJsonl(ops.slice(0, 2)).length} now); checked here on the 2 operations recorded`,
+    );
+    // The same length, another operation: its hash tells.
+    const edited = toJsonl(ops).replace('"process":1', '"process":2');
+    writeFileSync(join(dir, 'history.jsonl'), edited);
+    expect(edited.length).toBe(saved.history.bytes);
+    expect(loadRun(dir).cutShort).toMatch(/\(\d+ bytes then, \d+ now, its SHA-256 differs\); checked here on the 6/);
   });
 });

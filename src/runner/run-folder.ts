@@ -13,6 +13,8 @@
  *
  * Every problem with the input is a UserError with one line that names it.
  */
+
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -100,10 +102,47 @@ export function writeTestJson(dir: string, config: TestConfig, recorded?: Record
   writeFileSync(runFile(dir, 'test'), testJsonText(config, recorded));
 }
 
-/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
-export function writeResults(dir: string, results: object): void {
-  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped(results), null, 2)}\n`);
+/**
+ * Which history.jsonl a results.json was made from: its size and SHA-256. A report checks
+ * the history on disk against it, since the file may have been cut or edited since.
+ */
+export interface HistoryFingerprint {
+  bytes: number;
+  sha256: string;
 }
+
+/** The fingerprint of a file, read in pieces (a million operations are 330 MB). */
+export function fingerprintOf(path: string): HistoryFingerprint {
+  const hash = createHash('sha256');
+  const { fd } = openRegularFile(path, 'history');
+  const chunk = Buffer.allocUnsafe(1 << 24);
+  let bytes = 0;
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      hash.update(chunk.subarray(0, n));
+      bytes += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/**
+ * results.json: the verdict, what the run was, what wrote it (version.ts), and the
+ * fingerprint of the history it was made from (last: serve reads the head of the file).
+ */
+export function writeResults(dir: string, results: object): void {
+  const historyPath = runFile(dir, 'history');
+  const history = existsSync(historyPath) ? { history: fingerprintOf(historyPath) } : {};
+  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped({ ...results, ...history }), null, 2)}\n`);
+}
+
+const sameFingerprint = (a: HistoryFingerprint, b: HistoryFingerprint) => a.bytes === b.bytes && a.sha256 === b.sha256;
+
+/** The words for a history that is not the one results.json was made from. */
+const historyChanged = (was: HistoryFingerprint, now: HistoryFingerprint) =>
+  `history.jsonl is not the one results.json was made from (${was.bytes} bytes then, ${now.bytes} now${was.bytes === now.bytes ? ', its SHA-256 differs' : ''})`;
 
 /**
  * A stored test.json, read back (by --replay, reports, shrink, a schedule): JSON, an
@@ -246,7 +285,11 @@ export function parseHistoryPrefix(text: string, source: string): { history: Op[
  * parseHistoryPrefix of a file, read in pieces: a large history's text (330 MB for a
  * million operations) is never whole in memory, only its operations.
  */
-export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: number } {
+export function readHistoryPrefix(path: string): {
+  history: Op[];
+  droppedLine?: number;
+  fingerprint: HistoryFingerprint;
+} {
   // A regular file within its limit: neither /dev/zero nor a FIFO nor a file that grows without end.
   const { fd, size } = openRegularFile(path, 'history');
   const tooLarge = () =>
@@ -263,10 +306,12 @@ export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: 
   let line = 1;
   let rest = '';
   let read = 0;
+  const hash = createHash('sha256');
   try {
     for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
       read += n;
       if (read > MAX_HISTORY_BYTES) throw tooLarge();
+      hash.update(chunk.subarray(0, n));
       const text = rest + decoder.write(chunk.subarray(0, n));
       const cut = text.lastIndexOf('\n');
       if (cut < 0) {
@@ -282,7 +327,7 @@ export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: 
   } finally {
     closeSync(fd);
   }
-  return finishPrefix(ops, rest, line, path);
+  return { ...finishPrefix(ops, rest, line, path), fingerprint: { bytes: read, sha256: hash.digest('hex') } };
 }
 
 /**
@@ -356,7 +401,7 @@ export function loadRun(dir: string): LoadedRun {
   const historyPath = runFile(dir, 'history');
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
-  const { history, droppedLine } = readHistoryPrefix(historyPath);
+  const { history, droppedLine, fingerprint } = readHistoryPrefix(historyPath);
   // An op's other fields are numbers and strings: only its value can nest (one level below the op).
   const deep = history.find((op) => nestedDeeperThan(op.value, MAX_DEPTH - 1));
   if (deep) {
@@ -375,6 +420,8 @@ export function loadRun(dir: string): LoadedRun {
         stoppedEarly?: StoppedEarly;
         /** Interrupted while checking (the condition's message): checked here instead. */
         unchecked?: string;
+        /** The history it was made from (a results.json written before this was recorded has none). */
+        history?: HistoryFingerprint;
       }
     | undefined;
   let unreadable: string | undefined;
@@ -389,6 +436,11 @@ export function loadRun(dir: string): LoadedRun {
     }
   }
   const unchecked = typeof saved?.unchecked === 'string' ? saved.unchecked : undefined;
+  const was = saved?.history;
+  const changed =
+    was && typeof was.bytes === 'number' && typeof was.sha256 === 'string' && !sameFingerprint(was, fingerprint)
+      ? historyChanged(was, fingerprint)
+      : undefined;
   // The interruption of the checking is over once checked here: the run itself ran as
   // configured. (Results written before whileChecking was recorded name it by its message.)
   const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter(
@@ -396,7 +448,7 @@ export function loadRun(dir: string): LoadedRun {
   );
   const base = { dir, config, recorded, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
-  if (saved && unchecked === undefined) {
+  if (saved && unchecked === undefined && changed === undefined) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;
     return {
       ...base,
@@ -412,11 +464,13 @@ export function loadRun(dir: string): LoadedRun {
   const results = checkPrefix(history, config, recorded);
   const valid = runVerdict(countedVerdict(results), conditions);
   const why =
-    unchecked !== undefined
-      ? 'the run was interrupted while checking'
-      : unreadable !== undefined
-        ? `results.json is unreadable (${unreadable})`
-        : 'the run has no results.json: its runner was killed or failed before checking';
+    changed !== undefined
+      ? changed
+      : unchecked !== undefined
+        ? 'the run was interrupted while checking'
+        : unreadable !== undefined
+          ? `results.json is unreadable (${unreadable})`
+          : 'the run has no results.json: its runner was killed or failed before checking';
   const parts = [
     `${why}; checked here on the ${history.length} operations recorded`,
     droppedLine !== undefined ? cutLine(droppedLine) : '',
@@ -426,6 +480,7 @@ export function loadRun(dir: string): LoadedRun {
     ...(saved?.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
   };
   // A run interrupted while checking is complete: its checks, made here, are its verdict.
-  const cut = unchecked !== undefined && droppedLine === undefined ? {} : { cutShort: parts.join('; ') };
+  const cut =
+    unchecked !== undefined && droppedLine === undefined && changed === undefined ? {} : { cutShort: parts.join('; ') };
   return { ...base, ...extra, ...kept, results, valid, ...cut, checkedHere: true };
 }
