@@ -273,6 +273,15 @@ describe('lockchaos check', () => {
     expect(out[0]).toContain('[mutex (guessed: operations acquire/release), 2 operations (1 others ignored)');
     expect(await checkCommand([run, '--only', 'read,write'])).toBe(0);
     expect(out[1]).toContain('[register (guessed: operations read/write), 1 operations (2 others ignored)');
+    // A name the history lacks (a model's, not a typo): checked without it, and said in one line.
+    expect(err.slice(1)).toEqual([
+      `lockchaos check: warning: ${run}: --only names write, which the history does not have: checked its read operations alone`,
+    ]);
+    err = [];
+    expect(await checkCommand([run, '--only', 'acquire,release,get'])).toBe(0);
+    expect(err).toEqual([
+      `lockchaos check: warning: ${run}: --only names get, which the history does not have: checked its acquire, release operations alone`,
+    ]);
   });
 
   it('several files in one process, hardest first: each its own memory budget and its own verdict', async () => {

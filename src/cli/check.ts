@@ -72,7 +72,8 @@ function help(): string {
     '                     reported key are the same on any number of threads, and so, within a little, is the',
     '                     search (the keys take turns of doubling steps: an invalid key is found early)',
     '  --only F,F...      check only the client operations with these f values, ignoring the others',
-    '                     (a lockchaos run history holds lock and store operations: --only acquire,release)',
+    '                     (a lockchaos run history holds lock and store operations: --only acquire,release);',
+    '                     a name the history lacks is named in a warning, one no model knows is an error',
     '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
     '  -h, --help         print this help',
     '',
@@ -226,7 +227,8 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
       deadline,
     });
     const baseBytes = readingBytes(textLength, history.length);
-    requireOperations(history, options.only);
+    const absent = requireOperations(history, options.only);
+    if (absent) console.error(`lockchaos check: warning: ${file}: ${absent}`);
     if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
     let model = options.model;
     if (!model) {
@@ -266,8 +268,11 @@ function overBudget(bytes: number, options: Options): string {
   return `unknown: memory budget of ${mib(options.memoryLimitBytes)} reached reading the history (${mib(bytes)}); give a larger --memory-limit`;
 }
 
-/** Nothing checked is not valid: a history without client operations, or none that --only picks, is an error. */
-function requireOperations(history: readonly Op[], only: readonly string[] | undefined): void {
+/**
+ * Nothing checked is not valid: a history without client operations, or none that --only
+ * picks, is an error. Returns a warning for names of --only that the history lacks.
+ */
+function requireOperations(history: readonly Op[], only: readonly string[] | undefined): string | undefined {
   const fs = new Set<string>();
   for (const op of history) if (op.process !== 'nemesis') fs.add(op.f);
   if (fs.size === 0)
@@ -285,6 +290,12 @@ function requireOperations(history: readonly Op[], only: readonly string[] | und
     throw new UserError(
       `--only ${only.join(',')} picks none of the history's operations (${[...fs].sort().join(', ')}): give some of those`,
     );
+  // A name some model knows but the history lacks (--only acquire,release,get on a lock
+  // history): not an error (a run may have no write), but not passed over in silence.
+  const absent = only?.filter((f) => !fs.has(f)) ?? [];
+  return absent.length > 0
+    ? `--only names ${absent.join(', ')}, which the history does not have: checked its ${only?.filter((f) => fs.has(f)).join(', ')} operations alone`
+    : undefined;
 }
 
 const VERDICT = { true: 'valid', false: 'invalid', unknown: 'unknown' } as const;
