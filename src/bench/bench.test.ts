@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
 import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
@@ -83,6 +84,7 @@ describe('measuring a bench run', () => {
     const html = benchHtml(report);
     expect(html).toContain('href="runs/etcd/report.html"');
     expect(html).toContain('class="num thin"');
+    expectOwnScriptsOnly(html);
   });
 });
 

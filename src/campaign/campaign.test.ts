@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
+import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
+import { userErrorOf } from '../../test/unit/user-error.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
@@ -10,7 +14,7 @@ import { judge } from './expect.js';
 import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
 import { type CampaignSummary, campaignJUnit, summaryHtml, summaryJson, terminalTable } from './report.js';
 import { campaignCells, cellSlug } from './run.js';
-import type { CampaignFile } from './spec.js';
+import { type CampaignFile, readCampaignFile } from './spec.js';
 import { parseCampaign, validateCampaign } from './validate.js';
 
 const errorOf = (yaml: string): string => {
@@ -451,6 +455,24 @@ describe('expectation comparison', () => {
 });
 
 describe('hostile campaign files: one line, never a crash', () => {
+  it('a path that is not a regular file, or a file past 4 MiB: refused, not read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-campaign-file-'));
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const huge = join(dir, 'huge.yaml');
+    writeFileSync(huge, '');
+    truncateSync(huge, 2 ** 31);
+    const refusal = (path: string) => userErrorOf(() => readCampaignFile(path));
+    expect(refusal('/dev/zero')).toBe(
+      '/dev/zero: is a device, not a regular file: give the campaign file as a regular file (save a stream to one first)',
+    );
+    expect(refusal(fifo)).toMatch(/fifo\.yaml: is a FIFO, not a regular file/);
+    expect(refusal(dir)).toBe(`${dir}: is a folder, not a campaign file`);
+    expect(refusal(huge)).toBe(
+      `${huge}: the campaign file is 2048 MiB, past the limit of 4 MiB: a campaign file is a matrix of a few kB: give the YAML file`,
+    );
+  });
+
   it('a YAML alias bomb', () => {
     let yaml = 'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
     let prev = 'a';
@@ -615,6 +637,28 @@ describe('campaign reports', () => {
       { configuration: 'redis/lock-set/none/fenced', expect: 'valid', met: 1, ran: 2, seeds: 2 },
       { configuration: 'redis/lock-set/none/unfenced', expect: 'valid', met: 0, ran: 0, seeds: 1 },
     ]);
+  });
+
+  it('escapes what a shard read back from disk holds, and runs only its own script', () => {
+    // campaign merge draws summary.html from the shards' summary.json: from anyone.
+    const x = '<img src=x onerror=alert(1)>';
+    const hostile = x as unknown as number;
+    const html = summaryHtml({
+      ...summary,
+      name: x,
+      source: x,
+      startedAt: x,
+      totalCells: hostile,
+      cells: summary.cells.map((r) => ({
+        ...r,
+        message: x,
+        stoppedEarlyS: hostile,
+        cell: { ...r.cell, seed: hostile },
+      })),
+    });
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expectOwnScriptsOnly(html);
   });
 
   it('prints a table and names the mismatches', () => {

@@ -42,6 +42,23 @@ export async function loadCampaignPlan(path: string): Promise<CampaignPlan> {
   return planCampaign(data, path, fallbackName(path), baseDir);
 }
 
+/**
+ * A campaign file read and validated without running any of it (`campaign --dry-run`): a
+ * campaign file is code (its module backends run as they are imported; a run also runs
+ * its client commands and builds its Dockerfiles), and a dry run is how one looks at a
+ * file before trusting it. So no module is imported: a module backend's file must exist,
+ * and what only the module could say is left unchecked, its paths in `unchecked`.
+ */
+export function readCampaignPlan(path: string): CampaignPlan & { unchecked: string[] } {
+  const data = campaignData(readCampaignFile(path), path);
+  const unchecked = new Set<string>();
+  const plan = planCampaign(data, path, fallbackName(path), dirname(resolve(path)), {
+    modules: 'unchecked',
+    unchecked,
+  });
+  return { ...plan, unchecked: [...unchecked] };
+}
+
 /** Reads, parses and validates a campaign file: its spec (loadCampaignPlan keeps its cells too). */
 export async function loadCampaign(path: string): Promise<CampaignSpec> {
   return (await loadCampaignPlan(path)).spec;

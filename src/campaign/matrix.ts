@@ -3,8 +3,10 @@
  * or scenario) × fencing × seeds, in that nesting order, entries one after the other. The
  * order is deterministic, so that shards partition the same list on every machine.
  */
+
+import { statSync } from 'node:fs';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { backendOf } from '../backends/index.js';
+import { backendOf, isModulePath } from '../backends/index.js';
 import { fencingWord, type TestConfig } from '../runner/config.js';
 import { locatePaths, resolveRun, testName } from '../runner/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -65,10 +67,33 @@ function matches(when: CellMatch, c: Omit<Cell, 'index' | 'id' | 'expect' | 'con
 }
 
 /**
+ * How expandCells takes a module backend that is not loaded: 'refuse' (the cell cannot be
+ * checked: a run loads its modules first), or 'unchecked' (a dry run, which imports
+ * nothing, since a module runs code as it is imported): the module's file must exist, and
+ * its cells are checked for all but what only the module can say (its options, fencing,
+ * the faults it takes), each module's path put in `unchecked`.
+ */
+export interface ExpandOptions {
+  modules: 'refuse' | 'unchecked';
+  unchecked?: Set<string>;
+}
+
+/** The module file a cell names, checked without importing it: one that is not a file is refused. */
+function moduleFileExists(path: string, backend: string, module: string): void {
+  let isFile = false;
+  try {
+    isFile = statSync(module).isFile();
+  } catch {
+    // missing or unreadable: refused below
+  }
+  if (!isFile) throw new SchemaError(child(path, 'backend'), `${backend}: no such module file (${module})`);
+}
+
+/**
  * Every cell of the campaign, in order. Throws a SchemaError naming the matrix entry when
  * a cell cannot run (fencing on a backend without tokens, an override matching nothing).
  */
-export function expandCells(spec: CampaignSpec): Cell[] {
+export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modules: 'refuse' }): Cell[] {
   const cells: Cell[] = [];
   const ids = new Map<string, number>(); // cell id → the entry that made it
   const bounded = (path: string, count = cells.length + 1) => {
@@ -129,6 +154,11 @@ export function expandCells(spec: CampaignSpec): Cell[] {
         // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
         const { backendModule } = locatePaths({ backend }, spec.baseDir);
         const b = backendOf({ backend, backendModule });
+        const unloaded = options.modules === 'unchecked' && b === undefined && isModulePath(backend);
+        if (unloaded) {
+          moduleFileExists(path, backend, backendModule ?? backend);
+          options.unchecked?.add(backend);
+        }
         for (const workload of workloads) {
           for (const nemesis of nemeses) {
             for (const fencing of entry.fencing ?? [base.fencing]) {
@@ -193,7 +223,7 @@ export function expandCells(spec: CampaignSpec): Cell[] {
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;
                 try {
-                  resolveRun({ ...config });
+                  if (!unloaded) resolveRun({ ...config });
                 } catch (err) {
                   if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
                   throw err;

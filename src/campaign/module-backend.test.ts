@@ -3,12 +3,14 @@
  * file's folder), a campaign object, a sweep and a bench; its cells are named by the
  * backend's own name. No Docker: these stop at the cells and --dry-run.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { benchCommand } from '../cli/bench.js';
+import { campaignCommand } from '../cli/campaign.js';
 import { sweepCommand } from '../cli/sweep.js';
+import { UserError } from '../util/errors.js';
 import { campaignPlanOf, loadCampaign } from './load.js';
 import { expandCells } from './matrix.js';
 import { parseCampaign } from './validate.js';
@@ -16,6 +18,13 @@ import { parseCampaign } from './validate.js';
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-campaign-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
+
+/** What the command prints, line by line, instead of printing it. */
+const printed = () => {
+  const out: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((line: string) => out.push(line));
+  return out;
+};
 
 /** A backend module in `folder`, named `name`, with its own image and fencing tokens. */
 function backendModule(folder: string, name: string): string {
@@ -86,12 +95,6 @@ describe('a module backend in a campaign', () => {
 });
 
 describe('a module backend in sweep and bench', () => {
-  const printed = () => {
-    const out: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => out.push(line));
-    return out;
-  };
-
   it('sweep --backend PATH --dry-run lists its points under the backend own name', async () => {
     const path = backendModule(join(dir, 'sweep'), 'swept-lock');
     const out = printed();
@@ -105,5 +108,41 @@ describe('a module backend in sweep and bench', () => {
     expect(await benchCommand(['--backend', `${path},redis`, '--concurrency', '1,4', '--dry-run'])).toBe(0);
     expect(out[0]).toBe('bench bench: 8 points of 6 s');
     expect(out.filter((l) => l.includes(path))).toHaveLength(4);
+  });
+});
+
+describe('campaign --dry-run of a file that is code', () => {
+  it('imports no module backend: one that writes a marker on import leaves none, and it says what it did not check', async () => {
+    const folder = join(dir, 'dry-run');
+    mkdirSync(folder, { recursive: true });
+    const marker = join(folder, 'imported');
+    writeFileSync(
+      join(folder, 'backend.mjs'),
+      `import { writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(marker)}, 'this module ran');
+export const backend = {
+  name: 'marker', description: 'writes a file on import', fencing: { supported: true },
+  nodeSpecs: () => [{ name: 'kv-1', role: 'node', image: 'x:1', port: 7000, ready: async () => {} }],
+  client: async () => ({ acquire: async () => null, release: async () => true, close: async () => {} }),
+};\n`,
+    );
+    writeFileSync(join(folder, 'c.yaml'), CAMPAIGN);
+    const out = printed();
+    expect(await campaignCommand([join(folder, 'c.yaml'), '--dry-run'])).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(out[0]).toMatch(/: 2 of 2 cells$/);
+    expect(out[1]).toMatch(/^ {3}1 {2}\.\/backend\.mjs\/lock-set\/none\/fenced\/seed-1 {2}expect valid/);
+    expect(out.at(-1)).toMatch(
+      /^not checked: module backend \.\/backend\.mjs not imported \(a dry run runs no code\): its options, fencing and faults not checked$/,
+    );
+  });
+
+  it('refuses a module path that is not a file, in one line, still importing nothing', async () => {
+    const folder = join(dir, 'dry-run-missing');
+    mkdirSync(join(folder, 'backend.mjs'), { recursive: true }); // a folder of that name
+    writeFileSync(join(folder, 'c.yaml'), CAMPAIGN);
+    const run = campaignCommand([join(folder, 'c.yaml'), '--dry-run']);
+    await expect(run).rejects.toThrow(UserError);
+    await expect(run).rejects.toThrow(/c\.yaml: matrix\[0\]\.backend: \.\/backend\.mjs: no such module file \(.*\)$/);
   });
 });

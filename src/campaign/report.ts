@@ -4,7 +4,8 @@
  */
 import { relative } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
-import { escapeHtml } from '../report/html.js';
+import { cspMeta } from '../report/csp.js';
+import { escapeHtml, htmlText } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
 import { cliCommand } from '../util/paths.js';
@@ -292,9 +293,9 @@ export function summaryHtml(s: CampaignSummary): string {
         .filter(Boolean)
         .join(' · ');
       return `<tr class="${status}">
-<td data-key="${c.index + 1}">${c.index + 1}</td><td>${escapeHtml(c.backend)}</td><td>${escapeHtml(c.workload)}</td><td>${escapeHtml(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${c.seed}</td>
-<td>${escapeHtml(c.expect)}</td><td class="o-${status}">${escapeHtml(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
-<td class="num" data-key="${r.durationS}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${r.stoppedEarlyS} s: --stop-on-violation"` : ''}>${escapeHtml(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${escapeHtml(r.message)}</td><td>${links}</td></tr>`;
+<td data-key="${htmlText(c.index + 1)}">${htmlText(c.index + 1)}</td><td>${htmlText(c.backend)}</td><td>${htmlText(c.workload)}</td><td>${htmlText(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${htmlText(c.seed)}</td>
+<td>${htmlText(c.expect)}</td><td class="o-${status}">${htmlText(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
+<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: --stop-on-violation"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict = s.interrupted
@@ -304,14 +305,19 @@ export function summaryHtml(s: CampaignSummary): string {
       : s.missing && t.cells === t.met
         ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
         : `${t.cells - t.met} of ${plural(t.cells, 'cell')} did not meet their expectation`;
+  const sortable = pageScript(
+    new URL('../report/browser/sortable-tables.js', import.meta.url),
+    'sortableTables' satisfies keyof typeof import('../report/browser/sortable-tables.js'),
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+${cspMeta([sortable])}
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${escapeHtml(s.description)}<br>` : ''}from ${escapeHtml(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''} · started ${escapeHtml(s.startedAt)} · finished ${escapeHtml(s.finishedAt)}</p>
+<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)} · finished ${htmlText(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
- ${t.met} met · ${t.mismatched} mismatched · ${t.errors} errors${t.interrupted ? ` · ${t.interrupted} interrupted or not run` : ''}${s.missing ? ` · ${s.missing} missing (shards not merged)` : ''}</p>
+ ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
 ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
@@ -320,7 +326,7 @@ ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged:
 ${rows}
 </tbody></table>
 <p class="meta">Mismatches first; click a column's head to sort by it. Each run's folder holds test.json (enough to re-run it: <code>${cliCommand} run --replay FOLDER</code>), history.jsonl, results.json and nodes/*.log.</p>
-${pageScript(new URL('../report/browser/sortable-tables.js', import.meta.url), 'sortableTables' satisfies keyof typeof import('../report/browser/sortable-tables.js'))}
+${sortable.html}
 </body></html>
 `;
 }
@@ -331,7 +337,7 @@ function tallyTable(tallies: ConfigurationTally[], always = false): string {
   const rows = tallies
     .map(
       (c) =>
-        `<tr class="${c.met === c.ran ? 'met' : 'miss'}"><td>${escapeHtml(c.configuration)}</td><td>${escapeHtml(c.expect)}</td><td class="num">${c.met} of ${c.ran}</td><td class="num">${c.seeds - c.ran || ''}</td></tr>`,
+        `<tr class="${c.met === c.ran ? 'met' : 'miss'}"><td>${htmlText(c.configuration)}</td><td>${htmlText(c.expect)}</td><td class="num">${htmlText(c.met)} of ${htmlText(c.ran)}</td><td class="num">${htmlText(c.seeds - c.ran || '')}</td></tr>`,
     )
     .join('\n');
   return `<h2>By configuration, over its seeds</h2>

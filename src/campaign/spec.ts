@@ -24,7 +24,7 @@
  * nothing, a cell `lockchaos run` would refuse) and every error is one line that names the
  * key path: `campaign.yaml: matrix[1].fencing: expected a list of on|off, got "maybe"`.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
@@ -34,6 +34,7 @@ import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
+import { MiB, readRegularFile } from '../util/regular-file.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
 /**
@@ -361,11 +362,20 @@ export function moduleBackendsOf(data: unknown): string[] {
   return [...new Set(paths)];
 }
 
-/** A campaign file's text; a missing or unreadable one is one UserError line. */
+/** The largest campaign file read: a campaign of 10,000 cells is a few kB of YAML. */
+export const MAX_CAMPAIGN_FILE_BYTES = 4 * MiB;
+
+/**
+ * A campaign file's text; a missing or unreadable one is one UserError line, and so is
+ * anything but a regular file (/dev/zero, a FIFO) or one past MAX_CAMPAIGN_FILE_BYTES.
+ */
 export function readCampaignFile(path: string): string {
   try {
     if (statSync(path).isDirectory()) throw new UserError(`${path}: is a folder, not a campaign file`);
-    return readFileSync(path, 'utf8');
+    return readRegularFile(path, 'campaign file', {
+      maxBytes: MAX_CAMPAIGN_FILE_BYTES,
+      fix: 'a campaign file is a matrix of a few kB: give the YAML file',
+    }).toString('utf8');
   } catch (err) {
     if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -6,7 +6,7 @@
  * one UserError line, "SOURCE: PATH: problem".
  */
 import { UserError } from '../util/errors.js';
-import { type Cell, expandCells } from './matrix.js';
+import { type Cell, type ExpandOptions, expandCells } from './matrix.js';
 import { SchemaError } from './schema.js';
 import { type CampaignSpec, campaignData, campaignShape, fallbackName } from './spec.js';
 
@@ -17,10 +17,16 @@ export interface CampaignPlan {
 }
 
 /** Validates a campaign given as data (parsed YAML, or an object from library code), and expands it. */
-export function planCampaign(raw: unknown, source = 'campaign', fallback?: string, baseDir?: string): CampaignPlan {
+export function planCampaign(
+  raw: unknown,
+  source = 'campaign',
+  fallback?: string,
+  baseDir?: string,
+  expand?: ExpandOptions,
+): CampaignPlan {
   try {
     const spec = campaignShape(raw, source, fallback, baseDir);
-    return { spec, cells: expandCells(spec) };
+    return { spec, cells: expandCells(spec, expand) };
   } catch (err) {
     if (err instanceof SchemaError) throw new UserError(`${source}: ${err.message}`);
     throw err;

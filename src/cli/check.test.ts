@@ -1,8 +1,8 @@
 /**
  * `lockchaos check` as a user runs it: files in, verdict lines and exit codes out.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -82,8 +82,9 @@ describe('lockchaos check', () => {
   it('unknown: exit 2 when the time limit runs out', async () => {
     const path = file('hard.jsonl', toJsonl(simulateHistory('register', 3, 50, 20_000, false)));
     expect(await checkCommand([path, '--time-limit', '0.001'])).toBe(2);
+    // Reading counts against the limit too: it may run out there, or in the search.
     expect(out[0]).toMatch(
-      /^unknown +.*unknown: time limit of 0\.0 s reached in the history \(\d+ of \d+ operations linearized\)/,
+      /^unknown +.*unknown: time limit of 0\.0(01)? s reached (in the history \(\d+ of \d+ operations linearized\)|reading the history; give a larger --time-limit$)/,
     );
   });
 
@@ -197,6 +198,48 @@ describe('lockchaos check', () => {
     }
   });
 
+  it('refuses what is not a regular file in one line, exit 3, reading nothing: a device, a FIFO, a folder', async () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const folder = join(dir, 'folder.jsonl');
+    mkdirSync(folder);
+    for (const [path, kind] of [
+      ['/dev/zero', 'a device'],
+      [fifo, 'a FIFO'],
+      [folder, 'a folder'],
+    ]) {
+      for (const limit of [['--time-limit', '5'], ['--memory-limit', '100'], []]) {
+        err = [];
+        expect(await checkCommand([path as string, ...limit])).toBe(3);
+        expect(err).toEqual([
+          `lockchaos check: ${path}: is ${kind}, not a regular file: give the history as a regular file (save a stream to one first)`,
+        ]);
+      }
+    }
+  });
+
+  it('does not read a huge file whole: past the memory budget, unknown; past 512 MiB, refused', async () => {
+    const huge = join(dir, 'huge.jsonl');
+    writeFileSync(huge, '');
+    truncateSync(huge, 2 ** 31); // 2 GiB, sparse: nothing is written
+    expect(await checkCommand([huge])).toBe(2);
+    expect(out).toEqual([
+      `unknown  ${huge}: unknown: memory budget of 1024 MiB reached reading the history (2048 MiB); give a larger --memory-limit`,
+    ]);
+    expect(await checkCommand([huge, '--memory-limit', '4096'])).toBe(3);
+    expect(err).toEqual([
+      `lockchaos check: ${huge}: the history is 2048 MiB, past the limit of 512 MiB: the file is too large to read at once (split it, e.g. by key)`,
+    ]);
+  });
+
+  it('counts reading against the time limit: a limit that ends before the file is read answers unknown', async () => {
+    const path = file('long.jsonl', toJsonl(validMutex).repeat(2000));
+    expect(await checkCommand([path, '--time-limit', '1e-9'])).toBe(2);
+    expect(out).toEqual([
+      `unknown  ${path}: unknown: time limit of 1e-9 s reached reading the history; give a larger --time-limit`,
+    ]);
+  });
+
   it('--initial, --format and a Jepsen log', async () => {
     const log = file(
       'history.txt',
@@ -230,6 +273,15 @@ describe('lockchaos check', () => {
     expect(out[0]).toContain('[mutex (guessed: operations acquire/release), 2 operations (1 others ignored)');
     expect(await checkCommand([run, '--only', 'read,write'])).toBe(0);
     expect(out[1]).toContain('[register (guessed: operations read/write), 1 operations (2 others ignored)');
+    // A name the history lacks (a model's, not a typo): checked without it, and said in one line.
+    expect(err.slice(1)).toEqual([
+      `lockchaos check: warning: ${run}: --only names write, which the history does not have: checked its read operations alone`,
+    ]);
+    err = [];
+    expect(await checkCommand([run, '--only', 'acquire,release,get'])).toBe(0);
+    expect(err).toEqual([
+      `lockchaos check: warning: ${run}: --only names get, which the history does not have: checked its acquire, release operations alone`,
+    ]);
   });
 
   it('several files in one process, hardest first: each its own memory budget and its own verdict', async () => {

@@ -24,6 +24,7 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
+import { ReadingTimedOut } from '../history/reading-deadline.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
@@ -58,9 +59,11 @@ function help(): string {
     '                                   log prefixes allowed',
     '  --initial VALUE    the initial value of a register or store, as JSON (not JSON: taken as a string);',
     '                     default nil',
-    `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file)`,
+    `  --time-limit S     give up after S seconds, answering unknown (default ${DEFAULT_TIME_LIMIT_S}; applies to each file,`,
+    '                     reading it included)',
     `  --memory-limit MB  give up past MB MiB, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB}); each file, and each part`,
     "                     (key) of it, has its own: reading the file plus the part's search (states, memo, stack).",
+    '                     A file larger is not read (nor one past 512 MiB, nor anything but a regular file).',
     '                     It bounds what the check holds, not the process: Node, worker threads and garbage not',
     '                     yet collected come on top (600k events: peak 235 MiB at 100, 392 at 200, 591 at 400)',
     '  --threads N        check the keys on N threads at most, this one and N-1 workers, whatever the size',
@@ -69,7 +72,8 @@ function help(): string {
     '                     reported key are the same on any number of threads, and so, within a little, is the',
     '                     search (the keys take turns of doubling steps: an invalid key is found early)',
     '  --only F,F...      check only the client operations with these f values, ignoring the others',
-    '                     (a lockchaos run history holds lock and store operations: --only acquire,release)',
+    '                     (a lockchaos run history holds lock and store operations: --only acquire,release);',
+    '                     a name the history lacks is named in a warning, one no model knows is an error',
     '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
     '  -h, --help         print this help',
     '',
@@ -209,13 +213,22 @@ type FileOutcome =
 
 async function checkFile(file: string, options: Options): Promise<FileOutcome> {
   let guessed: string | undefined;
+  // Both limits hold from the first byte read: reading counts against the time limit, and
+  // the reader stops at the memory budget.
+  const deadline = performance.now() + options.timeLimitMs;
   try {
-    // Reading counts in the memory budget: a file larger than it is not even read.
+    // Reading counts in the memory budget: a file larger than it is not even read (nor
+    // anything but a regular file: /dev/zero has no size and no end).
     const size = historyFileSize(file);
     if (size > options.memoryLimitBytes) return { file, unknown: overBudget(size, options) };
-    const { history, format, textLength } = readHistoryFile(file, options.format);
+    const { history, format, textLength } = readHistoryFile(file, options.format, {
+      maxBytes: options.memoryLimitBytes,
+      fix: 'give a larger --memory-limit',
+      deadline,
+    });
     const baseBytes = readingBytes(textLength, history.length);
-    requireOperations(history, options.only);
+    const absent = requireOperations(history, options.only);
+    if (absent) console.error(`lockchaos check: warning: ${file}: ${absent}`);
     if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
     let model = options.model;
     if (!model) {
@@ -224,9 +237,11 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
       model = guess.model;
       guessed = guess.why;
     }
+    const timeLimitMs = deadline - performance.now();
+    if (timeLimitMs <= 0) return { file, unknown: timeUp(options) };
     const result = await checkLinearizableParallel(history, model, {
       initial: options.initial,
-      timeLimitMs: options.timeLimitMs,
+      timeLimitMs,
       memoryLimitBytes: options.memoryLimitBytes,
       baseBytes,
       only: options.only,
@@ -235,6 +250,7 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     });
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
   } catch (err) {
+    if (err instanceof ReadingTimedOut) return { file, unknown: timeUp(options) };
     if (err instanceof UserError) {
       // A history the guessed model does not fit: say it was a guess.
       const why = guessed === undefined ? '' : ` (the model was guessed from its ${guessed}: give --model)`;
@@ -244,12 +260,19 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
   }
 }
 
+function timeUp(options: Options): string {
+  return `unknown: time limit of ${Number((options.timeLimitMs / 1000).toPrecision(6))} s reached reading the history; give a larger --time-limit`;
+}
+
 function overBudget(bytes: number, options: Options): string {
   return `unknown: memory budget of ${mib(options.memoryLimitBytes)} reached reading the history (${mib(bytes)}); give a larger --memory-limit`;
 }
 
-/** Nothing checked is not valid: a history without client operations, or none that --only picks, is an error. */
-function requireOperations(history: readonly Op[], only: readonly string[] | undefined): void {
+/**
+ * Nothing checked is not valid: a history without client operations, or none that --only
+ * picks, is an error. Returns a warning for names of --only that the history lacks.
+ */
+function requireOperations(history: readonly Op[], only: readonly string[] | undefined): string | undefined {
   const fs = new Set<string>();
   for (const op of history) if (op.process !== 'nemesis') fs.add(op.f);
   if (fs.size === 0)
@@ -267,6 +290,12 @@ function requireOperations(history: readonly Op[], only: readonly string[] | und
     throw new UserError(
       `--only ${only.join(',')} picks none of the history's operations (${[...fs].sort().join(', ')}): give some of those`,
     );
+  // A name some model knows but the history lacks (--only acquire,release,get on a lock
+  // history): not an error (a run may have no write), but not passed over in silence.
+  const absent = only?.filter((f) => !fs.has(f)) ?? [];
+  return absent.length > 0
+    ? `--only names ${absent.join(', ')}, which the history does not have: checked its ${only?.filter((f) => fs.has(f)).join(', ')} operations alone`
+    : undefined;
 }
 
 const VERDICT = { true: 'valid', false: 'invalid', unknown: 'unknown' } as const;

@@ -11,7 +11,9 @@ machine only): every campaign by night with its tally; per configuration its out
 night after night as a row of marks (met, not met, flaky), so a flip shows; every run
 with its verdict, backend, nemesis, fencing and seed, filterable; links to each run's
 report.html and to the campaigns' summary, sweep and bench pages. It reads test.json and
-the head of results.json of each run, and rereads only what changed.
+the head of results.json of each run, and rereads only what changed. It answers only a
+Host of its own address (127.0.0.1, localhost or [::1] with the port; others get 421),
+and its pages run no script from the store (escaped, and a Content-Security-Policy).
 
 Options:
   --store DIR             the store folder (default: store)

@@ -6,13 +6,20 @@
  */
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
+import { checkDeadline } from './reading-deadline.js';
 import { adoptOp, toOp } from './validate.js';
 
 /**
  * The ops of a JSON Lines text. A piece of a larger one: `firstLine` is its first line's
  * number, and its ops are appended to `ops` (their positions counting from the whole's).
  */
-export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1, ops: Op[] = []): Op[] {
+export function parseJsonl(
+  text: string,
+  source = 'history.jsonl',
+  firstLine = 1,
+  ops: Op[] = [],
+  deadline?: number,
+): Op[] {
   // A final newline leaves nothing after it; any other last line was cut short if it fails
   // to parse. Lines are found one at a time, not split into an array all at once: a large
   // history's lines would cost as much again as its text.
@@ -26,6 +33,8 @@ export function parseJsonl(text: string, source = 'history.jsonl', firstLine = 1
     const last = end === text.length;
     start = end + 1;
     if (line === '') continue;
+    // Parsing counts against a check's time limit (read.ts): looked at every 4096 lines.
+    if (deadline !== undefined && (i & 4095) === 0) checkDeadline(deadline);
     let raw: unknown;
     try {
       raw = JSON.parse(line);

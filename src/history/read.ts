@@ -1,13 +1,15 @@
 /**
  * Reading a history file in any of the formats we know, the format named or guessed.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { basename, extname } from 'node:path';
+import { MiB, openRegularFile, readRegularFile } from '../util/regular-file.js';
 import { parseEdnHistory } from './edn.js';
 import { HistoryError } from './errors.js';
 import { parseJepsenLog } from './jepsen-log.js';
 import { parseJsonl } from './jsonl.js';
 import type { Op } from './op.js';
+import { checkDeadline, type Deadline } from './reading-deadline.js';
 
 export type HistoryFormat = 'jsonl' | 'edn' | 'jepsen-log';
 export const HISTORY_FORMATS: readonly HistoryFormat[] = ['jsonl', 'edn', 'jepsen-log'];
@@ -32,10 +34,10 @@ export function guessFormat(name: string, text: string): HistoryFormat {
   );
 }
 
-export function parseHistory(text: string, format: HistoryFormat, source: string): Op[] {
+export function parseHistory(text: string, format: HistoryFormat, source: string, deadline?: Deadline): Op[] {
   switch (format) {
     case 'jsonl':
-      return parseJsonl(text, source);
+      return parseJsonl(text, source, 1, [], deadline);
     case 'edn':
       return parseEdnHistory(text, source);
     case 'jepsen-log':
@@ -51,28 +53,47 @@ export function readingBytes(textLength: number, operations: number): number {
   return textLength + operations * 160;
 }
 
-/** The file's size in bytes (to weigh it against a memory budget before reading it). */
+/**
+ * The most a history file may hold, read at once: V8's longest string is about 512 MiB
+ * (2^29 - 24 characters), and a file longer cannot be read as one text anyway.
+ */
+export const MAX_HISTORY_BYTES = 512 * MiB - 64;
+
+/** The file's size in bytes (to weigh it against a memory budget before reading it); it must be a regular file. */
 export function historyFileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (err) {
-    throw unreadable(path, err);
-  }
+  const { fd, size } = openRegularFile(path, 'history');
+  closeSync(fd);
+  return size;
 }
 
+export interface HistoryReadLimits {
+  /** Bytes read at most (never more than MAX_HISTORY_BYTES): a larger file is refused. */
+  maxBytes?: number;
+  /** How to get past maxBytes, for its message. */
+  fix?: string;
+  deadline?: Deadline;
+}
+
+/** A history file read and parsed, within `limits` (a regular file only: read.ts's util). */
 export function readHistoryFile(
   path: string,
   format?: HistoryFormat,
+  limits: HistoryReadLimits = {},
 ): { history: Op[]; format: HistoryFormat; textLength: number } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw unreadable(path, err);
-  }
+  const maxBytes = Math.min(limits.maxBytes ?? MAX_HISTORY_BYTES, MAX_HISTORY_BYTES);
+  const bytes = readRegularFile(path, 'history', {
+    maxBytes,
+    fix:
+      maxBytes === MAX_HISTORY_BYTES
+        ? 'the file is too large to read at once (split it, e.g. by key)'
+        : (limits.fix ?? 'split it'),
+    between: () => checkDeadline(limits.deadline),
+  });
   const text = utf8(bytes, path);
   const chosen = format ?? guessFormat(path, text);
-  return { history: parseHistory(text, chosen, path), format: chosen, textLength: text.length };
+  const history = parseHistory(text, chosen, path, limits.deadline);
+  checkDeadline(limits.deadline);
+  return { history, format: chosen, textLength: text.length };
 }
 
 function unreadable(path: string, err: unknown): HistoryError {

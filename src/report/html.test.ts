@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
+import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import type { TestConfig } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
@@ -39,7 +40,7 @@ describe('report.html', () => {
     expect(path).toBe(join(dir, 'report.html'));
     const html = readFileSync(path, 'utf8');
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain("default-src 'none'");
+    expectOwnScriptsOnly(html);
     expect(html).not.toMatch(/<script[^>]+src=/);
     expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
     expect(html).not.toMatch(/(src|href)="https?:/);

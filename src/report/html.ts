@@ -1,6 +1,7 @@
 /**
  * report.html: one self-contained page per run (all scripts, styles and data inline; it
- * loads nothing, and its Content-Security-Policy forbids loading anything). It shows the
+ * loads nothing, and its Content-Security-Policy forbids loading anything and runs only
+ * its own scripts). It shows the
  * verdict and the violation in words, a timeline of every client process with the
  * violation highlighted and scrolled to, the latency of each operation kind over time with
  * fault windows shaded (uPlot) and the perf figures in and out of faults, the checkers'
@@ -21,6 +22,7 @@ import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
 import type { ReportPageData } from './browser/report-page.js';
+import { cspMeta, type InlineScript } from './csp.js';
 import { headline } from './headline.js';
 import { type PrepareOptions, prepareReport, type ReportData, type Violation } from './model.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
@@ -45,6 +47,9 @@ export function colorsFor(fs: readonly string[]): string[] {
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
+/** Any value read from a file, as HTML text: a number in a JSON file may be a string. */
+export const htmlText = (v: unknown) => escapeHtml(String(v));
+
 /** JSON inside <script type="application/json">: nothing in it can close the element. */
 export const scriptJson = (value: unknown) =>
   JSON.stringify(value)
@@ -56,14 +61,14 @@ export const scriptJson = (value: unknown) =>
 
 /**
  * The start of a self-contained page, up to its <title>: a Content-Security-Policy that
- * forbids loading anything (scripts and styles are inline), and no favicon request.
+ * forbids loading anything and runs only `scripts` (csp.ts), and no favicon request.
  */
-export const pageHead = (title: string) => `<!DOCTYPE html>
+export const pageHead = (title: string, scripts: readonly InlineScript[]) => `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+${cspMeta(scripts)}
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>`;
 
@@ -249,12 +254,12 @@ function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, ge
   const folder = resolve(run.dir);
   const started = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)/.exec(basename(folder));
   const sub = [
-    `seed <b>${config.seed}</b>`,
+    `seed <b>${escapeHtml(String(config.seed))}</b>`,
     escapeHtml(config.backend),
     escapeHtml(config.workload),
     `nemesis ${escapeHtml(config.nemesis)}`,
     `fencing ${config.fencing ? 'on' : 'off'}`,
-    `${config.timeLimitS} s`,
+    `${escapeHtml(String(config.timeLimitS))} s`,
     `${data.stats.ops.toLocaleString('en-US')} history entries`,
     started ? `started ${started[1]} ${started[2]}:${started[3]}:${started[4]} UTC` : '',
   ].filter(Boolean);
@@ -280,7 +285,11 @@ function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, ge
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);
   const payload: ReportPageData = { ...data, colors };
-  return `${pageHead(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`)}
+  const scripts = [
+    assets.script,
+    pageScript(REPORT_SCRIPT, 'reportPage' satisfies keyof typeof import('./browser/report-page.js'), 'report-data'),
+  ];
+  return `${pageHead(`${verdictWord(run.valid)}${run.conditions.length ? ` (${conditionBadge(run.conditions)})` : ''} · ${config.name} · seed ${config.seed}`, scripts)}
 <style>${assets.css}</style>
 <style>${pageStyle('report')}${pageStyle('uplot-fonts')}</style>
 </head>
@@ -345,8 +354,7 @@ ${filesHtml(run.dir)}
 </main>
 <div id="tip" hidden></div>
 <script type="application/json" id="report-data">${scriptJson(payload)}</script>
-<script>${assets.js}</script>
-${pageScript(REPORT_SCRIPT, 'reportPage' satisfies keyof typeof import('./browser/report-page.js'), 'report-data')}
+${scripts.map((x) => x.html).join('\n')}
 </body>
 </html>
 `;

@@ -1,7 +1,7 @@
 /**
  * The page of a measurement (sweep.html, bench.html): self-contained like report.html
  * (uPlot, styles, data and script inline; its Content-Security-Policy forbids loading
- * anything), with the data as JSON for the page's own script to plot. Tables are rendered
+ * anything and runs only those scripts), with the data as JSON for the page's own script to plot. Tables are rendered
  * here, plots in the browser; `body[data-ready]` says the plots are drawn.
  */
 import { version } from '../version.js';
@@ -26,7 +26,8 @@ export interface MeasurementPage<T> {
 
 export function measurementPage<T>(p: MeasurementPage<T>, generatedAt = new Date()): string {
   const assets = uplot();
-  return `${pageHead(p.title)}
+  const scripts = [assets.script, pageScript(p.script.module, p.script.entry, 'page-data')];
+  return `${pageHead(p.title, scripts)}
 <style>${assets.css}</style>
 <style>${pageStyle('measurement')}${pageStyle('uplot-fonts')}</style>
 </head>
@@ -36,8 +37,7 @@ export function measurementPage<T>(p: MeasurementPage<T>, generatedAt = new Date
 ${p.body}
 <footer class="note">lockchaos ${escapeHtml(version)} · written ${escapeHtml(generatedAt.toISOString())} · plots: uPlot ${escapeHtml(assets.version)} (MIT)</footer>
 <script type="application/json" id="page-data">${scriptJson(p.data)}</script>
-<script>${assets.js}</script>
-${pageScript(p.script.module, p.script.entry, 'page-data')}
+${scripts.map((x) => x.html).join('\n')}
 </body>
 </html>
 `;

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,11 @@ describe('page assets', () => {
 
   it("inlines a page script's compiled module and calls its entry with the page's JSON", () => {
     // From the sources there is no .js beside report-page.ts: it is compiled from the .ts.
-    const script = pageScript(new URL('./browser/report-page.js', import.meta.url), 'reportPage', 'report-data');
+    const { html: script, hash } = pageScript(
+      new URL('./browser/report-page.js', import.meta.url),
+      'reportPage',
+      'report-data',
+    );
     expect(script).toMatch(/^<script type="module">/);
     expect(script).toMatch(/(^|>)export function reportPage\(D\) \{$/m);
     expect(script).not.toMatch(/^import /m); // its type imports are gone
@@ -36,6 +41,8 @@ describe('page assets', () => {
     );
     // It parses as a module.
     const body = script.slice('<script type="module">'.length, -'</script>'.length);
+    // The page's policy allows it by the hash of exactly that text.
+    expect(hash).toBe(`'sha256-${createHash('sha256').update(body).digest('base64')}'`);
     const file = join(mkdtempSync(join(tmpdir(), 'lockchaos-page-script-')), 'page.mjs');
     writeFileSync(file, body);
     expect(() => execFileSync(process.execPath, ['--check', file], { stdio: 'pipe' })).not.toThrow();
@@ -47,7 +54,7 @@ describe('page assets', () => {
       'const K = 2;\nexport function plots(d) {\n  return d * K;\n}\n//# sourceMappingURL=plots.js.map\n',
     );
     expect(compiledScript(url)).toBe('const K = 2;\nexport function plots(d) {\n  return d * K;\n}');
-    expect(pageScript(url, 'plots')).toBe(`<script type="module">${compiledScript(url)}\nplots();\n</script>`);
+    expect(pageScript(url, 'plots').html).toBe(`<script type="module">${compiledScript(url)}\nplots();\n</script>`);
   });
 
   it('refuses a script that imports a value, lacks its entry, or would close its <script>', () => {

@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../util/paths.js';
+import { type InlineScript, inlineScript } from './csp.js';
 
 /** The style sheets in src/report/browser/, by name without .css. */
 export type PageStyle = 'report' | 'measurement' | 'uplot-fonts' | 'shrink' | 'campaign-summary';
@@ -70,9 +71,9 @@ export function compiledScript(module: URL): string {
  * A page's script element: the compiled module `module` (compiledScript), then a call of
  * its exported function `entry`, given the JSON of the element `dataId` (a
  * `<script type="application/json">`) when there is one. A module script is strict and
- * runs once the page is parsed.
+ * runs once the page is parsed. Its hash goes into the page's policy (csp.ts).
  */
-export function pageScript(module: URL, entry: string, dataId?: string): string {
+export function pageScript(module: URL, entry: string, dataId?: string): InlineScript {
   const js = compiledScript(module);
   if (!new RegExp(`^export (?:async )?function ${entry}\\(`, 'm').test(js)) {
     throw new Error(`page script ${fileURLToPath(module)} exports no function ${entry}`);
@@ -80,11 +81,11 @@ export function pageScript(module: URL, entry: string, dataId?: string): string 
   const args = dataId === undefined ? '' : `JSON.parse(document.getElementById(${JSON.stringify(dataId)}).textContent)`;
   const body = `${js}\n${entry}(${args});\n`;
   if (/<\/script/i.test(body)) throw new Error(`${entry} cannot be inlined: it contains a closing tag`);
-  return `<script type="module">${body}</script>`;
+  return inlineScript(body, 'module');
 }
 
-let uplotAssets: { js: string; css: string; version: string } | undefined;
-/** uPlot's script and styles, read once, to inline into a page. */
+let uplotAssets: { script: InlineScript; css: string; version: string } | undefined;
+/** uPlot's script element and styles, read once, to inline into a page. */
 export function uplot() {
   if (!uplotAssets) {
     const js = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
@@ -92,7 +93,7 @@ export function uplot() {
     const pkg = JSON.parse(readFileSync(require.resolve('uplot/package.json'), 'utf8')) as { version: string };
     if (/<\/script/i.test(js) || /<\/style/i.test(css))
       throw new Error('uPlot assets cannot be inlined: they contain a closing tag');
-    uplotAssets = { js, css, version: pkg.version };
+    uplotAssets = { script: inlineScript(js), css, version: pkg.version };
   }
   return uplotAssets;
 }

@@ -80,6 +80,10 @@ describe('run configuration', () => {
     expect(() => backendOptionsOf({ ...c, backendOptions: 'fsync=1' }, redisSentinelBackend)).toThrow(
       /takes key=value with a key from: wait, follow-failover, min-replicas/,
     );
+    // A key given twice: neither taken silently.
+    expect(() => backendOptionsOf({ ...c, backendOptions: 'wait=1,wait=2' }, redisSentinelBackend)).toThrow(
+      /^--backend-options gives wait twice \(wait=1, wait=2\): give it once$/,
+    );
     expect(backendOptionsOf({ ...c, backendOptions: 'wait=1' }, redisSentinelBackend).settings).toEqual({
       wait: '1',
       'follow-failover': 'half',

@@ -154,6 +154,12 @@ export function backendOptionsOf(
       );
     }
     const value = part.slice(eq + 1).trim();
+    // Given twice, either could be meant: neither is taken silently.
+    if (Object.hasOwn(settings, key)) {
+      throw new UserError(
+        `--backend-options gives ${key} twice (${key}=${settings[key]}, ${key}=${value}): give it once`,
+      );
+    }
     const problem = known[key]?.check?.(value);
     if (problem) throw new UserError(`--backend-options: ${backend.name} ${key} ${problem}`);
     settings[key] = value;

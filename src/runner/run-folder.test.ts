@@ -1,13 +1,15 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
+import { userErrorOf } from '../../test/unit/user-error.js';
 import { HistoryError } from '../history/errors.js';
 import { UserError } from '../util/errors.js';
-import { loadRun, parseHistoryPrefix } from './run-folder.js';
+import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix, writeResults } from './run-folder.js';
 
 const overlapping = () =>
   new H()
@@ -189,5 +191,75 @@ describe('loading a run folder', () => {
       JSON.stringify({ ...runConfig, extra: 0 }).replace('"extra":0', `"extra":${deep}`),
     );
     expect(() => loadRun(dir)).toThrow(/test\.json' is not a test configuration: it nests more than 64 levels deep/);
+  });
+});
+
+describe('a run folder someone else made: every file read has a bound', () => {
+  const refusal = (dir: string) => userErrorOf(() => loadRun(dir));
+
+  it('refuses a history or test.json that is a device, a FIFO or a folder, in one line', () => {
+    const history = toJsonl(overlapping().ops);
+    const zero = runFolder(history);
+    rmSync(join(zero, 'history.jsonl'));
+    symlinkSync('/dev/zero', join(zero, 'history.jsonl'));
+    expect(refusal(zero)).toBe(
+      `${join(zero, 'history.jsonl')}: is a device, not a regular file: give the history as a regular file (save a stream to one first)`,
+    );
+    const fifo = runFolder(history);
+    rmSync(join(fifo, 'test.json'));
+    execFileSync('mkfifo', [join(fifo, 'test.json')]);
+    expect(refusal(fifo)).toMatch(/test\.json: is a FIFO, not a regular file/);
+    const folder = runFolder(history);
+    rmSync(join(folder, 'history.jsonl'));
+    mkdirSync(join(folder, 'history.jsonl'));
+    expect(refusal(folder)).toMatch(/history\.jsonl: is a folder, not a regular file/);
+  });
+
+  it('refuses a history past its limit without reading it (a sparse 2 GiB file)', () => {
+    const dir = runFolder('');
+    truncateSync(join(dir, 'history.jsonl'), MAX_HISTORY_BYTES + 1);
+    expect(refusal(dir)).toMatch(
+      /history\.jsonl: the history is 1024 MiB, past the limit of 1024 MiB: check it with lockchaos check/,
+    );
+  });
+
+  it('takes a results.json that is not a regular file as unreadable: checked here', () => {
+    const dir = runFolder(toJsonl(overlapping().ops));
+    symlinkSync('/dev/zero', join(dir, 'results.json'));
+    const run = loadRun(dir);
+    expect(run.checkedHere).toBe(true);
+    expect(run.cutShort).toMatch(/^results\.json is unreadable \(.*results\.json: is a device, not a regular file/);
+  });
+});
+
+describe('results.json and the history on disk', () => {
+  it('records the history it was made from; a report rechecks a history cut or edited since, and says so', () => {
+    // Two holders at once: INVALID on the whole history; the first acquire alone is valid.
+    const ops = overlapping().ops;
+    const dir = runFolder(toJsonl(ops));
+    writeResults(dir, {
+      valid: false,
+      conditions: [],
+      results: [{ checker: 'mutual-exclusion', valid: false, counts: true, summary: 'two holders' }],
+    });
+    const saved = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect(saved.history).toEqual({ bytes: toJsonl(ops).length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // As written: results.json's own figures.
+    const asWritten = loadRun(dir);
+    expect(asWritten.checkedHere).toBe(false);
+    expect(asWritten.cutShort).toBeUndefined();
+    // Cut to its first two lines: checked again, on what is there, and said in one line.
+    writeFileSync(join(dir, 'history.jsonl'), toJsonl(ops.slice(0, 2)));
+    const cut = loadRun(dir);
+    expect(cut.checkedHere).toBe(true);
+    expect(cut.valid).not.toBe(false);
+    expect(cut.cutShort).toBe(
+      `history.jsonl is not the one results.json was made from (${saved.history.bytes} bytes then, ${toJsonl(ops.slice(0, 2)).length} now); checked here on the 2 operations recorded`,
+    );
+    // The same length, another operation: its hash tells.
+    const edited = toJsonl(ops).replace('"process":1', '"process":2');
+    writeFileSync(join(dir, 'history.jsonl'), edited);
+    expect(edited.length).toBe(saved.history.bytes);
+    expect(loadRun(dir).cutShort).toMatch(/\(\d+ bytes then, \d+ now, its SHA-256 differs\); checked here on the 6/);
   });
 });

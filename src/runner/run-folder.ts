@@ -14,18 +14,8 @@
  * Every problem with the input is a UserError with one line that names it.
  */
 
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { CoverageRow } from '../../checkers/coverage.js';
@@ -40,6 +30,7 @@ import type { ScheduledFault } from '../nemesis/schedule.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
+import { MiB, openRegularFile, readRegularFile, sizeWords } from '../util/regular-file.js';
 import { stamped } from '../version.js';
 import { type RunCondition, runVerdict } from './conditions.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
@@ -112,10 +103,47 @@ export function writeTestJson(dir: string, config: TestConfig, recorded?: Record
   writeFileSync(runFile(dir, 'test'), testJsonText(config, recorded));
 }
 
-/** results.json: the verdict, what the run was, and what wrote it (version.ts). */
-export function writeResults(dir: string, results: object): void {
-  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped(results), null, 2)}\n`);
+/**
+ * Which history.jsonl a results.json was made from: its size and SHA-256. A report checks
+ * the history on disk against it, since the file may have been cut or edited since.
+ */
+export interface HistoryFingerprint {
+  bytes: number;
+  sha256: string;
 }
+
+/** The fingerprint of a file, read in pieces (a million operations are 330 MB). */
+export function fingerprintOf(path: string): HistoryFingerprint {
+  const hash = createHash('sha256');
+  const { fd } = openRegularFile(path, 'history');
+  const chunk = Buffer.allocUnsafe(1 << 24);
+  let bytes = 0;
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      hash.update(chunk.subarray(0, n));
+      bytes += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/**
+ * results.json: the verdict, what the run was, what wrote it (version.ts), and the
+ * fingerprint of the history it was made from (last: serve reads the head of the file).
+ */
+export function writeResults(dir: string, results: object): void {
+  const historyPath = runFile(dir, 'history');
+  const history = existsSync(historyPath) ? { history: fingerprintOf(historyPath) } : {};
+  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped({ ...results, ...history }), null, 2)}\n`);
+}
+
+const sameFingerprint = (a: HistoryFingerprint, b: HistoryFingerprint) => a.bytes === b.bytes && a.sha256 === b.sha256;
+
+/** The words for a history that is not the one results.json was made from. */
+const historyChanged = (was: HistoryFingerprint, now: HistoryFingerprint) =>
+  `history.jsonl is not the one results.json was made from (${was.bytes} bytes then, ${now.bytes} now${was.bytes === now.bytes ? ', its SHA-256 differs' : ''})`;
 
 /**
  * A stored test.json, read back (by --replay, reports, shrink, a schedule): JSON, an
@@ -171,14 +199,31 @@ export function readRunFile(path: string, flag?: string): { file: string; text: 
   } catch {
     throw new UserError(`${at}no such run folder or file '${path}'`);
   }
+  if (!existsSync(file)) throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
   try {
-    return { file, text: readFileSync(file, 'utf8') };
+    return { file, text: readBounded(file, 'test configuration', MAX_TEST_JSON_BYTES) };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`${at}'${path}' has no test.json: give a run folder or its test.json`);
-    throw new UserError(`${at}cannot read '${file}' (${code ?? String(err)})`);
+    if (err instanceof UserError) throw new UserError(`${at}${err.message}`);
+    throw new UserError(`${at}cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
 }
+
+/**
+ * The most of a run folder's files that is read: each is a regular file under its limit
+ * (util/regular-file.ts), so that a folder someone else made (a CI artifact) cannot hand a
+ * reader /dev/zero or a file without end. Far above what a run writes: a test.json with a
+ * long fault schedule is tens of kB, a results.json hundreds, a history of a million
+ * operations 330 MB.
+ */
+export const MAX_TEST_JSON_BYTES = 16 * MiB;
+export const MAX_RESULTS_JSON_BYTES = 64 * MiB;
+export const MAX_HISTORY_BYTES = 1024 * MiB;
+
+const readBounded = (path: string, what: string, maxBytes: number) =>
+  readRegularFile(path, what, {
+    maxBytes,
+    fix: 'not a file a run writes: give the run folder lockchaos wrote',
+  }).toString('utf8');
 
 export interface LoadedRun {
   /** The folder as given. */
@@ -207,8 +252,9 @@ export interface LoadedRun {
 
 function readText(path: string, what: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBounded(path, what, MAX_TEST_JSON_BYTES);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     throw new UserError(
       `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
@@ -242,22 +288,33 @@ export function parseHistoryPrefix(text: string, source: string): { history: Op[
  * parseHistoryPrefix of a file, read in pieces: a large history's text (330 MB for a
  * million operations) is never whole in memory, only its operations.
  */
-export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    throw new UserError(
-      `cannot read the history ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+export function readHistoryPrefix(path: string): {
+  history: Op[];
+  droppedLine?: number;
+  fingerprint: HistoryFingerprint;
+} {
+  // A regular file within its limit: neither /dev/zero nor a FIFO nor a file that grows without end.
+  const { fd, size } = openRegularFile(path, 'history');
+  const tooLarge = () =>
+    new UserError(
+      `${path}: the history is ${sizeWords(Math.max(size, MAX_HISTORY_BYTES + 1))}, past the limit of ${sizeWords(MAX_HISTORY_BYTES)}: check it with lockchaos check --memory-limit, which bounds its reading`,
     );
+  if (size > MAX_HISTORY_BYTES) {
+    closeSync(fd);
+    throw tooLarge();
   }
   const decoder = new StringDecoder('utf8');
   const chunk = Buffer.allocUnsafe(1 << 24);
   const ops: Op[] = [];
   let line = 1;
   let rest = '';
+  let read = 0;
+  const hash = createHash('sha256');
   try {
     for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      read += n;
+      if (read > MAX_HISTORY_BYTES) throw tooLarge();
+      hash.update(chunk.subarray(0, n));
       const text = rest + decoder.write(chunk.subarray(0, n));
       const cut = text.lastIndexOf('\n');
       if (cut < 0) {
@@ -273,7 +330,7 @@ export function readHistoryPrefix(path: string): { history: Op[]; droppedLine?: 
   } finally {
     closeSync(fd);
   }
-  return finishPrefix(ops, rest, line, path);
+  return { ...finishPrefix(ops, rest, line, path), fingerprint: { bytes: read, sha256: hash.digest('hex') } };
 }
 
 /**
@@ -347,7 +404,7 @@ export function loadRun(dir: string): LoadedRun {
   const historyPath = runFile(dir, 'history');
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
-  const { history, droppedLine } = readHistoryPrefix(historyPath);
+  const { history, droppedLine, fingerprint } = readHistoryPrefix(historyPath);
   // An op's other fields are numbers and strings: only its value can nest (one level below the op).
   const deep = history.find((op) => nestedDeeperThan(op.value, MAX_DEPTH - 1));
   if (deep) {
@@ -367,12 +424,14 @@ export function loadRun(dir: string): LoadedRun {
         coverage?: CoverageRow[];
         /** Interrupted while checking (the condition's message): checked here instead. */
         unchecked?: string;
+        /** The history it was made from (a results.json written before this was recorded has none). */
+        history?: HistoryFingerprint;
       }
     | undefined;
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
-      const parsed = JSON.parse(readFileSync(resultsPath, 'utf8')) as typeof saved;
+      const parsed = JSON.parse(readBounded(resultsPath, 'results', MAX_RESULTS_JSON_BYTES)) as typeof saved;
       if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
       if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
       saved = parsed;
@@ -381,6 +440,11 @@ export function loadRun(dir: string): LoadedRun {
     }
   }
   const unchecked = typeof saved?.unchecked === 'string' ? saved.unchecked : undefined;
+  const was = saved?.history;
+  const changed =
+    was && typeof was.bytes === 'number' && typeof was.sha256 === 'string' && !sameFingerprint(was, fingerprint)
+      ? historyChanged(was, fingerprint)
+      : undefined;
   // The interruption of the checking is over once checked here: the run itself ran as
   // configured. (Results written before whileChecking was recorded name it by its message.)
   const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter(
@@ -388,7 +452,7 @@ export function loadRun(dir: string): LoadedRun {
   );
   const base = { dir, config, recorded, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
-  if (saved && unchecked === undefined) {
+  if (saved && unchecked === undefined && changed === undefined) {
     const cutShort = droppedLine !== undefined ? cutLine(droppedLine) : undefined;
     return {
       ...base,
@@ -405,11 +469,13 @@ export function loadRun(dir: string): LoadedRun {
   const results = checkPrefix(history, config, recorded);
   const valid = runVerdict(countedVerdict(results), conditions);
   const why =
-    unchecked !== undefined
-      ? 'the run was interrupted while checking'
-      : unreadable !== undefined
-        ? `results.json is unreadable (${unreadable})`
-        : 'the run has no results.json: its runner was killed or failed before checking';
+    changed !== undefined
+      ? changed
+      : unchecked !== undefined
+        ? 'the run was interrupted while checking'
+        : unreadable !== undefined
+          ? `results.json is unreadable (${unreadable})`
+          : 'the run has no results.json: its runner was killed or failed before checking';
   const parts = [
     `${why}; checked here on the ${history.length} operations recorded`,
     droppedLine !== undefined ? cutLine(droppedLine) : '',
@@ -419,6 +485,7 @@ export function loadRun(dir: string): LoadedRun {
     ...(saved?.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
   };
   // A run interrupted while checking is complete: its checks, made here, are its verdict.
-  const cut = unchecked !== undefined && droppedLine === undefined ? {} : { cutShort: parts.join('; ') };
+  const cut =
+    unchecked !== undefined && droppedLine === undefined && changed === undefined ? {} : { cutShort: parts.join('; ') };
   return { ...base, ...extra, ...kept, results, valid, ...cut, checkedHere: true };
 }

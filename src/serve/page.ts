@@ -4,7 +4,7 @@
  * run, filtered by a plain GET form (no script needed), newest first. Links go to the
  * store's own pages under /files/.
  */
-import { escapeHtml } from '../report/html.js';
+import { htmlText } from '../report/html.js';
 import { plural } from '../util/plural.js';
 import {
   type CampaignEntry,
@@ -19,7 +19,8 @@ import {
 /** Rows of the runs table drawn at most; a filter narrows the rest. */
 export const RUNS_SHOWN = 500;
 
-const h = escapeHtml;
+/** Everything on the page but its own markup comes from the store's files: escaped, whatever its type. */
+const h = htmlText;
 
 /** A store path as a link target under /files/, each segment encoded. */
 export const fileHref = (path: string) => `/files/${path.split('/').map(encodeURIComponent).join('/')}`;
@@ -60,8 +61,8 @@ function nightsSection(campaigns: readonly CampaignEntry[]): string {
     const t = c.totals;
     const state = c.interrupted ? 'interrupted' : c.met ? 'met' : 'not met';
     return `<tr data-campaign="${h(c.path)}"><td>${h(c.night)}</td><td>${h(c.name)}${c.shard ? ` <span class="note">shard ${h(c.shard)}</span>` : ''}${c.merged ? ' <span class="note">merged</span>' : ''}</td>
-<td class="${c.met ? 'met' : 'not-met'}">${state}</td><td class="num">met ${t.met} of ${t.cells}</td>
-<td class="num">${t.mismatched}</td><td class="num">${t.errors}</td><td class="num">${t.interrupted}</td>
+<td class="${c.met ? 'met' : 'not-met'}">${state}</td><td class="num">met ${h(t.met)} of ${h(t.cells)}</td>
+<td class="num">${h(t.mismatched)}</td><td class="num">${h(t.errors)}</td><td class="num">${h(t.interrupted)}</td>
 <td class="note">${h(c.startedAt)}</td><td>${links.join(' · ')}</td></tr>`;
   });
   return `<h2>Campaigns by night</h2>
@@ -135,9 +136,9 @@ ${select('fencing', 'fencing', ['on', 'off'], filter.fencing)}
     const campaign = r.campaign
       ? `<a href="${fileHref(`${r.campaign}/summary.html`)}">${h(r.campaign.split('/').slice(-2).join('/'))}</a>`
       : '';
-    return `<tr data-run="${h(r.path)}" data-verdict="${r.verdict}"><td class="note">${h(r.startedAt || '?')}</td><td>${h(r.name)}</td>
-<td class="${r.verdict}">${verdict}${r.conditions.length ? ` <span class="note" title="${h(r.conditions.join('; '))}">(not as configured)</span>` : ''}</td>
-<td>${h(r.backend)}</td><td>${h(r.nemesis)}</td><td>${r.fencing ? 'on' : 'off'}</td><td class="num">${r.seed ?? ''}</td>
+    return `<tr data-run="${h(r.path)}" data-verdict="${h(r.verdict)}"><td class="note">${h(r.startedAt || '?')}</td><td>${h(r.name)}</td>
+<td class="${h(r.verdict)}">${h(verdict)}${r.conditions.length ? ` <span class="note" title="${h(r.conditions.join('; '))}">(not as configured)</span>` : ''}</td>
+<td>${h(r.backend)}</td><td>${h(r.nemesis)}</td><td>${r.fencing ? 'on' : 'off'}</td><td class="num">${h(r.seed ?? '')}</td>
 <td>${campaign}</td><td>${links.join(' · ')}</td></tr>`;
   });
   const count =

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -271,6 +272,46 @@ describe('the server', () => {
       'href="/files/odd%20name/a%20b.txt"',
     );
     expect(await (await fetch(new URL('/files/odd%20name/a%20b.txt', served.url))).text()).toBe('hello\n');
+  });
+
+  /** A GET with the Host header given (fetch sets its own). */
+  const get = (path: string, host: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const url = new URL(path, served.url);
+      const req = request({ host: '127.0.0.1', port: url.port, path, headers: { host } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers only a Host that is its own address, refusing others in one line (DNS rebinding)', async () => {
+    const port = new URL(served.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      expect((await get('/', host)).status, host).toBe(200);
+    }
+    for (const path of ['/', '/index.json', '/files/latest/report.html']) {
+      const refused = await get(path, `attacker.example:${port}`);
+      expect(refused.status).toBe(421);
+      expect(refused.body).toMatch(
+        /^Host "attacker\.example:\d+" is not this server: open http:\/\/127\.0\.0\.1:\d+\/ .*\n$/,
+      );
+      expect(refused.body.trimEnd()).not.toContain('\n');
+    }
+  });
+
+  it('sends a Content-Security-Policy: no script on its own pages, stored pages sandboxed', async () => {
+    const page = await fetch(served.url);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'none';/);
+    const listing = await fetch(new URL('/files/campaigns/', served.url));
+    expect(listing.headers.get('content-security-policy')).toContain("script-src 'none'");
+    const stored = await fetch(new URL('/files/latest/report.html', served.url));
+    expect(stored.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts; default-src 'none';/);
   });
 
   it('serves nothing outside the store: .., encoded .., absolute paths and links that lead out', async () => {

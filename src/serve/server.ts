@@ -6,6 +6,9 @@
  *   /files/<path>       a file of the store as it is (report.html, summary.html, ...), or a
  *                       folder's listing; nothing outside the store, symbolic links included
  *
+ * A request whose Host is not this server's own address is refused (host.ts), and every
+ * answer carries a Content-Security-Policy (csp.ts).
+ *
  * The store is read again for every page, through the cache: what did not change is not
  * reread, so a page over 10,000 runs costs their directory listings and stats.
  */
@@ -13,8 +16,10 @@ import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } fr
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, sep } from 'node:path';
+import { contentSecurityPolicy } from '../report/csp.js';
 import { escapeHtml } from '../report/html.js';
 import { version } from '../version.js';
+import { isOwnHost, ownHosts } from './host.js';
 import { fileHref, storePage } from './page.js';
 import { FILTER_KEYS, filterRuns, IndexCache, type RunFilter, scanStore } from './store-index.js';
 
@@ -54,8 +59,28 @@ export function resolveInside(root: string, urlPath: string): string | undefined
   return real === root || real.startsWith(root + sep) ? real : undefined;
 }
 
+/**
+ * The policy of the pages serve writes itself (the index, a folder's listing): no script
+ * at all (csp.ts), and no page elsewhere may frame them.
+ */
+const OWN_PAGE_POLICY = `${contentSecurityPolicy()}; frame-ancestors 'none'`;
+
+/**
+ * The policy of a store's HTML file: the page's own <meta> policy (csp.ts) holds as well,
+ * but a store may come from anyone, and a crafted report.html need not carry one. So its
+ * scripts run sandboxed, in an origin of their own: they cannot read the index or another
+ * file of the store, nor load or send anything.
+ */
+const STORED_PAGE_POLICY =
+  "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 const send = (res: ServerResponse, status: number, type: string, body: string) => {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'content-security-policy': OWN_PAGE_POLICY,
+    'x-content-type-options': 'nosniff',
+  });
   res.end(body);
 };
 
@@ -99,10 +124,17 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
     listing(res, urlPath, file);
     return;
   }
+  // A FIFO or device in the store would be read without end.
+  if (!stat.isFile()) {
+    send(res, 404, 'text/plain; charset=utf-8', 'not a regular file\n');
+    return;
+  }
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': stat.size,
     'cache-control': 'no-store',
+    'content-security-policy': STORED_PAGE_POLICY,
+    'x-content-type-options': 'nosniff',
   });
   if (req.method === 'HEAD') {
     res.end();
@@ -134,8 +166,19 @@ export async function serveStore(store: string, port: number): Promise<StoreServ
   const cache = new IndexCache();
   // The first read, before the first request: a page then costs what changed since.
   const first = scanStore(root, cache);
+  let bound = port;
   const server = createServer((req, res) => {
     try {
+      if (!isOwnHost(req.headers.host, bound)) {
+        return send(
+          res,
+          421,
+          'text/plain; charset=utf-8',
+          `Host ${JSON.stringify(req.headers.host ?? '')} is not this server: open ${ownHosts(bound)
+            .map((x) => `http://${x}/`)
+            .join(' or ')}\n`,
+        );
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'GET only\n');
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname === '/') {
@@ -163,7 +206,7 @@ export async function serveStore(store: string, port: number): Promise<StoreServ
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  const { port: bound } = server.address() as AddressInfo;
+  bound = (server.address() as AddressInfo).port;
   return {
     server,
     url: `http://127.0.0.1:${bound}/`,

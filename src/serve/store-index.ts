@@ -310,14 +310,21 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
 interface SummaryJson {
   name?: string;
   startedAt?: string;
-  shard?: { index: number; count: number } | null;
-  totals?: CampaignEntry['totals'];
+  shard?: { index?: unknown; count?: unknown } | null;
+  totals?: Partial<Record<keyof CampaignEntry['totals'], unknown>>;
   interrupted?: boolean;
   met?: boolean;
   missing?: number;
-  configurations?: (ConfigurationTally & { seeds?: number })[];
+  configurations?: (Partial<Record<keyof ConfigurationTally, unknown>> | null)[];
   cells?: { dir?: string }[];
 }
+
+/**
+ * summary.json's values as the types the index holds: a store may come from anyone (a
+ * fork's CI artifacts), so a count is a count and a name a string, whatever the file says.
+ */
+const count = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
 
 function readCampaign(state: ScanState, dir: string, list: Listing): void {
   const path = toSlash(relative(state.store, dir));
@@ -337,16 +344,22 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
         name: typeof s.name === 'string' ? s.name : (path.split('/').at(-2) ?? path),
         startedAt,
         night: startedAt.slice(0, 10),
-        ...(s.shard ? { shard: `${s.shard.index}/${s.shard.count}` } : {}),
+        ...(s.shard ? { shard: `${count(s.shard.index)}/${count(s.shard.count)}` } : {}),
         ...(typeof s.missing === 'number' ? { merged: true } : {}),
-        totals: s.totals ?? { cells: 0, met: 0, mismatched: 0, errors: 0, interrupted: 0 },
+        totals: {
+          cells: count(s.totals?.cells),
+          met: count(s.totals?.met),
+          mismatched: count(s.totals?.mismatched),
+          errors: count(s.totals?.errors),
+          interrupted: count(s.totals?.interrupted),
+        },
         interrupted: s.interrupted === true,
         met: s.met === true,
-        configurations: (s.configurations ?? []).map((c) => ({
-          configuration: c.configuration,
-          expect: c.expect,
-          met: c.met,
-          ran: c.ran,
+        configurations: (Array.isArray(s.configurations) ? s.configurations : []).map((c) => ({
+          configuration: text(c?.configuration, '?'),
+          expect: text(c?.expect, '?'),
+          met: count(c?.met),
+          ran: count(c?.ran),
         })),
         ...(names.has(sweepHtml) ? { page: sweepHtml } : {}),
         ...(names.has(benchHtml) ? { page: benchHtml } : {}),

@@ -5,6 +5,7 @@
  */
 import { relative } from 'node:path';
 import type { ScheduledFault } from '../nemesis/schedule.js';
+import { cspMeta } from '../report/csp.js';
 import { escapeHtml } from '../report/html.js';
 import { pageStyle } from '../report/page-assets.js';
 import type { FailingRun, ShrinkResult } from './result.js';
@@ -62,7 +63,7 @@ export function shrinkHtml(r: ShrinkResult, minimal: FailingRun, reproduce: stri
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+${cspMeta()}
 <link rel="icon" href="data:,">
 <title>shrink · ${escapeHtml(r.original.config.name)} · ${r.smaller ? 'smaller reproducer' : 'already minimal'}</title>
 <style>${pageStyle('shrink')}</style></head><body>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
+import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
 import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
@@ -80,6 +81,7 @@ describe('measuring a sweep run', () => {
       points: [p],
     });
     expect(html).toContain('formula and observation disagree');
+    expectOwnScriptsOnly(html);
     expect(html).toContain('href="runs/002/t/report.html"');
     expect(html).not.toMatch(/<script[^>]+src=/);
     const json = JSON.parse(sweepJson({ spec: sweepSpec, dir: '/s', startedAt: 'a', finishedAt: 'b', points: [p] }));

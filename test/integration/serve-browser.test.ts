@@ -5,7 +5,7 @@
  * started as a user starts it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,26 @@ const artifacts = join(packageRoot, 'test-artifacts');
 let server: ChildProcess | undefined;
 let url = '';
 
+/** `lockchaos serve` of `dir` on a free port, as a user starts it; resolves to its URL. */
+function startServe(dir: string): Promise<{ server: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(packageRoot, 'dist/src/cli/main.js'), 'serve', '--store', dir, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) resolve({ server: child, url: m[1] as string });
+    });
+    child.on('exit', (code) => reject(new Error(`lockchaos serve exited ${code}: ${out}`)));
+  });
+}
+
 beforeAll(async () => {
   writeThreeNights(store);
   writeSyntheticRun(join(store, 'redis-lock-set-none-fenced', '2026-12-01T10-00-00.000Z'), {
@@ -27,22 +47,7 @@ beforeAll(async () => {
     seed: 4,
     valid: true,
   });
-  server = spawn(
-    process.execPath,
-    [join(packageRoot, 'dist/src/cli/main.js'), 'serve', '--store', store, '--port', '0'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server?.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    server?.on('exit', (code) => reject(new Error(`lockchaos serve exited ${code}: ${out}`)));
-  });
+  ({ server, url } = await startServe(store));
 });
 
 afterAll(async () => {
@@ -83,6 +88,80 @@ describe.skipIf(noBrowser)('lockchaos serve, in a browser', () => {
     await Promise.all([page.waitForURL(/report\.html$/), rows.first().locator('a.report').click()]);
     expect(page.url()).toContain('/files/campaigns/nightly/2026-11-29T02-00-00.000Z/runs/');
     expect(await page.textContent('#verdict')).toBe('INVALID');
+    expect(problems).toEqual([]);
+  });
+});
+
+/**
+ * A store someone else made (a fork's CI artifacts): every string the index shows of a
+ * campaign and a run, and every number, is markup that would run script.
+ */
+function writeHostileStore(dir: string): void {
+  const js = (n: number) => `window.__pwned=${n};document.title='pwned'`;
+  const payloads = [
+    `<script>${js(1)}</script>`,
+    `<img src=x onerror="${js(2)}">`,
+    `"><img src=x onerror="${js(3)}">`,
+    `'><svg onload="${js(4)}">`,
+  ];
+  const p = (i: number) => payloads[i % payloads.length] as string;
+  const campaign = join(dir, 'campaigns', 'nightly', '2026-11-28T02-00-00.000Z');
+  mkdirSync(campaign, { recursive: true });
+  writeFileSync(
+    join(campaign, 'summary.json'),
+    JSON.stringify({
+      name: p(0),
+      startedAt: `2026-11-28${p(1)}`,
+      shard: { index: p(2), count: p(3) },
+      totals: { cells: p(0), met: p(1), mismatched: p(2), errors: p(3), interrupted: p(0) },
+      interrupted: p(1),
+      met: p(2),
+      missing: 1,
+      configurations: [{ configuration: p(3), expect: p(0), met: p(1), ran: p(2) }],
+      cells: [{ dir: p(3) }],
+    }),
+  );
+  const run = join(dir, 'x', '2026-11-28T03-00-00.000Z');
+  mkdirSync(run, { recursive: true });
+  const config = {
+    name: p(0),
+    backend: p(1),
+    workload: p(2),
+    nemesis: p(3),
+    scenario: p(0),
+    fencing: p(1),
+    seed: p(2),
+  };
+  writeFileSync(join(run, 'test.json'), JSON.stringify(config));
+  writeFileSync(join(run, 'results.json'), JSON.stringify({ valid: p(3), conditions: [{ message: p(0) }], config }));
+  // A folder that cannot be read as a campaign: its error is shown too.
+  const broken = join(dir, 'campaigns', 'broken', p(1).replace(/\//g, ''));
+  mkdirSync(broken, { recursive: true });
+  writeFileSync(join(broken, 'summary.json'), `{${p(2)}`);
+}
+
+describe.skipIf(noBrowser)('lockchaos serve, of a hostile store, in a browser', () => {
+  const hostile = mkdtempSync(join(tmpdir(), 'lockchaos-serve-hostile-'));
+  let hostileServer: ChildProcess | undefined;
+  afterAll(() => {
+    hostileServer?.kill('SIGTERM');
+    rmSync(hostile, { recursive: true, force: true });
+  });
+
+  it('runs no script from the store and sends a Content-Security-Policy', async () => {
+    writeHostileStore(hostile);
+    const started = await startServe(hostile);
+    hostileServer = started.server;
+    const res = await fetch(started.url);
+    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'none';/);
+    const origin = new RegExp(`^${started.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`);
+    const { page, problems } = await openUrl(started.url, origin);
+    // The payloads are on the page as text, and none of them ran.
+    expect(await page.textContent('#campaigns')).toContain('<script>');
+    expect(await page.textContent('#runs')).toContain('onerror');
+    expect(await page.locator('#campaigns img, #runs img, body script, body svg').count()).toBe(0);
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.title()).toMatch(/^lockchaos store: /);
     expect(problems).toEqual([]);
   });
 });

@@ -13,6 +13,14 @@ describe('examples/github-actions-nightly.yml', () => {
     expect(problems.map((p) => `${p.line}:${p.column} ${p.message} [${p.kind}]`)).toEqual([]);
   });
 
+  it('runs campaign files from the default branch only, and says why: a campaign file is code', () => {
+    const checkouts = workflow.match(/- uses: actions\/checkout@v4\n(\s+with:\n\s+ref: [^\n]*)?/g) ?? [];
+    expect(checkouts.length).toBe(3);
+    for (const c of checkouts) expect(c).toMatch(/ref: \$\{\{ github\.event\.repository\.default_branch \}\}/);
+    expect(workflow).not.toMatch(/^\s+pull_request(_target)?:/m);
+    expect(workflow).toMatch(/^# A campaign file is code/m);
+  });
+
   it('works from a repository that has lockchaos as a dependency: it names no path of this checkout', () => {
     for (const line of workflow.split('\n').filter((l) => !l.trim().startsWith('#'))) {
       expect(line).not.toMatch(/(^|\s)(bash |\.\/)?(docker|dist|examples)\//);
