@@ -12,7 +12,14 @@ import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
-import { type CampaignSummary, campaignJUnit, summaryHtml, summaryJson, terminalTable } from './report.js';
+import {
+  type CampaignSummary,
+  campaignJUnit,
+  pointsByConfiguration,
+  summaryHtml,
+  summaryJson,
+  terminalTable,
+} from './report.js';
 import { campaignCells, cellSlug } from './run.js';
 import { type CampaignFile, readCampaignFile } from './spec.js';
 import { parseCampaign, validateCampaign } from './validate.js';
@@ -659,6 +666,36 @@ describe('campaign reports', () => {
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expectOwnScriptsOnly(html);
+  });
+
+  it('tallies the code points faults were aimed at, by configuration over its seeds', () => {
+    const row = (hits: number, followed: number, reached = 40) => [
+      { point: 'wire:DEL', fault: 'wire:pause', reached, hits, followed },
+      { point: 'after-grant', reached: 40, hits: 0, followed: 0 },
+    ];
+    const withPoints: CampaignSummary = {
+      ...summary,
+      cells: summary.cells.map((r, i) => ({ ...r, coverage: row(i === 2 ? 0 : 2, i === 0 ? 2 : 1, i === 2 ? 0 : 40) })),
+    };
+    const [first, second] = pointsByConfiguration(withPoints);
+    expect(first).toEqual({
+      configuration: 'redis/lock-set/none/fenced',
+      point: 'wire:DEL',
+      fault: 'wire:pause',
+      reached: 80,
+      hits: 4,
+      followed: 3,
+      runs: 2,
+      runsHit: 2,
+    });
+    expect(second).toMatchObject({ reached: 0, hits: 0, runs: 1, runsHit: 0 });
+    const table = terminalTable(withPoints);
+    expect(table).toMatch(/code points, over each configuration’s seeds:/);
+    expect(table).toMatch(/wire:DEL {2}reached 80× {2}wire:pause: hit 4× in 2 of 2 runs, a violation followed 3/);
+    expect(table).toMatch(/wire:DEL {2}not exercised {2}wire:pause: never hit/);
+    const html = summaryHtml(withPoints);
+    expect(html).toContain("<h2>Code points, over each configuration's seeds</h2>");
+    expect(html).toContain('<td>not exercised</td>');
   });
 
   it('prints a table and names the mismatches', () => {

@@ -3,6 +3,7 @@
  * self-contained page), junit.xml (one test case per run) and the terminal table.
  */
 import { relative } from 'node:path';
+import type { CoverageRow } from '../../checkers/coverage.js';
 import { verdictWord } from '../../checkers/result.js';
 import { cspMeta } from '../report/csp.js';
 import { escapeHtml, htmlText } from '../report/html.js';
@@ -40,6 +41,8 @@ export interface CellResult {
   stoppedEarlyS?: number;
   /** The page of the smallest reproducer `shrink: true` found for this cell. */
   shrink?: string;
+  /** The run's code points: reached, the faults aimed at them, hits and what followed. */
+  coverage?: CoverageRow[];
 }
 
 export interface CampaignSummary {
@@ -114,6 +117,60 @@ export function byConfiguration(s: Pick<CampaignSummary, 'cells' | 'missingCells
     if (r?.met) t.met++;
   }
   return [...tallies.values()];
+}
+
+/** A configuration's code point over its seeds: the sums of its runs' rows. */
+export interface PointTally {
+  configuration: string;
+  point: string;
+  fault: string;
+  reached: number;
+  hits: number;
+  followed: number;
+  /** Runs of the configuration that reported it, and those in which the fault hit at least once. */
+  runs: number;
+  runsHit: number;
+}
+
+/**
+ * The code points faults were aimed at, by configuration, summed over its seeds: how often
+ * clients reached each, how often the fault hit there (and in how many runs), how many hits
+ * a violation followed. A point reached in no run reads as not exercised.
+ */
+export function pointsByConfiguration(s: Pick<CampaignSummary, 'cells'>): PointTally[] {
+  const tallies = new Map<string, PointTally>();
+  for (const r of s.cells) {
+    const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
+    for (const row of r.coverage ?? []) {
+      if (row.fault === undefined) continue;
+      const key = `${configuration}\u0000${row.point}\u0000${row.fault}`;
+      const t = tallies.get(key) ?? {
+        configuration,
+        point: row.point,
+        fault: row.fault,
+        reached: 0,
+        hits: 0,
+        followed: 0,
+        runs: 0,
+        runsHit: 0,
+      };
+      t.reached += row.reached ?? 0;
+      t.hits += row.hits;
+      t.followed += row.followed;
+      t.runs += 1;
+      if (row.hits > 0) t.runsHit += 1;
+      tallies.set(key, t);
+    }
+  }
+  return [...tallies.values()];
+}
+
+/** One line a tally: the configuration, the point, how often reached and hit, what followed. */
+export function pointTallyLine(t: PointTally, width = 0): string {
+  const reach = t.reached === 0 ? 'not exercised' : `reached ${t.reached}×`;
+  const hit =
+    t.hits === 0 ? 'never hit' : `hit ${t.hits}× in ${t.runsHit} of ${t.runs} runs, a violation followed ${t.followed}`;
+  return `${pad(t.configuration, width)}  ${t.point}  ${reach}  ${t.fault}: ${hit}`;
 }
 
 /** At most `n` missing cells in words, "#3 redis/lock-set/none/fenced/seed-2", and how many more. */
@@ -242,6 +299,12 @@ export function terminalTable(s: CampaignSummary): string {
       );
     }
   }
+  const points = pointsByConfiguration(s);
+  if (points.length > 0) {
+    const width = points.reduce((w, c) => Math.max(w, c.configuration.length), 0);
+    out.push('', 'code points, over each configuration’s seeds:');
+    for (const t of points) out.push(`  ${pointTallyLine(t, width)}`);
+  }
   if (s.missingCells?.length) {
     out.push('', 'missing (their shards were not merged):');
     for (const line of missingList(s, 20)) out.push(`  ${line}`);
@@ -318,6 +381,7 @@ ${cspMeta([sortable])}
 <p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)} · finished ${htmlText(s.finishedAt)}</p>
 <p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
+${pointsTable(pointsByConfiguration(s))}
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
 ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
@@ -329,6 +393,24 @@ ${rows}
 ${sortable.html}
 </body></html>
 `;
+}
+
+/** The code points faults were aimed at, by configuration (none: no such fault, no table). */
+function pointsTable(tallies: PointTally[]): string {
+  if (tallies.length === 0) return '';
+  const n = (x: number) => `<td class="num">${htmlText(x)}</td>`;
+  const rows = tallies
+    .map(
+      (t) =>
+        `<tr class="${t.reached === 0 || t.hits === 0 ? 'miss' : 'met'}"><td>${htmlText(t.configuration)}</td><td>${htmlText(t.point)}</td><td>${htmlText(t.fault)}</td>${t.reached === 0 ? '<td>not exercised</td>' : n(t.reached)}${n(t.hits)}<td class="num">${htmlText(t.runsHit)} of ${htmlText(t.runs)}</td>${n(t.followed)}</tr>`,
+    )
+    .join('\n');
+  return `<h2>Code points, over each configuration's seeds</h2>
+<table class="tally">
+<thead><tr><th>configuration</th><th>point</th><th>fault</th><th>reached</th><th>hits</th><th>runs hit</th><th>a violation followed</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>`;
 }
 
 /** The per-configuration tally, when some configuration ran more than one seed (or in a shard). */

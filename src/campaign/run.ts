@@ -240,6 +240,7 @@ export async function campaign(
           summary: c.summary,
         })),
         ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS } : {}),
+        ...(r.coverage ? { coverage: r.coverage } : {}),
       };
     } catch (err) {
       const message = errorMessage(err).split('\n').filter(Boolean).join(' / ');
