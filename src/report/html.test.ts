@@ -121,6 +121,25 @@ describe('report.html', () => {
     expect(data.violations[data.focus].kind).toBe('turned-away');
   });
 
+  it('lists the code points the run recorded, escaped, with the fault aimed at each', () => {
+    const dir = runFolder(toJsonl(new H().acquire(0, undefined, L).release(0, L).ops));
+    writeFileSync(
+      join(dir, 'results.json'),
+      JSON.stringify({
+        valid: true,
+        results: [{ checker: 'mutual-exclusion', valid: true, counts: true, summary: '1 holds, none overlapping' }],
+        coverage: [
+          { point: 'wire:DEL', fault: 'wire:pause', reached: 12, hits: 3, followed: 2 },
+          { point: '<b>x</b>', reached: 0, hits: 0, followed: 0 },
+        ],
+      }),
+    );
+    const html = readFileSync(buildRunReport(dir).reportPath, 'utf8');
+    expect(html).toContain('<h2>Code points</h2>');
+    expect(html).toContain('<td><code>wire:DEL</code></td><td>12</td><td>wire:pause</td><td>3</td><td>2 of 3</td>');
+    expect(html).toContain('<code>&lt;b&gt;x&lt;/b&gt;</code></td><td>not exercised</td>');
+  });
+
   it('reports a valid run with nothing to highlight', () => {
     const dir = runFolder(
       toJsonl(

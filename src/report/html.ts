@@ -10,8 +10,10 @@
  * `writeRunReport(dir)` reads a run folder (also one whose runner was killed: then the
  * checkers run here on the recorded prefix) and writes report.html and junit.xml.
  */
+
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { CoverageRow } from '../../checkers/coverage.js';
 import { evidenceWarnings } from '../../checkers/evidence.js';
 import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
@@ -163,6 +165,24 @@ function perfTable(results: readonly CheckResult[]): string {
 <div class="hint">From the perf checker (not counted): outcomes of every client operation, and the latency of the ok ones, split by whether a fault was in effect when it was invoked. An operation that never completed counts as info.</div>`;
 }
 
+/** The code points (checkers/coverage.ts): reached, the faults aimed at them, hits and what followed. */
+function coverageSection(rows: readonly CoverageRow[] | undefined): string {
+  if (!rows?.length) return '';
+  const body = rows
+    .map((r) => {
+      const reached = r.reached === undefined ? '?' : r.reached === 0 ? 'not exercised' : String(r.reached);
+      const fault = r.fault === undefined ? ['–', '', ''] : [r.fault, String(r.hits), `${r.followed} of ${r.hits}`];
+      return `<tr class="${r.fault !== undefined && r.hits === 0 ? 'not-hit' : ''}"><td><code>${escapeHtml(r.point)}</code></td><td>${escapeHtml(reached)}</td>${fault.map((x) => `<td>${escapeHtml(x)}</td>`).join('')}</tr>`;
+    })
+    .join('\n');
+  return `<section id="code-points">
+<h2>Code points</h2>
+<table><thead><tr><th>point</th><th>reached</th><th>fault aimed at it</th><th>hits</th><th>a violation followed</th></tr></thead>
+<tbody>${body}</tbody></table>
+<p class="hint">How often the clients reached each code point (the standard ones, a client program's own, each request they sent on the wire), and each fault aimed at one: how often it hit there, and how many hits a counted violation followed. A point no client reached was not exercised: the verdict says nothing about it.</p>
+</section>`;
+}
+
 function checkerRows(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
@@ -312,6 +332,7 @@ ${focusHtml(run, data)}
 <tbody>${checkerRows(run.results)}</tbody></table>
 <p class="hint">The run's verdict is the worst of the counted checkers: INVALID beats unknown beats valid.${run.checkedHere ? ' These results were computed by the report, on the recorded history.' : ''}</p>
 </section>
+${coverageSection(run.coverage)}
 <section id="timeline-section">
 <h2>Timeline</h2>
 ${legendHtml(data, colors)}
