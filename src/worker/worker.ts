@@ -242,6 +242,9 @@ process.on('message', (message: ToWorker) => {
     );
   }
 });
+// A hangup is the runner's to act on (a terminal closed under a run started in the
+// background hangs up its whole group): a worker ends with its runner, through the channel.
+process.on('SIGHUP', () => {});
 // The runner going away ends the worker (its IPC channel closes).
 process.on('disconnect', () => {
   stop.abort();
