@@ -1,6 +1,8 @@
 // The lockchaos client protocol loop (docs/client-protocol.md), shared by the Node examples.
 // An adapter has init(req) -> its name for the record, acquire(req) and release(req) ->
 // an answer: ok(...), fail(why) or unknown(why). One request at a time, one answer a line.
+// init may throw a Decline (this program cannot drive that backend); point(name) tells the
+// harness the program is at a named code point (protocol 2) and resolves when it may go on.
 import { createInterface } from 'node:readline';
 
 export const ok = (fields = {}) => ({ type: 'ok', ...fields });
@@ -8,15 +10,39 @@ export const ok = (fields = {}) => ({ type: 'ok', ...fields });
 export const fail = (error) => ({ type: 'fail', error: String(error?.message ?? error) });
 /** It may have happened: recorded as info. */
 export const unknown = (error) => ({ type: 'unknown', error: String(error?.message ?? error) });
+/** Thrown by init: answered init_fail with its message. */
+export class Decline extends Error {}
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
+/** Points waiting for their go, in the order announced. */
+const waiting = [];
+export function point(name) {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    send({ type: 'at', point: name });
+  });
+}
+
 export async function serve(adapter) {
-  for await (const line of createInterface({ input: process.stdin })) {
+  // Requests are answered one at a time, in order; a go arrives while one is in progress.
+  let queue = Promise.resolve();
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
     const req = JSON.parse(line);
-    if (req.type === 'init') send({ type: 'init_ok', protocol: 1, name: await adapter.init(req) });
-    else send({ id: req.id, ...(await adapter[req.type](req)) });
-  }
+    if (req.type === 'go') return waiting.shift()?.();
+    queue = queue.then(async () => {
+      if (req.type !== 'init') return send({ id: req.id, ...(await adapter[req.type](req)) });
+      try {
+        send({ type: 'init_ok', protocol: 2, name: await adapter.init(req) });
+      } catch (err) {
+        if (!(err instanceof Decline)) throw err;
+        send({ type: 'init_fail', error: err.message });
+      }
+    });
+  });
+  await new Promise((resolve) => lines.once('close', resolve));
+  await queue;
   // stdin ended: the run is over. Open connections would keep Node alive.
   process.exit(0);
 }
