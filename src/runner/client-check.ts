@@ -8,7 +8,7 @@
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
  */
 import { randomBytes } from 'node:crypto';
-import type { Grant } from '../backends/index.js';
+import { type Grant, releaseFailure } from '../backends/backend.js';
 import { ProcessLockClient } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
@@ -88,8 +88,12 @@ export async function checkClientProgram(opts: {
       });
       return grant as Grant | null;
     };
+    // A refused release shows the program's own words: why it did not release is what a reader needs.
     const release = (what: string, program: ProcessLockClient, grant: Grant) =>
-      step(what, async () => ((await program.release(grant)) ? 'ok' : 'fail'));
+      step(what, async () => {
+        const failure = releaseFailure(await program.release(grant));
+        return failure === undefined ? 'ok' : `fail (${failure})`;
+      });
     const a = await start('c0');
     const b = await start('c1');
     const first = await acquire('c0 acquire', a, 1000);
