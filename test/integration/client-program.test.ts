@@ -19,6 +19,7 @@ const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
+const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
 
 const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => ({
   ...DEFAULTS,
@@ -99,8 +100,31 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it('client-check with no --backend says it assumed redis, and refuses a program never granted the lock', async () => {
+    // As python-etcd3's adapter checked against Redis: four unknown acquires passed, exit 0.
+    const r = await lockchaos(['client-check', '--', ...REFUSING.split(' '), 'never']);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('backend: redis (assumed: no --backend given)');
+    expect(r.stdout).toMatch(/c0 acquire: unknown \(StatusCode.UNAVAILABLE: failed to connect\)/);
+    expect(lines.at(-1)).toMatch(
+      /^client-check: never granted the lock: 4 acquires, none ok: .*no --backend was given, so this checked against redis: give --backend NAME for the servers the program is for$/,
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /); // one line, no stack
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it("client-check shows a refused release with the program's own reason", async () => {
+    const r = await lockchaos(['client-check', '--backend', 'redis', '--', ...REFUSING.split(' '), 'release']);
+    expect(r.stdout).not.toMatch(/assumed/);
+    expect(r.stdout).toMatch(/ {2}c0 release: fail \(lock expired before DEL: not deleted\)\n/);
+    expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
+    expect(r.code).toBe(0);
+  });
+
   it('client-check of redis-py Lock: exit 0', async () => {
     const r = await lockchaos(['client-check', '--', ...REDIS_PY.split(' ')]);
+    expect(r.stdout).toMatch(/^backend: redis \(assumed: no --backend given\)\n/);
     expect(r.stdout).toMatch(/c1 acquire while c0 holds: fail \(timeout: lock busy\)/);
     expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
     expect(r.code).toBe(0);
