@@ -3,6 +3,7 @@
  * the nemesis), and ending them. A worker is a real process so that SIGSTOP pauses it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
@@ -47,6 +48,22 @@ function killProgram(w: Worker): void {
   } catch {
     // gone already
   }
+}
+
+/** The processes in process group pgid with their parents, from /proc (stat fields 4 and 5, after the command's ')'). */
+function groupMembers(pgid: number): { pid: number; ppid: number }[] {
+  const members: { pid: number; ppid: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid) members.push({ pid: Number(entry), ppid: Number(ppid) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return members;
 }
 
 export class WorkerPool implements ClientFaultTarget {
@@ -222,6 +239,17 @@ export class WorkerPool implements ClientFaultTarget {
   }
   process(client: number): number {
     return this.workers[client]?.process ?? client;
+  }
+  /**
+   * The worker's client program: its group is the shell's (programPid is its negative id);
+   * the program is the member the shell started (dash forks it), else the shell itself.
+   */
+  program(client: number): { pid: number; pgid: number } | undefined {
+    const group = this.workers[client]?.programPid;
+    if (group === undefined) return undefined;
+    const pgid = -group;
+    const pid = groupMembers(pgid).find((m) => m.ppid === pgid)?.pid ?? pgid;
+    return { pid, pgid };
   }
   /**
    * Asks a worker to stop itself at a pause point, and when resumed to step its own clock

@@ -42,14 +42,15 @@ const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split('
 describe.skipIf(skip)('a client program (the client protocol)', () => {
   it('redis-py Lock under client pauses: the program is really stopped, and the lease is outlived', async () => {
     const states: string[] = [];
+    const programs: string[] = [];
     const r = await run(await prepareRun(config(REDIS_PY, { nemesis: 'client-pause' })), {
       latest: false,
       progress: () => ({
         onOp(op) {
           if (op.f !== 'start-client-pause' || op.type !== 'ok') return;
-          // The worker's child is the shell that started the program, the leader of the
-          // program's own process group: read the state of the program itself (python3).
-          const worker = (op.value as { pid: number }).pid;
+          // The record names the program itself (python3, under the shell that started it)
+          // and its process group: the shell, a child of the worker, leads it.
+          const { pid: worker, programPid, programGroup } = op.value as Record<string, number>;
           const group = execFileSync('pgrep', ['-P', String(worker)], { encoding: 'utf8' })
             .trim()
             .split('\n')[0];
@@ -58,6 +59,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
               .trim()
               .split('\n')[0],
           );
+          programs.push(`${programPid === program} ${programGroup === Number(group)}`);
           states.push(`${state(worker)}${state(program)}`);
         },
         finish() {},
@@ -66,6 +68,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     });
     expect(states.length).toBeGreaterThan(0);
     expect(new Set(states)).toEqual(new Set(['TT']));
+    expect(new Set(programs)).toEqual(new Set(['true true']));
     expect(r.conditions).toEqual([]);
     expect(r.results.find((c) => c.checker === 'mutual-exclusion')?.valid).toBe(false);
     expect(r.valid).toBe(false);
