@@ -249,6 +249,33 @@ describe('the report headline', () => {
     expect(sentence(history(steps), fenced, conditions)).toBe(says);
   });
 
+  it("a client program that broke under a fault: named as the library's failure, beside the data's fate", () => {
+    const ops = history([acquire(0), pause(0), resume, write(0, [1]), release(0), acquire(1), release(1), read([1])]);
+    const checked = [checkLostUpdates(ops, S), checkEvidence(ops, { writes: true, storeKey: S, fenced: false })];
+    const program: CheckResult = {
+      checker: 'client-program',
+      valid: false,
+      counts: true,
+      summary: 'the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1',
+    };
+    const results = JSON.parse(JSON.stringify([...checked, program])) as CheckResult[];
+    const valid = runVerdict(countedVerdict(results), []);
+    expect(valid).toBe(false);
+    expect(headline({ valid, fenced: false, results, conditions: [] }, prepareReport(ops, results))).toBe(
+      'The client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1; no acknowledged add lost.',
+    );
+    // Beside an overlap, said after it.
+    const overlapping = history([...overtaken(), write(0, [2]), ...bothReleaseThenAdds(1, [3], [3, 4])]);
+    const all = JSON.parse(
+      JSON.stringify([checkMutualExclusion(overlapping, { counts: true }), checkLostUpdates(overlapping, S), program]),
+    ) as CheckResult[];
+    expect(
+      headline({ valid: false, fenced: false, results: all, conditions: [] }, prepareReport(overlapping, all)),
+    ).toBe(
+      'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost; the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1.',
+    );
+  });
+
   it('unknown: says which evidence was missing', () => {
     const ops = history([
       (h) => h.invoke(0, 'acquire', 'L').fail(0, 'acquire', 'L', undefined, 'busy'),

@@ -198,6 +198,9 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   const explained = overlap ? overlapAndFault(data, overlap) : undefined;
   // The loss's own cause, when the overlap named is not of it.
   const lossWords = loss && explained?.fault !== loss ? lossAfter(data, loss) : '';
+  // A client program that broke under a fault: the library's failure, said in its words.
+  const program = counted.find((v) => v.checker === 'client-program');
+  const programWords = program && program !== first ? `; ${program.words}` : '';
   // With fencing, the token the store let in is how the data was lost: said before the loss.
   const stale = counted.find((v) => v.kind === 'stale') ?? counted.find((v) => v.kind === 'regression');
   const parts: string[] = [];
@@ -205,18 +208,18 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   if (stale) {
     parts.push(stalePhrase(run.results, stale) + (overlap ? '' : faultAround(data, stale)));
   } else if (first && first.kind === 'other') {
-    parts.push(`${first.checker}: ${first.words}`);
+    parts.push(first === program ? first.words : `${first.checker}: ${first.words}`);
   } else if (first && !overlap) {
     const fate = dataFate(run.results);
     const lost = first.kind === 'lost' && fate ? fate : first.words;
-    return lost + (first.kind === 'lost' && lossWords ? lossWords : faultAround(data, first));
+    return lost + (first.kind === 'lost' && lossWords ? lossWords : faultAround(data, first)) + programWords;
   } else if (!first) {
     const bad = run.results.find((r) => r.counts !== false && r.valid === false);
     parts.push(bad ? `${bad.checker}: ${bad.summary}` : 'a counted checker found a violation');
   }
   const fate = dataFate(run.results);
   if (fate) parts.push(lossWords && fate !== 'no acknowledged add lost' ? fate + lossWords : fate);
-  return parts.join('; ');
+  return parts.join('; ') + programWords;
 }
 
 function validSentence(run: HeadlineRun, data: ReportData): string {

@@ -13,6 +13,7 @@ import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 import { OpenCycle } from './cycle-ends.js';
+import type { BrokenProgram } from './program-failures.js';
 
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
 const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
@@ -73,7 +74,7 @@ export class WorkerPool implements ClientFaultTarget {
   /** Workers that exited before they were asked to stop (killed from outside, crashed). */
   readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
   /** Client programs that stopped speaking the protocol (crashed, hung, garbage): which, and why in one line. */
-  readonly brokenPrograms: { client: number; why: string }[] = [];
+  readonly brokenPrograms: BrokenProgram[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
   private stopping = false;
@@ -175,7 +176,11 @@ export class WorkerPool implements ClientFaultTarget {
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
     } else if (m.type === 'program-broken') {
-      this.brokenPrograms.push({ client: this.workers.indexOf(worker), why: m.why });
+      // When, for telling a break under a fault (the library's) from one with none near.
+      const broken: BrokenProgram = { client: this.workers.indexOf(worker), why: m.why };
+      if (this.origin !== undefined) broken.atNs = sinceOrigin(this.origin);
+      if (worker.lastSeen !== undefined) broken.sinceNs = worker.lastSeen;
+      this.brokenPrograms.push(broken);
     } else if (m.type === 'error') {
       this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
       this.onReady?.();

@@ -20,6 +20,7 @@ const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
 const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
+const FRAGILE = (how: string) => `FRAGILE=${how} node ${join(packageRoot, 'test/fixtures/clients/fragile.mjs')}`;
 
 const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => ({
   ...DEFAULTS,
@@ -84,6 +85,37 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     );
     expect(r.stdout).not.toMatch(/worker \d exited/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it("a program that crashes when resumed from a client pause: the library's failure, INVALID, exit 1", async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--nemesis', 'client-pause', '--nemesis-interval', '2', '--time-limit', '8'],
+      ...['--fencing', 'off', '--seed', '3', '--store', store, '--client-command', FRAGILE('sigcont')],
+    ]);
+    expect(r.stdout).toMatch(
+      /\n {2}client-program +INVALID +.*the client program \(fragile\) of client \d crashed (under|just after) client-pause at [\d.]+ s: exited with code 1 \(stderr: ReplyError: Connection lost while the process was stopped \(ECONNRESET\)\)/,
+    );
+    expect(r.stdout).not.toMatch(/did not run as configured|not run as configured/);
+    // The headline, the line after the verdict's, names the library's failure too.
+    const lines = r.stdout.split('\n');
+    const headline = lines[lines.findIndex((l) => l.startsWith('verdict:')) + 1];
+    expect(headline).toMatch(/the client program \(fragile\) of client \d crashed/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(1);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('a program that crashes with no fault near: not run as configured, exit 3, as before', async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--time-limit', '4', '--seed', '1', '--store', store],
+      ...['--client-command', FRAGILE('after:3')],
+    ]);
+    expect(r.stdout).toMatch(
+      /did not run as configured: .*broke \(the client program exited with code 1 \(stderr: TypeError/,
+    );
+    expect(r.stdout).not.toMatch(/client-program +INVALID/);
     expect(r.code).toBe(3);
     expect(await leftovers(r.pid)).toEqual([]);
   });
