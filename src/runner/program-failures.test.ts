@@ -68,6 +68,18 @@ describe('a broken client program', () => {
     expect(faultAtBreak([kill], crashed(30), TTL_MS)).toEqual({ window: kill, inEffect: true });
   });
 
+  it('a program that broke the protocol or never started, under a fault too: a condition (the adapter, not the library)', () => {
+    for (const why of [
+      'acquire 4: not JSON: Traceback (most recent call last):',
+      'an answer nobody asked for: {}',
+      "cannot start 'x': spawn ENOENT",
+    ]) {
+      const { result, conditions } = classifyBrokenPrograms([{ ...crashed(4), why }], [pause], opts);
+      expect(result).toBeUndefined();
+      expect(conditions).toHaveLength(1);
+    }
+  });
+
   it('before the workload began (no time): a condition', () => {
     const { result, conditions } = classifyBrokenPrograms(
       [{ client: 1, why: 'no answer to init within 30000 ms' }],

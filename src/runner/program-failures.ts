@@ -8,7 +8,9 @@
  * overlap is. It is a counted checker result, `client-program`, INVALID, named in the
  * verdict and the headline, and the run's exit code is the verdict's. A program that
  * breaks with no fault near stays a condition (not run as configured, exit 3): nothing
- * the test did explains it, so it says nothing about the lock.
+ * the test did explains it, so it says nothing about the lock. So does one that broke the
+ * protocol (not JSON, a wrong id) or could not start, fault or not: that is the adapter's
+ * bug, not the library's behaviour under the fault.
  */
 import type { FaultWindow } from '../../checkers/fault-windows.js';
 import type { CheckResult } from '../../checkers/result.js';
@@ -59,11 +61,11 @@ export function faultAtBreak(
   return last ? { window: last, inEffect: false } : undefined;
 }
 
-/** How a program broke, in a verb: crashed (exited, killed), hung (no answer), else broke (garbage). */
-function verb(why: string): string {
-  if (/exited with code|was killed by|cannot start/.test(why)) return 'crashed';
-  if (/^no answer/.test(why) || /: no answer/.test(why)) return 'hung';
-  return 'broke';
+/** How a program broke, in a verb: crashed (exited, killed) or hung (no answer); undefined for anything else. */
+export function breakVerb(why: string): 'crashed' | 'hung' | undefined {
+  if (/^the client program (exited with code|was killed by)/.test(why)) return 'crashed';
+  if (/^no answer to (acquire|release)/.test(why)) return 'hung';
+  return undefined;
 }
 
 const secs = (ns: number) => `${Math.round(ns / 1e8) / 10} s`;
@@ -80,7 +82,7 @@ export function classifyBrokenPrograms(
   const failures: ProgramFailure[] = [];
   const harness: BrokenProgram[] = [];
   for (const b of broken) {
-    const found = faultAtBreak(windows, b, opts.ttlMs);
+    const found = breakVerb(b.why) ? faultAtBreak(windows, b, opts.ttlMs) : undefined;
     if (!found || b.atNs === undefined) harness.push(b);
     else
       failures.push({
@@ -96,7 +98,7 @@ export function classifyBrokenPrograms(
   if (!first) return { conditions };
   const when = first.inEffect ? 'under' : 'just after';
   const own = first.why.replace(/^the client program /, '');
-  const words = `the client program (${opts.command}) of client ${first.client} ${verb(first.why)} ${when} ${first.fault} at ${secs(first.atS * 1e9)}: ${own}`;
+  const words = `the client program (${opts.command}) of client ${first.client} ${breakVerb(first.why)} ${when} ${first.fault} at ${secs(first.atS * 1e9)}: ${own}`;
   const summary =
     failures.length === 1 ? words : `${plural(failures.length, 'client program')} broke under faults; first: ${words}`;
   return {
