@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countedVerdict, exitCodeFor } from '../checkers/result.js';
+import type { Op, OpType } from '../src/history/op.js';
 import { H } from '../test/unit/history-builder.js';
 import { checkRun } from '../workloads/checks.js';
-import { checkEvidence, evidenceViolations } from './evidence.js';
+import { checkEvidence, evidenceViolations, outlivedLeases } from './evidence.js';
 
 const S = 'S';
 type Run = { workload: string; fencing: boolean };
@@ -86,6 +88,81 @@ describe('evidence', () => {
     expect(checkEvidence(h.ops, { writes: false, storeKey: S, fenced: false }).valid).toBe(true);
     expect(checkEvidence(new H().acquire(0).release(0).ops, { writes: false, storeKey: S, fenced: false }).valid).toBe(
       'unknown',
+    );
+  });
+});
+
+/** How a hold ends: its release invoked, an info of the holder's (it issues no more), or never. */
+type End = 'release' | 'info' | 'open';
+
+/**
+ * Holds one after another, each by a process of its own, at explicit times (ms): a grant of
+ * validityMs held heldMs, then ended as `end` says; a gap of 5 ms between holds.
+ */
+function timedHolds(holds: readonly { validityMs: number; heldMs: number; end: End }[]): Op[] {
+  const ops: Op[] = [];
+  const add = (type: OpType, process: number, f: string, ms: number, value?: unknown) => {
+    const op: Op = { index: ops.length, type, f, process, time: ms * 1e6, key: f === 'read' ? S : 'L' };
+    if (value !== undefined) op.value = value;
+    ops.push(op);
+  };
+  let t = 0;
+  holds.forEach(({ validityMs, heldMs, end }, p) => {
+    add('invoke', p, 'acquire', t);
+    add('ok', p, 'acquire', t + 1, { validityMs, token: p + 1 });
+    const until = t + 1 + heldMs;
+    if (end === 'release') {
+      add('invoke', p, 'release', until);
+      add('ok', p, 'release', until + 1);
+    } else if (end === 'info') {
+      add('invoke', p, 'read', until - 1);
+      add('info', p, 'read', until);
+    }
+    t = until + 5;
+  });
+  return ops;
+}
+
+describe('evidence: holds that outlived their lease', () => {
+  it('counts a hold longer than its validity, to its release invoke, an info, or the end', () => {
+    const ops = timedHolds([
+      { validityMs: 1000, heldMs: 400, end: 'release' },
+      { validityMs: 1000, heldMs: 2500, end: 'release' }, // auto-extended, or paused
+      { validityMs: 1000, heldMs: 1000, end: 'release' }, // exactly its lease: not outlived
+      { validityMs: 500, heldMs: 900, end: 'info' },
+      { validityMs: 300, heldMs: 10, end: 'open' }, // ends with the history: 10 ms
+    ]);
+    expect(outlivedLeases(ops)).toEqual({ holds: 5, outlived: 2 });
+    const r = checkEvidence(ops, { writes: false, storeKey: S, fenced: false });
+    expect(r.valid).toBe(true);
+    expect(r.summary).toBe('5 of 5 acquires granted, 2 of 5 holds outlived their lease');
+    expect(r.details).toMatchObject({ leasedHolds: 5, outlived: 2 });
+  });
+
+  it("a hold never ended lasts to the history's last op", () => {
+    const ops = timedHolds([{ validityMs: 100, heldMs: 10, end: 'open' }]);
+    // Another process's read long after: the holder still believes it holds.
+    ops.push({ index: 2, type: 'invoke', f: 'read', process: 9, key: S, time: 500e6 });
+    expect(outlivedLeases(ops)).toEqual({ holds: 1, outlived: 1 });
+  });
+
+  it('says nothing of grants without a validity (a foreign history)', () => {
+    const h = new H().acquire(0).release(0).acquire(1).release(1);
+    expect(outlivedLeases(h.ops)).toEqual({ holds: 0, outlived: 0 });
+    expect(checkEvidence(h.ops, { writes: false, storeKey: S, fenced: false }).summary).toBe('2 of 2 acquires granted');
+  });
+
+  it('counts exactly the holds held longer than their validity, on random runs', () => {
+    const hold = fc.record({
+      validityMs: fc.integer({ min: 1, max: 3000 }),
+      heldMs: fc.integer({ min: 2, max: 6000 }),
+      end: fc.constantFrom<End>('release', 'info'),
+    });
+    fc.assert(
+      fc.property(fc.array(hold, { maxLength: 40 }), (holds) => {
+        const expected = holds.filter((h) => h.heldMs > h.validityMs).length;
+        expect(outlivedLeases(timedHolds(holds))).toEqual({ holds: holds.length, outlived: expected });
+      }),
     );
   });
 });

@@ -12,11 +12,17 @@
  *
  * A fenced store that rejected most writes but still accepted enough to judge is valid,
  * with a warning (`details.warnings`) that the summary and the report show.
+ *
+ * It also counts the holds that outlived their lease: held (from the grant to the release
+ * invoke, the process's info, or the history's end) longer than the grant's validityMs. Not
+ * a violation by itself (auto-extension, a session kept alive), but a library whose holds
+ * outlive the TTL needs that figure to know its safety rests on the extension.
  */
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
-import { decodeWrite } from './op-values.js';
+import { holdsOf } from './mutual-exclusion.js';
+import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 
 export const MIN_GRANTS = 2;
@@ -39,6 +45,9 @@ export type EvidenceDetails = {
   accepted?: number;
   rejected?: number;
   reads?: number;
+  /** Holds whose grant said how long it lasts (validityMs), and of them those held longer. */
+  leasedHolds?: number;
+  outlived?: number;
   /** Why there was too little to judge (empty: enough). */
   tooLittle: string[];
   /** Worth saying though the run could be judged. */
@@ -72,6 +81,8 @@ export function checkEvidence(
     tooLittle: [],
     warnings: [],
   };
+  const leases = outlivedLeases(history);
+  if (leases.holds > 0) Object.assign(details, { leasedHolds: leases.holds, outlived: leases.outlived });
   if (grants < MIN_GRANTS) {
     const what = acquires.length
       ? `only ${grants} of ${acquires.length} acquires granted (${acquireFail} failed, ${acquireInfo} timed out or unknown)`
@@ -117,7 +128,7 @@ export function checkEvidence(
     details.writes !== undefined
       ? `, ${details.accepted} of ${details.writes} writes accepted, ${details.reads} reads`
       : ''
-  }`;
+  }${details.leasedHolds ? `, ${details.outlived} of ${details.leasedHolds} holds outlived their lease` : ''}`;
   if (details.tooLittle.length > 0) {
     return {
       checker: 'evidence',
@@ -128,6 +139,32 @@ export function checkEvidence(
   }
   const warn = details.warnings.length ? `; warning: ${details.warnings.join('; ')}` : '';
   return { checker: 'evidence', valid: true, summary: `${counted}${warn}`, details };
+}
+
+/**
+ * Holds whose grant carries its validity, and how many of them lasted longer: from the
+ * grant (the acquire's ok) to the release invoke or the hold's end (an info; never ended:
+ * the history's last op), against the grant's validityMs.
+ */
+export function outlivedLeases(history: readonly Op[]): { holds: number; outlived: number } {
+  const validity = new Map<number, number>();
+  let last = 0;
+  for (const op of history) {
+    last = Math.max(last, op.time);
+    if (op.f !== 'acquire' || op.type !== 'ok') continue;
+    const { validityMs } = decodeGrant(op.value);
+    if (validityMs !== undefined) validity.set(op.index, validityMs);
+  }
+  let holds = 0;
+  let outlived = 0;
+  for (const h of holdsOf(history)) {
+    const validityMs = validity.get(h.acquireIndex);
+    if (validityMs === undefined) continue;
+    holds += 1;
+    const end = Number.isFinite(h.end) ? h.end : last;
+    if ((end - h.start) / 1e6 > validityMs) outlived += 1;
+  }
+  return { holds, outlived };
 }
 
 /** The warnings of a run's evidence result: worth saying though the run could be judged. */

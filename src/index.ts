@@ -29,6 +29,9 @@ export {
   type Grant,
   type LockClient,
   type NodeAddress,
+  type NotReleased,
+  type ReleaseResult,
+  releaseFailure,
   type ShiftTtls,
   wholeNumber,
 } from './backends/backend.js';

@@ -3,7 +3,7 @@
  * between cycles at the configured rate.
  */
 import { encodeGrant, grantProblem, REFUSED_GRANT } from '../checkers/op-values.js';
-import type { Grant } from '../src/backends/backend.js';
+import { type Grant, releaseFailure } from '../src/backends/backend.js';
 import { sleep } from '../src/util/clock.js';
 import type { ClientContext } from './workload.js';
 
@@ -25,11 +25,13 @@ export async function recordAcquire(ctx: ClientContext): Promise<Grant | null> {
   return grant;
 }
 
+/** A release that failed is recorded with the library's reason, as it said it (a DefiniteFailure's, its message). */
 export async function recordRelease(ctx: ClientContext, grant: Grant): Promise<void> {
   await ctx.point?.('before-release');
-  await ctx.recorder.perform('release', grant.lock, undefined, async () =>
-    (await ctx.lock.release(grant)) ? { type: 'ok' } : { type: 'fail', error: 'not-held' },
-  );
+  await ctx.recorder.perform('release', grant.lock, undefined, async () => {
+    const failure = releaseFailure(await ctx.lock.release(grant));
+    return failure === undefined ? { type: 'ok' } : { type: 'fail', error: failure };
+  });
 }
 
 /** After a cycle that could not take the lock: a dead node answers at once, every time. */

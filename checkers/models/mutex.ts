@@ -41,7 +41,7 @@ export const mutex: Model<MutexState> = {
 
 const acquireHeld = (p: number, holder: number) =>
   holder === p
-    ? `acquire by process ${p}, which the model has holding the lock already (a release that failed, "not-held", counts as never made)`
+    ? `acquire by process ${p}, which the model has holding the lock already (a release that failed counts as never made)`
     : `acquire by process ${p}, but the lock is held by process ${holder}`;
 const releaseNotHeld = (p: number, holder: number | null) =>
   holder === null

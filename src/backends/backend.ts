@@ -71,9 +71,33 @@ export interface ClientOptions {
 export interface LockClient {
   /** The grant, or null when the lock could not be had before opts.timeoutMs. */
   acquire(lock: string, opts: AcquireOptions): Promise<Grant | null>;
-  /** True if the client still held the lock and released it; false if it no longer held it. */
-  release(grant: Grant): Promise<boolean>;
+  /**
+   * True if the client still held the lock and released it; false, or `{ released: false,
+   * reason }` with the library's own words, if it did not (it no longer held it). A thrown
+   * DefiniteFailure is a failed release too, in its message's words; anything else thrown is
+   * indefinite (`info`).
+   */
+  release(grant: Grant): Promise<ReleaseResult>;
   close(): Promise<void>;
+}
+
+/** A release that did not happen, with why, as the library said it. */
+export interface NotReleased {
+  released: false;
+  reason: string;
+}
+
+/** What a release answers: a bare boolean (older module backends), or a refusal with its reason. */
+export type ReleaseResult = boolean | NotReleased;
+
+/** Why a release recorded as failed had no reason of its own: the history's words for a bare false. */
+export const NOT_HELD = 'not-held';
+
+/** Why a release did not happen (the library's words, else NOT_HELD); undefined: it was released. */
+export function releaseFailure(result: ReleaseResult): string | undefined {
+  if (result === true) return undefined;
+  if (result === false) return NOT_HELD;
+  return result.reason.trim() === '' ? NOT_HELD : result.reason;
 }
 
 export interface BackendOptions {

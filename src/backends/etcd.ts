@@ -24,6 +24,7 @@ import {
   type Grant,
   type LockClient,
   type NodeAddress,
+  type ReleaseResult,
 } from './backend.js';
 import { KeptLease } from './etcd-lease.js';
 import { ETCD_CLIENT_PORT, etcdLeader, etcdNodeSpecs } from './etcd-node.js';
@@ -115,7 +116,7 @@ class EtcdLockClient implements LockClient {
     }
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  async release(grant: Grant): Promise<ReleaseResult> {
     const lease = this.leases.get(grant.owner);
     this.leases.delete(grant.owner);
     let released: boolean;
@@ -136,7 +137,9 @@ class EtcdLockClient implements LockClient {
     // The key is gone (or was not ours); the lease has nothing left to keep. A revoke that
     // fails changes nothing: the lease, no longer renewed, expires at its TTL.
     await lease?.revoke(this.opts.requestTimeoutMs).catch(() => {});
-    return released;
+    return (
+      released || { released: false, reason: "txn compare failed: the key's create revision is no longer the grant's" }
+    );
   }
 
   async close() {

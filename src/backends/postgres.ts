@@ -18,6 +18,7 @@ import {
   type Grant,
   type LockClient,
   type NodeAddress,
+  type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
 import { PG_PORT, pgConnect, postgresNodeSpec, TOKEN_SEQUENCE } from './postgres-node.js';
@@ -108,17 +109,20 @@ class PostgresLockClient implements LockClient {
     }
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  async release(grant: Grant): Promise<ReleaseResult> {
     const session = this.held.get(grant.lock);
     this.held.delete(grant.lock);
-    if (!session) return false;
+    if (!session) return { released: false, reason: 'no session holds this lock' };
     // The server ended the session (idle timeout, terminate): it freed the lock with it.
-    if (session.ended?.byServer) return false;
+    if (session.ended?.byServer)
+      return { released: false, reason: `the server ended the session (${session.ended.why})` };
     // Ended on our side or by the network: the server may not know yet, and the lock may
     // still be held there until it notices. Nothing was sent: a definite failure.
     if (session.ended) throw new DefiniteFailure(`release: session lost (${session.ended.why})`);
     const row = await this.query<{ released: boolean }>(session, UNLOCK, [grant.lock]);
-    return row.released === true;
+    return (
+      row.released === true || { released: false, reason: 'pg_advisory_unlock: this session did not hold the lock' }
+    );
   }
 
   async close() {

@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DefiniteFailure } from '../history/definite-failure.js';
-import type { AcquireOptions, Grant, LockClient } from './backend.js';
+import type { AcquireOptions, Grant, LockClient, ReleaseResult } from './backend.js';
 import {
   type Answer,
   InitDeclined,
@@ -152,14 +152,15 @@ export class ProcessLockClient implements LockClient {
     return grant;
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  /** A `fail` answer's error is the library's reason, kept as the program gave it. */
+  async release(grant: Grant): Promise<ReleaseResult> {
     const id = this.nextId++;
     const lease = this.leases.get(grant.owner);
     this.leases.delete(grant.owner);
     const request: Request = { type: 'release', id, key: grant.lock, ...(lease === undefined ? {} : { lease }) };
     const answer = await this.request(request, this.opts.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS);
     if (answer.type === 'unknown') throw new Error(answer.error);
-    return answer.type === 'ok';
+    return answer.type === 'ok' ? true : { released: false, reason: answer.error };
   }
 
   async close(): Promise<void> {

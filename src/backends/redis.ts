@@ -13,6 +13,7 @@ import {
   type ClientOptions,
   type Grant,
   type LockClient,
+  type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
 import { classifyRedisError, REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
@@ -72,9 +73,15 @@ export class RedisLockClient implements LockClient {
     }
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  async release(grant: Grant): Promise<ReleaseResult> {
     try {
-      return (await this.redis.eval(COMPARE_AND_DELETE, 1, grant.lock, grant.owner)) === 1;
+      const deleted = (await this.redis.eval(COMPARE_AND_DELETE, 1, grant.lock, grant.owner)) === 1;
+      return (
+        deleted || {
+          released: false,
+          reason: 'compare-and-delete: the key no longer holds this owner (expired or taken)',
+        }
+      );
     } catch (err) {
       throw classifyRedisError(err);
     }

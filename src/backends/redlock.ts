@@ -15,6 +15,7 @@ import {
   type ClientOptions,
   type Grant,
   type LockClient,
+  type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
 import { COMPARE_AND_DELETE } from './redis.js';
@@ -109,7 +110,7 @@ class RedlockClient implements LockClient {
     }
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  async release(grant: Grant): Promise<ReleaseResult> {
     const votes = await this.unlockAll(grant.lock, grant.owner, this.opts.requestTimeoutMs);
     const released = votes.filter((v) => v === 'yes').length;
     const unknown = votes.filter((v) => v === 'unknown').length;
@@ -117,7 +118,10 @@ class RedlockClient implements LockClient {
     if (released + unknown >= this.quorum) {
       throw new Error(`release: ${released} masters released, ${unknown} did not answer`);
     }
-    return false;
+    return {
+      released: false,
+      reason: `${released} of ${votes.length} masters released (a majority is ${this.quorum})`,
+    };
   }
 
   async close() {

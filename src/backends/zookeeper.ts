@@ -25,6 +25,7 @@ import {
   type Grant,
   type LockClient,
   type NodeAddress,
+  type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
 import { ZK_CLIENT_PORT, zkLeader, zkNodeSpecs } from './zookeeper-node.js';
@@ -160,13 +161,15 @@ class ZooKeeperLockClient implements LockClient {
     });
   }
 
-  async release(grant: Grant): Promise<boolean> {
+  async release(grant: Grant): Promise<ReleaseResult> {
     const held = this.held.get(grant.owner);
     this.held.delete(grant.owner);
     // The session is gone, and its ephemeral znode with it: the client knows it no longer holds.
-    if (!held || held.session.ended) return false;
+    if (!held) return { released: false, reason: 'no session holds this lock' };
+    if (held.session.ended)
+      return { released: false, reason: `the session ended (${held.session.ended}), and its ephemeral znode with it` };
     try {
-      return await held.session.delete(held.path);
+      return (await held.session.delete(held.path)) || { released: false, reason: `the znode ${held.path} was gone` };
     } catch (e) {
       // Done with this lock either way: drop the session, so the znode cannot hold forever.
       held.session.close();

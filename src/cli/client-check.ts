@@ -9,13 +9,15 @@ import { argsError, knownBackend, positiveNumber } from './args.js';
 const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] -- CMD [ARG...]
 
 Speaks the client protocol (version ${PROTOCOL_VERSION}, docs/client-protocol.md) to a client program
-against a real server of the backend (default redis), started in containers and removed
-after: two instances of the program go through init, acquire, an acquire while the other
-holds, release, acquire, release, end of input. Each answer is held to the protocol.
+against a real server of the backend (default redis: the output says so), started in
+containers and removed after: two instances of the program go through init, acquire, an
+acquire while the other holds, release, acquire, release, end of input. Each answer is
+held to the protocol.
 
-Prints each step; exit 0 when the program conforms, else one line naming the problem
-(not JSON, an unknown answer type, a missing or wrong id, a token that is not an integer,
-a crash, no answer) and exit 3.
+Prints each step (a refused release with the program's reason); exit 0 when the program
+conforms, else one line naming the problem (not JSON, an unknown answer type, a missing or
+wrong id, a token that is not an integer, a crash, no answer, never granted the lock) and
+exit 3.
 
 Options:
   --backend NAME|PATH  the servers it talks to (a built-in backend or a module's path)
@@ -26,6 +28,9 @@ Options:
 
 Example:
   lockchaos client-check -- python3 examples/clients/redis-py-lock/client.py`;
+
+/** The servers a program is checked against when --backend does not say. */
+const DEFAULT_BACKEND = 'redis';
 
 export async function clientCheckCommand(argv: string[]): Promise<number> {
   const dash = argv.indexOf('--');
@@ -52,8 +57,12 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
   if (command.length === 0) {
     throw new UserError('give the client program after --: lockchaos client-check -- python3 client.py');
   }
+  // Said first, on stdout: a program written for another server fails for that reason alone.
+  const assumed = values.backend === undefined;
+  if (assumed) console.log(`backend: ${DEFAULT_BACKEND} (assumed: no --backend given)`);
   const result = await checkClientProgram({
-    backend: knownBackend('backend', values.backend ?? 'redis', Object.keys(BACKENDS)),
+    backend: knownBackend('backend', values.backend ?? DEFAULT_BACKEND, Object.keys(BACKENDS)),
+    assumed,
     command: command.map(shellWord).join(' '),
     cwd: values.dir,
     initTimeoutMs: initTimeoutMs(values['init-timeout']),
@@ -61,7 +70,8 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
   });
   for (const step of result.steps) console.log(`  ${step}`);
   if (result.problem) {
-    console.log(`client-check: does not speak the protocol: ${result.problem}`);
+    const what = result.neverGranted ? 'never granted the lock' : 'does not speak the protocol';
+    console.log(`client-check: ${what}: ${result.problem}`);
     return EXIT_ERROR;
   }
   console.log(`client-check: speaks protocol ${PROTOCOL_VERSION}`);

@@ -24,6 +24,13 @@ export interface ClientFaultTarget {
   pids(client: number): number[];
   /** The client's current history process number. */
   process(client: number): number;
+  /**
+   * The client program the client drives (the client protocol), while it runs: its pid (the
+   * command itself, under the shell that started it) and its process group, for the pause
+   * record, so that one can check a foreign program was stopped. Undefined for a built-in
+   * client; optional, since a target without client programs has none to name.
+   */
+  program?(client: number): { pid: number; pgid: number } | undefined;
   /** The number of clients. */
   count(): number;
   /** What the client's current grant carried (the acquire's ok value), while it holds. */

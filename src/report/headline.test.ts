@@ -84,6 +84,18 @@ const addsThenHandsOver: Step[] = [
   read([1, 2, 3]),
 ];
 
+/** Process 4's write lands before its pause; process 2 acquires meanwhile: an overlap that lost nothing. */
+const landedBeforeItsPause: Step[] = [
+  acquire(4),
+  write(4, [1]),
+  pause(4),
+  acquire(2),
+  write(2, [1, 2]),
+  release(2),
+  resume,
+  release(4),
+];
+
 interface Case {
   title: string;
   steps: Step[];
@@ -101,6 +113,46 @@ describe('the report headline', () => {
       steps: [...overtaken(), write(0, [2]), ...bothReleaseThenAdds(1, [3], [3, 4])],
       fenced: false,
       says: 'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost.',
+    },
+    {
+      title: 'invalid: ties the lost adds to the pause they came from, not to the first overlap',
+      // Process 4's write lands before its pause (process 2 acquires meanwhile: an overlap,
+      // no loss). Later process 1, having read [1, 2], is paused; process 3 adds 3 and 4;
+      // process 1 wakes and writes its stale set, dropping both.
+      steps: [
+        ...landedBeforeItsPause,
+        acquire(1),
+        pause(1),
+        acquire(3),
+        write(3, [1, 2, 3]),
+        write(3, [1, 2, 3, 4]),
+        release(3),
+        resume,
+        write(1, [1, 2, 5]),
+        release(1),
+        read([1, 2, 5]),
+      ],
+      fenced: false,
+      says: 'Process 1 paused for 10 ms (client-pause) outlived its lease; process 3 acquired; 2 acknowledged adds lost.',
+    },
+    {
+      title: 'invalid: a loss whose pause no placed overlap shows is said after the count',
+      // As above, but process 1's hold and process 3's do not overlap: process 1 wrote from
+      // a set read in its earlier hold.
+      steps: [
+        ...landedBeforeItsPause,
+        pause(1),
+        acquire(3),
+        write(3, [1, 2, 3]),
+        release(3),
+        resume,
+        acquire(1),
+        write(1, [1, 2, 5]),
+        release(1),
+        read([1, 2, 5]),
+      ],
+      fenced: false,
+      says: 'Process 4 paused for 8 ms (client-pause) outlived its lease; process 2 acquired; 1 acknowledged add lost after process 1 paused for 8 ms (client-pause).',
     },
     {
       title: 'invalid without a fault: says so, and that no add was lost',
@@ -195,6 +247,33 @@ describe('the report headline', () => {
     },
   ])('$title', ({ steps, fenced, conditions, says }) => {
     expect(sentence(history(steps), fenced, conditions)).toBe(says);
+  });
+
+  it("a client program that broke under a fault: named as the library's failure, beside the data's fate", () => {
+    const ops = history([acquire(0), pause(0), resume, write(0, [1]), release(0), acquire(1), release(1), read([1])]);
+    const checked = [checkLostUpdates(ops, S), checkEvidence(ops, { writes: true, storeKey: S, fenced: false })];
+    const program: CheckResult = {
+      checker: 'client-program',
+      valid: false,
+      counts: true,
+      summary: 'the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1',
+    };
+    const results = JSON.parse(JSON.stringify([...checked, program])) as CheckResult[];
+    const valid = runVerdict(countedVerdict(results), []);
+    expect(valid).toBe(false);
+    expect(headline({ valid, fenced: false, results, conditions: [] }, prepareReport(ops, results))).toBe(
+      'The client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1; no acknowledged add lost.',
+    );
+    // Beside an overlap, said after it.
+    const overlapping = history([...overtaken(), write(0, [2]), ...bothReleaseThenAdds(1, [3], [3, 4])]);
+    const all = JSON.parse(
+      JSON.stringify([checkMutualExclusion(overlapping, { counts: true }), checkLostUpdates(overlapping, S), program]),
+    ) as CheckResult[];
+    expect(
+      headline({ valid: false, fenced: false, results: all, conditions: [] }, prepareReport(overlapping, all)),
+    ).toBe(
+      'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost; the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1.',
+    );
   });
 
   it('unknown: says which evidence was missing', () => {

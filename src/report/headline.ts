@@ -4,7 +4,9 @@
  *
  * - invalid: the first counted violation's holders, the fault in effect then (the one that
  *   hit a holder first), and the lost-updates count ("process 2 paused for 1.49 s
- *   (client-pause) outlived its lease; process 1 acquired; 8 acknowledged adds lost");
+ *   (client-pause) outlived its lease; process 1 acquired; 8 acknowledged adds lost").
+ *   With adds lost, the overlap named is the one the loss came from (lossCause): the first
+ *   overlap may be another pause's, whose holder's write had landed before it;
  * - valid and fenced, with a write the store rejected: why it is valid ("process 2's stale
  *   write (token 17) was rejected by the store after it paused 1.50 s (client-pause); no
  *   acknowledged add lost");
@@ -74,12 +76,55 @@ function suffered(data: ReportData, f: Fault): string {
 const inEffect = (data: ReportData, from: number, to: number) =>
   data.faults.filter((f) => f.startMs <= to && faultEnd(data, f) >= from);
 
+/** The process of an op (by its history index), from the lane of its bar; undefined if not drawn. */
+function opProcess(data: ReportData, index: number): number | undefined {
+  const bar = data.bars.find((b) => b[5] === index || b[6] === index);
+  return bar === undefined ? undefined : data.lanes[bar[0]]?.process;
+}
+
+/**
+ * The fault the first lost add came from: of the process whose write overwrote it, or of
+ * the writer that lost it, the one that began last at or before the overwriting write (a
+ * holder paused after reading writes a stale set when it wakes; a stale holder's add is
+ * overwritten by the holder that read before it). Undefined when no such fault is known.
+ */
+function lossCause(data: ReportData): Fault | undefined {
+  const lost = data.violations.find((v) => v.counted && v.kind === 'lost');
+  const [written, overwrite] = lost?.marks ?? [];
+  if (!written || !overwrite) return undefined;
+  const at = opTime(data, overwrite.index);
+  if (at === undefined) return undefined;
+  const overwriter = opProcess(data, overwrite.index);
+  const writer = opProcess(data, written.index);
+  const candidates = data.faults.filter(
+    (f) => f.process !== undefined && (f.process === overwriter || f.process === writer) && f.startMs <= at,
+  );
+  // The latest to begin; on a tie, the overwriter's.
+  return candidates.reduce<Fault | undefined>(
+    (best, f) =>
+      !best || f.startMs > best.startMs || (f.startMs === best.startMs && f.process === overwriter) ? f : best,
+    undefined,
+  );
+}
+
+/** Whether overlap v's first holder is the process fault f hit, and f came while it held. */
+function overlapOf(data: ReportData, v: Violation, f: Fault): boolean {
+  const [first] = v.processes as [number, number];
+  const [, o1] = v.overlap as [number, number];
+  const firstStart = v.holds?.[0]?.[1] ?? 0;
+  return first === f.process && f.startMs <= o1 && faultEnd(data, f) >= firstStart;
+}
+
 /**
  * An overlap of holds and the fault that explains it: one that hit a holder (a paused
  * client) while both held, else any in effect while both held, else any during the
  * earlier holder's hold.
  */
 function overlapCause(data: ReportData, v: Violation): string {
+  return overlapAndFault(data, v).words;
+}
+
+function overlapAndFault(data: ReportData, v: Violation): { words: string; fault?: Fault } {
   const [first, second] = v.processes as [number, number];
   const [o0, o1] = v.overlap as [number, number];
   const firstStart = v.holds?.[0]?.[1] ?? o0;
@@ -89,13 +134,21 @@ function overlapCause(data: ReportData, v: Violation): string {
     inEffect(data, firstStart, o1).find((f) => f.process === first) ??
     during.find((f) => f.process === second);
   if (hitHolder?.process === first) {
-    return `process ${first} ${suffered(data, hitHolder)} outlived its lease; process ${second} acquired`;
+    return {
+      words: `process ${first} ${suffered(data, hitHolder)} outlived its lease; process ${second} acquired`,
+      fault: hitHolder,
+    };
   }
   const both = `process ${second} acquired while process ${first} still held the lock`;
-  if (hitHolder) return `${both}: process ${second} ${suffered(data, hitHolder)}`;
+  if (hitHolder) return { words: `${both}: process ${second} ${suffered(data, hitHolder)}`, fault: hitHolder };
   const any = during[0] ?? inEffect(data, firstStart, o1)[0];
-  return any ? `${both}, during ${faultWords(data, any)}` : `${both}, with no fault in effect`;
+  return any
+    ? { words: `${both}, during ${faultWords(data, any)}`, fault: any }
+    : { words: `${both}, with no fault in effect` };
 }
+
+/** " after process 1 paused for 1.20 s (client-pause)": the loss's cause, when the sentence has not named it. */
+const lossAfter = (data: ReportData, f: Fault) => ` after process ${f.process} ${suffered(data, f)}`;
 
 /** The data's fate by the lost-updates checker: "8 acknowledged adds lost", or undefined without one. */
 function dataFate(results: readonly CheckResult[]): string | undefined {
@@ -136,28 +189,37 @@ function stalePhrase(results: readonly CheckResult[], v: Violation): string {
 function invalidSentence(run: HeadlineRun, data: ReportData): string {
   const counted = data.violations.filter((v) => v.counted);
   const first = counted[0];
-  const overlap =
-    counted.find((v) => v.kind === 'overlap' && v.processes) ??
-    data.violations.find((v) => v.kind === 'overlap' && v.processes);
+  const loss = lossCause(data);
+  const overlaps = [...counted, ...data.violations.filter((v) => !v.counted)].filter(
+    (v) => v.kind === 'overlap' && v.processes,
+  );
+  // The overlap the loss came from, if one is placed; else the first.
+  const overlap = (loss && overlaps.find((v) => overlapOf(data, v, loss))) ?? overlaps[0];
+  const explained = overlap ? overlapAndFault(data, overlap) : undefined;
+  // The loss's own cause, when the overlap named is not of it.
+  const lossWords = loss && explained?.fault !== loss ? lossAfter(data, loss) : '';
+  // A client program that broke under a fault: the library's failure, said in its words.
+  const program = counted.find((v) => v.checker === 'client-program');
+  const programWords = program && program !== first ? `; ${program.words}` : '';
   // With fencing, the token the store let in is how the data was lost: said before the loss.
   const stale = counted.find((v) => v.kind === 'stale') ?? counted.find((v) => v.kind === 'regression');
   const parts: string[] = [];
-  if (overlap) parts.push(overlapCause(data, overlap));
+  if (explained) parts.push(explained.words);
   if (stale) {
     parts.push(stalePhrase(run.results, stale) + (overlap ? '' : faultAround(data, stale)));
   } else if (first && first.kind === 'other') {
-    parts.push(`${first.checker}: ${first.words}`);
+    parts.push(first === program ? first.words : `${first.checker}: ${first.words}`);
   } else if (first && !overlap) {
     const fate = dataFate(run.results);
     const lost = first.kind === 'lost' && fate ? fate : first.words;
-    return lost + faultAround(data, first);
+    return lost + (first.kind === 'lost' && lossWords ? lossWords : faultAround(data, first)) + programWords;
   } else if (!first) {
     const bad = run.results.find((r) => r.counts !== false && r.valid === false);
     parts.push(bad ? `${bad.checker}: ${bad.summary}` : 'a counted checker found a violation');
   }
   const fate = dataFate(run.results);
-  if (fate) parts.push(fate);
-  return parts.join('; ');
+  if (fate) parts.push(lossWords && fate !== 'no acknowledged add lost' ? fate + lossWords : fate);
+  return parts.join('; ') + programWords;
 }
 
 function validSentence(run: HeadlineRun, data: ReportData): string {

@@ -291,3 +291,14 @@ describe('bar labels', () => {
     expect(barLabel('cas', [1, 2])).toBe('[1,2]');
   });
 });
+
+describe('a failed release in the report', () => {
+  it("carries the library's reason on its bar, as the history has it (the page shows it beside the outcome)", () => {
+    const reason = "Cannot release a lock that's no longer owned";
+    const h = new H().acquire(0).invoke(0, 'release', 'L').fail(0, 'release', 'L', undefined, reason);
+    const data = prepareReport(h.ops, []);
+    const bar = data.bars.find((b) => data.fs[b[1]] === 'release');
+    expect(BAR_OUTCOMES[bar?.[2] as number]).toBe('fail');
+    expect(bar?.[8]).toBe(reason);
+  });
+});

@@ -5,10 +5,13 @@
  * held, release, acquire again, release, an acquire whose grant is abandoned (as after a
  * cycle that ended unknown) and one after it, which must be granted, end of input. Every
  * answer is held to the protocol (client-protocol.ts); the first problem is the verdict, in one line. What the
- * lock decides (ok, fail, unknown) is the run's to judge, not this check's.
+ * lock decides (ok, fail, unknown) is the run's to judge, not this check's, but for one
+ * thing: a program that was never granted the lock (every acquire failed or unknown) is
+ * refused, since it showed nothing a run could judge (most often: written for another
+ * server than the one it was given).
  */
 import { randomBytes } from 'node:crypto';
-import type { Grant } from '../backends/index.js';
+import { type Grant, releaseFailure } from '../backends/backend.js';
 import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
@@ -23,6 +26,8 @@ export interface ClientCheckResult {
   steps: string[];
   /** The protocol problem that ended the check, in one line; undefined: it conforms. */
   problem?: string;
+  /** Spoke the protocol, but no acquire was granted: refused (`problem` says what to do). */
+  neverGranted?: true;
 }
 
 const KEY = 'lockchaos:client-check';
@@ -35,6 +40,8 @@ export async function checkClientProgram(opts: {
   cwd?: string;
   /** How long each instance may take to answer init. */
   initTimeoutMs?: number;
+  /** The backend was not chosen but assumed (no --backend): a refusal says how to choose. */
+  assumed?: boolean;
   log?: (line: string) => void;
 }): Promise<ClientCheckResult> {
   // The backend's cluster as a run of it with 2 s leases would have it.
@@ -51,6 +58,7 @@ export async function checkClientProgram(opts: {
   const steps: string[] = [];
   const programs: ProcessLockClient[] = [];
   let problem: string | undefined;
+  let neverGranted = false;
   try {
     opts.log?.(`starting ${backend.name} (run ${runId})...`);
     const cluster = await startCluster(runId, nodeSpecs);
@@ -86,16 +94,24 @@ export async function checkClientProgram(opts: {
         if (!problem) steps.push(`${what}: ${kindOf(err)}`);
       }
     };
+    let acquires = 0;
+    let grants = 0;
     const acquire = async (what: string, program: ProcessLockClient, timeoutMs: number, ttlMs = 5000) => {
       let grant: Grant | null = null;
+      acquires += 1;
       await step(what, async () => {
         grant = await program.acquire(KEY, { ttlMs, timeoutMs });
+        if (grant) grants += 1;
         return grantWords(grant);
       });
       return grant as Grant | null;
     };
+    // A refused release shows the program's own words: why it did not release is what a reader needs.
     const release = (what: string, program: ProcessLockClient, grant: Grant) =>
-      step(what, async () => ((await program.release(grant)) ? 'ok' : 'fail'));
+      step(what, async () => {
+        const failure = releaseFailure(await program.release(grant));
+        return failure === undefined ? 'ok' : `fail (${failure})`;
+      });
     const a = await start('c0');
     const b = await start('c1');
     const first = await acquire('c0 acquire', a, 1000);
@@ -113,13 +129,21 @@ export async function checkClientProgram(opts: {
       }
       if (!problem && after) await release('c1 release', b, after);
     }
+    if (!problem && grants === 0) {
+      const which = opts.assumed
+        ? `; no --backend was given, so this checked against ${backend.name}: give --backend NAME for the servers the program is for`
+        : `; check that it connects to the ${backend.name} servers init names`;
+      neverGranted = true;
+      problem = `${acquires} acquires, none ok: a program that never holds the lock shows nothing a run can judge${which}`;
+    }
   } catch (err) {
     problem ??= errorMessage(err).split('\n')[0];
   } finally {
     await Promise.all(programs.map((p) => p.close().catch(() => {})));
     await removeResources({ runId }).catch(() => {});
   }
-  return problem === undefined ? { steps } : { steps, problem };
+  if (problem === undefined) return { steps };
+  return neverGranted ? { steps, problem, neverGranted: true } : { steps, problem };
 }
 
 const grantWords = (g: { token?: number } | null) =>

@@ -137,8 +137,9 @@ export function cycleLeftOpen(client: number): RunCondition {
 }
 
 /**
- * Client programs (the client protocol) that crashed, hung or answered garbage, one
- * condition per way they broke: their clients stopped there.
+ * Client programs (the client protocol) that crashed, hung or answered garbage with no
+ * fault near (under one, the library failed: program-failures.ts), one condition per way
+ * they broke: their clients stopped there.
  */
 export function programsBroken(broken: readonly { client: number; why: string }[]): RunCondition[] {
   const byWhy = new Map<string, number[]>();

@@ -6,10 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { aimedFaults, type CoverageRow, codePointsResult, coverage } from '../../checkers/coverage.js';
+import { faultWindows } from '../../checkers/fault-windows.js';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
+import { clientProgramName } from '../backends/client-protocol.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
@@ -33,7 +35,6 @@ import {
   cycleLeftOpen,
   interrupted,
   overrun,
-  programsBroken,
   type RunCondition,
   RunInterrupted,
   runVerdict,
@@ -43,6 +44,7 @@ import type { TestConfig } from './config.js';
 import { RunFaults } from './faults.js';
 import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
+import { classifyBrokenPrograms } from './program-failures.js';
 import type { ResolvedRun } from './resolve.js';
 import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults, writeTestJson } from './run-folder.js';
 import { WorkerPool } from './workers.js';
@@ -250,7 +252,6 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
-    conditions.push(...programsBroken(pool.brokenPrograms));
     conditions.push(...(await watch.lost(applied)));
     progress?.finish(); // after "time is up": every client's last op is in the count
 
@@ -280,6 +281,13 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const history = writer.finish();
   const refused = badGrants(history, backend.name);
   if (refused) conditions.push(refused);
+  // A program that broke under a fault is the library's failure (a counted result); one
+  // with no fault near, a condition (program-failures.ts).
+  const programs = classifyBrokenPrograms(pool?.brokenPrograms ?? [], faultWindows(history), {
+    ttlMs: config.ttlMs,
+    command: clientProgramName(config.clientCommand ?? ''),
+  });
+  conditions.push(...programs.conditions);
   if (pool?.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.
@@ -308,7 +316,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   );
   const points = coverage(history, checked, reached, aimed, config.ttlMs);
   // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
-  const results = [...checked, ...codePointsResult(points)];
+  const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points)];
   const valid = runVerdict(countedVerdict(results), conditions);
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   writeResults(dir, { valid, conditions, config: ran, timings, results, coverage: points, ...early });

@@ -3,6 +3,7 @@
  * the nemesis), and ending them. A worker is a real process so that SIGSTOP pauses it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
@@ -12,6 +13,7 @@ import { withDeadline } from '../util/deadline.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 import { OpenCycle } from './cycle-ends.js';
+import type { BrokenProgram } from './program-failures.js';
 
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
 const workerEntry = () => join(packageRoot, 'dist/src/worker/worker.js');
@@ -51,6 +53,22 @@ function killProgram(w: Worker): void {
   }
 }
 
+/** The processes in process group pgid with their parents, from /proc (stat fields 4 and 5, after the command's ')'). */
+function groupMembers(pgid: number): { pid: number; ppid: number }[] {
+  const members: { pid: number; ppid: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid) members.push({ pid: Number(entry), ppid: Number(ppid) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return members;
+}
+
 export class WorkerPool implements ClientFaultTarget {
   private readonly workers: Worker[] = [];
   /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
@@ -58,7 +76,7 @@ export class WorkerPool implements ClientFaultTarget {
   /** Workers that exited before they were asked to stop (killed from outside, crashed). */
   readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
   /** Client programs that stopped speaking the protocol (crashed, hung, garbage): which, and why in one line. */
-  readonly brokenPrograms: { client: number; why: string }[] = [];
+  readonly brokenPrograms: BrokenProgram[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
   private stopping = false;
@@ -168,7 +186,11 @@ export class WorkerPool implements ClientFaultTarget {
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
     } else if (m.type === 'program-broken') {
-      this.brokenPrograms.push({ client: this.workers.indexOf(worker), why: m.why });
+      // When, for telling a break under a fault (the library's) from one with none near.
+      const broken: BrokenProgram = { client: this.workers.indexOf(worker), why: m.why };
+      if (this.origin !== undefined) broken.atNs = sinceOrigin(this.origin);
+      if (worker.lastSeen !== undefined) broken.sinceNs = worker.lastSeen;
+      this.brokenPrograms.push(broken);
     } else if (m.type === 'error') {
       this.errors.push(`worker ${this.workers.indexOf(worker)}: ${m.message}`);
       this.onReady?.();
@@ -272,6 +294,17 @@ export class WorkerPool implements ClientFaultTarget {
   }
   process(client: number): number {
     return this.workers[client]?.process ?? client;
+  }
+  /**
+   * The worker's client program: its group is the shell's (programPid is its negative id);
+   * the program is the member the shell started (dash forks it), else the shell itself.
+   */
+  program(client: number): { pid: number; pgid: number } | undefined {
+    const group = this.workers[client]?.programPid;
+    if (group === undefined) return undefined;
+    const pgid = -group;
+    const pid = groupMembers(pgid).find((m) => m.ppid === pgid)?.pid ?? pgid;
+    return { pid, pgid };
   }
   /**
    * Asks a worker to stop itself at a pause point, and when resumed to step its own clock

@@ -19,6 +19,8 @@ const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
+const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
+const FRAGILE = (how: string) => `FRAGILE=${how} node ${join(packageRoot, 'test/fixtures/clients/fragile.mjs')}`;
 
 const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => ({
   ...DEFAULTS,
@@ -41,14 +43,15 @@ const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split('
 describe.skipIf(skip)('a client program (the client protocol)', () => {
   it('redis-py Lock under client pauses: the program is really stopped, and the lease is outlived', async () => {
     const states: string[] = [];
+    const programs: string[] = [];
     const r = await run(await prepareRun(config(REDIS_PY, { nemesis: 'client-pause' })), {
       latest: false,
       progress: () => ({
         onOp(op) {
           if (op.f !== 'start-client-pause' || op.type !== 'ok') return;
-          // The worker's child is the shell that started the program, the leader of the
-          // program's own process group: read the state of the program itself (python3).
-          const worker = (op.value as { pid: number }).pid;
+          // The record names the program itself (python3, under the shell that started it)
+          // and its process group: the shell, a child of the worker, leads it.
+          const { pid: worker, programPid, programGroup } = op.value as Record<string, number>;
           const group = execFileSync('pgrep', ['-P', String(worker)], { encoding: 'utf8' })
             .trim()
             .split('\n')[0];
@@ -57,6 +60,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
               .trim()
               .split('\n')[0],
           );
+          programs.push(`${programPid === program} ${programGroup === Number(group)}`);
           states.push(`${state(worker)}${state(program)}`);
         },
         finish() {},
@@ -65,6 +69,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     });
     expect(states.length).toBeGreaterThan(0);
     expect(new Set(states)).toEqual(new Set(['TT']));
+    expect(new Set(programs)).toEqual(new Set(['true true']));
     expect(r.conditions).toEqual([]);
     expect(r.results.find((c) => c.checker === 'mutual-exclusion')?.valid).toBe(false);
     expect(r.valid).toBe(false);
@@ -84,6 +89,37 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it("a program that crashes when resumed from a client pause: the library's failure, INVALID, exit 1", async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--nemesis', 'client-pause', '--nemesis-interval', '2', '--time-limit', '8'],
+      ...['--fencing', 'off', '--seed', '3', '--store', store, '--client-command', FRAGILE('sigcont')],
+    ]);
+    expect(r.stdout).toMatch(
+      /\n {2}client-program +INVALID +.*the client program \(fragile\) of client \d crashed (under|just after) client-pause at [\d.]+ s: exited with code 1 \(stderr: ReplyError: Connection lost while the process was stopped \(ECONNRESET\)\)/,
+    );
+    expect(r.stdout).not.toMatch(/did not run as configured|not run as configured/);
+    // The headline, the line after the verdict's, names the library's failure too.
+    const lines = r.stdout.split('\n');
+    const headline = lines[lines.findIndex((l) => l.startsWith('verdict:')) + 1];
+    expect(headline).toMatch(/the client program \(fragile\) of client \d crashed/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(1);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('a program that crashes with no fault near: not run as configured, exit 3, as before', async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--time-limit', '4', '--seed', '1', '--store', store],
+      ...['--client-command', FRAGILE('after:3')],
+    ]);
+    expect(r.stdout).toMatch(
+      /did not run as configured: .*broke \(the client program exited with code 1 \(stderr: TypeError/,
+    );
+    expect(r.stdout).not.toMatch(/client-program +INVALID/);
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
   it.each([
     ['crash', /c0: the client program exited with code 1 \(stderr: ImportError: no module named lockclient\)/],
     ['silent', /c0: no answer to init within 2000 ms/],
@@ -99,8 +135,31 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it('client-check with no --backend says it assumed redis, and refuses a program never granted the lock', async () => {
+    // As python-etcd3's adapter checked against Redis: four unknown acquires passed, exit 0.
+    const r = await lockchaos(['client-check', '--', ...REFUSING.split(' '), 'never']);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('backend: redis (assumed: no --backend given)');
+    expect(r.stdout).toMatch(/c0 acquire: unknown \(StatusCode.UNAVAILABLE: failed to connect\)/);
+    expect(lines.at(-1)).toMatch(
+      /^client-check: never granted the lock: 4 acquires, none ok: .*no --backend was given, so this checked against redis: give --backend NAME for the servers the program is for$/,
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /); // one line, no stack
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it("client-check shows a refused release with the program's own reason", async () => {
+    const r = await lockchaos(['client-check', '--backend', 'redis', '--', ...REFUSING.split(' '), 'release']);
+    expect(r.stdout).not.toMatch(/assumed/);
+    expect(r.stdout).toMatch(/ {2}c0 release: fail \(lock expired before DEL: not deleted\)\n/);
+    expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
+    expect(r.code).toBe(0);
+  });
+
   it('client-check of redis-py Lock: exit 0', async () => {
     const r = await lockchaos(['client-check', '--', ...REDIS_PY.split(' ')]);
+    expect(r.stdout).toMatch(/^backend: redis \(assumed: no --backend given\)\n/);
     expect(r.stdout).toMatch(/c1 acquire while c0 holds: fail \(timeout: lock busy\)/);
     expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
     expect(r.code).toBe(0);

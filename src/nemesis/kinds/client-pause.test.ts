@@ -101,3 +101,22 @@ describe('client-pause of a client that is gone', () => {
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 });
+
+describe('client-pause record', () => {
+  it("names the client program's pid and process group beside the worker's, when the client drives one", async () => {
+    const kill = process.kill;
+    process.kill = (() => true) as typeof process.kill;
+    try {
+      const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
+      const { pool } = clients([2]);
+      const withProgram: ClientFaultTarget = { ...pool, program: (c) => ({ pid: 2001 + c, pgid: 2000 + c }) };
+      const started = await new ClientPause(withProgram, opts).start(new Rng(3));
+      expect(started?.value).toMatchObject({ client: 2, process: 2, pid: 1002, programPid: 2003, programGroup: 2002 });
+      // A built-in client has no program: the record is as before.
+      const builtIn = await new ClientPause({ ...pool, program: () => undefined }, opts).start(new Rng(3));
+      expect(Object.keys(builtIn?.value as object)).toEqual(['client', 'process', 'pid', 'ms']);
+    } finally {
+      process.kill = kill;
+    }
+  });
+});

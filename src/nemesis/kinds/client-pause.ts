@@ -86,7 +86,9 @@ export class ClientPause implements Nemesis {
     if (pids.length === 0) return null;
     this.paused.set(pid, pids);
     this.current = { client, pid };
-    return { value: { client, process: this.clients.process(client), pid, ms: durationMs }, durationMs };
+    const program = this.clients.program?.(client);
+    const of = program ? { programPid: program.pid, programGroup: program.pgid } : {};
+    return { value: { client, process: this.clients.process(client), pid, ...of, ms: durationMs }, durationMs };
   }
 
   /**
