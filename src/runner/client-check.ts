@@ -12,7 +12,7 @@ import type { Grant } from '../backends/index.js';
 import { ProcessLockClient } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
-import { removeResources } from '../cluster/labels.js';
+import { clientCgroupName, removeResources } from '../cluster/labels.js';
 import { errorMessage } from '../util/errors.js';
 import { DEFAULTS } from './config.js';
 import { imagesOf } from './images.js';
@@ -61,6 +61,7 @@ export async function checkClientProgram(opts: {
       const program = await ProcessLockClient.start({
         command: opts.command,
         cwd: opts.cwd,
+        cgroup: clientCgroupName(runId, client),
         requestTimeoutMs: 2000,
         initTimeoutMs: opts.initTimeoutMs ?? 15_000,
         init: { client, backend: backend.name, nodes, options: {} },

@@ -12,7 +12,7 @@ import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
-import { reclaimOrphans } from '../cluster/reclaim.js';
+import { reclaimOrphans, removeRunCgroups } from '../cluster/reclaim.js';
 import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
@@ -21,8 +21,9 @@ import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
+import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { Rng } from '../util/rng.js';
 import type { ClientRun } from '../worker/protocol.js';
@@ -113,9 +114,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
 
   await ensureEngine();
   const swept = await reclaimOrphans();
-  if (swept.containers.length + swept.networks.length + swept.workers > 0) {
+  if (swept.containers.length + swept.networks.length + swept.workers + swept.cgroups > 0) {
     log(
-      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}`,
+      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}`,
     );
   }
   await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
@@ -205,7 +206,13 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
-    await pool.ready(60_000);
+    await pool.ready(60_000).catch((err) => {
+      // A client program broke at its start (workers.ts): how to try it alone.
+      if (!(err instanceof UserError) || config.clientCommand === undefined) throw err;
+      throw new UserError(
+        `${err.message}: '${cliCommand} client-check --backend ${config.backend} -- ${config.clientCommand}' tries it alone`,
+      );
+    });
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
     origin = monotonicNow();
     pool.go(origin);
@@ -264,6 +271,11 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     progress?.stop();
     await faults?.healAll();
     pool?.kill();
+    // What the client programs started (a daemon that left their process group) ends with
+    // the run, also when a worker was killed before it could close its program.
+    await removeRunCgroups(runId).catch((err) =>
+      log(`client program cgroups of run ${runId} not removed: ${String(err)}`),
+    );
     await faults?.close();
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
   }
