@@ -21,6 +21,7 @@ import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
+import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
@@ -143,6 +144,16 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
+  /**
+   * Ctrl-C before the workload began: nothing to check, but the folder says so (results.json
+   * with the condition, no checks), so that `report` on it says interrupted, not killed.
+   */
+  const interruptedAtStart = () => {
+    const condition = interrupted(hooks.signal?.reason, undefined, config.timeLimitS);
+    const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
+    writeResults(dir, { valid: 'unknown', conditions: [condition], config, timings, results: [] });
+    return new RunInterrupted(condition);
+  };
   const record = (op: Parameters<HistoryWriter['append']>[0]) => {
     const indexed = writer.append(op);
     if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
@@ -174,8 +185,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       cluster = await startCluster(runId, resolved.nodeSpecs, hooks.signal);
     } catch (err) {
       // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
-      if (hooks.signal?.aborted)
-        throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
+      if (hooks.signal?.aborted) throw interruptedAtStart();
       throw err;
     }
     clusterS = (Date.now() - t0) / 1000;
@@ -183,7 +193,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     faults = runFaults;
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
-    if (hooks.signal?.aborted) throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
+    if (hooks.signal?.aborted) throw interruptedAtStart();
 
     // What every client is given: the run's parameters (not its schedule) and what resolving found.
     const { schedule: _faults, ...parameters } = config;
@@ -206,7 +216,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
-    await pool.ready(60_000).catch((err) => {
+    // Ctrl-C while the clients connect (a client that never connects waits for nothing else).
+    await untilAborted(pool.ready(60_000), hooks.signal).catch((err) => {
+      if (hooks.signal?.aborted) throw interruptedAtStart();
       // A client program broke at its start (workers.ts): how to try it alone.
       if (!(err instanceof UserError) || config.clientCommand === undefined) throw err;
       throw new UserError(
@@ -246,7 +258,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     );
     const graceMs = hooks.stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
     const stopping = monotonicNow();
-    await pool.stop(graceMs);
+    // Ctrl-C while the clients finish their cycles: those not done are killed at once.
+    await pool.stop(graceMs, hooks.signal);
     const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
@@ -293,9 +306,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   writeTestJson(dir, config, recorded);
   // The configuration to run it again, as a stored run reads back (run-folder.ts rerunConfig).
   const ran: TestConfig = applied ? { ...config, schedule: applied } : config;
-  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run
-  // interrupted before has had its Ctrl-C: a second one during checking quits at once.
-  const checkSignal = hooks.signal?.aborted ? new AbortController().signal : hooks.signal;
+  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run whose
+  // workload was interrupted has had its Ctrl-C: a second one during checking quits at once.
+  // One that came after the workload (the clients' stop, the teardown) ends the checking:
+  // the history is complete, and `report` checks it.
+  const workloadInterrupted = conditions.some((c) => c.kind === 'interrupted');
+  const checkSignal = workloadInterrupted ? new AbortController().signal : hooks.signal;
   const checked = await interruptibleCheckRun(history, config, { storeKey: STORE_KEY }, checkSignal);
   const early = stoppedEarly ? { stoppedEarly } : {};
   if (checked === CHECK_INTERRUPTED) {

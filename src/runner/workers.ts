@@ -9,7 +9,7 @@ import type { UnindexedOp } from '../history/recorder.js';
 import type { ClientFaultTarget } from '../nemesis/context.js';
 import { cgroupPath, cgroupPids, killCgroup } from '../util/cgroup.js';
 import { type Origin, sinceOrigin } from '../util/clock.js';
-import { withDeadline } from '../util/deadline.js';
+import { untilAborted, withDeadline } from '../util/deadline.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
@@ -263,15 +263,22 @@ export class WorkerPool implements ClientFaultTarget {
     return Math.max(0, ...this.workers.map((w) => w.process));
   }
 
-  /** Asks every worker to finish its cycle; kills those not done within graceMs. */
-  async stop(graceMs: number): Promise<void> {
+  /** Asks every worker to finish its cycle; kills those not done within graceMs, or once `signal` aborts. */
+  async stop(graceMs: number, signal?: AbortSignal): Promise<void> {
     this.stopping = true;
     for (const w of this.workers) this.send(w, { type: 'stop' });
     const all = Promise.all(this.workers.map((w) => w.finished));
     // `all` never fails (each worker's resolves when it exits): the one rejection is the grace
-    // running out, after which those still running are killed.
-    await withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)).catch(() => {});
-    this.kill(`the client had not finished its cycle ${graceMs} ms after the stop; the runner killed it`);
+    // running out (or Ctrl-C), after which those still running are killed.
+    await untilAborted(
+      withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)),
+      signal,
+    ).catch(() => {});
+    this.kill(
+      signal?.aborted
+        ? 'the run was interrupted while the client finished its cycle; the runner killed it'
+        : `the client had not finished its cycle ${graceMs} ms after the stop; the runner killed it`,
+    );
     await all;
   }
 
