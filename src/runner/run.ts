@@ -32,6 +32,7 @@ import {
   badGrants,
   checkInterrupted,
   cycleLeftOpen,
+  healCounted,
   interrupted,
   overrun,
   programsBroken,
@@ -144,6 +145,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
+  /** A fault's stop failed (recorded as info): what it waited on did not come back. */
+  let stopFailed = false;
   /**
    * Ctrl-C before the workload began: nothing to check, but the folder says so (results.json
    * with the condition, no checks), so that `report` on it says interrupted, not killed.
@@ -155,6 +158,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     return new RunInterrupted(condition);
   };
   const record = (op: Parameters<HistoryWriter['append']>[0]) => {
+    if (op.process === 'nemesis' && op.type === 'info' && op.f.startsWith('stop-')) stopFailed = true;
     const indexed = writer.append(op);
     if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
     overlaps?.onOp(indexed);
@@ -249,6 +253,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
     await runFaults.healAll();
+    const heal = healCounted(Number(monotonicNow() - origin) / 1e9 - limitS, stopFailed);
     // The faults, as data: a replay of this run (or a shrink of it) applies these.
     applied = runFaults.schedule();
     log(
@@ -260,7 +265,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const stopping = monotonicNow();
     // Ctrl-C while the clients finish their cycles: those not done are killed at once.
     await pool.stop(graceMs, hooks.signal);
-    const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
+    const workloadS = limitS + heal.s + Number(monotonicNow() - stopping) / 1e9;
+    const over = overrun(workloadS, config.timeLimitS, graceMs / 1000, heal.cause);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
