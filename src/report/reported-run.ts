@@ -53,7 +53,7 @@ export async function runAndReport(
  * checking was interrupted has had its Ctrl-C: its report is built, and a second Ctrl-C
  * quits at once (interrupt.ts), which the thread leaves this thread free to hear.
  */
-async function interruptibleReport(
+export async function interruptibleReport(
   dir: string,
   signal: AbortSignal | undefined,
 ): Promise<{ reportPath: string; headline: string } | undefined> {
