@@ -80,6 +80,9 @@ export class ProcessLockClient implements LockClient {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
       this.fail(`the client program ${how}${tail}`);
+      // The program is over: what it left running goes with its cgroup, also when nobody
+      // closes it (a start that failed).
+      if (this.cgroup !== undefined) void removeCgroup(this.cgroup);
     });
   }
 
@@ -109,18 +112,12 @@ export class ProcessLockClient implements LockClient {
     child.stdin?.on('error', () => {});
     const client = new ProcessLockClient(child, opts, cgroup);
     const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
+    const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
     try {
-      const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
-      try {
-        parseInitOk(line);
-      } catch (err) {
-        client.fail((err as Error).message);
-        throw new Error(`client '${opts.command}': ${(err as Error).message}`);
-      }
+      parseInitOk(line);
     } catch (err) {
-      // Nobody closes a client that never started: what it left (its cgroup) goes now.
-      await client.close();
-      throw err;
+      client.fail((err as Error).message);
+      throw new Error(`client '${opts.command}': ${(err as Error).message}`);
     }
     return client;
   }
