@@ -3,8 +3,13 @@
  * each answer becomes, and a program that crashes, hangs or answers garbage ends its
  * request unknown and is reported broken once, in one line.
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { clientCgroupName } from '../cluster/labels.js';
+import { cgroupPath, cgroupSupport } from '../util/cgroup.js';
 import { packageRoot } from '../util/paths.js';
 import { ProcessLockClient, programTimes } from './process-client.js';
 
@@ -117,5 +122,52 @@ describe('ProcessLockClient', () => {
     }).catch((err: Error) => err);
     expect(c).toBeInstanceOf(Error);
     expect(broken).toEqual(['no answer to init within 300 ms']);
+  });
+
+  it('a line longer than the cap (1 MiB): the request ends unknown, broken in one line naming the cap', async () => {
+    const broken: string[] = [];
+    const c = await start('long-line', broken);
+    await expect(c.acquire('L', { ttlMs: 1000, timeoutMs: 100 })).rejects.not.toMatchObject({
+      name: 'DefiniteFailure',
+    });
+    expect(broken).toEqual(['wrote a line longer than 1 MiB (the cap on a line)']);
+  });
+});
+
+/** Processes whose command line is exactly `cmd` (pgrep -fx), as pids. */
+const running = (cmd: string) => {
+  try {
+    return execFileSync('pgrep', ['-fx', cmd], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when none match
+  }
+};
+
+describe.skipIf(!('parent' in cgroupSupport()))('ProcessLockClient in a cgroup', () => {
+  it('ends what the program daemonised at close, also one that calls setsid and clears its environment', async () => {
+    // Unique lengths, to find these sleeps and no others.
+    const n = 900 + Math.floor(Math.random() * 99);
+    const daemons = [`sleep ${n}.1`, `sleep ${n}.2`];
+    const name = clientCgroupName(randomBytes(4).toString('hex'), 'c0');
+    const c = await ProcessLockClient.start({
+      command: `setsid ${daemons[0]} & setsid env -i /bin/${daemons[1]} & ${program('ok')}`,
+      requestTimeoutMs: 10_000,
+      initTimeoutMs: 20_000,
+      init,
+      cgroup: name,
+    });
+    expect(running(daemons[0] as string)).toHaveLength(1);
+    expect(running(`/bin/${daemons[1]}`)).toHaveLength(1);
+    await c.close();
+    expect(running(daemons[0] as string)).toEqual([]);
+    expect(running(`/bin/${daemons[1]}`)).toEqual([]);
+    expect(existsSync(cgroupPath(name) as string)).toBe(false);
+  });
+
+  it('a program that breaks at its start leaves no cgroup', async () => {
+    const name = clientCgroupName(randomBytes(4).toString('hex'), 'c0');
+    const started = ProcessLockClient.start({ command: program('crash'), requestTimeoutMs: 1000, init, cgroup: name });
+    await expect(started).rejects.toThrow(/exited with code 1/);
+    expect(existsSync(cgroupPath(name) as string)).toBe(false);
   });
 });

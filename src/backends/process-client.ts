@@ -9,8 +9,9 @@
  * line (the worker stops its loop, and the run is marked not as configured).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { DefiniteFailure } from '../history/definite-failure.js';
+import { createCgroup, killCgroup, removeCgroup } from '../util/cgroup.js';
 import type { AcquireOptions, Grant, LockClient, ReleaseResult } from './backend.js';
 import {
   type Answer,
@@ -24,6 +25,7 @@ import {
   parseObject,
   type Request,
 } from './client-protocol.js';
+import { splitLines } from './line-splitter.js';
 
 export interface ProcessClientOptions {
   /** A shell command line: `python3 client.py`, `node adapter.mjs --flag`. */
@@ -45,6 +47,12 @@ export interface ProcessClientOptions {
    * nemesis may stop it there first). Absent: it goes on at once.
    */
   onPoint?: (point: string) => Promise<void>;
+  /**
+   * The name of a cgroup to run the program in (cluster/labels.ts clientCgroupName): all it
+   * starts, daemons that call setsid too, then ends with it. Where cgroups cannot be made
+   * (util/cgroup.ts), and without a name, the program's process group only.
+   */
+  cgroup?: string;
 }
 
 /** A release's own deadline when the run names none (--release-timeout). */
@@ -82,9 +90,13 @@ export class ProcessLockClient implements LockClient {
   private constructor(
     private readonly child: ChildProcess,
     private readonly opts: ProcessClientOptions,
+    /** The program's cgroup, when it runs in one. */
+    private readonly cgroup?: string,
   ) {
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.on('line', (line) => this.onLine(line));
+    splitLines(child.stdout as NodeJS.ReadableStream, {
+      line: (line) => this.onLine(line),
+      tooLong: (max) => this.fail(`wrote a line longer than ${max / 1024 / 1024} MiB (the cap on a line)`),
+    });
     child.stderr?.on('data', (d: Buffer) => {
       // The last lines of its log, to name in a crash.
       this.stderrTail.push(...String(d).split('\n').filter(Boolean));
@@ -96,6 +108,9 @@ export class ProcessLockClient implements LockClient {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
       this.fail(`the client program ${how}${tail}`);
+      // The program is over: what it left running goes with its cgroup, also when nobody
+      // closes it (a start that failed).
+      if (this.cgroup !== undefined) void removeCgroup(this.cgroup);
     });
   }
 
@@ -103,10 +118,27 @@ export class ProcessLockClient implements LockClient {
   static async start(opts: ProcessClientOptions): Promise<ProcessLockClient> {
     // Its own process group: the shell (dash forks rather than execs the command) and the
     // program under it are paused, resumed and killed together, through the group's id.
-    const child = spawn(opts.command, { shell: true, detached: true, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // In a cgroup as well, where one can be made: the shell joins it before it runs the
+    // command, so that nothing the program starts can leave it.
+    const cgroup = opts.cgroup === undefined ? undefined : createCgroup(opts.cgroup);
+    const stdio = ['pipe', 'pipe', 'pipe'] as const;
+    const child =
+      cgroup === undefined
+        ? spawn(opts.command, { shell: true, detached: true, cwd: opts.cwd, stdio: [...stdio] })
+        : spawn(
+            '/bin/sh',
+            [
+              '-c',
+              'echo $$ > "$1" && exec /bin/sh -c "$2"',
+              'lockchaos-client',
+              join(cgroup, 'cgroup.procs'),
+              opts.command,
+            ],
+            { detached: true, cwd: opts.cwd, stdio: [...stdio] },
+          );
     // A program that exits before reading: its stdin closes; not a crash of this process.
     child.stdin?.on('error', () => {});
-    const client = new ProcessLockClient(child, opts);
+    const client = new ProcessLockClient(child, opts, cgroup);
     const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
     const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
     try {
@@ -128,8 +160,9 @@ export class ProcessLockClient implements LockClient {
     return this.child.pid === undefined ? undefined : -this.child.pid;
   }
 
-  /** Kills the shell and the program under it. */
+  /** Kills the shell and the program under it (all in its cgroup, when it has one). */
   private kill(): void {
+    if (this.cgroup !== undefined) killCgroup(this.cgroup);
     try {
       if (this.child.pid !== undefined) process.kill(-this.child.pid, 'SIGKILL');
     } catch {
@@ -164,13 +197,16 @@ export class ProcessLockClient implements LockClient {
   }
 
   async close(): Promise<void> {
-    if (this.exited) return;
-    this.broken ??= 'closed';
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.stdin?.end();
-    const timer = setTimeout(() => this.kill(), 2000);
-    await exited;
-    clearTimeout(timer);
+    if (!this.exited) {
+      this.broken ??= 'closed';
+      const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+      this.child.stdin?.end();
+      const timer = setTimeout(() => this.kill(), 2000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // What the program left running (a daemon) ends with it.
+    if (this.cgroup !== undefined) await removeCgroup(this.cgroup);
   }
 
   private async request(request: Request & { id: number }, ownTimeoutMs: number): Promise<Answer> {

@@ -7,7 +7,8 @@ import { argsError } from './args.js';
 const HELP = `Usage: lockchaos cleanup [--all]
 
 Removes every container and network labelled by a lockchaos run whose runner process is
-gone, and ends its client workers. Every run does this at start too.
+gone, and ends its client workers and what their client programs left running (the
+programs' cgroups, where cgroup v2 is writable). Every run does this at start too.
 
 Options:
   --all       also remove the resources of runs that are still going
@@ -30,7 +31,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
   await ensureEngine();
   const removed = await reclaimOrphans(values.all ? 'all' : 'orphaned');
   console.log(
-    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers`,
+    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups`,
   );
   return 0;
 }

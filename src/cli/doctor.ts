@@ -20,6 +20,7 @@ import {
   START_ENGINE,
 } from '../cluster/engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
+import { type CgroupSupport, cgroupSupport } from '../util/cgroup.js';
 import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage } from '../util/errors.js';
 import { stamped } from '../version.js';
@@ -39,6 +40,8 @@ Checks what lockchaos needs on this machine, one line each:
   chromium      a Chromium for the browser tests of reports (a warning only)
 Optional parts (a warning only, saying what is missing without them):
   zookeeper     the native ZooKeeper client (--backend zookeeper) loads
+  cgroups       cgroup v2 is writable, so that a run ends all a client program started
+                (else its process group only: a daemon that calls setsid outlives the run)
   postgres image  ${POSTGRES_IMAGE} exists (--backend postgres builds it on first use)
   example clients  which of examples/clients/ this machine can run, and what the others
                 need installed
@@ -224,6 +227,22 @@ export function zookeeperCheck(missing = zookeeperMissing()): DoctorCheck {
     : { name: 'zookeeper', status: 'warn', detail: `--backend zookeeper ${missing}; every other backend works` };
 }
 
+/** Client programs in cgroups (util/cgroup.ts), or in their process group only. */
+export function cgroupCheck(support: CgroupSupport = cgroupSupport()): DoctorCheck {
+  const name = 'cgroups';
+  return 'parent' in support
+    ? {
+        name,
+        status: 'ok',
+        detail: `client programs run in cgroups under ${support.parent}: a run ends all they start`,
+      }
+    : {
+        name,
+        status: 'warn',
+        detail: `${support.why}: client programs run in their process group only, so a daemon one starts with setsid outlives the run (run as root on cgroup v2 for cgroups)`,
+      };
+}
+
 /** The postgres image: built on first use of --backend postgres, which then takes minutes longer. */
 async function postgresImageCheck(): Promise<DoctorCheck> {
   const name = 'postgres image';
@@ -255,6 +274,7 @@ export async function doctor(): Promise<DoctorCheck[]> {
   checks.push(await sigstopCheck());
   checks.push(chromiumCheck());
   checks.push(zookeeperCheck());
+  checks.push(cgroupCheck());
   if (engine.status === 'ok') checks.push(await postgresImageCheck());
   checks.push(exampleClientsCheck());
   return checks;

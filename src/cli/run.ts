@@ -182,7 +182,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       buildImage: parsed.build,
       latest: parsed.latest,
     });
-    const code = runExitCode(result.valid, result.conditions);
+    // Interrupted while its report was built: the verdict stands, without report.html.
+    const code = interrupt.signal.aborted ? EXIT_INTERRUPTED : runExitCode(result.valid, result.conditions);
     if (parsed.json) console.log(JSON.stringify(runJson(result, code)));
     else console.log(formatSummary(result, { colour: colourFor(process.stdout) }));
     return code;
@@ -193,5 +194,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_INTERRUPTED;
   } finally {
     interrupt.dispose();
+    // What the interruption cut short may still wait on a timer (a node's ready() that never
+    // settles polls, or waits out its deadline, up to 60 s): the run is over, so is the process.
+    if (interrupt.signal.aborted) setTimeout(() => process.exit(), 1000).unref();
   }
 }

@@ -82,6 +82,8 @@ export interface NodeState {
   /** When the container's process last started (the engine's RFC 3339 time). */
   startedAt: string;
   exitCode: number;
+  /** Whether it is attached to the run's network (not, after a `docker network disconnect`). */
+  onNetwork?: boolean;
 }
 
 export interface Cluster {
@@ -138,8 +140,9 @@ class ContainerNode implements NodeHandle {
     await this.container.kill({ signal });
   }
   async state(): Promise<NodeState> {
-    const { Running, StartedAt, ExitCode } = (await this.container.inspect()).State;
-    return { running: Running, startedAt: StartedAt, exitCode: ExitCode };
+    const { State, NetworkSettings } = await this.container.inspect();
+    const onNetwork = NetworkSettings.Networks[this.networkName] !== undefined;
+    return { running: State.Running, startedAt: State.StartedAt, exitCode: State.ExitCode, onNetwork };
   }
   async restart() {
     const state = (await this.container.inspect()).State;

@@ -39,6 +39,22 @@ export function ownerAlive(owner: string | undefined): boolean {
   return processStartTime(pid) === start;
 }
 
+/**
+ * The cgroup of a run's client program (util/cgroup.ts): "<run id>-<runner pid>-<its start
+ * time>-<client>", so that the sweep can tell the groups of a runner that is gone.
+ * `owner` is the runner's owner label (a worker has it from WORKER_ENV).
+ */
+export function clientCgroupName(runId: string, client: string, owner = ownerLabel()): string {
+  const [, pid, start] = owner.split(':');
+  return `${runId}-${pid}-${start}-${client}`;
+}
+
+/** The run id and the runner's owner label a client cgroup's name holds (undefined: not one of ours). */
+export function cgroupOwner(name: string): { runId: string; owner: string } | undefined {
+  const m = /^([0-9a-f]+)-(\d+)-([^-]+)-/.exec(name);
+  return m ? { runId: m[1] as string, owner: `${hostname()}:${m[2]}:${m[3]}` } : undefined;
+}
+
 export function runLabels(runId: string, role: string): Record<string, string> {
   return { [LABEL_RUN]: runId, [LABEL_OWNER]: ownerLabel(), [LABEL_ROLE]: role };
 }

@@ -1,10 +1,12 @@
 /**
  * The sweep at every start (and `lockchaos cleanup`): remove the containers and networks
  * of runs whose runner is gone, and end their client workers (a worker left paused by a
- * killed runner would otherwise stay stopped forever).
+ * killed runner would otherwise stay stopped forever) and what their client programs left
+ * in their cgroups (a daemon that left the program's process group).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { ownerAlive, removeResources, WORKER_ENV } from './labels.js';
+import { cgroupPath, listCgroups, removeCgroup } from '../util/cgroup.js';
+import { cgroupOwner, ownerAlive, removeResources, WORKER_ENV } from './labels.js';
 
 /** Worker processes whose runner is gone: their env names the runner's owner label. */
 export function orphanWorkers(): number[] {
@@ -35,6 +37,35 @@ export async function reclaimOrphans(which: 'orphaned' | 'all' = 'orphaned') {
       // gone already
     }
   }
+  const cgroups = await reclaimCgroups(which);
   const removed = await removeResources(which);
-  return { ...removed, workers };
+  return { ...removed, workers, cgroups };
+}
+
+/** Removes the client program cgroups of runs whose runner is gone (or all of them); how many. */
+export function reclaimCgroups(which: 'orphaned' | 'all' = 'orphaned'): Promise<number> {
+  return removeCgroups((owner) => which === 'all' || !ownerAlive(owner.owner));
+}
+
+/**
+ * Ends one run's client programs and whatever they started, and removes their cgroups:
+ * at the end of the run, when its workers (which close them) may have been killed.
+ */
+export function removeRunCgroups(runId: string): Promise<number> {
+  return removeCgroups((owner) => owner.runId === runId);
+}
+
+/** Removes the client cgroups `which` selects (each emptied first); how many. */
+async function removeCgroups(which: (owner: { runId: string; owner: string }) => boolean): Promise<number> {
+  const names = listCgroups().filter((name) => {
+    const owner = cgroupOwner(name);
+    return owner !== undefined && which(owner);
+  });
+  const removed = await Promise.all(
+    names.map((name) => {
+      const path = cgroupPath(name);
+      return path === undefined ? false : removeCgroup(path);
+    }),
+  );
+  return removed.filter(Boolean).length;
 }

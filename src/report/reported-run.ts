@@ -3,10 +3,12 @@
  * its progress and writes its report.html. (The runner imports nothing of the report.)
  */
 
+import { Worker } from 'node:worker_threads';
 import type { TestConfig } from '../runner/config.js';
 import { prepareRun } from '../runner/prepare.js';
 import type { ResolvedRun } from '../runner/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
+import { cliCommand, compiledBeside } from '../util/paths.js';
 import { buildRunReport } from './html.js';
 import { RunProgress } from './progress.js';
 
@@ -33,11 +35,50 @@ export async function runAndReport(
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });
   try {
-    const { reportPath, headline } = buildRunReport(result.dir);
-    log(`report: ${reportPath}`);
-    return { ...result, headline };
+    const built = await interruptibleReport(result.dir, hooks.signal);
+    if (built === undefined) {
+      log(`report.html not written (interrupted): ${cliCommand} report ${result.dir} writes it`);
+      return result;
+    }
+    log(`report: ${built.reportPath}`);
+    return { ...result, headline: built.headline };
   } catch (err) {
     log(`report.html not written: ${String(err)}`);
     return result;
   }
+}
+
+/**
+ * buildRunReport on a thread that Ctrl-C ends (undefined then). A run whose workload or
+ * checking was interrupted has had its Ctrl-C: its report is built, and a second Ctrl-C
+ * quits at once (interrupt.ts), which the thread leaves this thread free to hear.
+ */
+export async function interruptibleReport(
+  dir: string,
+  signal: AbortSignal | undefined,
+): Promise<{ reportPath: string; headline: string } | undefined> {
+  const url = compiledBeside(import.meta.url, './report-thread.js');
+  if (!url) return buildRunReport(dir);
+  const listen = signal?.aborted ? undefined : signal;
+  const thread = new Worker(url, { workerData: { dir } });
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      resolve(undefined);
+      void thread.terminate();
+    };
+    listen?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => listen?.removeEventListener('abort', onAbort);
+    thread.once('message', (built: { reportPath: string; headline: string }) => {
+      settle();
+      resolve(built);
+    });
+    thread.once('error', (err) => {
+      settle();
+      reject(err);
+    });
+    thread.once('exit', (code) => {
+      settle();
+      if (!listen?.aborted) reject(new Error(`the report thread exited with code ${code} before it answered`));
+    });
+  });
 }

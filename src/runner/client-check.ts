@@ -15,7 +15,7 @@ import { type Grant, releaseFailure } from '../backends/backend.js';
 import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
-import { removeResources } from '../cluster/labels.js';
+import { clientCgroupName, removeResources } from '../cluster/labels.js';
 import { errorMessage } from '../util/errors.js';
 import { DEFAULTS } from './config.js';
 import { imagesOf } from './images.js';
@@ -69,6 +69,7 @@ export async function checkClientProgram(opts: {
       const program = await ProcessLockClient.start({
         command: opts.command,
         cwd: opts.cwd,
+        cgroup: clientCgroupName(runId, client),
         requestTimeoutMs: 2000,
         initTimeoutMs: opts.initTimeoutMs ?? 15_000,
         init: {

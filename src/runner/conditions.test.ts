@@ -7,7 +7,7 @@ import { toJsonl } from '../../test/unit/history-writers.js';
 import { judge } from '../campaign/expect.js';
 import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
-import { badGrants, interrupted, overrun, runExitCode, runVerdict, workerLost } from './conditions.js';
+import { badGrants, healCounted, interrupted, overrun, runExitCode, runVerdict, workerLost } from './conditions.js';
 import { DEFAULTS, type TestConfig } from './config.js';
 
 describe('a run that did not run as configured', () => {
@@ -55,6 +55,17 @@ describe('a run that did not run as configured', () => {
     expect(overrun(24, 10, 10)).toBeUndefined();
     expect(overrun(130, 100, 10)).toBeUndefined();
     expect(overrun(140, 100, 10)?.kind).toBe('overran');
+  });
+
+  it("the wait for the faults to end counts when a fault's stop failed (a node removed from outside), not when they healed", () => {
+    expect(healCounted(20, false)).toEqual({ s: 0 });
+    const failed = healCounted(20, true);
+    expect(failed.s).toBe(20);
+    // A 10 s run whose restart waited 20 s on a node that was gone, then 1 s of stop.
+    expect(overrun(10 + 0 + 1, 10, 10)).toBeUndefined();
+    expect(overrun(10 + failed.s + 1, 10, 10, failed.cause)?.message).toBe(
+      "the workload took 31 s for a time limit of 10 s (at most 25 s with the clients' grace): a fault's stop failed after 20 s past the time limit, the clients running on, so timings were not as configured",
+    );
   });
 
   it('is in the summary, report.html and the campaign cell, wherever the verdict is', () => {

@@ -83,13 +83,31 @@ export function checkInterrupted(reason: unknown, dir: string): RunCondition {
  * quarter of the time limit (at least 5 s) for a loaded machine. Past that, faults and
  * leases no longer had the timing the configuration asked for (a starved host).
  */
-export function overrun(workloadS: number, timeLimitS: number, graceS: number): RunCondition | undefined {
+export function overrun(
+  workloadS: number,
+  timeLimitS: number,
+  graceS: number,
+  /** What took the time, when the runner knows (else a slow or starved machine). */
+  cause = 'the machine was too slow or starved',
+): RunCondition | undefined {
   const allowedS = timeLimitS + graceS + Math.max(5, timeLimitS / 4);
   if (workloadS <= allowedS) return undefined;
   return {
     kind: 'overran',
-    message: `the workload took ${s1(workloadS)} for a time limit of ${s1(timeLimitS)} (at most ${s1(allowedS)} with the clients' grace): the machine was too slow or starved, so timings were not as configured`,
+    message: `the workload took ${s1(workloadS)} for a time limit of ${s1(timeLimitS)} (at most ${s1(allowedS)} with the clients' grace): ${cause}, so timings were not as configured`,
   };
+}
+
+/**
+ * What the clients' wait for the faults to end counts of the workload: nothing for faults
+ * that healed (a fault runs its full length past the time limit, a restarted node waits to
+ * answer, an etcd member is replaced), all of it when a fault's stop failed: it waited on
+ * something that did not come back (a node removed from outside), while the clients ran on.
+ */
+export function healCounted(healS: number, stopFailed: boolean): { s: number; cause?: string } {
+  return stopFailed
+    ? { s: healS, cause: `a fault's stop failed after ${s1(healS)} past the time limit, the clients running on` }
+    : { s: 0 };
 }
 
 /** A worker that exited before it was asked to stop. */

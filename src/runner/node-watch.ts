@@ -4,7 +4,9 @@
  * was asked: most acquires fail at once, nothing overlaps, and without this the verdict
  * read valid. The state of each lock node at the start of the workload is kept; at its end
  * every node must be running, and started no later than then, unless kill-node restarted
- * it (the run's schedule says so).
+ * it (the run's schedule says so), and still on the run's network: no fault of the run
+ * detaches a node (partitions are iptables rules inside it), so one cut off with `docker
+ * network disconnect` answered nobody, and the verdict read valid with "no fault in effect".
  */
 import type { NodeHandle, NodeState } from '../cluster/cluster.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
@@ -28,6 +30,12 @@ export class NodeWatch {
       if (!now?.running) {
         const how = now ? `exited with code ${now.exitCode}` : 'is gone';
         conditions.push(nodeLost(`lock node ${node.name} ${how}, and no fault of the run took it down`));
+      } else if (now.onNetwork === false) {
+        conditions.push(
+          nodeLost(
+            `lock node ${node.name} is cut off from the run's network (a docker network disconnect?), and no fault of the run did it`,
+          ),
+        );
       } else if (before && now.startedAt !== before.startedAt && !killed.has(node.name)) {
         conditions.push(
           nodeLost(`lock node ${node.name} restarted at ${now.startedAt}, and no fault of the run restarted it`),

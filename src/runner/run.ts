@@ -15,7 +15,7 @@ import { clientProgramName } from '../backends/client-protocol.js';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { removeResources } from '../cluster/labels.js';
-import { reclaimOrphans } from '../cluster/reclaim.js';
+import { reclaimOrphans, removeRunCgroups } from '../cluster/reclaim.js';
 import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
@@ -24,8 +24,10 @@ import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
-import { errorMessage } from '../util/errors.js';
+import { untilAborted } from '../util/deadline.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
+import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { Rng } from '../util/rng.js';
 import type { ClientRun } from '../worker/protocol.js';
@@ -33,6 +35,7 @@ import {
   badGrants,
   checkInterrupted,
   cycleLeftOpen,
+  healCounted,
   interrupted,
   overrun,
   type RunCondition,
@@ -118,9 +121,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
 
   await ensureEngine();
   const swept = await reclaimOrphans();
-  if (swept.containers.length + swept.networks.length + swept.workers > 0) {
+  if (swept.containers.length + swept.networks.length + swept.workers + swept.cgroups > 0) {
     log(
-      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}`,
+      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}`,
     );
   }
   await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
@@ -148,7 +151,20 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // One live count of overlapping holds, for the progress line and --stop-on-violation.
   const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
   let origin: Origin | undefined;
+  /** A fault's stop failed (recorded as info): what it waited on did not come back. */
+  let stopFailed = false;
+  /**
+   * Ctrl-C before the workload began: nothing to check, but the folder says so (results.json
+   * with the condition, no checks), so that `report` on it says interrupted, not killed.
+   */
+  const interruptedAtStart = () => {
+    const condition = interrupted(hooks.signal?.reason, undefined, config.timeLimitS);
+    const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
+    writeResults(dir, { valid: 'unknown', conditions: [condition], config, timings, results: [] });
+    return new RunInterrupted(condition);
+  };
   const record = (op: Parameters<HistoryWriter['append']>[0]) => {
+    if (op.process === 'nemesis' && op.type === 'info' && op.f.startsWith('stop-')) stopFailed = true;
     const indexed = writer.append(op);
     if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
     overlaps?.onOp(indexed);
@@ -179,8 +195,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       cluster = await startCluster(runId, resolved.nodeSpecs, hooks.signal);
     } catch (err) {
       // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
-      if (hooks.signal?.aborted)
-        throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
+      if (hooks.signal?.aborted) throw interruptedAtStart();
       throw err;
     }
     clusterS = (Date.now() - t0) / 1000;
@@ -188,7 +203,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     faults = runFaults;
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
-    if (hooks.signal?.aborted) throw new RunInterrupted(interrupted(hooks.signal.reason, undefined, config.timeLimitS));
+    if (hooks.signal?.aborted) throw interruptedAtStart();
 
     // What every client is given: the run's parameters (not its schedule) and what resolving found.
     const { schedule: _faults, ...parameters } = config;
@@ -211,7 +226,15 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       })),
     );
     // Time starts when every client is connected, so the whole time limit is workload.
-    await pool.ready(60_000);
+    // Ctrl-C while the clients connect (a client that never connects waits for nothing else).
+    await untilAborted(pool.ready(60_000), hooks.signal).catch((err) => {
+      if (hooks.signal?.aborted) throw interruptedAtStart();
+      // A client program broke at its start (workers.ts): how to try it alone.
+      if (!(err instanceof UserError) || config.clientCommand === undefined) throw err;
+      throw new UserError(
+        `${err.message}: '${cliCommand} client-check --backend ${config.backend} -- ${config.clientCommand}' tries it alone`,
+      );
+    });
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
     origin = monotonicNow();
     pool.go(origin);
@@ -236,6 +259,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     hooks.signal?.removeEventListener('abort', onAbort);
     await schedule;
     await runFaults.healAll();
+    const heal = healCounted(Number(monotonicNow() - origin) / 1e9 - limitS, stopFailed);
     // The faults, as data: a replay of this run (or a shrink of it) applies these.
     applied = runFaults.schedule();
     log(
@@ -245,10 +269,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     );
     const graceMs = hooks.stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
     const stopping = monotonicNow();
-    await pool.stop(graceMs);
+    // Ctrl-C while the clients finish their cycles: those not done are killed at once.
+    await pool.stop(graceMs, hooks.signal);
     // How often the clients reached each code point, and each request on the wire: coverage.
     reached = { ...pool.pointsReached(), ...runFaults.wireReached() };
-    const over = overrun(limitS + Number(monotonicNow() - stopping) / 1e9, config.timeLimitS, graceMs / 1000);
+    const workloadS = limitS + heal.s + Number(monotonicNow() - stopping) / 1e9;
+    const over = overrun(workloadS, config.timeLimitS, graceMs / 1000, heal.cause);
     if (over) conditions.push(over);
     for (const lost of pool.lost) conditions.push(workerLost(lost));
     for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
@@ -271,6 +297,11 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     progress?.stop();
     await faults?.healAll();
     pool?.kill();
+    // What the client programs started (a daemon that left their process group) ends with
+    // the run, also when a worker was killed before it could close its program.
+    await removeRunCgroups(runId).catch((err) =>
+      log(`client program cgroups of run ${runId} not removed: ${String(err)}`),
+    );
     await faults?.close();
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
   }
@@ -295,9 +326,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   writeTestJson(dir, config, recorded);
   // The configuration to run it again, as a stored run reads back (run-folder.ts rerunConfig).
   const ran: TestConfig = applied ? { ...config, schedule: applied } : config;
-  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run
-  // interrupted before has had its Ctrl-C: a second one during checking quits at once.
-  const checkSignal = hooks.signal?.aborted ? new AbortController().signal : hooks.signal;
+  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run whose
+  // workload was interrupted has had its Ctrl-C: a second one during checking quits at once.
+  // One that came after the workload (the clients' stop, the teardown) ends the checking:
+  // the history is complete, and `report` checks it.
+  const workloadInterrupted = conditions.some((c) => c.kind === 'interrupted');
+  const checkSignal = workloadInterrupted ? new AbortController().signal : hooks.signal;
   const checked = await interruptibleCheckRun(history, config, { storeKey: STORE_KEY }, checkSignal);
   const early = stoppedEarly ? { stoppedEarly } : {};
   if (checked === CHECK_INTERRUPTED) {

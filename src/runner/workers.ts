@@ -5,11 +5,13 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ownerLabel, WORKER_ENV } from '../cluster/labels.js';
+import { clientCgroupName, ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import { type CaughtAtPoint, type ClientFaultTarget, signalAll } from '../nemesis/context.js';
+import { cgroupPath, cgroupPids, killCgroup } from '../util/cgroup.js';
 import { type Origin, sinceOrigin } from '../util/clock.js';
-import { withDeadline } from '../util/deadline.js';
+import { untilAborted, withDeadline } from '../util/deadline.js';
+import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 import { OpenCycle } from './cycle-ends.js';
@@ -32,6 +34,8 @@ interface Worker {
   finished: Promise<void>;
   /** The client program the worker drives (the client protocol), once it has started. */
   programPid?: number;
+  /** The cgroup its program runs in, where cgroups can be made (the worker made it; its name is the run's). */
+  cgroup?: string;
   /** Resolves a pending armPause() when the worker stops itself. */
   selfPaused?: () => void;
   /** How often it reached each code point (its latest cumulative count). */
@@ -46,6 +50,7 @@ interface Worker {
  */
 function killProgram(w: Worker): void {
   if (w.programPid === undefined) return;
+  if (w.cgroup !== undefined) killCgroup(w.cgroup);
   try {
     process.kill(w.programPid, 'SIGKILL');
   } catch {
@@ -113,6 +118,7 @@ export class WorkerPool implements ClientFaultTarget {
         ended: false,
         ready: false,
         reached: {},
+        cgroup: cgroupPath(clientCgroupName(runId, `c${client}`)),
         finished: Promise.all([exited, closed]).then(() => {
           // A worker that ends on its own ends its cycle; if the record says otherwise, its
           // last operations never arrived: the harness ends the cycle where the record
@@ -263,6 +269,10 @@ export class WorkerPool implements ClientFaultTarget {
   ready(timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
+        // A client program that cannot start or answer its init is the user's to fix, in
+        // one line as client-check gives it (the worker's error is its stack).
+        const broken = this.brokenPrograms[0];
+        if (broken) return reject(new UserError(`client ${broken.client}'s program broke at its start: ${broken.why}`));
         if (this.errors.length > 0) return reject(new Error(`client workers failed:\n${this.errors.join('\n')}`));
         if (this.workers.every((w) => w.ready)) return resolve();
         const dead = this.workers.findIndex((w) => !w.ready && w.child.exitCode !== null);
@@ -290,7 +300,10 @@ export class WorkerPool implements ClientFaultTarget {
   }
   pids(client: number): number[] {
     const w = this.workers[client];
-    return [w?.programPid, w?.child.pid].filter((p): p is number => p !== undefined);
+    // And every process of its program's cgroup: a daemon it started that left its
+    // process group (setsid) is stopped with it too.
+    const inGroup = w?.programPid !== undefined && w.cgroup !== undefined ? cgroupPids(w.cgroup) : [];
+    return [w?.programPid, ...inGroup, w?.child.pid].filter((p): p is number => p !== undefined);
   }
   process(client: number): number {
     return this.workers[client]?.process ?? client;
@@ -333,15 +346,22 @@ export class WorkerPool implements ClientFaultTarget {
     return Math.max(0, ...this.workers.map((w) => w.process));
   }
 
-  /** Asks every worker to finish its cycle; kills those not done within graceMs. */
-  async stop(graceMs: number): Promise<void> {
+  /** Asks every worker to finish its cycle; kills those not done within graceMs, or once `signal` aborts. */
+  async stop(graceMs: number, signal?: AbortSignal): Promise<void> {
     this.stopping = true;
     for (const w of this.workers) this.send(w, { type: 'stop' });
     const all = Promise.all(this.workers.map((w) => w.finished));
     // `all` never fails (each worker's resolves when it exits): the one rejection is the grace
-    // running out, after which those still running are killed.
-    await withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)).catch(() => {});
-    this.kill(`the client had not finished its cycle ${graceMs} ms after the stop; the runner killed it`);
+    // running out (or Ctrl-C), after which those still running are killed.
+    await untilAborted(
+      withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)),
+      signal,
+    ).catch(() => {});
+    this.kill(
+      signal?.aborted
+        ? 'the run was interrupted while the client finished its cycle; the runner killed it'
+        : `the client had not finished its cycle ${graceMs} ms after the stop; the runner killed it`,
+    );
     await all;
   }
 

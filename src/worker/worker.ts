@@ -7,6 +7,7 @@
 import { workloadByName } from '../../workloads/index.js';
 import type { LockClient } from '../backends/backend.js';
 import { importBackend } from '../backends/import.js';
+import { clientCgroupName, WORKER_ENV } from '../cluster/labels.js';
 import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
 import { monotonicNow, NS_PER_MS } from '../util/clock.js';
@@ -197,9 +198,12 @@ async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient
 async function startProgram(worker: WorkerConfig, command: string): Promise<LockClient> {
   const { ProcessLockClient, programTimes, DEFAULT_RELEASE_TIMEOUT_MS } = await import('../backends/process-client.js');
   const { config, backendName, backendOptions } = worker.run;
+  // Named by the run and its runner (WORKER_ENV), so that the runner and the sweep find it.
+  const [runId, owner] = (process.env[WORKER_ENV] ?? '').split('@');
   const client = await ProcessLockClient.start({
     command,
     cwd: config.clientDir,
+    ...(runId && owner ? { cgroup: clientCgroupName(runId, `c${worker.client}`, owner) } : {}),
     requestTimeoutMs: config.requestTimeoutMs,
     init: {
       client: `c${worker.client}`,

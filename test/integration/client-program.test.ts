@@ -37,6 +37,17 @@ const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => (
   ...more,
 });
 
+/** The pids of processes whose command line is one of `commands` (pgrep -fx). */
+function daemonPids(commands: string[]): number[] {
+  return commands.flatMap((cmd) => {
+    try {
+      return execFileSync('pgrep', ['-fx', cmd], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    } catch {
+      return []; // pgrep exits 1 when none match
+    }
+  });
+}
+
 /** The process state letter of pid (R, S, T ...), from /proc. */
 const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
 
@@ -118,6 +129,60 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(r.stdout).not.toMatch(/client-program +INVALID/);
     expect(r.code).toBe(3);
     expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'true',
+      /client \d's program broke at its start: the client program exited with code 0: '.* client-check --backend redis -- true' tries it alone/,
+    ],
+    ['yes', /client \d's program broke at its start: (an answer nobody asked for|init_ok|not JSON).*: y/],
+  ])('run --client-command %s (no protocol at all): one line, exit 3, no stack', async (command, line) => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--time-limit', '4', '--seed', '1', '--store', store],
+      ...['--client-command', command],
+    ]);
+    const last = r.stderr.trim().split('\n').at(-1) ?? '';
+    expect(last).toMatch(/^lockchaos run: /);
+    expect(last).toMatch(line);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(r.code).toBe(3);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('what a program daemonises is paused with it and ends with the run, setsid and env -i too', async () => {
+    // Unique lengths, to find these sleeps and no others.
+    const n = 800 + Math.floor(Math.random() * 99);
+    const daemons = [`sleep ${n}.1`, `/bin/sleep ${n}.2`];
+    const states: string[] = [];
+    const r = await run(
+      await prepareRun(
+        config(`setsid ${daemons[0]} & setsid env -i ${daemons[1]} & ${BROKEN} ok`, {
+          nemesis: 'client-pause',
+          timeLimitS: 8,
+        }),
+      ),
+      {
+        latest: false,
+        progress: () => ({
+          onOp(op) {
+            if (op.f !== 'start-client-pause' || op.type !== 'ok') return;
+            const client = (op.value as { client: number }).client;
+            // The paused client's own daemons: those in its program's cgroup.
+            const cgroup = daemonPids(daemons).filter((pid) =>
+              readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(`-c${client}\n`),
+            );
+            states.push(cgroup.map((pid) => state(pid)).join(''));
+          },
+          finish() {},
+          stop() {},
+        }),
+      },
+    );
+    expect(r.conditions).toEqual([]);
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(['TT']));
+    expect(daemonPids(daemons)).toEqual([]);
   });
 
   it.each([

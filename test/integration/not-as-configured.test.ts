@@ -14,8 +14,8 @@ import { CLI, type CliResult, leftovers, requireEngine } from './support.js';
 const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 
-/** Runs `lockchaos run`; 2 s after its clients start, `act(runner pid, run id)`. */
-function runAndAct(args: string[], act: (pid: number, runId: string) => void): Promise<CliResult> {
+/** Runs `lockchaos run`; `afterMs` (2 s) after its clients start, `act(runner pid, run id)`. */
+function runAndAct(args: string[], act: (pid: number, runId: string) => unknown, afterMs = 2000): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, 'run', '--store', store, '--concurrency', '3', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,7 +29,7 @@ function runAndAct(args: string[], act: (pid: number, runId: string) => void): P
       const runId = /\(run ([0-9a-f]+)\)/.exec(stderr)?.[1];
       if (!acted && runId && /running lock-set/.test(stderr)) {
         acted = true;
-        setTimeout(() => act(child.pid as number, runId), 2000);
+        setTimeout(() => void act(child.pid as number, runId), afterMs);
       }
     });
     child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
@@ -98,6 +98,51 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     expect(r.stdout).not.toMatch(/verdict: valid/);
     expect(r.code).toBe(3);
     expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toContain('node-lost');
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('the only lock node cut off with docker network disconnect: not valid, exit 3, the node named', async () => {
+    const r = await runAndAct(['--time-limit', '5', '--seed', '5', '--nemesis', 'none'], (_pid, runId) => {
+      execFileSync('docker', ['network', 'disconnect', `lockchaos-${runId}`, `lockchaos-${runId}-redis-1`]);
+    });
+    expect(r.stdout).toMatch(
+      /did not run as configured: lock node redis-1 is cut off from the run's network \(a docker network disconnect\?\), and no fault of the run did it/,
+    );
+    expect(r.stdout).not.toMatch(/verdict: valid/);
+    expect(r.code).toBe(3);
+    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['node-lost']);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
+  it('a node cut off while kill-node had it down: its restart waits in vain, the workload overran, both said', async () => {
+    const r = await runAndAct(
+      [
+        '--time-limit',
+        '2',
+        '--seed',
+        '6',
+        '--nemesis',
+        'kill-node',
+        '--nemesis-interval',
+        '1',
+        '--acquire-timeout',
+        '1000',
+      ],
+      async (_pid, runId) => {
+        const node = `lockchaos-${runId}-redis-1`;
+        // Once kill-node has it down (exited), it loses its network: the restart's ready()
+        // then waits for its full deadline while the clients run on.
+        const status = () => execFileSync('docker', ['inspect', '-f', '{{.State.Status}}', node], { encoding: 'utf8' });
+        while (status().trim() !== 'exited') await new Promise((resolve) => setTimeout(resolve, 20));
+        execFileSync('docker', ['network', 'disconnect', `lockchaos-${runId}`, node]);
+      },
+      0,
+    );
+    const kinds = runFolder().results.conditions.map((c: { kind: string }) => c.kind);
+    expect(kinds).toContain('overran');
+    expect(kinds).toContain('node-lost');
+    expect(r.stdout).toMatch(/the workload took .*: a fault's stop failed after/);
+    expect(r.code).toBe(3);
     expect(await leftovers(r.pid)).toEqual([]);
   });
 });
