@@ -53,6 +53,8 @@ describe('the client protocol', () => {
     ['{"type":"granted","id":3}', /^unknown answer type "granted" \(ok, fail or unknown\)/],
     ['{"type":"ok","id":3,"token":"17"}', /^token "17" is not an integer/],
     ['{"type":"ok","id":3,"token":1.5}', /^token 1.5 is not an integer/],
+    ['{"type":"granted\\u001b[2J","id":3}', /^unknown answer type "granted\\u001b\[2J"/],
+    ['\u001b[2Jnot json\r', /^not JSON: \\u001b\[2Jnot json\\r$/],
     ['{"type":"ok","id":3,"validity_ms":-1}', /^validity_ms -1 is not a number of ms >= 0/],
   ])('names what is wrong with %s in one line', (line, problem) => {
     expect(() => parseAnswer(line, 3, 'acquire')).toThrow(problem);

@@ -16,6 +16,8 @@
  * problem is one line, for the run's record and for `lockchaos client-check`.
  */
 
+import { printable } from '../util/printable.js';
+
 /**
  * What a client command is called in test names and campaign cell ids: its program's file
  * name without the extension (`node ./lock.mjs --verbose` → lock), or its folder's where
@@ -114,7 +116,11 @@ export class ProtocolError extends Error {
   override name = 'ProtocolError';
 }
 
-const show = (line: string) => (line.length > 80 ? `${line.slice(0, 77)}...` : line);
+/** A client's line in a message: short, and printable (its escapes shown, not obeyed). */
+const show = (raw: string) => {
+  const line = printable(raw);
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+};
 
 export function parseObject(line: string): Record<string, unknown> {
   let parsed: unknown;
@@ -173,7 +179,7 @@ export function parseAnswer(line: string, id: number, request: 'acquire' | 'rele
     }
     if (m.validity_ms !== undefined && m.validity_ms !== null) {
       if (typeof m.validity_ms !== 'number' || !Number.isFinite(m.validity_ms) || m.validity_ms < 0) {
-        throw new ProtocolError(`validity_ms ${JSON.stringify(m.validity_ms)} is not a number of ms >= 0`);
+        throw new ProtocolError(`validity_ms ${printable(JSON.stringify(m.validity_ms))} is not a number of ms >= 0`);
       }
       answer.validity_ms = m.validity_ms;
     }

@@ -2,6 +2,8 @@
  * Turning a decoded record (a JSON object, an EDN map) into an Op, with one clear error per
  * problem. Every reader goes through here, so the three formats agree on what an op is.
  */
+
+import { printable } from '../util/printable.js';
 import { HistoryError } from './errors.js';
 import { OP_TYPES, type Op, type OpType, type Process } from './op.js';
 
@@ -132,7 +134,8 @@ function indexOf(i: unknown, where: string, position: number): number {
   throw new HistoryError(`${where}: index must be a non-negative integer, got ${show(i)}`);
 }
 
+/** A value from the history in a message: short, and printable (src/util/printable.ts). */
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
+  const s = printable(typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v)));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
