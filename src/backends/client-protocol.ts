@@ -154,8 +154,8 @@ export function parseInitOk(line: string): InitOk {
 }
 
 /**
- * The client's answer to request `id` (acquire or release). A token must be a safe integer
- * (a fencing token the store compares), a validity a number of ms >= 0.
+ * The client's answer to request `id` (acquire or release). A token must be a whole number
+ * from 0 to 2^53-1 (a fencing token the store compares), a validity a number of ms >= 0.
  */
 export function parseAnswer(line: string, id: number, request: 'acquire' | 'release'): Answer {
   const m = parseObject(line);
@@ -172,8 +172,10 @@ export function parseAnswer(line: string, id: number, request: 'acquire' | 'rele
   const answer: Answer = { type: 'ok', id };
   if (request === 'acquire') {
     if (m.token !== undefined && m.token !== null) {
-      if (typeof m.token !== 'number' || !Number.isSafeInteger(m.token)) {
-        throw new ProtocolError(`token ${JSON.stringify(m.token)} is not an integer: give a number, or no token`);
+      if (typeof m.token !== 'number' || !Number.isSafeInteger(m.token) || m.token < 0) {
+        throw new ProtocolError(
+          `token ${printable(JSON.stringify(m.token))} is not an integer from 0 to 2^53-1: give the fencing token as one, or no token`,
+        );
       }
       answer.token = m.token;
     }

@@ -156,6 +156,16 @@ describe('lockchaos check', () => {
       ],
       ['bad.log', '0\t:invoke\t:read\tnil\n0\t:ok\t:read\t[1', "line 2: cannot read the value '[1' as EDN"],
       ['wrong-model.jsonl', toJsonl(validMutex), "op 0: model register has no operation 'acquire'"],
+      [
+        'negative-validity.jsonl',
+        toJsonl(h([0, 'invoke', 'acquire'], [0, 'ok', 'acquire', { validityMs: -5, token: 3 }])),
+        "line 2: the acquire's grant is one no lock service gives: validityMs is -5, a negative number of ms (a validity is 0 or more); correct the value or remove the operation",
+      ],
+      [
+        'negative-token.edn',
+        '[{:type :invoke, :f :acquire, :process 0} {:type :ok, :f :acquire, :process 0, :value {"validityMs" 990, "token" -5}}]',
+        "the acquire's grant is one no lock service gives: token is -5, not an integer from 0 to 2^53-1",
+      ],
     ];
     for (const [name, text, message] of cases) {
       err = [];

@@ -14,8 +14,8 @@ after: two instances of the program go through init, acquire, an acquire while t
 holds, release, acquire, release, end of input. Each answer is held to the protocol.
 
 Prints each step; exit 0 when the program conforms, else one line naming the problem
-(not JSON, an unknown answer type, a missing or wrong id, a token that is not an integer,
-a crash, no answer) and exit 3.
+(not JSON, an unknown answer type, a missing or wrong id, a token that is not an integer
+from 0 to 2^53-1, a crash, no answer) and exit 3.
 
 Options:
   --backend NAME|PATH  the servers it talks to (a built-in backend or a module's path)
