@@ -33,30 +33,69 @@ export function encodeGrant(grant: { validityMs: number; token?: number; votes?:
 /** How an acquire's info error begins when its grant was refused (grantProblem). */
 export const REFUSED_GRANT = 'refused grant: ';
 
+/** The largest fencing token: 2^53-1, the largest whole number a JSON number holds exactly. */
+export const MAX_TOKEN = Number.MAX_SAFE_INTEGER;
+
 /**
- * What is wrong with a backend's grant, or undefined: its numbers must be finite numbers.
- * JSON has no NaN or Infinity (history.jsonl would hold null), and a string token compares
- * as text: such a grant is refused, not recorded as something else.
+ * What is wrong with one number of a grant, or undefined: a validity must be a finite
+ * number of ms, 0 or more (a lease that ran out before the answer came is 0, not less), a
+ * token a whole number from 0 to 2^53-1 (a fencing token the store compares: 1.5 and -5
+ * are none, and a larger number is not kept exactly), votes a finite number.
+ */
+function fieldProblem(field: 'validityMs' | 'token' | 'votes', v: unknown): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    const shown = typeof v === 'string' ? `the string ${JSON.stringify(v)}` : String(v);
+    return `${field} is ${shown}, not a finite number`;
+  }
+  if (field === 'validityMs' && v < 0) return `validityMs is ${v}, a negative number of ms (a validity is 0 or more)`;
+  if (field === 'token' && (!Number.isSafeInteger(v) || v < 0)) return `token is ${v}, not an integer from 0 to 2^53-1`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a backend's grant, or undefined (fieldProblem). JSON has no NaN or
+ * Infinity (history.jsonl would hold null), and a string token compares as text: such a
+ * grant is refused, not recorded as something else.
  */
 export function grantProblem(grant: { validityMs: unknown; token?: unknown; votes?: unknown }): string | undefined {
   for (const field of ['validityMs', 'token', 'votes'] as const) {
     const v = grant[field];
     if (v === undefined && field !== 'validityMs') continue;
-    if (typeof v === 'number' && Number.isFinite(v)) continue;
-    const shown = typeof v === 'string' ? `the string ${JSON.stringify(v)}` : String(v);
-    return `${field} is ${shown}, not a finite number`;
+    const problem = fieldProblem(field, v);
+    if (problem) return problem;
   }
   return undefined;
 }
 
-/** The numeric fields of an acquire's value; any other value (a foreign history's) has none. */
+/**
+ * What is wrong with an acquire's ok value in a stored history, or undefined. A value that
+ * is not an object, and fields that are not numbers, are a foreign history's (Jepsen's,
+ * another tool's) and carry no grant (decodeGrant); a number there must be one a backend's
+ * grant may hold (grantProblem): a history with validityMs -5 or token -5 is refused, not
+ * checked as if a lock service had granted it.
+ */
+export function storedGrantProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  for (const field of ['validityMs', 'token', 'votes'] as const) {
+    if (typeof v[field] !== 'number') continue;
+    const problem = fieldProblem(field, v[field]);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * The numeric fields of an acquire's value; any other value (a foreign history's) has none,
+ * nor does a number no grant holds (storedGrantProblem: the readers refuse those).
+ */
 export function decodeGrant(value: unknown): GrantValue {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
   const v = value as Record<string, unknown>;
   const grant: GrantValue = {};
-  if (typeof v.validityMs === 'number') grant.validityMs = v.validityMs;
-  if (typeof v.token === 'number') grant.token = v.token;
-  if (typeof v.votes === 'number') grant.votes = v.votes;
+  if (typeof v.validityMs === 'number' && !fieldProblem('validityMs', v.validityMs)) grant.validityMs = v.validityMs;
+  if (typeof v.token === 'number' && !fieldProblem('token', v.token)) grant.token = v.token;
+  if (typeof v.votes === 'number' && !fieldProblem('votes', v.votes)) grant.votes = v.votes;
   return grant;
 }
 

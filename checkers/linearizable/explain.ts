@@ -5,6 +5,7 @@
  */
 import type { PairedOutcome } from '../../src/history/pairs.js';
 import { plural } from '../../src/util/plural.js';
+import { printable } from '../../src/util/printable.js';
 import { type Model, type PartOp, Rejection } from '../models/model.js';
 import type { PartSearch } from './search.js';
 
@@ -99,7 +100,7 @@ const MAX_SHOWN_CONFIGURATIONS = 8;
 
 /** " on key "k"" after an operation's text; nothing for the part of operations without a key. */
 export function onKey(key: string | null): string {
-  return key === null ? '' : ` on key ${JSON.stringify(key)}`;
+  return key === null ? '' : ` on key ${printable(JSON.stringify(key))}`;
 }
 
 function summarize(m: Model<unknown>, part: PartData, tag: number): OpSummary {
@@ -111,7 +112,9 @@ function summarize(m: Model<unknown>, part: PartData, tag: number): OpSummary {
     f: p.f,
     outcome: p.outcome,
     // Both ends: an acquire invoked at op 7 may have completed seconds later, at op 95.
-    text: `op ${p.invokeIndex} (process ${p.process}: ${m.describeOp(op.input, op.output)}${p.outcome === 'ok' ? (p.completionIndex !== undefined ? `, completed at op ${p.completionIndex}` : '') : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
+    // The history's own text (its f, values) made printable: a counterexample's words are
+    // printed on a terminal, one line each, and a value's newline must not make another.
+    text: `op ${p.invokeIndex} (process ${p.process}: ${printable(m.describeOp(op.input, op.output))}${p.outcome === 'ok' ? (p.completionIndex !== undefined ? `, completed at op ${p.completionIndex}` : '') : `, ${p.outcome === 'info' ? 'ended as info' : 'never completed'}`})`,
   };
   if (p.completionIndex !== undefined) summary.completionIndex = p.completionIndex;
   if (op.input.key !== undefined) summary.key = op.input.key;
@@ -155,9 +158,10 @@ export function explain(
   const configurations: Configuration[] = deadEnds.map((d) => {
     const state = search.stateOf(d.state);
     const stepped = m.step(state, failingOp.input, failingOp.output);
-    const reason = stepped instanceof Rejection ? stepped.reason : 'taking effect here leads to a dead end later';
+    const reason =
+      stepped instanceof Rejection ? printable(stepped.reason) : 'taking effect here leads to a dead end later';
     return {
-      state: m.describe(state),
+      state: printable(m.describe(state)),
       linearized: d.linearized,
       lastLinearized: d.tail.map(note),
       pending: d.pending.filter((t) => t !== failTag).map(note),
@@ -220,18 +224,19 @@ export function explainImpossible(
   reason: string,
   first = false,
 ): Counterexample {
+  const why = printable(reason);
   const failing = summarize(m, part, op);
   const prefixEnd = failing.completionIndex ?? failing.index;
   const key = part.key;
   const lines = [
     `${failing.text}${onKey(key)}, invoked at op ${failing.index}, completed at op ${prefixEnd}, cannot be linearized:`,
-    `${reason}.`,
+    `${why}.`,
     `So no order of the operations explains the history up to op ${prefixEnd} (found without searching${first ? '' : '; an earlier violation may exist'}).`,
   ];
   return {
     key,
     op: failing,
-    reason,
+    reason: why,
     prefixEnd,
     linearizedBefore: 0,
     configurations: [],

@@ -51,8 +51,13 @@ describe('the client protocol', () => {
     ['{"type":"ok"}', /^answer without an id/],
     ['{"type":"ok","id":9}', /^answer for id 9 while 3 was asked/],
     ['{"type":"granted","id":3}', /^unknown answer type "granted" \(ok, fail or unknown\)/],
-    ['{"type":"ok","id":3,"token":"17"}', /^token "17" is not an integer/],
-    ['{"type":"ok","id":3,"token":1.5}', /^token 1.5 is not an integer/],
+    ['{"type":"ok","id":3,"token":"17"}', /^token "17" is not an integer from 0 to 2\^53-1: give the fencing token/],
+    ['{"type":"ok","id":3,"token":1.5}', /^token 1.5 is not an integer from 0 to 2\^53-1/],
+    ['{"type":"ok","id":3,"token":-5}', /^token -5 is not an integer from 0 to 2\^53-1: give the fencing token/],
+    ['{"type":"ok","id":3,"token":9007199254740992}', /^token 9007199254740992 is not an integer from 0 to 2\^53-1/],
+    ['{"type":"ok","id":3,"validity_ms":-5}', /^validity_ms -5 is not a number of ms >= 0/],
+    ['{"type":"granted\\u001b[2J","id":3}', /^unknown answer type "granted\\u001b\[2J"/],
+    ['\u001b[2Jnot json\r', /^not JSON: \\u001b\[2Jnot json\\r$/],
     ['{"type":"ok","id":3,"validity_ms":-1}', /^validity_ms -1 is not a number of ms >= 0/],
   ])('names what is wrong with %s in one line', (line, problem) => {
     expect(() => parseAnswer(line, 3, 'acquire')).toThrow(problem);

@@ -16,6 +16,8 @@
  * problem is one line, for the run's record and for `lockchaos client-check`.
  */
 
+import { printable } from '../util/printable.js';
+
 /**
  * What a client command is called in test names and campaign cell ids: its program's file
  * name without the extension (`node ./lock.mjs --verbose` → lock), or its folder's where
@@ -114,7 +116,11 @@ export class ProtocolError extends Error {
   override name = 'ProtocolError';
 }
 
-const show = (line: string) => (line.length > 80 ? `${line.slice(0, 77)}...` : line);
+/** A client's line in a message: short, and printable (its escapes shown, not obeyed). */
+const show = (raw: string) => {
+  const line = printable(raw);
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+};
 
 export function parseObject(line: string): Record<string, unknown> {
   let parsed: unknown;
@@ -148,8 +154,8 @@ export function parseInitOk(line: string): InitOk {
 }
 
 /**
- * The client's answer to request `id` (acquire or release). A token must be a safe integer
- * (a fencing token the store compares), a validity a number of ms >= 0.
+ * The client's answer to request `id` (acquire or release). A token must be a whole number
+ * from 0 to 2^53-1 (a fencing token the store compares), a validity a number of ms >= 0.
  */
 export function parseAnswer(line: string, id: number, request: 'acquire' | 'release'): Answer {
   const m = parseObject(line);
@@ -166,14 +172,16 @@ export function parseAnswer(line: string, id: number, request: 'acquire' | 'rele
   const answer: Answer = { type: 'ok', id };
   if (request === 'acquire') {
     if (m.token !== undefined && m.token !== null) {
-      if (typeof m.token !== 'number' || !Number.isSafeInteger(m.token)) {
-        throw new ProtocolError(`token ${JSON.stringify(m.token)} is not an integer: give a number, or no token`);
+      if (typeof m.token !== 'number' || !Number.isSafeInteger(m.token) || m.token < 0) {
+        throw new ProtocolError(
+          `token ${printable(JSON.stringify(m.token))} is not an integer from 0 to 2^53-1: give the fencing token as one, or no token`,
+        );
       }
       answer.token = m.token;
     }
     if (m.validity_ms !== undefined && m.validity_ms !== null) {
       if (typeof m.validity_ms !== 'number' || !Number.isFinite(m.validity_ms) || m.validity_ms < 0) {
-        throw new ProtocolError(`validity_ms ${JSON.stringify(m.validity_ms)} is not a number of ms >= 0`);
+        throw new ProtocolError(`validity_ms ${printable(JSON.stringify(m.validity_ms))} is not a number of ms >= 0`);
       }
       answer.validity_ms = m.validity_ms;
     }

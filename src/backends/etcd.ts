@@ -104,7 +104,8 @@ class EtcdLockClient implements LockClient {
       }
       if (succeeded) {
         this.leases.set(owner, lease);
-        return { lock, owner, validityMs: lease.validityFrom(asked), token: Number(revision) };
+        // A lease that ran out before the answer came has 0 ms left, not less (grantProblem).
+        return { lock, owner, validityMs: Math.max(0, lease.validityFrom(asked)), token: Number(revision) };
       }
       const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / NS_PER_MS + waitMs > timeoutMs) {

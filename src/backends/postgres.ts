@@ -101,7 +101,8 @@ class PostgresLockClient implements LockClient {
         this.held.set(lock, session);
         // Held while the session lives, and the server ends a session idle for the TTL.
         const elapsedMs = Number(monotonicNow() - asked) / 1e6;
-        return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(row.token) };
+        // A lease that ran out before the answer came has 0 ms left, not less (grantProblem).
+        return { lock, owner, validityMs: Math.max(0, ttlMs - elapsedMs), token: Number(row.token) };
       }
       const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;

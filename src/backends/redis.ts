@@ -65,7 +65,8 @@ export class RedisLockClient implements LockClient {
       }
       if (token !== null) {
         const elapsedMs = Number(monotonicNow() - asked) / 1e6;
-        return { lock, owner, validityMs: ttlMs - elapsedMs, token: Number(token) };
+        // A lease that ran out before the answer came has 0 ms left, not less (grantProblem).
+        return { lock, owner, validityMs: Math.max(0, ttlMs - elapsedMs), token: Number(token) };
       }
       const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / 1e6 + waitMs > timeoutMs) return null;

@@ -156,6 +156,16 @@ describe('lockchaos check', () => {
       ],
       ['bad.log', '0\t:invoke\t:read\tnil\n0\t:ok\t:read\t[1', "line 2: cannot read the value '[1' as EDN"],
       ['wrong-model.jsonl', toJsonl(validMutex), "op 0: model register has no operation 'acquire'"],
+      [
+        'negative-validity.jsonl',
+        toJsonl(h([0, 'invoke', 'acquire'], [0, 'ok', 'acquire', { validityMs: -5, token: 3 }])),
+        "line 2: the acquire's grant is one no lock service gives: validityMs is -5, a negative number of ms (a validity is 0 or more); correct the value or remove the operation",
+      ],
+      [
+        'negative-token.edn',
+        '[{:type :invoke, :f :acquire, :process 0} {:type :ok, :f :acquire, :process 0, :value {"validityMs" 990, "token" -5}}]',
+        "the acquire's grant is one no lock service gives: token is -5, not an integer from 0 to 2^53-1",
+      ],
     ];
     for (const [name, text, message] of cases) {
       err = [];
@@ -166,6 +176,82 @@ describe('lockchaos check', () => {
       expect(err[0]).toContain(message);
     }
     expect(out).toEqual([]);
+  });
+
+  it('a hostile history cannot reach the terminal: escapes in f, key, process and values are shown escaped in every line', async () => {
+    const ESC = '\x1b';
+    // Cursor moves, a colour, a screen clear, a title set ended by BEL, a carriage return,
+    // a C1 CSI, DEL, a bidi override: each in a field check may print.
+    const key = `k${ESC}]0;pwned\x07`;
+    const a = `x${ESC}[2J\rok`;
+    const b = 'y\x9b31m\x7f\u202e';
+    // Writes a, then b, then reads a: not linearizable, and the words name both values.
+    const register = [
+      { index: 0, type: 'invoke', f: 'write', process: 0, time: 0, key, value: a },
+      { index: 1, type: 'ok', f: 'write', process: 0, time: 1, key, value: a },
+      { index: 2, type: 'invoke', f: 'write', process: 0, time: 2, key, value: b },
+      { index: 3, type: 'ok', f: 'write', process: 0, time: 3, key, value: b },
+      { index: 4, type: 'invoke', f: 'read', process: 1, time: 4, key },
+      { index: 5, type: 'ok', f: 'read', process: 1, time: 5, key, value: a },
+    ];
+    const invalid = file('hostile-register.jsonl', `${register.map((op) => JSON.stringify(op)).join('\n')}\n`);
+    // A read of a value no one wrote: the words show it.
+    const unwritten = file(
+      'hostile-read.jsonl',
+      `${[
+        { type: 'invoke', f: 'read', process: 1, key },
+        { type: 'ok', f: 'read', process: 1, key, value: b },
+      ]
+        .map((op) => JSON.stringify(op))
+        .join('\n')}\n`,
+    );
+    const badF = file(
+      'hostile-f.jsonl',
+      `${JSON.stringify({ type: 'invoke', f: `acq${ESC}[1A${ESC}[2Kuire`, process: 0 })}\n`,
+    );
+    const badProcess = file(
+      'hostile-process.jsonl',
+      `${JSON.stringify({ type: 'invoke', f: 'read', process: `p${ESC}[31m\r` })}\n`,
+    );
+    const badMutexF = file(
+      'hostile-mutex.jsonl',
+      `${JSON.stringify({ type: 'invoke', f: `x\n${ESC}c`, process: 0 })}\n`,
+    );
+    const runs: [string[], number][] = [
+      [[invalid, '--model', 'register'], 1],
+      [[invalid, '--model', 'register', '--json'], 1],
+      [[unwritten, '--model', 'register'], 1],
+      [[badF], 3],
+      [[badProcess], 3],
+      [[badMutexF, '--model', 'mutex'], 3],
+      [[invalid, badF, badProcess, '--model', 'register'], 3],
+    ];
+    const printedLines: string[] = [];
+    for (const [args, code] of runs) {
+      out = [];
+      err = [];
+      expect(await checkCommand(args)).toBe(code);
+      printedLines.push(...lines(out), ...lines(err));
+      if (args.includes('--json')) {
+        // Still JSON, of the history's own values.
+        const parsed = JSON.parse(out[0]);
+        expect(parsed.details.counterexample.key).toBe(key);
+      }
+    }
+    const joined = printedLines.join('\n');
+    expect(joined).toContain('\\u001b]0;pwned\\u0007');
+    expect(joined).toContain('\\u001b[2J\\rok');
+    expect(joined).toContain('y\\u009b31m\\u007f\\u202e');
+    expect(joined).toContain('acq\\u001b[1A\\u001b[2Kuire');
+    expect(joined).toContain('p\\u001b[31m\\r');
+    expect(joined).toContain('x\\n\\u001bc');
+    for (const l of printedLines) {
+      for (const ch of l) {
+        const c = ch.codePointAt(0) ?? 0;
+        expect(c >= 0x20 && (c < 0x7f || c > 0x9f), `${JSON.stringify(l)} holds U+${c.toString(16)}`).toBe(true);
+      }
+      expect(l).not.toMatch(/[\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    }
   });
 
   it('bad options: exit 3 and one line', async () => {

@@ -29,6 +29,7 @@ import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
+import { printable, printableLines } from '../util/printable.js';
 import { argsError } from './args.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
@@ -228,7 +229,7 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     });
     const baseBytes = readingBytes(textLength, history.length);
     const absent = requireOperations(history, options.only);
-    if (absent) console.error(`lockchaos check: warning: ${file}: ${absent}`);
+    if (absent) console.error(printable(`lockchaos check: warning: ${file}: ${absent}`));
     if (baseBytes > options.memoryLimitBytes) return { file, unknown: overBudget(baseBytes, options) };
     let model = options.model;
     if (!model) {
@@ -371,7 +372,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
     options = parseOptions(argv);
   } catch (err) {
     if (err instanceof UserError) {
-      console.error(`lockchaos check: ${err.message}`);
+      console.error(printable(`lockchaos check: ${err.message}`));
       return EXIT_ERROR;
     }
     throw err;
@@ -385,18 +386,23 @@ export async function checkCommand(argv: string[]): Promise<number> {
   for (const file of options.files) {
     const outcome = await checkFile(file, options);
     outcomes.push(outcome);
+    // Every line printable: a history's names and values (and a file's name) reach them, and
+    // a hostile history must not move the cursor, recolour the terminal or hide text. The
+    // JSON stays JSON of the same values (C1 controls and the like as \u escapes).
     if (options.json) {
-      console.log(jsonLine(outcome));
+      console.log(printable(jsonLine(outcome)));
     } else if ('error' in outcome && options.files.length === 1) {
-      console.error(`lockchaos check: ${outcome.error}`);
+      console.error(printable(`lockchaos check: ${outcome.error}`));
     } else {
-      console.log(line(outcome));
+      console.log(printable(line(outcome)));
       if (options.files.length === 1 && 'result' in outcome && outcome.result.counterexample) {
         console.log(
-          outcome.result.counterexample.describe
-            .split('\n')
-            .map((l) => `  ${l}`)
-            .join('\n'),
+          printableLines(
+            outcome.result.counterexample.describe
+              .split('\n')
+              .map((l) => `  ${l}`)
+              .join('\n'),
+          ),
         );
       }
     }

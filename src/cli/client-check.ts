@@ -16,8 +16,8 @@ held to the protocol.
 
 Prints each step (a refused release with the program's reason); exit 0 when the program
 conforms, else one line naming the problem (not JSON, an unknown answer type, a missing or
-wrong id, a token that is not an integer, a crash, no answer, never granted the lock) and
-exit 3.
+wrong id, a token that is not an integer from 0 to 2^53-1, a crash, no answer, never
+granted the lock) and exit 3.
 
 Options:
   --backend NAME|PATH  the servers it talks to (a built-in backend or a module's path)

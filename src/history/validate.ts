@@ -2,6 +2,9 @@
  * Turning a decoded record (a JSON object, an EDN map) into an Op, with one clear error per
  * problem. Every reader goes through here, so the three formats agree on what an op is.
  */
+
+import { storedGrantProblem } from '../../checkers/op-values.js';
+import { printable } from '../util/printable.js';
 import { HistoryError } from './errors.js';
 import { OP_TYPES, type Op, type OpType, type Process } from './op.js';
 
@@ -43,6 +46,13 @@ export function toOp(fields: OpFields, where: string, position: number): Op {
     key = internKey(String(fields.key));
   }
   const value = fields.value;
+  if (f === 'acquire' && type === 'ok') {
+    const problem = storedGrantProblem(value);
+    if (problem)
+      throw new HistoryError(
+        `${where}: the acquire's grant is one no lock service gives: ${problem}; correct the value or remove the operation`,
+      );
+  }
   // Each shape built whole, fields in one order: an op with a property added later takes a
   // second allocation for it, and a history holds millions of ops.
   let op: Op;
@@ -104,7 +114,9 @@ export function adoptOp(record: Record<string, unknown>): Op | undefined {
     typeof time === 'number' &&
     Number.isFinite(time) &&
     (key === undefined || typeof key === 'string') &&
-    (error === undefined || typeof error === 'string')
+    (error === undefined || typeof error === 'string') &&
+    // A grant out of range is toOp's to name (checkers/op-values.ts).
+    !(f === 'acquire' && type === 'ok' && storedGrantProblem(record.value) !== undefined)
   ) {
     if (key !== undefined) record.key = internKey(key);
     return record as unknown as Op;
@@ -132,7 +144,8 @@ function indexOf(i: unknown, where: string, position: number): number {
   throw new HistoryError(`${where}: index must be a non-negative integer, got ${show(i)}`);
 }
 
+/** A value from the history in a message: short, and printable (src/util/printable.ts). */
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
+  const s = printable(typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v)));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

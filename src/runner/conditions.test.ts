@@ -23,7 +23,7 @@ describe('a run that did not run as configured', () => {
     expect(c).toEqual({
       kind: 'bad-grant',
       message:
-        'backend mine returned 2 grants the client refused, first at op #1: token is NaN, not a finite number (recorded as info): make its acquire return validityMs, token and votes as finite numbers',
+        'backend mine returned 2 grants the client refused, first at op #1: token is NaN, not a finite number (recorded as info): make its acquire return validityMs as a number of ms, 0 or more, a token (if any) as a whole number from 0 to 2^53-1, and votes as a finite number',
     });
     expect(runExitCode(runVerdict(true, [c as NonNullable<typeof c>]), [c as NonNullable<typeof c>])).toBe(3);
   });

@@ -127,7 +127,7 @@ export function workerLost(w: {
 
 /**
  * Acquires whose grant the client refused (REFUSED_GRANT): the backend handed out a value
- * the history cannot hold (NaN, Infinity, a string token). The run did not test the lock
+ * the history cannot hold (NaN, Infinity, a string or negative token, a negative validity). The run did not test the lock
  * as it is: a harness error naming the backend and the fix.
  */
 export function badGrants(history: readonly Op[], backend: string): RunCondition | undefined {
@@ -139,7 +139,7 @@ export function badGrants(history: readonly Op[], backend: string): RunCondition
   const why = first.error?.slice(REFUSED_GRANT.length);
   return {
     kind: 'bad-grant',
-    message: `backend ${backend} returned ${plural(refused.length, 'grant')} the client refused, first at op #${first.index}: ${why} (recorded as info): make its acquire return validityMs, token and votes as finite numbers`,
+    message: `backend ${backend} returned ${plural(refused.length, 'grant')} the client refused, first at op #${first.index}: ${why} (recorded as info): make its acquire return validityMs as a number of ms, 0 or more, a token (if any) as a whole number from 0 to 2^53-1, and votes as a finite number`,
   };
 }
 

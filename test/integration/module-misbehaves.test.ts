@@ -44,7 +44,7 @@ describe.skipIf(skip)("a module backend's grant that the history cannot hold", (
     );
     const r = await lockchaos(['run', '--backend', path, '--fencing', 'on', '--time-limit', '3', '--store', store]);
     expect(r.stdout).toMatch(
-      /did not run as configured: backend nan-token returned \d+ grants? the client refused, first at op #\d+: token is NaN, not a finite number \(recorded as info\): make its acquire return validityMs, token and votes as finite numbers/,
+      /did not run as configured: backend nan-token returned \d+ grants? the client refused, first at op #\d+: token is NaN, not a finite number \(recorded as info\): make its acquire return validityMs as a number of ms, 0 or more, a token \(if any\) as a whole number from 0 to 2\^53-1, and votes as a finite number/,
     );
     expect(r.code).toBe(3);
     const history = readFileSync(join(realpathSync(join(store, 'latest')), 'history.jsonl'), 'utf8');
