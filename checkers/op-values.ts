@@ -7,6 +7,10 @@
  * - A write (lock-set) records the new set, or `[set, token]` with fencing (token null when
  *   the grant carried none); the element added is always the set's last.
  */
+import { fieldProblem } from '../src/history/grant-fields.js';
+
+export { storedGrantProblem } from '../src/history/grant-fields.js';
+
 /** A grant as an acquire's ok completion records it. */
 export interface GrantValue {
   validityMs?: number;
@@ -42,16 +46,6 @@ export const MAX_TOKEN = Number.MAX_SAFE_INTEGER;
  * token a whole number from 0 to 2^53-1 (a fencing token the store compares: 1.5 and -5
  * are none, and a larger number is not kept exactly), votes a finite number.
  */
-function fieldProblem(field: 'validityMs' | 'token' | 'votes', v: unknown): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
-    const shown = typeof v === 'string' ? `the string ${JSON.stringify(v)}` : String(v);
-    return `${field} is ${shown}, not a finite number`;
-  }
-  if (field === 'validityMs' && v < 0) return `validityMs is ${v}, a negative number of ms (a validity is 0 or more)`;
-  if (field === 'token' && (!Number.isSafeInteger(v) || v < 0)) return `token is ${v}, not an integer from 0 to 2^53-1`;
-  return undefined;
-}
-
 /**
  * What is wrong with a backend's grant, or undefined (fieldProblem). JSON has no NaN or
  * Infinity (history.jsonl would hold null), and a string token compares as text: such a
@@ -62,24 +56,6 @@ export function grantProblem(grant: { validityMs: unknown; token?: unknown; vote
     const v = grant[field];
     if (v === undefined && field !== 'validityMs') continue;
     const problem = fieldProblem(field, v);
-    if (problem) return problem;
-  }
-  return undefined;
-}
-
-/**
- * What is wrong with an acquire's ok value in a stored history, or undefined. A value that
- * is not an object, and fields that are not numbers, are a foreign history's (Jepsen's,
- * another tool's) and carry no grant (decodeGrant); a number there must be one a backend's
- * grant may hold (grantProblem): a history with validityMs -5 or token -5 is refused, not
- * checked as if a lock service had granted it.
- */
-export function storedGrantProblem(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  for (const field of ['validityMs', 'token', 'votes'] as const) {
-    if (typeof v[field] !== 'number') continue;
-    const problem = fieldProblem(field, v[field]);
     if (problem) return problem;
   }
   return undefined;

@@ -3,9 +3,9 @@
  * problem. Every reader goes through here, so the three formats agree on what an op is.
  */
 
-import { storedGrantProblem } from '../../checkers/op-values.js';
 import { printable } from '../util/printable.js';
 import { HistoryError } from './errors.js';
+import { storedGrantProblem } from './grant-fields.js';
 import { OP_TYPES, type Op, type OpType, type Process } from './op.js';
 
 export interface OpFields {
