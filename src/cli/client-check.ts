@@ -74,7 +74,7 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     console.log(`client-check: ${what}: ${result.problem}`);
     return EXIT_ERROR;
   }
-  console.log(`client-check: speaks protocol ${PROTOCOL_VERSION}`);
+  console.log(`client-check: speaks protocol ${result.protocol ?? PROTOCOL_VERSION}`);
   return 0;
 }
 

@@ -28,6 +28,8 @@ export interface ClientCheckResult {
   problem?: string;
   /** Spoke the protocol, but no acquire was granted: refused (`problem` says what to do). */
   neverGranted?: true;
+  /** The protocol version the program answered init with. */
+  protocol?: number;
 }
 
 const KEY = 'lockchaos:client-check';
@@ -143,7 +145,7 @@ export async function checkClientProgram(opts: {
     await Promise.all(programs.map((p) => p.close().catch(() => {})));
     await removeResources({ runId }).catch(() => {});
   }
-  if (problem === undefined) return { steps };
+  if (problem === undefined) return programs[0] ? { steps, protocol: programs[0].protocol } : { steps };
   return neverGranted ? { steps, problem, neverGranted: true } : { steps, problem };
 }
 
