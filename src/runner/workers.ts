@@ -40,6 +40,12 @@ interface Worker {
   selfPaused?: () => void;
   /** How often it reached each code point (its latest cumulative count). */
   reached: Record<string, number>;
+  /** Killed by the nemesis (client-kill) and replaced: its exit is no loss. */
+  replaced?: boolean;
+  /** It replaces one the nemesis killed: it joins the workload once ready. */
+  replacement?: boolean;
+  /** Points reached by the clients this one replaced, kept for coverage. */
+  reachedBefore?: Record<string, number>;
 }
 
 /**
@@ -74,6 +80,13 @@ function groupMembers(pgid: number): { pid: number; ppid: number }[] {
   return members;
 }
 
+/** Point counts added up. */
+function sumPoints(counts: readonly Record<string, number>[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const c of counts) for (const [p, n] of Object.entries(c)) sum[p] = (sum[p] ?? 0) + n;
+  return sum;
+}
+
 export class WorkerPool implements ClientFaultTarget {
   private readonly workers: Worker[] = [];
   /** Errors workers reported (a bug, not a fault): they make the run's verdict an error. */
@@ -85,6 +98,8 @@ export class WorkerPool implements ClientFaultTarget {
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
   private stopping = false;
+  /** Ctrl-C while the clients finished: they stop mid-cycle (stop-now), on the record by the harness. */
+  private interrupting = false;
   private goAt?: number;
   private origin?: Origin;
 
@@ -94,70 +109,101 @@ export class WorkerPool implements ClientFaultTarget {
    * overlaps the cluster's start instead of following it.
    */
   constructor(
-    runId: string,
+    private readonly runId: string,
     count: number,
     private readonly record: (op: UnindexedOp) => void,
     /** The worker program (tests give a fake one that speaks the protocol). */
-    entry = workerEntry(),
+    private readonly entry = workerEntry(),
   ) {
-    for (let client = 0; client < count; client++) {
-      const child = fork(entry, [], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, [WORKER_ENV]: `${runId}@${ownerLabel()}` },
-      });
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      // The channel closes once the parent has read all the child sent: its last operations.
-      const closed = new Promise<void>((resolve) => {
-        child.once('disconnect', () => resolve());
-        child.once('close', () => resolve());
-      });
-      const worker: Worker = {
-        child,
-        process: client,
-        cycle: new OpenCycle(),
-        ended: false,
-        ready: false,
-        reached: {},
-        cgroup: cgroupPath(clientCgroupName(runId, `c${client}`)),
-        finished: Promise.all([exited, closed]).then(() => {
-          // A worker that ends on its own ends its cycle; if the record says otherwise, its
-          // last operations never arrived: the harness ends the cycle where the record
-          // last saw the client, and the run says its history lacks something.
-          if (worker.ended || !worker.cycle.open) return;
-          this.exitedOpen.push(client);
-          this.endCycle(worker, 'the client exited with its cycle open', worker.lastSeen);
-        }),
-      };
-      child.once('exit', (code, signal) => {
-        if (this.stopping) return;
-        const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
-        const lost = () => this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
-        // A worker ends on its own, with code 0, only when its client program broke: that is
-        // the condition then (told over the channel, so known once all of it is read).
-        if (code === 0) {
-          void closed.then(() => {
-            if (!this.brokenPrograms.some((b) => b.client === client)) lost();
-          });
-          return;
-        }
-        lost();
-        // Its client program outlives it otherwise (a group of its own), paused perhaps.
-        killProgram(worker);
-        // Ended at once, so that what its death lets another client do (a session closed,
-        // its lock freed) comes after the end in the history; at the time the record last
-        // saw it, since it may have died any time after that.
-        const how = signal ? `killed by ${signal}` : `exit code ${code}`;
-        this.endCycle(worker, `client worker lost (${how})`, worker.lastSeen);
-      });
-      child.on('message', (m: FromWorker) => this.onMessage(worker, m));
-      child.on('error', (err) => this.errors.push(`worker ${client}: ${err.message}`));
-      this.workers.push(worker);
-    }
+    for (let client = 0; client < count; client++) this.workers.push(this.spawn(client));
+  }
+
+  /** Forks the worker of one client slot; `cgroupName`: its program's (a replacement's has its own). */
+  private spawn(client: number, cgroupName = `c${client}`): Worker {
+    const child = fork(this.entry, [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, [WORKER_ENV]: `${this.runId}@${ownerLabel()}` },
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // The channel closes once the parent has read all the child sent: its last operations.
+    const closed = new Promise<void>((resolve) => {
+      child.once('disconnect', () => resolve());
+      child.once('close', () => resolve());
+    });
+    const worker: Worker = {
+      child,
+      process: client,
+      cycle: new OpenCycle(),
+      ended: false,
+      ready: false,
+      reached: {},
+      cgroup: cgroupPath(clientCgroupName(this.runId, cgroupName)),
+      finished: Promise.all([exited, closed]).then(() => {
+        // A worker that ends on its own ends its cycle; if the record says otherwise, its
+        // last operations never arrived: the harness ends the cycle where the record
+        // last saw the client, and the run says its history lacks something.
+        if (worker.ended || !worker.cycle.open) return;
+        this.exitedOpen.push(client);
+        this.endCycle(worker, 'the client exited with its cycle open', worker.lastSeen);
+      }),
+    };
+    child.once('exit', (code, signal) => {
+      if (this.stopping || worker.replaced) return;
+      const atS = this.goAt === undefined ? undefined : (Date.now() - this.goAt) / 1000;
+      const lost = () => this.lost.push({ client, code, signal, ...(atS === undefined ? {} : { atS }) });
+      // A worker ends on its own, with code 0, only when its client program broke: that is
+      // the condition then (told over the channel, so known once all of it is read).
+      if (code === 0) {
+        void closed.then(() => {
+          if (!this.brokenPrograms.some((b) => b.client === client)) lost();
+        });
+        return;
+      }
+      lost();
+      // Its client program outlives it otherwise (a group of its own), paused perhaps.
+      killProgram(worker);
+      // Ended at once, so that what its death lets another client do (a session closed,
+      // its lock freed) comes after the end in the history; at the time the record last
+      // saw it, since it may have died any time after that.
+      const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+      this.endCycle(worker, `client worker lost (${how})`, worker.lastSeen);
+    });
+    child.on('message', (m: FromWorker) => this.onMessage(worker, m));
+    child.on('error', (err) => this.errors.push(`worker ${client}: ${err.message}`));
+    return worker;
+  }
+
+  /** Each client's configuration, for a replacement (client-kill). */
+  private readonly configs = new Map<number, WorkerConfig>();
+
+  /**
+   * Kills a client whole, its worker and its program (SIGKILL: a crash, at whatever point
+   * it was), its cycle ended on the record first, and starts a fresh client in its place
+   * with the next process number, which connects and joins the workload. False when the
+   * run is stopping or has not begun.
+   */
+  crash(client: number, why: string): boolean {
+    const old = this.workers[client];
+    const config = this.configs.get(client);
+    if (!old || !config || this.stopping || this.origin === undefined) return false;
+    this.endCycle(old, why);
+    old.replaced = true;
+    old.child.kill('SIGKILL');
+    killProgram(old);
+    const process = old.process + this.workers.length;
+    const fresh = this.spawn(client, `c${client}-p${process}`);
+    fresh.process = process;
+    fresh.replacement = true;
+    fresh.reachedBefore = sumPoints([old.reachedBefore ?? {}, old.reached]);
+    this.workers[client] = fresh;
+    this.send(fresh, { type: 'start', config: { ...config, firstProcess: process } });
+    return true;
   }
 
   /** Gives each worker its configuration (client k the k-th): it connects, then says ready. */
   start(configs: readonly WorkerConfig[]): void {
     for (const config of configs) {
+      this.configs.set(config.client, config);
       const worker = this.workers[config.client];
       if (worker) this.send(worker, { type: 'start', config });
     }
@@ -179,6 +225,10 @@ export class WorkerPool implements ClientFaultTarget {
       }
     } else if (m.type === 'ready') {
       worker.ready = true;
+      // A replacement joins the workload already going.
+      if (worker.replacement && this.origin !== undefined) {
+        this.send(worker, { type: 'go', origin: this.origin.toString() });
+      }
       this.onReady?.();
     } else if (m.type === 'self-paused') {
       worker.selfPaused?.();
@@ -238,9 +288,7 @@ export class WorkerPool implements ClientFaultTarget {
 
   /** How often the clients reached each code point, summed over all of them. */
   pointsReached(): Record<string, number> {
-    const sum: Record<string, number> = {};
-    for (const w of this.workers) for (const [p, n] of Object.entries(w.reached)) sum[p] = (sum[p] ?? 0) + n;
-    return sum;
+    return sumPoints(this.workers.flatMap((w) => [w.reachedBefore ?? {}, w.reached]));
   }
 
   grant(client: number): unknown {
@@ -357,6 +405,15 @@ export class WorkerPool implements ClientFaultTarget {
       withDeadline(all, graceMs, () => new Error(`workers still running after ${graceMs} ms`)),
       signal,
     ).catch(() => {});
+    if (signal?.aborted) {
+      // Interrupted: each worker sends what it recorded and exits at once, a request in
+      // flight left unanswered (its end is the harness's, below). Killed without this, an
+      // invoke still in a worker's batch is lost while its write reached the store: an
+      // element no one wrote, a lost-updates false alarm of the harness's own making.
+      this.interrupting = true;
+      for (const w of this.workers) this.send(w, { type: 'stop-now' });
+      await withDeadline(all, 1000, () => new Error('workers still running')).catch(() => {});
+    }
     this.kill(
       signal?.aborted
         ? 'the run was interrupted while the client finished its cycle; the runner killed it'

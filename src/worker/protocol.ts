@@ -36,6 +36,8 @@ export interface ClientRun {
 
 export interface WorkerConfig {
   client: number;
+  /** The first history process number (a client that replaces one the nemesis killed: client-kill); default: the client's index. */
+  firstProcess?: number;
   nodes: NodeAddress[];
   /** The data store, directly or through this client's proxy. */
   store: NodeAddress;
@@ -47,6 +49,8 @@ export type ToWorker =
   /** Everyone is connected: start the workload, stamping times from this origin (ns on CLOCK_MONOTONIC, a decimal bigint). */
   | { type: 'go'; origin: string }
   | { type: 'stop' }
+  /** Interrupted: send what was recorded and exit now, whatever is in flight. */
+  | { type: 'stop-now' }
   /**
    * Stop yourself (SIGSTOP) the next time the client reaches this pause point; when
    * resumed, step the client's own clock by clockStepMs (the client-clock fault).

@@ -126,6 +126,10 @@ async function pausePoint(where: string): Promise<void> {
   });
 }
 
+/** The name of this client's program cgroup: a replacement's is its own (runner/workers.ts crash). */
+const cgroupClientName = (w: WorkerConfig) =>
+  w.firstProcess === undefined ? `c${w.client}` : `c${w.client}-p${w.firstProcess}`;
+
 /**
  * How long a worker may take to connect its lock client and the store, trying again: on a
  * loaded machine a first connect can time out (seen at load 24 on redis and on postgres:
@@ -156,7 +160,7 @@ async function run(worker: WorkerConfig) {
   }
   send({ type: 'ready' });
   const origin = await go;
-  const recorder = new Recorder(worker.client, config.concurrency, origin, recordOp);
+  const recorder = new Recorder(worker.firstProcess ?? worker.client, config.concurrency, origin, recordOp);
   try {
     await workload.client({
       client: worker.client,
@@ -203,7 +207,7 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
   const client = await ProcessLockClient.start({
     command,
     cwd: config.clientDir,
-    ...(runId && owner ? { cgroup: clientCgroupName(runId, `c${worker.client}`, owner) } : {}),
+    ...(runId && owner ? { cgroup: clientCgroupName(runId, cgroupClientName(worker), owner) } : {}),
     requestTimeoutMs: config.requestTimeoutMs,
     init: {
       client: `c${worker.client}`,
@@ -228,6 +232,13 @@ process.on('message', (message: ToWorker) => {
   if (message.type === 'stop') {
     stop.abort();
     startWorkload(0n); // stopped before it began: the workload loop ends at once
+  }
+  if (message.type === 'stop-now') {
+    stop.abort();
+    // Everything recorded goes first; the channel's close is the runner's sign.
+    if (!process.connected) process.exit(0);
+    flushOps();
+    process.send?.({ type: 'ops', ops: [] } satisfies FromWorker, () => process.exit(0));
   }
   if (message.type === 'arm-pause') armed = { where: message.where, clockStepMs: message.clockStepMs ?? 0 };
   if (message.type === 'disarm-pause') armed = undefined;
