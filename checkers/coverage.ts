@@ -106,7 +106,8 @@ export function aimedFaults(
 ) {
   const aimed: AimedFault[] = [];
   for (const s of specs) {
-    if (s.kind === 'client-pause' && s.target.startsWith('at=')) aimed.push({ kind: s.kind, point: s.target.slice(3) });
+    if ((s.kind === 'client-pause' || s.kind === 'client-kill') && s.target.startsWith('at='))
+      aimed.push({ kind: s.kind, point: s.target.slice(3) });
     else if ((s.kind === 'client-pause' || s.kind === 'client-clock') && s.target === 'in-acquire' && inAcquirePoint)
       aimed.push({ kind: s.kind, point: inAcquirePoint });
     else if (s.kind === 'wire')

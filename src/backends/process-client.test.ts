@@ -56,6 +56,8 @@ describe('ProcessLockClient, protocol 2', () => {
     });
     opened.push(c);
     expect(c.protocol).toBe(2);
+    // init told it the run's lease and timeouts (the fixture names itself by them).
+    expect(c.name).toBe('ttl_ms=1000 request_timeout_ms=1000 acquire_timeout_ms=1000 release_timeout_ms=2000');
     let granted = false;
     const grant = c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 }).then((g) => {
       granted = true;

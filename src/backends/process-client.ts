@@ -86,6 +86,8 @@ export class ProcessLockClient implements LockClient {
   private exited = false;
   /** The version the program answered init with: 1 announces no code points. */
   protocol = 1;
+  /** The name it gave itself in init_ok, for the record. */
+  name?: string;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -142,7 +144,9 @@ export class ProcessLockClient implements LockClient {
     const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
     const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
     try {
-      client.protocol = parseInitOk(line).protocol;
+      const ok = parseInitOk(line);
+      client.protocol = ok.protocol;
+      if (ok.name !== undefined) client.name = ok.name;
     } catch (err) {
       client.fail((err as Error).message);
       // A program that declines says why in its own words: the one line is theirs.

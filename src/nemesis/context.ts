@@ -48,6 +48,12 @@ export interface ClientFaultTarget {
    * over with the way to let it go on (SIGCONT, then go). Undefined if none reached it.
    */
   catchAtPoint(where: string, timeoutMs: number): Promise<CaughtAtPoint | undefined>;
+  /**
+   * Kills the client whole (worker and program, SIGKILL), its cycle ended on the record
+   * with `why`, and starts a fresh client in its place with a new process number (Jepsen's
+   * crashed client); false when the run is stopping.
+   */
+  crash(client: number, why: string): boolean;
 }
 
 /** A client stopped at a code point by catchAtPoint. */

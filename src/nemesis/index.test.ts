@@ -36,6 +36,7 @@ function context(capabilities?: BackendCapabilities) {
     count: () => 2,
     grant: () => ({ votes: 2 }),
     catchAtPoint: async () => undefined,
+    crash: () => false,
     armPause: async (client, where) => {
       armed.push({ client, where });
       return true;

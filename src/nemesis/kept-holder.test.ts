@@ -33,6 +33,7 @@ function clients(holders: number[], grantedAt: number) {
     grant: () => ({}),
     armPause: async () => false,
     catchAtPoint: async () => undefined,
+    crash: () => false,
   };
   return { target, pid: child.pid as number };
 }

@@ -13,6 +13,10 @@ describe('--nemesis spec', () => {
       { kind: 'client-pause', target: 'at=before-release' },
     ]);
     expect(() => parseNemesisSpec('client-pause:at=')).toThrow(/client-pause:at=<point>/);
+    expect(parseNemesisSpec('client-kill:at=in-extend,client-pause')).toEqual([
+      { kind: 'client-kill', target: 'at=in-extend' },
+      { kind: 'client-pause', target: 'holder' },
+    ]);
     expect(() => parseNemesisSpec('wire:DEL:later')).toThrow(/wire:<target>:pause\|hold\|stop\|drop/);
     expect(() => parseNemesisSpec('wire:DEL;rm')).toThrow(/wire:<request>/);
   });

@@ -19,6 +19,7 @@ describe('client-pause nemesis', () => {
     grant: () => undefined,
     armPause: async () => false,
     catchAtPoint: async () => undefined,
+    crash: () => false,
   });
   const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let last = 0;

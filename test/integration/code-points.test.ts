@@ -92,6 +92,33 @@ describe.skipIf(skip)('faults at the code points', () => {
     expect(r.valid).toBe(false);
   });
 
+  it('redis-py Lock, its client killed before it releases: a fresh client takes its place, the lease lapses, valid', async () => {
+    const r = await run(
+      await prepareRun(
+        config({
+          clientCommand: `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`,
+          nemesis: 'client-kill:at=before-release',
+          fencing: false,
+        }),
+      ),
+      { latest: false },
+    );
+    expect(r.conditions).toEqual([]);
+    const kills = r.history.filter((op) => op.f === 'start-client-kill' && op.type === 'ok');
+    expect(kills.length).toBeGreaterThan(0);
+    for (const kill of kills) {
+      const { process, at } = kill.value as { process: number; at: string };
+      expect(at).toBe('before-release');
+      // The killed process's hold ends on the record, by the harness, and it issues nothing after.
+      const after = r.history.filter((op) => op.process === process && op.index > kill.index);
+      expect(after.every((op) => op.error?.startsWith('harness: the nemesis killed the client'))).toBe(true);
+    }
+    // The fresh clients went on: processes beyond the first five acquired the lock.
+    expect(r.history.some((op) => op.f === 'acquire' && op.type === 'ok' && (op.process as number) >= 5)).toBe(true);
+    expect(row(r, 'before-release')).toMatchObject({ fault: 'client-kill', hits: kills.length });
+    expect(r.valid).toBe(true);
+  });
+
   it('the built-in redis client stopped after its grant, until another client holds: two holders at once', async () => {
     const r = await run(
       await prepareRun(config({ nemesis: 'client-pause:at=after-grant', fencing: false, stopOnViolation: true })),

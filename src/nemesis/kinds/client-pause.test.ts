@@ -18,6 +18,7 @@ function clients(holders: number[]) {
     count: () => 5,
     grant: () => undefined,
     catchAtPoint: async () => undefined,
+    crash: () => false,
     armPause: async (client, where, _timeoutMs, clockStepMs) => {
       armed.push({ client, where, clockStepMs });
       return true;

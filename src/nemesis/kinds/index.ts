@@ -3,6 +3,7 @@
  * its own module beside these and one entry here.
  */
 import { clientClock } from './client-clock.js';
+import { clientKill } from './client-kill.js';
 import { clientPause } from './client-pause.js';
 import { clock } from './clock.js';
 import { killNode } from './kill-node.js';
@@ -21,5 +22,6 @@ export const FAULT_KIND_MODULES = [
   latency,
   clock,
   clientClock,
+  clientKill,
   wire,
 ] as const;
