@@ -143,6 +143,10 @@ export class WorkerPool implements ClientFaultTarget {
         // last operations never arrived: the harness ends the cycle where the record
         // last saw the client, and the run says its history lacks something.
         if (worker.ended || !worker.cycle.open) return;
+        if (this.interrupting) {
+          this.endCycle(worker, 'the run was interrupted; the client stopped in the middle of its cycle');
+          return;
+        }
         this.exitedOpen.push(client);
         this.endCycle(worker, 'the client exited with its cycle open', worker.lastSeen);
       }),
