@@ -214,7 +214,12 @@ export class WorkerPool implements ClientFaultTarget {
   }
 
   private send(worker: Worker, message: ToWorker) {
-    if (worker.child.connected) worker.child.send(message);
+    if (!worker.child.connected) return;
+    worker.child.send(message, (err) => {
+      // A worker that ended between the check and the write (told to stop, it may close its
+      // channel at once: EPIPE) is no worker failure; any other failed send is.
+      if (err && !this.stopping && !worker.replaced) this.errors.push(`worker ${worker.process}: ${err.message}`);
+    });
   }
 
   private onMessage(worker: Worker, m: FromWorker) {
