@@ -113,3 +113,36 @@ export interface NemesisContext extends NodeFaultContext {
   /** The per-client proxies; empty unless a kind of the run uses them (FaultKindModule.usesProxies). */
   routes: ProxyRoute[];
 }
+
+/** Why a client stopped at the state that matters was let go. */
+export type HandOver = 'another client held the lock' | 'its length was spent';
+
+/**
+ * Waits until a client other than `client` holds the lock (the lease it had has lapsed and
+ * the lock changed hands), or until `deadline` (Date.now() ms), whichever comes first; the
+ * faults aimed at a state (kept-holder, client-pause:at=, wire) end there. Undefined when
+ * `abandoned()` says the wait no longer matters (the fault ended some other way).
+ */
+export async function untilHandedOver(
+  clients: Pick<ClientFaultTarget, 'holders'>,
+  client: number,
+  deadline: number,
+  abandoned: () => boolean = () => false,
+): Promise<HandOver | undefined> {
+  for (;;) {
+    if (abandoned()) return undefined;
+    if (clients.holders().some((h) => h !== client)) return 'another client held the lock';
+    if (Date.now() >= deadline) return 'its length was spent';
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The processes a fault stopped, as its record names them: the worker's pid, the program's group. */
+export function stoppedProcesses(pids: readonly number[]): { pid?: number; programGroup?: number } {
+  const worker = pids.find((p) => p > 0);
+  const program = pids.find((p) => p < 0);
+  return {
+    ...(worker === undefined ? {} : { pid: worker }),
+    ...(program === undefined ? {} : { programGroup: -program }),
+  };
+}

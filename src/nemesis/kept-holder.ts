@@ -12,7 +12,7 @@
  */
 import { sleep } from '../util/clock.js';
 import type { Rng } from '../util/rng.js';
-import { type ClientFaultTarget, signalAll } from './context.js';
+import { type ClientFaultTarget, signalAll, untilHandedOver } from './context.js';
 
 /** How much of the holder's lease, from its grant, it may spend stopped. */
 export const LEASE_SHARE = 0.8;
@@ -59,9 +59,8 @@ export class KeptHolder {
   async release(): Promise<{ client: number; anotherHeld: boolean; keptMs: number } | undefined> {
     const kept = this.kept;
     if (!kept) return undefined;
-    const others = () => this.clients.holders().some((c) => c !== kept.client);
-    while (!others() && Date.now() < kept.until) await sleep(5);
-    const anotherHeld = others();
+    const anotherHeld =
+      (await untilHandedOver(this.clients, kept.client, kept.until)) === 'another client held the lock';
     this.resume();
     return { client: kept.client, anotherHeld, keptMs: Date.now() - kept.at };
   }

@@ -9,7 +9,7 @@
  */
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
-import type { ClientFaultTarget } from '../context.js';
+import { type ClientFaultTarget, stoppedProcesses } from '../context.js';
 import { faultKind } from '../kind.js';
 import type { FaultStart, FaultTiming, Nemesis } from '../nemesis.js';
 import { clientWords } from './client-pause.js';
@@ -50,13 +50,12 @@ export class ClientKill implements Nemesis {
   }
 
   private record(client: number, pids: readonly number[], at?: string): Record<string, unknown> {
-    const value: Record<string, unknown> = { client, process: this.clients.process(client) };
-    const worker = pids.find((p) => p > 0);
-    const program = pids.find((p) => p < 0);
-    if (worker !== undefined) value.pid = worker;
-    if (program !== undefined) value.programGroup = -program;
-    if (at !== undefined) value.at = at;
-    return value;
+    return {
+      client,
+      process: this.clients.process(client),
+      ...stoppedProcesses(pids),
+      ...(at === undefined ? {} : { at }),
+    };
   }
 
   async stop(): Promise<unknown> {

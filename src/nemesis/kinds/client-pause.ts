@@ -7,7 +7,13 @@
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import { type CaughtAtPoint, type ClientFaultTarget, signalAll } from '../context.js';
+import {
+  type CaughtAtPoint,
+  type ClientFaultTarget,
+  signalAll,
+  stoppedProcesses,
+  untilHandedOver,
+} from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
@@ -50,18 +56,18 @@ export class ClientPause implements Nemesis {
     const at = Date.now();
     const c = { ...caught, process: this.clients.process(caught.client) } as NonNullable<typeof this.atCaught>;
     this.atCaught = c;
-    void (async () => {
-      while (this.atCaught === c) {
-        if (this.clients.holders().some((h) => h !== c.client)) c.until = 'another client held the lock';
-        else if (Date.now() - at >= durationMs) c.until = 'its length was spent';
-        if (c.until) return c.resume();
-        await sleep(5);
-      }
-    })();
-    const [worker, program] = [caught.pids.find((p) => p > 0), caught.pids.find((p) => p < 0)];
-    const value: Record<string, unknown> = { client: caught.client, process: c.process, pid: worker, at: point };
-    if (program !== undefined) value.programGroup = -program;
-    value.ms = durationMs;
+    void untilHandedOver(this.clients, c.client, at + durationMs, () => this.atCaught !== c).then((why) => {
+      if (why === undefined) return;
+      c.until = why;
+      c.resume();
+    });
+    const value = {
+      client: caught.client,
+      process: c.process,
+      ...stoppedProcesses(caught.pids),
+      at: point,
+      ms: durationMs,
+    };
     return { value, durationMs };
   }
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {

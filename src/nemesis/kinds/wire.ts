@@ -24,7 +24,7 @@
  */
 import { sleep } from '../../util/clock.js';
 import type { Rng } from '../../util/rng.js';
-import { type ClientFaultTarget, signalAll } from '../context.js';
+import { type ClientFaultTarget, signalAll, stoppedProcesses, untilHandedOver } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 import type { ProxyRoute, WireAction } from '../proxy.js';
@@ -109,11 +109,7 @@ export class WireFault implements Nemesis {
       at: wirePoint(this.request),
       mode: this.mode,
     };
-    const worker = got.pids?.find((p) => p > 0);
-    const program = got.pids?.find((p) => p < 0);
-    if (worker !== undefined) value.pid = worker;
-    if (program !== undefined) value.programGroup = -program;
-    value.ms = durationMs;
+    Object.assign(value, stoppedProcesses(got.pids ?? []), { ms: durationMs });
     return { value, durationMs };
   }
 
@@ -134,14 +130,9 @@ export class WireFault implements Nemesis {
       };
     });
     // Until the lock has changed hands, or the length is spent.
-    const watch = async () => {
-      while (!c.ended) {
-        if (this.clients.holders().some((h) => h !== client)) return c.release('another client held the lock');
-        if (Date.now() - c.at >= maxMs) return c.release('its length was spent');
-        await sleep(5);
-      }
-    };
-    void watch();
+    void untilHandedOver(this.clients, client, c.at + maxMs, () => c.ended !== undefined).then((why) => {
+      if (why !== undefined) c.release(why);
+    });
     if (this.mode === 'hold') return { caught: c, action: { hold: held } };
     if (this.mode === 'pause') {
       const stoppedNow = signalAll(this.clients.pids(client), 'SIGSTOP');
