@@ -14,7 +14,7 @@ import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
 import { faultWindows } from './fault-windows.js';
-import { holdsOf } from './mutual-exclusion.js';
+import { type Hold, holdsOf, overlaps } from './mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
@@ -109,12 +109,16 @@ export function outrankings(history: readonly Op[]): Outranking[] {
       return typeof v?.process !== 'number' || v.process === process;
     });
   const found: Outranking[] = [];
-  const sorted = [...holds].sort((a, b) => a.start - b.start);
-  for (let j = 0; j < sorted.length; j++) {
-    const later = sorted[j] as (typeof sorted)[number];
-    for (let i = j - 1; i >= 0; i--) {
-      const earlier = sorted[i] as (typeof sorted)[number];
-      if (earlier.process === later.process || earlier.end <= later.start) continue;
+  // Only holds that overlap can outrank one another: the overlap sweep's pairs (each later
+  // hold with the earlier ones still open at its grant, in order of start), the nearest first.
+  const earlierOf = new Map<Hold, Hold[]>();
+  for (const { first, second } of overlaps(holds)) {
+    const list = earlierOf.get(second);
+    if (list) list.push(first);
+    else earlierOf.set(second, [first]);
+  }
+  for (const [later, earliers] of earlierOf) {
+    for (const earlier of earliers.reverse()) {
       const validityMs = decodeGrant(byIndex.get(earlier.acquireIndex)?.value).validityMs;
       if (validityMs === undefined) continue;
       const standsUntil = earlier.start + (1 - LEASE_SLACK) * validityMs * 1e6;
