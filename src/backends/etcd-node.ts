@@ -23,7 +23,7 @@ export function etcdNodeSpecs(count = ETCD_NODES): NodeSpec[] {
         ...replaceMemberIfWiped(name, names, peers),
         ...afterPreviousMember(name, names, peers),
       ]),
-    ready: (node) => waitForEtcd(node.ip),
+    ready: (node) => waitForEtcd(node.ip, undefined, node.port),
   }));
 }
 
@@ -112,8 +112,8 @@ function afterPreviousMember(name: string, names: string[], peers: PeerNames): s
   ];
 }
 
-async function gatewayPost<T>(ip: string, path: string, timeoutMs: number): Promise<T> {
-  const res = await fetch(`http://${ip}:${ETCD_CLIENT_PORT}${path}`, {
+async function gatewayPost<T>(ip: string, path: string, timeoutMs: number, port = ETCD_CLIENT_PORT): Promise<T> {
+  const res = await fetch(`http://${ip}:${port}${path}`, {
     method: 'POST',
     body: '{}',
     signal: AbortSignal.timeout(timeoutMs),
@@ -126,9 +126,9 @@ async function gatewayPost<T>(ip: string, path: string, timeoutMs: number): Prom
  * Ready when the member answers /health as healthy, which needs a leader, so a quorum of
  * the members: startCluster starts them in parallel, so each waits for the others here.
  */
-export function waitForEtcd(ip: string, deadlineMs = 60_000): Promise<void> {
-  return waitUntilReady(`etcd at ${ip}`, deadlineMs, 50, async () => {
-    const res = await fetch(`http://${ip}:${ETCD_CLIENT_PORT}/health`, { signal: AbortSignal.timeout(1000) });
+export function waitForEtcd(ip: string, deadlineMs = 60_000, port = ETCD_CLIENT_PORT): Promise<void> {
+  return waitUntilReady(`etcd at ${ip}:${port}`, deadlineMs, 50, async () => {
+    const res = await fetch(`http://${ip}:${port}/health`, { signal: AbortSignal.timeout(1000) });
     const body = (await res.json()) as { health?: string };
     return (res.ok && body.health === 'true') || `health: ${JSON.stringify(body)}`;
   });
@@ -150,7 +150,7 @@ export async function etcdLeader(nodes: NodeHandle[], timeoutMs = 1000): Promise
       .filter((n) => n.role === 'node')
       .map(async (n) => {
         try {
-          const s = await gatewayPost<EtcdStatus>(n.ip, '/v3/maintenance/status', timeoutMs);
+          const s = await gatewayPost<EtcdStatus>(n.ip, '/v3/maintenance/status', timeoutMs, n.port);
           return s.leader && s.leader === s.header.member_id
             ? { name: n.name, term: BigInt(s.header.raft_term) }
             : null;

@@ -2,13 +2,16 @@
 import { parseArgs } from 'node:util';
 import { ensureEngine } from '../cluster/engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
+import { reclaimTargets } from '../target/heal.js';
 import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos cleanup [--all]
 
 Removes every container and network labelled by a lockchaos run whose runner process is
 gone, and ends its client workers and what their client programs left running (the
-programs' cgroups, where cgroup v2 is writable). Every run does this at start too.
+programs' cgroups, where cgroup v2 is writable). On the targets of such runs (--target:
+hosts over SSH, existing containers) it removes the run's iptables rules, resumes what it
+stopped and starts what it killed. Every run does this at start too.
 
 Options:
   --all       also remove the resources of runs that are still going
@@ -29,9 +32,12 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
     return 0;
   }
   await ensureEngine();
+  // The targets first: healing an existing container's rules takes a helper of the run's.
+  const healed = await reclaimTargets(values.all ? 'all' : 'orphaned');
   const removed = await reclaimOrphans(values.all ? 'all' : 'orphaned');
   console.log(
-    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups`,
+    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups, ${healed.runs} targets healed`,
   );
+  for (const problem of healed.problems) console.error(`not healed (tried again at the next start): ${problem}`);
   return 0;
 }

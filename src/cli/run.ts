@@ -1,11 +1,15 @@
+import { resolve as resolvePath } from 'node:path';
+import { isModulePath } from '../backends/index.js';
 import { runAndReport } from '../report/reported-run.js';
 import { formatSummary } from '../report/summary.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../runner/conditions.js';
 import { fencingWord, type TestConfig } from '../runner/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../runner/parameters.js';
 import { prepareRun } from '../runner/prepare.js';
+import { resolveRun } from '../runner/resolve.js';
 import { parseTestJson, readRunFile, rerunConfig } from '../runner/run-folder.js';
 import { readScheduleFile } from '../runner/schedule-file.js';
+import { targetDryRun } from '../runner/target-dry-run.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { randomSeed } from '../util/rng.js';
@@ -21,6 +25,10 @@ const COMMAND_FLAGS = {
   json: {
     type: 'boolean',
     help: 'print the result as one JSON object on stdout (with the lockchaos version),\nin place of the summary; progress stays on stderr',
+  },
+  'dry-run': {
+    type: 'boolean',
+    help: 'with --target: print, host by host, every command the run would execute on the\ntarget, and exit (nothing is connected, imported or started)',
   },
   replay: {
     type: 'string',
@@ -97,7 +105,7 @@ function givenParameters(values: Record<string, string | boolean | undefined>): 
 /** Builds a validated-shape TestConfig from flags (values are validated by the runner). */
 export function configFromArgs(
   argv: string[],
-): { config: TestConfig; build: boolean; latest: boolean; json: boolean; replay?: string } | 'help' {
+): { config: TestConfig; build: boolean; latest: boolean; json: boolean; replay?: string; dryRun?: boolean } | 'help' {
   const { values } = parseCommandArgs(argv, OPTIONS, 'run', { positionals: false });
   if (values.help) return 'help';
   const s = (k: string) => values[k] as string | undefined;
@@ -135,7 +143,8 @@ export function configFromArgs(
     : '';
   const config: TestConfig = { name: name ?? defaultName, ...parameters, seed: seed ?? randomSeed() };
   if (scheduled) config.schedule = scheduled.faults;
-  return { config, build: !values['no-build'], latest: !values['no-latest'], json: !!values.json };
+  const dryRun = values['dry-run'] === true;
+  return { config, build: !values['no-build'], latest: !values['no-latest'], json: !!values.json, dryRun };
 }
 
 const REPLAY_FLAGS = ['replay', 'store', 'no-build', 'no-latest', 'json'];
@@ -163,6 +172,20 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   return { file, config: { ...stored, ...(store !== undefined ? { storeDir: store } : {}) } };
 }
 
+/** --dry-run: the target's commands, host by host; a built-in backend's run checked whole first. */
+function dryRun(config: TestConfig): string {
+  if (config.target === undefined) {
+    throw new UserError(
+      "--dry-run lists the commands a run executes on a target's hosts: give --target FILE (without one, lockchaos starts and removes its own containers)",
+    );
+  }
+  const located = { ...config, target: resolvePath(config.target) };
+  // A built-in backend is checked as the run would (a fault a node cannot take is refused);
+  // a module backend is code, and a dry run runs none.
+  if (!isModulePath(config.backend)) resolveRun(located);
+  return targetDryRun(located);
+}
+
 /** A replayed configuration's problems name its file. */
 const replayFrom = (file: string) => `--replay: '${file}'`;
 
@@ -170,6 +193,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const parsed = configFromArgs(argv);
   if (parsed === 'help') {
     console.log(help());
+    return 0;
+  }
+  if (parsed.dryRun) {
+    console.log(dryRun(parsed.config));
     return 0;
   }
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.

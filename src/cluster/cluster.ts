@@ -65,8 +65,21 @@ export interface NodeHandle {
    */
   netExec(command: string[]): Promise<ExecResult>;
   exec(command: string[]): Promise<ExecResult>;
-  /** Freezes every process in the container (cgroup freezer): the server stops answering. */
-  pause(): Promise<void>;
+  /**
+   * The address the other nodes reach it at, where it is not `ip` (a target's node behind
+   * another address): partition rules drop by it.
+   */
+  readonly peerIp?: string;
+  /**
+   * Rules on this node must touch only the service's own traffic (a host the team runs:
+   * loss drops packets to its port, not to the host's SSH).
+   */
+  readonly confined?: boolean;
+  /**
+   * Freezes the node's service (the container's cgroup freezer; a target's processes by
+   * SIGSTOP): the server stops answering. What it stopped, where it can tell: pid → state.
+   */
+  pause(): Promise<PauseRecord | undefined>;
   resume(): Promise<void>;
   /** Sends a signal to PID 1, the server. */
   signal(signal: string): Promise<void>;
@@ -76,6 +89,9 @@ export interface NodeHandle {
   restart(): Promise<void>;
   logs(): Promise<string>;
 }
+
+/** The processes a pause stopped, pid → the state letter the host then showed ('T': stopped). */
+export type PauseRecord = Record<string, string>;
 
 export interface NodeState {
   running: boolean;
@@ -93,18 +109,27 @@ export interface Cluster {
   node(name: string): NodeHandle;
   /** Writes nothing; returns each node's log, for nodes/*.log. */
   collectLogs(): Promise<Record<string, string>>;
+  /**
+   * Lets go of nodes the run did not create (a target's: heals them, closes their channels);
+   * absent when removing the run's labelled containers is all there is to do.
+   */
+  close?(): Promise<void>;
 }
 
-class ContainerNode implements NodeHandle {
+/**
+ * A node that is a container on this engine: lockchaos's own (on the run's network), or an
+ * existing one a target names (networkName undefined: not lockchaos's to check or re-address).
+ */
+export class ContainerNode implements NodeHandle {
   private readonly net: NetnsHelper;
   constructor(
-    readonly spec: NodeSpec,
-    readonly started: StartedTestContainer,
+    readonly spec: Pick<NodeSpec, 'name' | 'role' | 'port' | 'ready'>,
+    readonly containerId: string,
     public ip: string,
-    readonly networkName: string,
+    readonly networkName: string | undefined,
     runId: string,
   ) {
-    this.net = new NetnsHelper(runId, spec.name, started.getId());
+    this.net = new NetnsHelper(runId, spec.name, containerId);
   }
 
   get name() {
@@ -115,9 +140,6 @@ class ContainerNode implements NodeHandle {
   }
   get port() {
     return this.spec.port;
-  }
-  get containerId() {
-    return this.started.getId();
   }
   private get container() {
     return docker().getContainer(this.containerId);
@@ -132,6 +154,7 @@ class ContainerNode implements NodeHandle {
 
   async pause() {
     await this.container.pause();
+    return undefined;
   }
   async resume() {
     await this.container.unpause();
@@ -141,7 +164,8 @@ class ContainerNode implements NodeHandle {
   }
   async state(): Promise<NodeState> {
     const { State, NetworkSettings } = await this.container.inspect();
-    const onNetwork = NetworkSettings.Networks[this.networkName] !== undefined;
+    const onNetwork =
+      this.networkName === undefined ? undefined : NetworkSettings.Networks[this.networkName] !== undefined;
     return { running: State.Running, startedAt: State.StartedAt, exitCode: State.ExitCode, onNetwork };
   }
   async restart() {
@@ -152,13 +176,19 @@ class ContainerNode implements NodeHandle {
       await this.net.remove();
       await this.container.start();
     }
-    const info = await this.container.inspect();
-    this.ip = info.NetworkSettings.Networks[this.networkName]?.IPAddress ?? this.ip;
+    if (this.networkName !== undefined) {
+      const info = await this.container.inspect();
+      this.ip = info.NetworkSettings.Networks[this.networkName]?.IPAddress ?? this.ip;
+    }
     await this.spec.ready(this, { restart: true });
   }
   async logs() {
     const buf = (await this.container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
     return demuxLogs(buf);
+  }
+  /** Removes the network helper (its rules gone with a heal): a container the run leaves standing. */
+  removeNetHelper() {
+    return this.net.remove();
   }
 }
 
@@ -199,7 +229,7 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
       const started = await container.start();
       signal?.throwIfAborted();
       const ip = started.getIpAddress(networkName);
-      const node = new ContainerNode(spec, started, ip, networkName, runId);
+      const node = new ContainerNode(spec, started.getId(), ip, networkName, runId);
       await untilAborted(spec.ready(node, { restart: false }), signal);
       return node;
     }),

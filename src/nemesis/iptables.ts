@@ -11,9 +11,16 @@ import { mustNetExec, whenAvailable } from './nodes.js';
 /** The comment on each of the run's rules. */
 export const ruleTag = (runId: string) => `lockchaos-${runId}`;
 
-async function removeTaggedRules(node: NodeHandle, runId: string) {
+/** The command that removes the run's rules from a node. */
+export const removeRulesCommand = (runId: string) => [
+  'bash',
+  '-c',
   // iptables-save | drop our lines | iptables-restore: atomic, and leaves others' rules.
-  await mustNetExec(node, ['bash', '-c', `iptables-save | grep -v -- '${ruleTag(runId)}' | iptables-restore`]);
+  `iptables-save | grep -v -- '${ruleTag(runId)}' | iptables-restore`,
+];
+
+async function removeTaggedRules(node: NodeHandle, runId: string) {
+  await mustNetExec(node, removeRulesCommand(runId));
 }
 
 /**

@@ -5,6 +5,7 @@
  * module under kinds/; the registry (kinds/index.ts) lists them.
  */
 import type { Backend } from '../backends/backend.js';
+import type { NodeNeed } from '../target/inventory.js';
 import { leaderUnfit, type Unfit } from './applicability.js';
 import type { NemesisContext } from './context.js';
 import type { Nemesis } from './nemesis.js';
@@ -21,6 +22,9 @@ export interface FaultSpec {
    */
   mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held' | 'hold' | 'stop' | 'drop';
 }
+
+/** What a fault needs of a lock node's control channel (FaultKindModule.nodeNeeds). */
+export type { NodeNeed } from '../target/inventory.js';
 
 /** A recorded fault in words: whom it hit, and how (each a short phrase). */
 export interface FaultWords {
@@ -52,6 +56,13 @@ export interface FaultKindModule<Name extends string = string> {
    * nemesis is built from the run's context (with what the backend declares in hand).
    */
   fit(spec: FaultSpec, backend: Backend, lockNodes: number): Unfit | BuildNemesis;
+  /**
+   * What the fault does to a lock node itself, for nodes lockchaos did not start (a target's,
+   * reached through a control channel): stop or kill the service's process ('process'),
+   * start it again ('restart'), add iptables rules on it ('network'). None: it acts on the
+   * clients' side (their processes, their proxies) or through the service's own protocol.
+   */
+  nodeNeeds?(spec: FaultSpec): readonly NodeNeed[];
   /** Whether clients must reach the servers through per-client proxies for it. */
   usesProxies?(spec: FaultSpec): boolean;
   /** A fault it started, in words, from the start's recorded value. */

@@ -73,6 +73,12 @@ export interface TestConfig {
   clientCommand?: string;
   /** The folder the client program runs in, absolute (where the command was given). */
   clientDir?: string;
+  /**
+   * An inventory of a lock service lockchaos does not start (docs/targets.md): its nodes'
+   * addresses and control channels. Absolute once located; absent: lockchaos starts the
+   * service in containers.
+   */
+  target?: string;
   seed: number;
   /** Where runs are written: <storeDir>/<name>/<timestamp>/. */
   storeDir: string;
@@ -357,6 +363,12 @@ export const PARAMETERS = {
     type: 'string',
     arg: 'DIR',
     help: "the folder --client-command runs in (default: the current folder; in a campaign, the file's)",
+  },
+  target: {
+    flag: 'target',
+    type: 'string',
+    arg: 'FILE',
+    help: 'test the lock service an inventory describes (hosts over SSH, existing containers,\na rented service) instead of starting one: docs/targets.md',
   },
   seed: {
     flag: 'seed',

@@ -13,11 +13,13 @@ import { backendOf, isModulePath, knownBackend, locateBackendModule } from '../b
 import type { NodeSpec } from '../cluster/cluster.js';
 import { dataStoreNodeSpec } from '../datastore/datastore.js';
 import { type Fault, resolveFaults } from '../nemesis/index.js';
+import { type Inventory, readInventory } from '../target/inventory.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { fencingWord } from './config.js';
 import { type Bounds, PARAMETER_LIST, type TestConfig } from './parameters.js';
+import { type ResolvedTarget, resolveTarget } from './target.js';
 
 export interface ResolvedRun {
   /** The configuration as given, named, its client program's folder located. */
@@ -30,6 +32,8 @@ export interface ResolvedRun {
   readonly nodeSpecs: readonly NodeSpec[];
   /** The --nemesis spec's faults, fit for the backend. */
   readonly faults: readonly Fault[];
+  /** A lock service lockchaos does not start (--target): its nodes take the lock nodes' place. */
+  readonly target?: ResolvedTarget;
 }
 
 /**
@@ -39,7 +43,7 @@ export interface ResolvedRun {
  * problem otherwise.
  */
 export function resolveRun(input: TestConfig, known: Backend = knownBackend(input)): ResolvedRun {
-  const c = { ...input, ...locateClientDir(input) };
+  const c = { ...input, ...locateClientDir(input), ...locateTarget(input) };
   c.name ||= testName(c, known);
   return resolveWith(c, known);
 }
@@ -68,7 +72,10 @@ function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
     if (p.type !== 'number' || !p.bounds || (value === undefined && p.default === undefined)) continue;
     withinBounds(p.flag, value as number, p.bounds);
   }
-  const backendOptions = backendOptionsOf(c, backend);
+  // A target's nodes are counted by its inventory: the backend is asked for as many.
+  const inventory = c.target === undefined ? undefined : readTarget(c, backend);
+  const nodesAsked = c.nodes ?? inventory?.nodes.length;
+  const backendOptions = backendOptionsOf({ ...c, nodes: nodesAsked }, backend);
   const lockSpecs = backend.nodeSpecs(backendOptions);
   const lockNodes = lockSpecs.filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
@@ -109,6 +116,7 @@ function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
   if (!Number.isInteger(c.seed) || c.seed < 0 || c.seed >= 2 ** 32) {
     throw new UserError(`--seed must be a whole number from 0 to ${2 ** 32 - 1}, got '${c.seed}'`);
   }
+  const target = inventory && resolveTarget(inventory, lockSpecs, faults, c);
   return {
     config: c,
     backend,
@@ -116,7 +124,14 @@ function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
     backendOptions,
     nodeSpecs: [...lockSpecs, dataStoreNodeSpec()],
     faults,
+    ...(target ? { target } : {}),
   };
+}
+
+/** The inventory --target names, read with the backend's defaults (its service's process, its client port). */
+function readTarget(c: TestConfig, backend: Backend): Inventory {
+  const port = backend.nodeSpecs(backendOptionsOf({ ...c, nodes: undefined }, backend))[0]?.port ?? 0;
+  return readInventory(c.target as string, { backend: backend.name, port });
 }
 
 /** A number against its row's bounds (parameters.ts), as one UserError line naming the flag. */
@@ -188,11 +203,15 @@ export const testName = (
  * module backend's absolute path (backends/index.ts), and `clientDir`, where a client
  * program runs.
  */
-export function locatePaths<C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir'>>(
-  c: C,
-  baseDir = process.cwd(),
-): C & Pick<TestConfig, 'backendModule' | 'clientDir'> {
-  return { ...locateBackendModule(c, baseDir), ...locateClientDir(c, baseDir) };
+export function locatePaths<
+  C extends Pick<TestConfig, 'backend' | 'backendModule' | 'clientCommand' | 'clientDir' | 'target'>,
+>(c: C, baseDir = process.cwd()): C & Pick<TestConfig, 'backendModule' | 'clientDir' | 'target'> {
+  return { ...locateBackendModule(c, baseDir), ...locateClientDir(c, baseDir), ...locateTarget(c, baseDir) };
+}
+
+/** The target's inventory, absolute (nothing without one). */
+function locateTarget(c: Pick<TestConfig, 'target'>, baseDir = process.cwd()) {
+  return c.target === undefined ? {} : { target: resolve(baseDir, c.target) };
 }
 
 /** Where a client program runs, absolute (nothing without a client program). */

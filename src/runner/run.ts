@@ -23,6 +23,8 @@ import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
+import { reclaimTargets } from '../target/heal.js';
+import { startTargetCluster } from '../target/target-cluster.js';
 import { monotonicNow, type Origin, sleep } from '../util/clock.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
@@ -126,6 +128,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}`,
     );
   }
+  const healed = await reclaimTargets();
+  if (healed.runs > 0) log(`healed what crashed runs left on their targets: ${plural(healed.runs, 'run')}`);
+  for (const problem of healed.problems) log(`a crashed run's target is not healed yet: ${problem}`);
   await ensureImage({ build: hooks.buildImage ?? true, log, ...imagesOf(resolved.nodeSpecs, config.backendModule) });
 
   const dir = createRunFolder(config.storeDir, config.name, hooks.latest !== false);
@@ -192,7 +197,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     pool = new WorkerPool(runId, config.concurrency, record);
     log(`starting ${backend.name} cluster (run ${runId})...`);
     try {
-      cluster = await startCluster(runId, resolved.nodeSpecs, hooks.signal);
+      cluster = await startNodes(resolved, runId, hooks.signal);
     } catch (err) {
       // Ctrl-C while the nodes started (a ready() that never settles waits for nothing else).
       if (hooks.signal?.aborted) throw interruptedAtStart();
@@ -303,6 +308,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       log(`client program cgroups of run ${runId} not removed: ${String(err)}`),
     );
     await faults?.close();
+    await cluster?.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`));
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
   }
   if (writer.error) {
@@ -355,6 +361,22 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
   writeResults(dir, { valid, conditions, config: ran, timings, results, coverage: points, ...early });
   return { dir, config: ran, valid, results, conditions, history, timings, coverage: points, ...early };
+}
+
+/** The run's nodes: started in containers, or a target's reached where they are with the store started beside them. */
+function startNodes(resolved: ResolvedRun, runId: string, signal?: AbortSignal): Promise<Cluster> {
+  const { target } = resolved;
+  if (!target) return startCluster(runId, resolved.nodeSpecs, signal);
+  const store = resolved.nodeSpecs.find((s) => s.role === 'store');
+  if (!store) throw new Error('a run has a data store');
+  return startTargetCluster({
+    runId,
+    inventory: target.inventory,
+    ready: target.ready,
+    store,
+    needs: target.needs,
+    signal,
+  });
 }
 
 /**

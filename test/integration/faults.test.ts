@@ -120,7 +120,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     const c = await redisClient(r1.ip, 1000);
     await c.set('long', 'x', 'PX', 60_000);
     await c.set('short', 'x', 'PX', 100);
-    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms, '*')) as [number, number];
     const jump = new ClockJump({ ...ctx, nodes: [r1] }, 'one', 'forward', shift);
     const started = await jump.start(new Rng(5));
     const { jumpMs } = (started as FaultStart).value as { jumpMs: number };
@@ -136,7 +136,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     const r2 = node('r2');
     const c = await redisClient(r2.ip, 1000);
     await c.set('held', 'x', 'PX', 1000);
-    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+    const shift = async (_node: NodeHandle, ms: number) => (await c.eval(SHIFT_TTLS, 0, ms, '*')) as [number, number];
     const jump = new ClockJump({ ...ctx, nodes: [r2] }, 'one', 'backward', shift);
     const started = await jump.start(new Rng(6));
     const { jumpMs, effects } = (started as FaultStart).value as { jumpMs: number; effects: Record<string, unknown> };
@@ -153,7 +153,7 @@ describe.skipIf(skip)('faults on real containers', () => {
     await c.set('doomed', 'x', 'PX', 300);
     const shifts: { ms: number; expired: number }[] = [];
     const shift = async (_node: NodeHandle, ms: number) => {
-      const answer = (await c.eval(SHIFT_TTLS, 0, ms)) as [number, number];
+      const answer = (await c.eval(SHIFT_TTLS, 0, ms, '*')) as [number, number];
       shifts.push({ ms, expired: answer[0] });
       return answer;
     };

@@ -19,6 +19,7 @@ const LAYERS: Record<string, number> = {
   'src/backends': 2,
   'src/cluster': 2,
   'src/datastore': 3,
+  'src/target': 3,
   workloads: 3,
   'src/nemesis': 4,
   'src/runner': 5,

@@ -36,6 +36,7 @@ export class NodeKill extends NodeOutage {
 }
 
 export const killNode = faultKind({
+  nodeNeeds: () => ['process', 'restart'] as const,
   name: 'kill-node',
   ...onNodes((s, ctx) => new NodeKill(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,

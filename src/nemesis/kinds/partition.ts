@@ -27,6 +27,13 @@ export const PARTITIONS = [
   'clients-majorities',
 ] as const;
 
+/** The rule that drops what comes from `peer` (a node's address), tagged with the run. */
+export const partitionRule = (peer: string | undefined, runId: string) =>
+  `iptables -A INPUT -s ${peer} -m comment --comment ${ruleTag(runId)} -j DROP`;
+
+/** Where a node's peers see it come from: its own network address unless it says otherwise. */
+const peerAddress = (n: { ip: string; peerIp?: string } | undefined) => n?.peerIp ?? n?.ip;
+
 const cutsClients = (shape: string): shape is 'clients' | 'clients-majorities' => shape.startsWith('clients');
 
 /** A partition between nodes, by shape (targets.ts: partitionGrudge). */
@@ -44,17 +51,22 @@ export class Partition extends IptablesFault {
     );
     // A frozen or dead node hears nothing anyway; it gets its rules when it is back.
     const byName = new Map(this.ctx.nodes.map((n) => [n.name, n]));
+    const inPlace: Record<string, number> = {};
     for (const [name, drops] of grudge) {
       const node = byName.get(name);
       if (!node || drops.size === 0) continue;
       await whenAvailable(this.ctx, node);
       const rules = [...drops].map(
-        (d) => `iptables -A INPUT -s ${byName.get(d)?.ip} -m comment --comment ${ruleTag(this.ctx.runId)} -j DROP`,
+        (d) =>
+          `iptables -A INPUT -s ${peerAddress(byName.get(d))} -m comment --comment ${ruleTag(this.ctx.runId)} -j DROP`,
       );
-      await mustNetExec(node, ['bash', '-c', rules.join(' && ')]);
+      // The count of the run's rules read back in the same command: the record shows they took.
+      const count = `iptables-save | grep -c -- '${ruleTag(this.ctx.runId)}'`;
+      const out = await mustNetExec(node, ['bash', '-c', [...rules, count].join(' && ')]);
+      inPlace[name] = Number(out.trim().split('\n').at(-1));
       this.ruledOn(node);
     }
-    return { shape: this.target, drops: describeGrudge(grudge), ms: durationMs };
+    return { shape: this.target, drops: describeGrudge(grudge), rules: inPlace, ms: durationMs };
   }
 }
 
@@ -142,6 +154,7 @@ export class ClientPartition implements Nemesis {
 export const partition = faultKind({
   name: 'partition',
   targets: PARTITIONS,
+  nodeNeeds: (s) => (cutsClients(s.target) ? [] : ['network']),
   what: 'iptables DROP between nodes; clients: cut some clients from the nodes; clients-majorities: two client groups each reach another majority, sharing one node (proxies)',
   fit: (s, backend, lockNodes) => {
     const leader = leaderUnfit(s.target, backend);

@@ -1,15 +1,30 @@
 /** pause-node: the cgroup freezer stops every process of the node (docker pause), then thaws. */
-import type { NodeHandle } from '../../cluster/cluster.js';
+import type { NodeHandle, PauseRecord } from '../../cluster/cluster.js';
+import type { Rng } from '../../util/rng.js';
 import { faultKind, heldWords, nodesHit, onNodes, WHILE_HELD_MODES } from '../kind.js';
+import type { FaultPlan, FaultStart } from '../nemesis.js';
 import { NodeOutage } from '../node-outage.js';
 
 export class NodePause extends NodeOutage {
   readonly kind = 'pause-node';
-  protected takeDown = (n: NodeHandle) => n.pause();
+  /** What each node of the current start said it stopped (a target's host: pid → state). */
+  private stopped: Record<string, PauseRecord> = {};
+  override start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+    this.stopped = {};
+    return super.start(rng, plan);
+  }
+  protected async takeDown(n: NodeHandle) {
+    const record = await n.pause();
+    if (record) this.stopped[n.name] = record;
+  }
   protected bringBack = (n: NodeHandle) => n.resume();
+  protected override describe(_nodes: NodeHandle[]) {
+    return Object.keys(this.stopped).length > 0 ? { stopped: this.stopped } : {};
+  }
 }
 
 export const pauseNode = faultKind({
+  nodeNeeds: () => ['process'] as const,
   name: 'pause-node',
   ...onNodes((s, ctx) => new NodePause(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,

@@ -1,0 +1,99 @@
+/**
+ * `run --target FILE --dry-run`: host by host, every command the run would execute on the
+ * target's nodes, built by the same functions the run uses (so what is shown is what runs),
+ * with the run's id as <run>. Nothing is imported, connected or started: a module backend is
+ * not loaded (its defaults are unknown then, and said so), and no host is reached.
+ */
+import { isModulePath, knownBackend } from '../backends/index.js';
+import type { NodeHandle } from '../cluster/cluster.js';
+import { removeRulesCommand } from '../nemesis/iptables.js';
+import { lossRule } from '../nemesis/kinds/loss.js';
+import { partitionRule } from '../nemesis/kinds/partition.js';
+import { parseFaults } from '../nemesis/spec.js';
+import { hostScripts } from '../target/commands.js';
+import { describeNode, type Inventory, type NodeNeed, readInventory, type TargetNode } from '../target/inventory.js';
+import type { TestConfig } from './parameters.js';
+import { backendOptionsOf } from './resolve.js';
+
+const RUN = '<run>';
+
+/** The argv a node fault runs through a channel, as the line a reader checks. */
+const shown = (argv: string[]) => (argv[0] === 'bash' && argv[1] === '-c' ? (argv[2] as string) : argv.join(' '));
+
+/** A script's lines, indented under its verb. */
+const block = (verb: string, script: string) =>
+  [`  ${verb}:`, ...script.split('\n').map((line) => `      ${line}`)].join('\n');
+
+function sshLines(node: TargetNode, inventory: Inventory, needs: ReadonlySet<NodeNeed>, kinds: ReadonlySet<string>) {
+  const s = hostScripts(RUN, node.commands);
+  const c = node.control;
+  const lines = [`${describeNode(node)}${c.kind === 'ssh' && c.sudo ? ', under sudo -n' : ''}`];
+  lines.push(block('connect (at the start)', 'true'));
+  if (needs.has('process')) lines.push(block('find the service (at the start, and to watch it)', s.probe));
+  if (needs.has('network')) lines.push(block('check iptables (at the start)', s.canIptables));
+  if (kinds.has('pause-node')) lines.push(block('pause-node', s.pause), block('pause-node heal', s.resume));
+  if (kinds.has('kill-node')) lines.push(block('kill-node', s.kill), block('kill-node heal', s.start));
+  const handle = { confined: true, port: node.port } as Pick<NodeHandle, 'confined' | 'port'>;
+  if (kinds.has('partition-nodes')) {
+    const peers = inventory.nodes.filter((n) => n !== node).map((n) => partitionRule(n.peerAddress, RUN));
+    lines.push(block('partition (a rule per peer cut off)', peers.join('\n')));
+  }
+  if (kinds.has('loss')) lines.push(block('loss', shown(lossRule(handle, RUN))));
+  if (needs.has('network')) lines.push(block('partition and loss heal', shown(removeRulesCommand(RUN))));
+  if (s.logs) lines.push(block('logs (at the end)', s.logs));
+  lines.push(block('heal (at the end, on Ctrl-C, and at the next start after a crash)', s.heal));
+  return lines;
+}
+
+function dockerLines(node: TargetNode, inventory: Inventory, kinds: ReadonlySet<string>) {
+  const c = node.control as { container: string };
+  const lines = [describeNode(node), `  connect (at the start): docker inspect ${c.container}`];
+  if (kinds.has('pause-node'))
+    lines.push(`  pause-node: docker pause ${c.container}; heal: docker unpause ${c.container}`);
+  if (kinds.has('kill-node'))
+    lines.push(`  kill-node: docker kill --signal SIGKILL ${c.container}; heal: docker start ${c.container}`);
+  const inNetns = `in a helper container of the run in ${c.container}'s network namespace`;
+  if (kinds.has('partition-nodes')) {
+    const peers = inventory.nodes.filter((n) => n !== node).map((n) => partitionRule(n.peerAddress, RUN));
+    lines.push(block(`partition, ${inNetns}`, peers.join('\n')));
+  }
+  if (kinds.has('loss'))
+    lines.push(block(`loss, ${inNetns}`, shown(lossRule({ confined: true, port: node.port }, RUN))));
+  if (kinds.has('loss') || kinds.has('partition-nodes'))
+    lines.push(block(`heal, ${inNetns}`, shown(removeRulesCommand(RUN))));
+  lines.push(`  logs (at the end): docker logs --since <run start> ${c.container}`);
+  return lines;
+}
+
+/** The listing for a configuration with --target; a UserError for a bad inventory. */
+export function targetDryRun(config: TestConfig): string {
+  const file = config.target as string;
+  const backend = isModulePath(config.backend) ? undefined : knownBackend(config);
+  const port = backend?.nodeSpecs(backendOptionsOf({ ...config, nodes: undefined }, backend))[0]?.port ?? 0;
+  const inventory = readInventory(file, { backend: backend?.name ?? '', port });
+  const faults = parseFaults(config.nemesis);
+  const needs = new Set<NodeNeed>(faults.flatMap(({ spec, module }) => module.nodeNeeds?.(spec) ?? []));
+  const kinds = new Set<string>(
+    faults.map(({ spec, module }) =>
+      spec.kind === 'partition' && (module.nodeNeeds?.(spec) ?? []).length > 0 ? 'partition-nodes' : spec.kind,
+    ),
+  );
+  const out = [
+    `lockchaos run --dry-run: the commands a run of --nemesis ${config.nemesis} on ${file} executes, host by host`,
+    `(<run> stands for the run's id; nothing was connected or started${backend ? '' : '; the module backend was not loaded, so its defaults are not shown'})`,
+    '',
+  ];
+  for (const node of inventory.nodes) {
+    const lines =
+      node.control.kind === 'ssh'
+        ? sshLines(node, inventory, needs, kinds)
+        : node.control.kind === 'docker'
+          ? dockerLines(node, inventory, kinds)
+          : [describeNode(node), '  no commands: only its clients reach it (client-side faults)'];
+    out.push(...lines, '');
+  }
+  out.push(
+    'on this machine: a data store container, the client workers, and their proxies (latency, partition:clients, wire)',
+  );
+  return out.join('\n');
+}

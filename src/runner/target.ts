@@ -1,0 +1,71 @@
+/**
+ * A run on a target (--target): the inventory's nodes take the place of the lock nodes the
+ * backend would start, each with the backend's readiness check, and every fault of the run
+ * is checked against every node's control channel before anything starts. A fault a node
+ * cannot take is one UserError line that names the node and why.
+ */
+import type { NodeSpec } from '../cluster/cluster.js';
+import type { Fault } from '../nemesis/index.js';
+import { describeNode, type Inventory, type NodeNeed, type TargetNode } from '../target/inventory.js';
+import type { Ready } from '../target/target-node.js';
+import { UserError } from '../util/errors.js';
+import type { TestConfig } from './parameters.js';
+
+export interface ResolvedTarget {
+  inventory: Inventory;
+  /** The backend's readiness, one per inventory node, in order. */
+  ready: Ready[];
+  /** What the run's faults will do on the nodes: checked on each node as the run starts. */
+  needs: ReadonlySet<NodeNeed>;
+}
+
+/** The client-side fault kinds, for the refusal's words. */
+const CLIENT_SIDE = 'client-pause, client-kill, client-clock, latency, partition:clients, wire';
+
+/** Why a node cannot take a fault that needs `need`, or undefined when it can. */
+function cannot(node: TargetNode, need: NodeNeed): string | undefined {
+  const c = node.control;
+  if (c.kind === 'none')
+    return `node ${node.name} has no control channel (a service reached only as a client takes client-side faults: ${CLIENT_SIDE}): give it ssh: or docker:, or choose a client-side fault`;
+  if (c.kind === 'docker') return undefined;
+  if (need === 'process' && node.commands.process === undefined)
+    return `node ${node.name} has no commands.process: name a command that prints the service's pids ("pgrep -x my-lockd")`;
+  if (need === 'restart' && node.commands.start === undefined)
+    return `node ${node.name} has no commands.start: name the command that starts the service again after the kill ("systemctl start etcd")`;
+  return undefined;
+}
+
+export function resolveTarget(
+  inventory: Inventory,
+  lockSpecs: readonly NodeSpec[],
+  faults: readonly Fault[],
+  c: Pick<TestConfig, 'backend' | 'loseData' | 'target'>,
+): ResolvedTarget {
+  const file = c.target;
+  const lock = lockSpecs.filter((s) => s.role === 'node');
+  if (lock.length !== inventory.nodes.length) {
+    throw new UserError(
+      `--target ${file} names ${inventory.nodes.length} node${inventory.nodes.length === 1 ? '' : 's'}; backend ${c.backend} runs ${lock.length}: list ${lock.length} in the inventory`,
+    );
+  }
+  const needs = new Set<NodeNeed>();
+  for (const f of faults) {
+    const wanted = f.module.nodeNeeds?.(f.spec) ?? [];
+    for (const need of wanted) {
+      needs.add(need);
+      for (const node of inventory.nodes) {
+        const why = cannot(node, need);
+        if (why) throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.target} on --target ${file}: ${why}`);
+      }
+    }
+  }
+  if (c.loseData && faults.some((f) => f.spec.kind === 'kill-node')) {
+    throw new UserError(
+      `--lose-data on --target ${file}: lockchaos wipes only the data of nodes it started; leave --lose-data out`,
+    );
+  }
+  return { inventory, ready: lock.map((s) => s.ready), needs };
+}
+
+/** The target's nodes, for the run's log line: how each is reached (nothing secret). */
+export const targetWords = (t: ResolvedTarget) => t.inventory.nodes.map(describeNode).join(', ');

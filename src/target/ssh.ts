@@ -1,0 +1,113 @@
+/**
+ * A host reached over SSH with OpenSSH's own client, as an operator would: the user's
+ * agent, keys and ssh_config apply, and the host's key is checked (StrictHostKeyChecking
+ * yes) unless the inventory turns it off. One master connection per host is shared by every
+ * command of the run (ControlMaster), so a fault's command costs a round trip, not a
+ * handshake; it is closed at the end, and one left by a killed runner exits by itself
+ * after ControlPersist. Nothing secret is passed on a command line or kept: the key is a
+ * path that ssh reads.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecResult } from '../cluster/exec.js';
+import type { SshChannel } from './inventory.js';
+
+/** The most output a command may print before it is cut (a log command of a busy host). */
+const MAX_OUTPUT = 4 * 1024 * 1024;
+
+/** Quotes a script as one word for the remote shell. */
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export class SshHost {
+  private readonly controlDir = mkdtempSync(join(tmpdir(), 'lockchaos-ssh-'));
+
+  constructor(
+    readonly channel: SshChannel,
+    /** Seconds a command may take before it is given up (the host is gone, the network cut). */
+    private readonly timeoutS = 30,
+  ) {}
+
+  /** user@host:port, for messages (nothing secret). */
+  get where(): string {
+    return `${this.channel.user}@${this.channel.host}:${this.channel.port}`;
+  }
+
+  /** ssh's options, the same for every command of the host. */
+  private options(): string[] {
+    const c = this.channel;
+    const o = [
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `StrictHostKeyChecking=${c.hostKeyChecking ? 'yes' : 'accept-new'}`,
+      '-o',
+      'ConnectTimeout=10',
+      '-o',
+      'ServerAliveInterval=5',
+      '-o',
+      'ServerAliveCountMax=3',
+      '-o',
+      'ControlMaster=auto',
+      '-o',
+      `ControlPath=${join(this.controlDir, '%C')}`,
+      '-o',
+      'ControlPersist=30',
+      '-o',
+      'LogLevel=ERROR',
+      '-p',
+      String(c.port),
+      '-l',
+      c.user,
+    ];
+    if (c.knownHosts) o.push('-o', `UserKnownHostsFile=${c.knownHosts}`);
+    if (c.key) o.push('-i', c.key, '-o', 'IdentitiesOnly=yes');
+    return o;
+  }
+
+  /** The remote command line for a script: `sh -c` (under `sudo -n` when asked). */
+  remoteCommand(script: string): string {
+    return `${this.channel.sudo ? 'sudo -n ' : ''}sh -c ${quote(script)}`;
+  }
+
+  /** Runs a script on the host: its exit code and its output (stdout then stderr). */
+  run(script: string): Promise<ExecResult> {
+    return new Promise((resolve) => {
+      const child = spawn('ssh', [...this.options(), this.channel.host, '--', this.remoteCommand(script)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let size = 0;
+      const keep = (into: Buffer[]) => (chunk: Buffer) => {
+        if (size >= MAX_OUTPUT) return;
+        size += chunk.length;
+        into.push(chunk);
+      };
+      child.stdout.on('data', keep(out));
+      child.stderr.on('data', keep(err));
+      const timer = setTimeout(() => child.kill('SIGKILL'), this.timeoutS * 1000);
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        resolve({ exitCode: 127, output: `ssh could not run: ${e.message}` });
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        const output = Buffer.concat([...out, ...err]).toString('utf8');
+        const timedOut = signal === 'SIGKILL' ? `(no answer in ${this.timeoutS} s) ` : '';
+        resolve({ exitCode: code ?? 255, output: timedOut + output });
+      });
+    });
+  }
+
+  /** Closes the shared connection and its socket folder. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const child = spawn('ssh', [...this.options(), '-O', 'exit', this.channel.host], { stdio: 'ignore' });
+      child.on('error', () => resolve());
+      child.on('close', () => resolve());
+    });
+    rmSync(this.controlDir, { recursive: true, force: true });
+  }
+}
