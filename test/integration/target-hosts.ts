@@ -130,6 +130,10 @@ export const etcdCommand = (name: string, names: string[]) => (hostOf: (n: strin
     `--initial-cluster ${names.map((n) => `${n}=http://${hostOf(n)}:2380`).join(',')}`,
     '--initial-cluster-state new',
     '--initial-cluster-token lcxtest',
+    // As the built-in backend runs it: with etcd's defaults the shortest lease is 2 s, longer
+    // than gc-pause's 1 s TTL, and the pauses would not outlive it (docs/targets.md).
+    '--heartbeat-interval 50',
+    '--election-timeout 500',
   ].join(' ');
 
 export const REDIS_COMMAND = () =>
