@@ -17,6 +17,8 @@ export interface BenchSpec {
   holdMs: number;
   seed: number;
   name: string;
+  /** A target inventory's absolute path (--target): the lock service the bench runs on. */
+  target?: string;
 }
 
 export const BENCH_DEFAULTS = {
@@ -61,7 +63,12 @@ export function benchCampaign(spec: BenchSpec): CampaignFile {
     name: spec.name,
     description: `lockchaos bench: ${spec.backends.join(', ')} at ${spec.concurrency.join(', ')} clients, nemesis ${spec.nemesis}`,
     seeds: [spec.seed],
-    defaults: { 'time-limit': spec.timeLimitS, hold: spec.holdMs, rate: 0 },
+    defaults: {
+      'time-limit': spec.timeLimitS,
+      hold: spec.holdMs,
+      rate: 0,
+      ...(spec.target === undefined ? {} : { target: spec.target }),
+    },
     matrix,
   };
 }

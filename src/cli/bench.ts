@@ -1,4 +1,5 @@
 /** `lockchaos bench`: what each lock costs in latency, throughput, fairness and availability. */
+import { resolve as resolvePath } from 'node:path';
 import { BACKENDS } from '../backends/index.js';
 import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../bench/grid.js';
 import { loadModuleBackends } from '../campaign/load.js';
@@ -27,6 +28,7 @@ Options:
   --nemesis SPEC          none (default) or one fault kind with its target (lockchaos run --help)
   --time-limit S          seconds of load a point (default ${BENCH_DEFAULTS.timeLimitS})
   --hold MS               time each holder keeps the lock (default ${BENCH_DEFAULTS.holdMs})
+  --target FILE           run on the lock service an inventory describes (docs/targets.md)
   --seed N                every point's seed (default ${BENCH_DEFAULTS.seed})
   --parallel K            points at once (default 1: two at once on 2 cores skew the latencies)
   --shard i/n             run only shard i of n of the points
@@ -56,6 +58,7 @@ const OPTIONS = {
   nemesis: { type: 'string' },
   'time-limit': { type: 'string' },
   hold: { type: 'string' },
+  target: { type: 'string' },
   seed: { type: 'string' },
   name: { type: 'string' },
   'dry-run': { type: 'boolean' },
@@ -94,6 +97,7 @@ export function benchSpecFromArgs(values: Record<string, string | boolean | unde
     holdMs: s('hold') === undefined ? BENCH_DEFAULTS.holdMs : Number(s('hold')),
     seed,
     name: s('name') ?? 'bench',
+    ...(s('target') === undefined ? {} : { target: resolvePath(s('target') as string) }),
   };
 }
 

@@ -26,6 +26,7 @@ import { EXIT_ERROR, errorMessage } from '../util/errors.js';
 import { stamped } from '../version.js';
 import { argsError } from './args.js';
 import type { DoctorCheck } from './doctor-check.js';
+import { clientPathCheck } from './doctor-client-path.js';
 import { exampleClientsCheck } from './doctor-clients.js';
 
 const HELP = `Usage: lockchaos doctor [--json]
@@ -36,6 +37,9 @@ Checks what lockchaos needs on this machine, one line each:
   node image    ${NODE_IMAGE} exists (else the command that builds it)
   iptables      a container of the node image starts with NET_ADMIN, and iptables works
                 in it (a DROP rule with the statistic match, added and removed)
+  client path   this process reaches a node on a run's network, and how: direct (a Linux
+                host) or join (inside a container with the engine's socket: it joins each
+                run's network)
   sigstop       SIGSTOP and SIGCONT of a process work (the client-pause fault)
   chromium      a Chromium for the browser tests of reports (a warning only)
 Optional parts (a warning only, saying what is missing without them):
@@ -267,9 +271,15 @@ export async function doctor(): Promise<DoctorCheck[]> {
         ? await iptablesCheck()
         : { name: 'iptables', status: 'FAIL', detail: 'not checked: it needs the node image (see above)' },
     );
+    checks.push(
+      image.status === 'ok'
+        ? await clientPathCheck()
+        : { name: 'client path', status: 'FAIL', detail: 'not checked: it needs the node image (see above)' },
+    );
   } else {
     checks.push({ name: 'node image', status: 'FAIL', detail: 'not checked: it needs a Docker engine (see above)' });
     checks.push({ name: 'iptables', status: 'FAIL', detail: 'not checked: it needs a Docker engine (see above)' });
+    checks.push({ name: 'client path', status: 'FAIL', detail: 'not checked: it needs a Docker engine (see above)' });
   }
   checks.push(await sigstopCheck());
   checks.push(chromiumCheck());

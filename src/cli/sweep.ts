@@ -1,4 +1,5 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
+import { resolve as resolvePath } from 'node:path';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { loadModuleBackends } from '../campaign/load.js';
 import { DEFAULTS, fencingWord } from '../runner/config.js';
@@ -30,6 +31,7 @@ Options:
   --time-limit S          seconds of each run (default ${SWEEP_DEFAULTS.timeLimitS})
   --nemesis-interval S    mean seconds between pauses (default ${SWEEP_DEFAULTS.nemesisIntervalS})
   --hold MS               hold time under the lock (default ${SWEEP_DEFAULTS.holdMs})
+  --target FILE           run on the lock service an inventory describes (docs/targets.md)
   --parallel K            runs at once, each with its own cluster (default 1; 2 on 2 cores)
   --shard i/n             run only shard i of n of the cells (sweep.json then covers those)
   --store DIR             where the sweep's campaign folder goes (default ${DEFAULTS.storeDir})
@@ -59,6 +61,7 @@ const OPTIONS = {
   'time-limit': { type: 'string' },
   'nemesis-interval': { type: 'string' },
   hold: { type: 'string' },
+  target: { type: 'string' },
   name: { type: 'string' },
   'dry-run': { type: 'boolean' },
   ...CAMPAIGN_RUN_FLAGS,
@@ -97,6 +100,7 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
     name:
       s('name') ??
       `sweep-${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fencingWord(fenced)}`,
+    ...(s('target') === undefined ? {} : { target: resolvePath(s('target') as string) }),
   };
 }
 

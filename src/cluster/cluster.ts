@@ -4,8 +4,9 @@
  * Containers are started with testcontainers and handled with its dockerode; everything
  * is labelled with the run id (labels.ts) and removed by `stop()`.
  */
-import { GenericContainer, type StartedTestContainer } from 'testcontainers';
+import { GenericContainer } from 'testcontainers';
 import { untilAborted } from '../util/deadline.js';
+import { reachNetwork } from './client-path.js';
 import { docker, NODE_IMAGE } from './engine.js';
 import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
@@ -204,6 +205,8 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
     CheckDuplicate: true,
     Labels: runLabels(runId, 'network'),
   });
+  // From inside a container, this process joins the network to reach the nodes.
+  await reachNetwork(networkName);
   // Docker's DNS on a user-defined network resolves container names.
   const peers: PeerNames = { host: (name) => `${networkName}-${name}` };
   // Every start settled before this returns or throws (a node's failure, Ctrl-C): a

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { sleep } from '../util/clock.js';
+import { ownContainerId } from './client-path.js';
 import { docker } from './engine.js';
 
 export const LABEL_RUN = 'org.lockchaos.run';
@@ -104,8 +105,15 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
       }),
   );
   const networks = await docker().listNetworks({ filters });
+  const own = ownContainerId();
   for (const n of networks.filter((n) => !keep(n.Labels))) {
     try {
+      // This process's own container joined it (client-path.ts): it leaves first.
+      if (own !== undefined)
+        await docker()
+          .getNetwork(n.Id)
+          .disconnect({ Container: own, Force: true })
+          .catch(() => undefined);
       await docker().getNetwork(n.Id).remove();
       removed.networks.push(n.Name);
     } catch (err) {

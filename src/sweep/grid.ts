@@ -23,6 +23,8 @@ export interface SweepSpec {
   holdMs: number;
   /** The campaign's name (its folder under <store>/campaigns/). */
   name: string;
+  /** A target inventory's absolute path (--target): the lock service the sweep runs on. */
+  target?: string;
 }
 
 export const SWEEP_DEFAULTS = {
@@ -72,6 +74,7 @@ export function sweepCampaign(spec: SweepSpec): CampaignFile {
       'time-limit': spec.timeLimitS,
       'nemesis-interval': spec.nemesisIntervalS,
       hold: spec.holdMs,
+      ...(spec.target === undefined ? {} : { target: spec.target }),
     },
     matrix,
   };

@@ -92,9 +92,9 @@ export const defaultProcessCommand = (backend: string): string | undefined => SE
 /** An inventory file is a few kB; anything past this is not one. */
 const MAX_INVENTORY_BYTES = 1024 * 1024;
 
-const NODE_KEYS = ['name', 'address', 'port', 'peerAddress', 'ssh', 'docker', 'commands'] as const;
-const SSH_KEYS = ['host', 'port', 'user', 'key', 'knownHosts', 'hostKeyChecking', 'sudo'] as const;
-const COMMAND_KEYS = ['process', 'start', 'path', 'logs'] as const;
+export const NODE_KEYS = ['name', 'address', 'port', 'peerAddress', 'ssh', 'docker', 'commands'] as const;
+export const SSH_KEYS = ['host', 'port', 'user', 'key', 'knownHosts', 'hostKeyChecking', 'sudo'] as const;
+export const COMMAND_KEYS = ['process', 'start', 'path', 'logs'] as const;
 const TOP_KEYS = ['nodes', 'defaults'] as const;
 const DEFAULT_KEYS = ['ssh', 'commands', 'port'] as const;
 

@@ -324,7 +324,7 @@ describe.skipIf(skip)('lockchaos campaign of a module backend with its own image
     ownImageBackend(
       join(team, 'lock'),
       image,
-      `FROM lockchaos/node:2\nCMD ["redis-server", "--port", "7000", "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]\n`,
+      `FROM lockchaos/node:3\nCMD ["redis-server", "--port", "7000", "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]\n`,
     );
     mkdirSync(join(team, 'ci'), { recursive: true });
     const yaml = join(team, 'ci', 'own.yaml');
@@ -341,7 +341,7 @@ describe.skipIf(skip)('lockchaos campaign of a module backend with its own image
     const lines = r.stderr.split('\n');
     const built = lines.findIndex((l) => l.startsWith(`image ${image} is missing: building it from`));
     const first = lines.findIndex((l) => l.includes(': starting (expect valid)'));
-    expect(lines).toContain(`images for 1 cell: ${image}, lockchaos/node:2`);
+    expect(lines).toContain(`images for 1 cell: ${image}, lockchaos/node:3`);
     expect(built).toBeGreaterThanOrEqual(0);
     expect(first).toBeGreaterThan(built);
     const dir = campaignDir(r);
@@ -355,7 +355,7 @@ describe.skipIf(skip)('lockchaos campaign of a module backend with its own image
 
   it('an image that cannot be built stops the campaign before its first cell: one line, exit 3', async () => {
     const broken = join(work, 'broken');
-    ownImageBackend(broken, `${image}-broken`, 'FROM lockchaos/node:2\nRUN exit 7\n');
+    ownImageBackend(broken, `${image}-broken`, 'FROM lockchaos/node:3\nRUN exit 7\n');
     const yaml = join(broken, 'c.yaml');
     writeFileSync(yaml, 'seeds: [1]\nmatrix:\n  - backend: ./backend.mjs\n    fencing: on\n    expect: valid\n');
     const r = await lockchaos(['campaign', yaml, '--store', join(work, 'store-broken'), '--time-limit', '3']);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS } from '../backends/index.js';
+import { resolveFaults } from '../nemesis/index.js';
+import { parseInventory } from '../target/inventory.js';
+import { UserError } from '../util/errors.js';
+import { resolveTarget } from './target.js';
+
+const redis = BACKENDS.redis;
+const etcd = BACKENDS.etcd;
+const inv = (nodes: unknown[], backend = 'etcd') => parseInventory({ nodes }, 't.yaml', { backend, port: 1 });
+const ssh = { user: 'root' };
+const specs = (b: typeof etcd) => b.nodeSpecs({});
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UserError);
+    return (err as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('a target resolved against the run', () => {
+  const three = (extra: object) =>
+    inv(['e1', 'e2', 'e3'].map((name, i) => ({ name, address: `10.0.0.${i}`, ...extra })));
+
+  it('takes client-side faults on a node with no channel, and refuses node faults there', () => {
+    const rented = inv([{ name: 'r', address: 'x' }], 'redis');
+    const ok = resolveTarget(rented, specs(redis), resolveFaults('client-pause,latency,partition:clients', redis, 1), {
+      backend: 'redis',
+      target: 't.yaml',
+    });
+    expect(ok.needs.size).toBe(0);
+    expect(
+      refusal(() =>
+        resolveTarget(rented, specs(redis), resolveFaults('pause-node', redis, 1), {
+          backend: 'redis',
+          target: 't.yaml',
+        }),
+      ),
+    ).toMatch(/^--nemesis pause-node:one on --target t\.yaml: node r has no control channel .*give it ssh: or docker:/);
+  });
+
+  it('asks a host for a start command before kill-node, and refuses --lose-data', () => {
+    const faults = resolveFaults('kill-node', etcd, 3);
+    expect(
+      refusal(() => resolveTarget(three({ ssh }), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' })),
+    ).toMatch(/node e1 has no commands\.start/);
+    const started = three({ ssh, commands: { start: 'systemctl start etcd' } });
+    expect(
+      [...resolveTarget(started, specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }).needs].sort(),
+    ).toEqual(['process', 'restart']);
+    expect(
+      refusal(() => resolveTarget(started, specs(etcd), faults, { backend: 'etcd', target: 't.yaml', loseData: true })),
+    ).toMatch(/--lose-data on --target/);
+  });
+
+  it('needs the network for a partition between nodes, not for one of the clients', () => {
+    const faults = resolveFaults('partition:halves', etcd, 3);
+    expect([
+      ...resolveTarget(three({ ssh }), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }).needs,
+    ]).toEqual(['network']);
+    expect(refusal(() => resolveTarget(three({}), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }))).toMatch(
+      /no control channel/,
+    );
+  });
+
+  it('refuses an inventory of another size than the backend runs', () => {
+    expect(refusal(() => resolveTarget(three({}), specs(redis), [], { backend: 'redis', target: 't.yaml' }))).toMatch(
+      /--target t\.yaml names 3 nodes; backend redis runs 1: list 1 in the inventory/,
+    );
+  });
+});
