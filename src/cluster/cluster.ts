@@ -1,10 +1,9 @@
 /**
  * A cluster: one bridge network per run and the nodes on it, each a container of the node
  * image with a server as PID 1 (so that a signal to the container reaches the server).
- * Containers are started with testcontainers and handled with its dockerode; everything
+ * Containers are created and handled with dockerode (the engine's API); everything
  * is labelled with the run id (labels.ts) and removed by `stop()`.
  */
-import { GenericContainer } from 'testcontainers';
 import { untilAborted } from '../util/deadline.js';
 import { reachNetwork } from './client-path.js';
 import { docker, NODE_IMAGE } from './engine.js';
@@ -214,25 +213,22 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
   const settled = await Promise.allSettled(
     specs.map(async (spec) => {
       // No capabilities: network faults come from a helper container (netns.ts).
-      let container = new GenericContainer(spec.image ?? NODE_IMAGE)
-        .withName(peers.host(spec.name))
-        .withHostname(spec.name)
-        .withEnvironment(spec.env ?? {})
-        .withLabels(runLabels(runId, spec.role))
-        .withNetworkMode(networkName)
-        .withStartupTimeout(30_000)
-        // Not testcontainers' reaper (Ryuk): its image may not be pullable (no registry here),
-        // and lockchaos removes its own containers by label (labels.ts). Per container, so
-        // that the process's environment, and a user's own testcontainers, are left alone.
-        .withAutoCleanup(false);
-      if (spec.command)
-        container = container.withCommand(typeof spec.command === 'function' ? spec.command(peers) : spec.command);
-      if (spec.user) container = container.withUser(spec.user);
+      const command = typeof spec.command === 'function' ? spec.command(peers) : spec.command;
       signal?.throwIfAborted();
-      const started = await container.start();
+      const container = await docker().createContainer({
+        Image: spec.image ?? NODE_IMAGE,
+        name: peers.host(spec.name),
+        Hostname: spec.name,
+        Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
+        Labels: runLabels(runId, spec.role),
+        ...(command ? { Cmd: command } : {}),
+        ...(spec.user ? { User: spec.user } : {}),
+        HostConfig: { NetworkMode: networkName },
+      });
+      await container.start();
       signal?.throwIfAborted();
-      const ip = started.getIpAddress(networkName);
-      const node = new ContainerNode(spec, started.getId(), ip, networkName, runId);
+      const ip = (await container.inspect()).NetworkSettings.Networks[networkName]?.IPAddress ?? '';
+      const node = new ContainerNode(spec, container.id, ip, networkName, runId);
       await untilAborted(spec.ready(node, { restart: false }), signal);
       return node;
     }),

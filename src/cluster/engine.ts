@@ -1,6 +1,5 @@
 /**
- * The Docker engine and the node image. One dockerode client for the process (the same
- * major that testcontainers bundles, so there is one copy of it).
+ * The Docker engine and the node image. One dockerode client for the process.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

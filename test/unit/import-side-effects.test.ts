@@ -1,7 +1,7 @@
 /**
  * Importing lockchaos changes nothing in the importing process's environment: a team's own
- * testcontainers tests in the same process keep their reaper (Ryuk). lockchaos turns the
- * reaper off for its own containers only (cluster.ts, withAutoCleanup(false)). Runs node
+ * testcontainers tests in the same process keep their reaper (Ryuk): lockchaos creates its
+ * containers through dockerode and sets nothing (cluster.ts). Runs node
  * on the compiled package (npm test builds it) from a project that depends on it.
  */
 import { spawnSync } from 'node:child_process';
