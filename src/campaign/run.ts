@@ -273,11 +273,19 @@ export async function campaign(
     return result;
   };
 
+  // Cells on a target run one at a time (another's faults would land in its run: the hosts
+  // are shared); cells with their own containers run beside them as --parallel allows.
+  let targetTurn: Promise<unknown> = Promise.resolve();
+  const onTarget = (one: (typeof runs)[number]): Promise<CellResult> => {
+    const turn = targetTurn.then(() => runCell(one));
+    targetTurn = turn.catch(() => undefined);
+    return turn;
+  };
   const worker = async () => {
     while (!hooks.signal?.aborted) {
       const one = runs[next++];
       if (!one) return;
-      const result = await runCell(one);
+      const result = await (one.resolved.target ? onTarget(one) : runCell(one));
       done.set(one.cell.index, result);
       write(false);
       hooks.onCell?.(result);
