@@ -36,6 +36,7 @@ function summaryOf(dir: string, shard?: { index: number; count: number }): Campa
     startedAt: `2026-11-30T0${shard?.index ?? 0}:00:00.000Z`,
     finishedAt: `2026-11-30T0${shard?.index ?? 0}:30:00.000Z`,
     interrupted: false,
+    state: 'finished',
     met: mine.every((r) => r.met),
     cells: mine,
   };

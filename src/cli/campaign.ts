@@ -8,7 +8,7 @@ import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, positiveNumber } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 
@@ -39,6 +39,10 @@ Options:
   --shard i/n        run only shard i of n: cell k (in file order) goes to shard (k mod n) + 1
   --parallel K       runs at once in this process, each with its own cluster (default 1)
   --time-limit S     override every cell's time limit (seconds)
+  --time-budget S    the campaign's own limit (seconds): past it, runs in progress heal and
+                     tear down, no more start, and the summary says cut short by its time
+                     budget with the cells that never ran (set it below a CI job's limit,
+                     which kills without a word)
   --stop-on-violation  end each unfenced run at its first overlap of holds, then heal and check
                      (an invalid cell costs seconds; valid cells run in full)
   --shrink           shrink every cell that expected valid and was invalid (as shrink: true in
@@ -61,13 +65,19 @@ client-command programs and builds its Dockerfiles, all as you. Run only campaig
 you trust (in CI: from the default branch, never from a pull request); read one you do not
 with --dry-run, which runs none of it.
 
+While it runs, summary.html, summary.json and junit.xml say so (n of N cells, elapsed,
+about how long is left) and are rewritten as cells end; a campaign stopped by a signal or
+its time budget says cut short, and names the cells that never ran. One killed outright
+still says running on disk: lockchaos serve and campaign merge tell it is gone.
+
 Exit codes: 0 every cell met its expectation, 1 some did not (a mismatch, or a run that
-failed with an error), 3 error (a bad campaign file or flag, no Docker engine), 130
+failed with an error, or cut short by its time budget), 3 error (a bad campaign file or flag, no Docker engine), 130
 interrupted (Ctrl-C: runs in progress heal and tear down; finished cells are written).`;
 
 const OPTIONS = {
   ...CAMPAIGN_RUN_FLAGS,
   'time-limit': { type: 'string' },
+  'time-budget': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
   shrink: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
@@ -140,6 +150,9 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     timeLimitS,
     stopOnViolation: values['stop-on-violation'] === true,
     shrink: values.shrink === true,
+    ...(s('time-budget') === undefined
+      ? {}
+      : { timeBudgetS: positiveNumber('time-budget', s('time-budget') as string, false) }),
   };
   const shard = options.shard;
 
@@ -174,7 +187,8 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     const result = await campaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
-    if (result.interrupted) return EXIT_INTERRUPTED;
+    // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
+    if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;
     return result.met ? 0 : 1;
   });
 }
