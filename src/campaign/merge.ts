@@ -67,8 +67,9 @@ export function readShard(dir: string): CampaignSummary {
   }
   const abs = (p: string) => resolve(dir, p);
   const cells: CellResult[] = s.cells.map(
-    ({ actual, met, message, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
+    ({ actual, met, message, headline, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
       const r: CellResult = { cell, actual, met, message, durationS };
+      if (headline !== undefined) r.headline = headline;
       if (runDir !== undefined) r.dir = abs(runDir);
       if (report !== undefined) r.report = abs(report);
       if (checkers) r.checkers = checkers;

@@ -30,6 +30,8 @@ export interface CellResult {
   met: boolean;
   /** One line: the violation or the mismatch in words. */
   message: string;
+  /** The run's verdict in one sentence, report.html's first line (when the report was written). */
+  headline?: string;
   /** Seconds from the cell's start to its verdict (0 when not run). */
   durationS: number;
   /** The run's folder (path as the store was given), when the run made one. */
@@ -254,6 +256,7 @@ export function summaryJson(s: CampaignSummary): string {
       actual: r.actual,
       met: r.met,
       message: r.message,
+      ...(r.headline !== undefined ? { headline: r.headline } : {}),
       durationS: Math.round(r.durationS * 1000) / 1000,
       dir: rel(r.dir),
       report: rel(r.report),

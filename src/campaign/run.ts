@@ -274,6 +274,7 @@ export async function campaign(
           counts: c.counts !== false,
           summary: c.summary,
         })),
+        ...(r.headline ? { headline: r.headline } : {}),
         ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS } : {}),
         ...(r.coverage ? { coverage: r.coverage } : {}),
       };

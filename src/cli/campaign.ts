@@ -1,8 +1,10 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 
+import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadCampaignPlan, readCampaignPlan } from '../campaign/load.js';
-import { mergeCampaign } from '../campaign/merge.js';
+import { mergeCampaign, readShard } from '../campaign/merge.js';
+import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
@@ -11,6 +13,7 @@ import { plural } from '../util/plural.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
+import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, writeJobSummary } from './job-summary.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
        lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
@@ -58,6 +61,7 @@ Options:
   --verbose          print each run's own progress lines
   --json             print the result as one JSON object on stdout (summary.json's fields
                      with the folder and files; with --dry-run, the cells), not the table
+${JOB_SUMMARY_HELP}
   -h, --help         this help
 
 A campaign file is code: a run imports the module backends it names, runs its
@@ -76,6 +80,7 @@ interrupted (Ctrl-C: runs in progress heal and tear down; finished cells are wri
 
 const OPTIONS = {
   ...CAMPAIGN_RUN_FLAGS,
+  ...JOB_SUMMARY_FLAGS,
   'time-limit': { type: 'string' },
   'time-budget': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
@@ -85,7 +90,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
+const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR | --store STORE [--keep-nights N]]
 
 Combines the folders of one campaign's shards (each run with --shard i/n, e.g. one CI job
 each) into one summary.html, summary.json and junit.xml with the tally of every
@@ -93,16 +98,31 @@ configuration over all its seeds, as if the campaign had run unsharded. Every ru
 the summary links is copied into the merged folder (runs/), so that it can be uploaded or
 moved alone. Shards not given are named as missing.
 
+With --store, the night goes into a store kept from night to night (restored before, and
+saved after, in CI): <STORE>/campaigns/<name>/<start>-merged/, beside every earlier night,
+which stay; lockchaos serve --store STORE shows them night after night. The previous night
+there is compared with: the summary names what flipped. With --out as well, the night is
+written there and copied into the store.
+
 Options:
-  --out DIR     where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
-  --no-latest   accepted as the campaign takes it (a merge writes no latest link)
-  -h, --help    this help
+  --out DIR          where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
+  --store STORE      add the night to this store, beside the nights already there
+  --keep-nights N    with --store: keep the newest N nights of this campaign, remove older ones
+${JOB_SUMMARY_HELP}
+  --no-latest        accepted as the campaign takes it (a merge writes no latest link)
+  -h, --help         this help
+
+Example (a nightly CI job, after the shards' artifacts are downloaded into shards/):
+  lockchaos campaign merge shards/*/campaigns/*/* --out merged --store nights --keep-nights 30
 
 Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
 (a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
 
 const MERGE_OPTIONS = {
+  ...JOB_SUMMARY_FLAGS,
   out: { type: 'string' },
+  store: { type: 'string' },
+  'keep-nights': { type: 'string' },
   'no-latest': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -114,11 +134,39 @@ async function mergeCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
+  const store = values.store as string | undefined;
+  const keepText = values['keep-nights'] as string | undefined;
+  if (keepText !== undefined && store === undefined) {
+    throw new UserError('--keep-nights prunes a store: give it with --store STORE');
+  }
+  const keep = keepText === undefined ? undefined : positiveNumber('keep-nights', keepText, true);
+  const shards = positionals.map(readShard);
+  const first = shards.map((s) => s.startedAt).sort()[0] ?? new Date().toISOString();
+  const name = shards[0]?.name as string;
+  // The night in the store; with --out as well, tonight's folder alone there too (an artifact, its junit.xml).
+  const night = store === undefined ? undefined : nightFolder(store, name, first);
+  const previousDir = store === undefined ? undefined : previousNight(store, name, first.slice(0, 10));
   const out =
     (values.out as string | undefined) ??
+    night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
   const { summary } = mergeCampaign(positionals, out);
   console.log(terminalTable(summary));
+  if (night !== undefined && resolve(night) !== resolve(out)) {
+    // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
+    cpSync(out, night, { recursive: true });
+    console.log(`night added to the store: ${night}`);
+  }
+  if (store !== undefined && keep !== undefined) {
+    const gone = pruneNights(store, summary.name, keep);
+    if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
+  }
+  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
+  for (const f of writeJobSummary(summary, values, {
+    ...(previous ? { previous } : {}),
+    artifactRoot: values.out === undefined ? (store ?? out) : out,
+  }))
+    console.error(`summary in Markdown: ${f}`);
   return summary.met ? 0 : 1;
 }
 
@@ -181,12 +229,19 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     for (const line of notChecked) console.log(`not checked: ${line}`);
     return 0;
   }
+  // A wrong --previous found before the campaign runs, not after it.
+  if (values.previous !== undefined && !existsSync(values.previous as string)) {
+    throw new UserError(
+      `--previous: no such folder '${values.previous}' (give the previous night's campaign folder or the store)`,
+    );
+  }
   const plan = await loadCampaignPlan(file);
 
   return whileInterruptible('campaign', async (signal) => {
     const result = await campaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
+    for (const f of writeJobSummary(result, values)) console.error(`summary in Markdown: ${f}`);
     // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
     if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;
     return result.met ? 0 : 1;

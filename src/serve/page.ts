@@ -5,6 +5,7 @@
  * store's own pages under /files/.
  */
 
+import { MARK_TEXT } from '../campaign/mark.js';
 import { progressText } from '../campaign/state.js';
 import { htmlText } from '../report/html.js';
 import { plural } from '../util/plural.js';
@@ -12,7 +13,6 @@ import {
   type CampaignEntry,
   type CampaignTrend,
   filterRuns,
-  type Mark,
   type RunEntry,
   type RunFilter,
   type StoreIndex,
@@ -26,13 +26,6 @@ const h = htmlText;
 
 /** A store path as a link target under /files/, each segment encoded. */
 export const fileHref = (path: string) => `/files/${path.split('/').map(encodeURIComponent).join('/')}`;
-
-const MARK_TEXT: Record<Mark, { symbol: string; word: string }> = {
-  met: { symbol: '●', word: 'met' },
-  'not-met': { symbol: '✕', word: 'not met' },
-  flaky: { symbol: '◐', word: 'flaky' },
-  'not-run': { symbol: '·', word: 'not run' },
-};
 
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1f24; }

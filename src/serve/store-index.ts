@@ -15,6 +15,7 @@
 import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
+import { type Mark, markOf } from '../campaign/mark.js';
 import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
 import { RUN_FILES } from '../runner/run-folder.js';
 
@@ -82,8 +83,7 @@ export interface CampaignEntry {
   summaryHtml: boolean;
 }
 
-/** A configuration's outcome on one night: all its runs met, none did, or some did. */
-export type Mark = 'met' | 'not-met' | 'flaky' | 'not-run';
+export type { Mark } from '../campaign/mark.js';
 
 export interface TrendRow {
   configuration: string;
@@ -515,7 +515,7 @@ export function campaignTrends(campaigns: readonly CampaignEntry[]): CampaignTre
     const rows = [...tallies].map(([configuration, row]): TrendRow => {
       const marks = nights.map((night) => {
         const n = row.byNight.get(night) ?? { met: 0, ran: 0 };
-        const mark: Mark = n.ran === 0 ? 'not-run' : n.met === n.ran ? 'met' : n.met === 0 ? 'not-met' : 'flaky';
+        const mark = markOf(n.met, n.ran);
         return { night, mark, ...n };
       });
       const ran = marks.filter((m) => m.mark !== 'not-run');
