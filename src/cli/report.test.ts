@@ -46,6 +46,17 @@ describe('lockchaos report store/latest', () => {
     expect(r.stdout).toContain(`report: ${join(run, 'report.html')}`);
   });
 
+  it('--no-color takes the colour out even where FORCE_COLOR puts it in', () => {
+    const { work } = store();
+    const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1' };
+    delete env.NO_COLOR;
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, 'report', 'store/latest', ...args], { cwd: work, encoding: 'utf8', env })
+        .stdout;
+    expect(run()).toContain('\x1b[');
+    expect(run('--no-color')).not.toContain('\x1b[');
+  });
+
   it('--json: one object with the verdict, the folder and the files', () => {
     const { work, run } = store();
     const r = report(work, 'store/latest', '--json');

@@ -53,11 +53,13 @@ describe('the run summary', () => {
     expect(text).toContain(paint(true, 'shown  ', 'dim'));
   });
 
-  it('colours only a TTY, never under NO_COLOR or CI; FORCE_COLOR wins', () => {
+  it('colours only a TTY, never under NO_COLOR, TERM=dumb or CI; FORCE_COLOR wins', () => {
     expect(colourFor({ isTTY: true }, {})).toBe(true);
     expect(colourFor({ isTTY: false }, {})).toBe(false);
     expect(colourFor({}, {})).toBe(false);
     expect(colourFor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { TERM: 'xterm-256color' })).toBe(true);
     expect(colourFor({ isTTY: true }, { CI: 'true' })).toBe(false);
     expect(colourFor({ isTTY: true }, { CI: 'false' })).toBe(true);
     expect(colourFor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
