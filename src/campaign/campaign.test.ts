@@ -766,12 +766,12 @@ describe('cells of the same story with different backend options', () => {
   });
 });
 
-describe("the README's campaign file", () => {
+describe("docs/nightly.md's campaign file", () => {
   it('is a valid campaign, with every top-level key and run option it names', () => {
-    const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
-    const block = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    const page = readFileSync(join(packageRoot, 'docs/nightly.md'), 'utf8');
+    const block = /```yaml\n([\s\S]*?)```/.exec(page)?.[1];
     expect(block).toBeDefined();
-    const spec = parseCampaign(block as string, 'README.md');
+    const spec = parseCampaign(block as string, 'docs/nightly.md');
     expect(spec.shrink).toBe(true);
     expect(spec.defaults).toMatchObject({ timeLimitS: 20, nemesisIntervalS: 2, stopOnViolation: true });
     expect(expandCells(spec).length).toBeGreaterThan(0);

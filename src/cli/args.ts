@@ -110,7 +110,7 @@ export function nameList(flag: string, text: string): string[] {
   return items;
 }
 
-/** A backend of the registry, or a module's path (README, "Adding a lock backend"); else a UserError. */
+/** A backend of the registry, or a module's path (docs/adding-a-backend.md); else a UserError. */
 export function knownBackend(flag: string, name: string, known: readonly string[]): string {
   if (!known.includes(name) && !isModulePath(name))
     throw new UserError(

@@ -24,7 +24,7 @@ configuration that raises an alarm is a regression, and so is a known-unsafe one
 stops failing. Writes <store>/campaigns/<name>/<timestamp>[-shard-i-of-n]/ with every
 run's folder (runs/), summary.html, summary.json and junit.xml (one test case per run).
 
-The file (see examples/nightly.yaml and the README's "Nightly campaigns"):
+The file (see examples/nightly.yaml and docs/nightly.md):
 
   name: nightly
   seeds: [1, 2]
