@@ -241,7 +241,9 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     const result = await campaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
-    for (const f of writeJobSummary(result, values)) console.error(`summary in Markdown: ${f}`);
+    // Report paths from the store's root: what a CI job uploads as its artifact.
+    for (const f of writeJobSummary(result, values, { artifactRoot: options.store ?? DEFAULTS.storeDir }))
+      console.error(`summary in Markdown: ${f}`);
     // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
     if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;
     return result.met ? 0 : 1;
