@@ -149,7 +149,10 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
       ? 'cut-short'
       : 'finished';
   const by = [...new Set(shards.map((s) => s.cutShortBy).filter((b): b is string => b !== undefined))];
-  const planned = shards.every((s) => s.planned) ? shards.flatMap((s) => s.planned ?? []) : undefined;
+  // Every shard's cells by name: those it planned, or (written before plans were) those it has.
+  const planned = shards.flatMap(
+    (s) => s.planned ?? s.cells.map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect })),
+  );
   const merged: CampaignSummary & { missing: number } = {
     name: first.name,
     source: first.source,
@@ -164,7 +167,7 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     missing,
   };
   if (state === 'cut-short') merged.cutShortBy = by.join('; ') || 'an interruption';
-  if (planned) merged.planned = planned.sort((a, b) => a.index - b.index);
+  merged.planned = planned.sort((a, b) => a.index - b.index);
   if (missing > 0) merged.missingCells = missingCells;
   if (first.description !== undefined) merged.description = first.description;
   return merged;
