@@ -16,7 +16,7 @@
 export { checkPerf, type PerfDetails } from '../checkers/perf.js';
 export { checkRun } from '../workloads/checks.js';
 export { WORKLOADS } from '../workloads/index.js';
-// Building blocks for a backend of your own (README, "Adding a lock backend").
+// Building blocks for a backend of your own (docs/adding-a-backend.md).
 export {
   type AcquireOptions,
   BACKOFF,

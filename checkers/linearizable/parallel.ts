@@ -66,7 +66,7 @@ export interface ParallelOptions extends CheckOptions {
 /**
  * Below this many operations the parts are checked in this thread alone: below it a
  * worker's start and the copy of its parts cost what the second core saves. Where the two
- * cross on a machine, `bench:checker` measures (the README's "Checking histories offline"
+ * cross on a machine, `bench:checker` measures (docs/checking-histories.md
  * gives this machine's figures). What a second thread cannot win back, and so why the gain
  * stays below twice:
  * - the machine's own limit: the search is bound by memory, and two one-thread checks in

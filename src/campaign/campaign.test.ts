@@ -582,7 +582,9 @@ describe('campaign reports', () => {
     totalCells: 20,
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:01:00.000Z',
-    interrupted: false,
+    interrupted: true,
+    state: 'cut-short',
+    cutShortBy: 'SIGINT',
     met: false,
     cells: [
       {
@@ -613,7 +615,9 @@ describe('campaign reports', () => {
     expect(xml).toContain(
       '<failure message="expected valid, got INVALID: lost-updates: 2 of 9 &lt;adds&gt; lost &amp; &quot;gone&quot; (report: store/campaigns/nightly/T/runs/002-y/R/report.html)" type="violation">',
     );
-    expect(xml).toContain('<skipped message="not run: the campaign was interrupted"/>');
+    expect(xml).toContain('<skipped message="never ran: the campaign was cut short"/>');
+    expect(xml).toContain('<property name="state" value="cut-short"/>');
+    expect(xml).toContain('<property name="cut-short-by" value="SIGINT"/>');
   });
 
   it('links each run report and folder relative to the campaign folder', () => {
@@ -703,7 +707,7 @@ describe('campaign reports', () => {
     expect(table).toMatch(/^#\s+cell\s+expect\s+actual\s+time\s+result$/m);
     expect(table).toMatch(/^2\s+redis\/lock-set\/none\/fenced\/seed-2\s+valid\s+INVALID\s+13\.0 s\s+MISMATCH$/m);
     expect(table).toContain(
-      'campaign nightly shard 1/7: 3 cells of 20, 1 met their expectation, 1 did not, 1 interrupted or not run',
+      'campaign nightly shard 1/7 (cut short by SIGINT): 3 cells of 20, 1 met their expectation, 1 did not, 1 interrupted or not run',
     );
     expect(table).toContain(
       [
@@ -762,12 +766,12 @@ describe('cells of the same story with different backend options', () => {
   });
 });
 
-describe("the README's campaign file", () => {
+describe("docs/nightly.md's campaign file", () => {
   it('is a valid campaign, with every top-level key and run option it names', () => {
-    const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
-    const block = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    const page = readFileSync(join(packageRoot, 'docs/nightly.md'), 'utf8');
+    const block = /```yaml\n([\s\S]*?)```/.exec(page)?.[1];
     expect(block).toBeDefined();
-    const spec = parseCampaign(block as string, 'README.md');
+    const spec = parseCampaign(block as string, 'docs/nightly.md');
     expect(spec.shrink).toBe(true);
     expect(spec.defaults).toMatchObject({ timeLimitS: 20, nemesisIntervalS: 2, stopOnViolation: true });
     expect(expandCells(spec).length).toBeGreaterThan(0);

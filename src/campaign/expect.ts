@@ -41,7 +41,7 @@ export function judge(
   /** The least share of acquires that must be ok outside fault windows, when one is expected. */
   availability?: number,
 ): CellOutcome {
-  if ('notRun' in ended) return { actual: 'not-run', met: false, message: 'not run: the campaign was interrupted' };
+  if ('notRun' in ended) return { actual: 'not-run', met: false, message: 'never ran: the campaign was cut short' };
   if (ended.aborted) {
     return { actual: 'aborted', met: false, message: 'interrupted before the run finished: no verdict' };
   }

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { campaignCommand } from '../cli/campaign.js';
@@ -36,6 +36,7 @@ function summaryOf(dir: string, shard?: { index: number; count: number }): Campa
     startedAt: `2026-11-30T0${shard?.index ?? 0}:00:00.000Z`,
     finishedAt: `2026-11-30T0${shard?.index ?? 0}:30:00.000Z`,
     interrupted: false,
+    state: 'finished',
     met: mine.every((r) => r.met),
     cells: mine,
   };
@@ -74,6 +75,30 @@ describe('campaign merge', () => {
     expect(html).toContain('By configuration, over its seeds');
     expect(html).toMatch(/redis\/lock-set\/none\/fenced<\/td><td>valid<\/td><td class="num">2 of 2</);
     expect(readFileSync(files.junit, 'utf8')).toContain(`tests="${cells.length}"`);
+  });
+
+  it('is as far as its least shard: one killed mid-way makes the merge cut short, with its cells that never ran', () => {
+    const done = shardFolder({ index: 1, count: 2 });
+    // Shard 2 as a runner killed after its first cell leaves it: "running", a runner long gone.
+    const killedDir = mkdtempSync(join(tmpdir(), 'lockchaos-shard-killed-'));
+    const shard = { index: 2, count: 2 };
+    const planned = shardCells(cells, shard);
+    const killed: CampaignSummary = {
+      ...summaryOf(killedDir, shard),
+      finishedAt: '',
+      state: 'running',
+      runner: { host: hostname(), pid: 2 ** 22 + 1 }, // above Linux's pid limit: no such process
+      planned: planned.map((c) => ({ index: c.index, id: c.id, expect: c.expect })),
+    };
+    killed.cells = killed.cells.slice(0, 1);
+    writeFileSync(join(killedDir, 'summary.json'), summaryJson(killed));
+    const { summary, files } = mergeCampaign([done, killedDir], mkdtempSync(join(tmpdir(), 'lockchaos-merged-')));
+    expect(summary.state).toBe('cut-short');
+    expect(summary.cutShortBy).toBe('its runner stopped without finishing (killed?)');
+    expect(summary.met).toBe(false);
+    const merged = JSON.parse(readFileSync(files.summaryJson, 'utf8'));
+    expect(merged.notRun.map((c: { id: string }) => c.id)).toEqual(planned.slice(1).map((c) => c.id));
+    expect(readFileSync(files.summaryHtml, 'utf8')).toContain('data-state="cut-short"');
   });
 
   it('names the cells of shards not given, and refuses a shard twice or another campaign', () => {

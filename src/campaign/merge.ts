@@ -24,6 +24,7 @@ import {
   summaryHtml,
   summaryJson,
 } from './report.js';
+import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
 
 /** One cell as summary.json stores it: the cell's fields and its result's, paths relative. */
 type StoredCell = Cell & Omit<CellResult, 'cell'>;
@@ -38,6 +39,12 @@ interface StoredSummary {
   startedAt: string;
   finishedAt: string;
   interrupted: boolean;
+  state?: unknown;
+  cutShortBy?: unknown;
+  updatedAt?: unknown;
+  progress?: CampaignProgress;
+  runner?: CampaignRunner;
+  planned?: CellName[];
   cells: StoredCell[];
 }
 
@@ -60,8 +67,9 @@ export function readShard(dir: string): CampaignSummary {
   }
   const abs = (p: string) => resolve(dir, p);
   const cells: CellResult[] = s.cells.map(
-    ({ actual, met, message, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
+    ({ actual, met, message, headline, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
       const r: CellResult = { cell, actual, met, message, durationS };
+      if (headline !== undefined) r.headline = headline;
       if (runDir !== undefined) r.dir = abs(runDir);
       if (report !== undefined) r.report = abs(report);
       if (checkers) r.checkers = checkers;
@@ -78,9 +86,16 @@ export function readShard(dir: string): CampaignSummary {
     startedAt: s.startedAt,
     finishedAt: s.finishedAt,
     interrupted: s.interrupted,
+    // A "running" whose runner is gone (killed, or its CI job ended) is cut short.
+    ...observedState(s),
     met: false,
     cells,
   };
+  if (typeof s.updatedAt === 'string') summary.updatedAt = s.updatedAt;
+  if (s.progress && typeof s.progress === 'object') summary.progress = s.progress;
+  if (s.runner && typeof s.runner === 'object') summary.runner = s.runner;
+  if (Array.isArray(s.planned)) summary.planned = s.planned;
+  if (summary.state === 'finished') summary.met = !s.interrupted && cells.every((r) => r.met);
   if (s.description !== undefined) summary.description = s.description;
   if (s.shard) summary.shard = s.shard;
   if (Array.isArray(s.allCells)) summary.allCells = s.allCells;
@@ -125,8 +140,19 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
   for (let i = 0; i < first.totalCells && missingCells.length < missing; i++) {
     if (!byIndex.has(i)) missingCells.push(names?.[i] ?? { index: i, id: `cell ${i + 1}` });
   }
-  const interrupted = shards.some((s) => s.interrupted);
+  const interrupted = shards.some((s) => s.interrupted || s.state === 'cut-short');
   const times = (f: (s: CampaignSummary) => string) => shards.map(f).filter(Boolean).sort();
+  // The merge is as far as its least: one shard still running, or one cut short, says it.
+  const state: CampaignStateName = shards.some((s) => s.state === 'running')
+    ? 'running'
+    : interrupted
+      ? 'cut-short'
+      : 'finished';
+  const by = [...new Set(shards.map((s) => s.cutShortBy).filter((b): b is string => b !== undefined))];
+  // Every shard's cells by name: those it planned, or (written before plans were) those it has.
+  const planned = shards.flatMap(
+    (s) => s.planned ?? s.cells.map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect })),
+  );
   const merged: CampaignSummary & { missing: number } = {
     name: first.name,
     source: first.source,
@@ -135,10 +161,13 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     startedAt: times((s) => s.startedAt)[0] ?? '',
     finishedAt: times((s) => s.finishedAt).at(-1) ?? '',
     interrupted,
-    met: !interrupted && missing === 0 && cells.every((r) => r.met),
+    state,
+    met: state === 'finished' && missing === 0 && cells.every((r) => r.met),
     cells,
     missing,
   };
+  if (state === 'cut-short') merged.cutShortBy = by.join('; ') || 'an interruption';
+  merged.planned = planned.sort((a, b) => a.index - b.index);
   if (missing > 0) merged.missingCells = missingCells;
   if (first.description !== undefined) merged.description = first.description;
   return merged;

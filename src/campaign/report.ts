@@ -15,6 +15,7 @@ import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
+import { type CampaignProgress, type CampaignRunner, type CampaignStateName, neverRan, progressText } from './state.js';
 
 /** A cell by its place and id: enough to name one that has no result here. */
 export interface CellName {
@@ -29,6 +30,8 @@ export interface CellResult {
   met: boolean;
   /** One line: the violation or the mismatch in words. */
   message: string;
+  /** The run's verdict in one sentence, report.html's first line (when the report was written). */
+  headline?: string;
   /** Seconds from the cell's start to its verdict (0 when not run). */
   durationS: number;
   /** The run's folder (path as the store was given), when the run made one. */
@@ -57,7 +60,17 @@ export interface CampaignSummary {
   startedAt: string;
   finishedAt: string;
   interrupted: boolean;
-  /** True when every cell of this shard met its expectation (and nothing was interrupted). */
+  /** Running, finished, or cut short (state.ts); a reader's view of a killed runner's "running" is cut short. */
+  state: CampaignStateName;
+  /** Cut short: by what, in words ("SIGINT", "its time budget of 600 s", "its runner stopped ..."). */
+  cutShortBy?: string;
+  /** When the runner last wrote the folder (its heartbeat while it runs). */
+  updatedAt?: string;
+  progress?: CampaignProgress;
+  runner?: CampaignRunner;
+  /** This shard's cells by name, so that a reader of a killed campaign's folder can name those that never ran. */
+  planned?: CellName[];
+  /** True when every cell of this shard met its expectation (and it finished). */
   met: boolean;
   cells: CellResult[];
   /** Merged shards (campaign merge): cells of the campaign in no shard given. */
@@ -180,7 +193,28 @@ function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): strin
   return cells.length > n ? [...named, `and ${cells.length - n} more`] : named;
 }
 
-/** "1 cell", "2 cells". */
+/**
+ * The cells that have not run: written as not-run when the campaign ended, or planned and
+ * absent (a runner killed, or one still running).
+ */
+export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): CellName[] {
+  const ran = s.cells.filter((r) => r.actual !== 'not-run').map((r) => r.cell);
+  if (s.planned) return neverRan(s.planned, ran);
+  return s.cells
+    .filter((r) => r.actual === 'not-run')
+    .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));
+}
+
+/** The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT: 36 cells never ran", "finished". */
+export function stateText(s: CampaignSummary): string {
+  if (s.state === 'running')
+    return `running: ${s.progress ? progressText(s.progress) : `${s.cells.length} cells done`}`;
+  if (s.state === 'cut-short') {
+    const n = cellsNotRun(s).length;
+    return `cut short by ${s.cutShortBy ?? 'an interruption'}: ${plural(n, 'cell')} never ran`;
+  }
+  return 'finished';
+}
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
@@ -196,7 +230,13 @@ export function summaryJson(s: CampaignSummary): string {
     startedAt: s.startedAt,
     finishedAt: s.finishedAt,
     interrupted: s.interrupted,
+    state: s.state,
+    ...(s.cutShortBy !== undefined ? { cutShortBy: s.cutShortBy } : {}),
+    ...(s.updatedAt !== undefined ? { updatedAt: s.updatedAt } : {}),
+    ...(s.progress !== undefined ? { progress: s.progress } : {}),
+    ...(s.runner !== undefined ? { runner: s.runner } : {}),
     met: s.met,
+    notRun: cellsNotRun(s),
     ...(s.missing !== undefined ? { missing: s.missing } : {}),
     ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
     totals: counts(s),
@@ -216,6 +256,7 @@ export function summaryJson(s: CampaignSummary): string {
       actual: r.actual,
       met: r.met,
       message: r.message,
+      ...(r.headline !== undefined ? { headline: r.headline } : {}),
       durationS: Math.round(r.durationS * 1000) / 1000,
       dir: rel(r.dir),
       report: rel(r.report),
@@ -224,6 +265,7 @@ export function summaryJson(s: CampaignSummary): string {
       checkers: r.checkers,
       config: r.cell.config,
     })),
+    ...(s.planned !== undefined ? { planned: s.planned } : {}),
     ...(s.allCells !== undefined ? { allCells: s.allCells } : {}),
   };
   return `${JSON.stringify(stamped(out), null, 2)}\n`;
@@ -255,6 +297,19 @@ export function campaignJUnit(s: CampaignSummary): string {
     if (where) c.systemOut = where;
     return c;
   });
+  // Cells that have no case yet: a running campaign's still to come, a cut-short one's never run.
+  const listed = new Set(s.cells.map((r) => r.cell.index));
+  for (const m of cellsNotRun(s).filter((c) => !listed.has(c.index))) {
+    cases.push({
+      name: m.id,
+      className: `campaign.${s.name}`,
+      timeS: 0,
+      skipped:
+        s.state === 'running'
+          ? 'not run yet: the campaign was running when this file was written'
+          : `never ran: the campaign was ${stateText(s)}`,
+    });
+  }
   for (const m of s.missingCells ?? []) {
     cases.push({
       name: m.id,
@@ -263,8 +318,15 @@ export function campaignJUnit(s: CampaignSummary): string {
       skipped: `missing: cell ${m.index + 1} is in a shard that was not merged`,
     });
   }
+  const properties: Record<string, string> = { state: s.state, 'state-text': stateText(s) };
+  if (s.cutShortBy !== undefined) properties['cut-short-by'] = s.cutShortBy;
   return junitXml([
-    { name: `campaign ${s.name}${shardText(s.shard)}`, timestamp: s.startedAt.replace(/\.\d+Z$/, ''), cases },
+    {
+      name: `campaign ${s.name}${shardText(s.shard)}`,
+      timestamp: s.startedAt.replace(/\.\d+Z$/, ''),
+      properties,
+      cases,
+    },
   ]);
 }
 
@@ -315,9 +377,15 @@ export function terminalTable(s: CampaignSummary): string {
     for (const r of misses)
       out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
   }
+  const notRun = s.state === 'cut-short' ? cellsNotRun(s) : [];
+  if (notRun.length) {
+    out.push('', `never ran (${stateText(s)}):`);
+    for (const c of notRun.slice(0, 20)) out.push(`  #${c.index + 1} ${c.id}`);
+    if (notRun.length > 20) out.push(`  and ${notRun.length - 20} more`);
+  }
   out.push(
     '',
-    `campaign ${s.name}${shardText(s.shard)}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+    `campaign ${s.name}${shardText(s.shard)}${s.state === 'running' ? ' (running)' : s.state === 'cut-short' ? ` (cut short by ${s.cutShortBy})` : ''}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
       (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
@@ -361,13 +429,14 @@ export function summaryHtml(s: CampaignSummary): string {
 <td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: --stop-on-violation"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
-  const verdict = s.interrupted
-    ? 'interrupted'
-    : s.met
-      ? 'every cell met its expectation'
-      : s.missing && t.cells === t.met
-        ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
-        : `${t.cells - t.met} of ${plural(t.cells, 'cell')} did not meet their expectation`;
+  const verdict =
+    s.state !== 'finished'
+      ? stateText(s)
+      : s.met
+        ? 'every cell met its expectation'
+        : s.missing && t.cells === t.met
+          ? `${s.missing} of ${s.totalCells} cells missing: their shards were not merged`
+          : `${t.cells - t.met} of ${plural(t.cells, 'cell')} did not meet their expectation`;
   const sortable = pageScript(
     new URL('../report/browser/sortable-tables.js', import.meta.url),
     'sortableTables' satisfies keyof typeof import('../report/browser/sortable-tables.js'),
@@ -378,11 +447,12 @@ ${cspMeta([sortable])}
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)} · finished ${htmlText(s.finishedAt)}</p>
-<p><span class="verdict ${s.met ? 'ok' : 'bad'}">${escapeHtml(verdict)}</span>
+<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)}${s.finishedAt ? ` · ended ${htmlText(s.finishedAt)}` : ''}</p>
+<p><span class="verdict ${s.state === 'running' ? 'running' : s.state === 'cut-short' ? 'cut' : s.met ? 'ok' : 'bad'}" id="state" data-state="${s.state}">${escapeHtml(verdict)}</span>
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
 ${pointsTable(pointsByConfiguration(s))}
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
+${stateNote(s)}
 ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
 <thead><tr><th>#</th><th>backend</th><th>workload</th><th>faults</th><th>fencing</th><th>seed</th><th>expected</th><th>actual</th><th>outcome</th><th>time</th><th>what happened</th><th>run</th></tr></thead>
@@ -393,6 +463,21 @@ ${rows}
 ${sortable.html}
 </body></html>
 `;
+}
+
+/**
+ * Below the headline: a running campaign's page says how to tell it from a stopped one; a
+ * cut-short one names the cells that never ran.
+ */
+function stateNote(s: CampaignSummary): string {
+  if (s.state === 'running') {
+    return `<p class="note" id="state-note">As of ${htmlText(s.updatedAt ?? s.startedAt)}: this page is rewritten as cells finish. If it stays like this, the runner was stopped; <code>${cliCommand} serve</code> tells the two apart.</p>`;
+  }
+  if (s.state !== 'cut-short') return '';
+  const notRun = cellsNotRun(s);
+  if (notRun.length === 0) return '';
+  const items = notRun.map((c) => `<li>#${htmlText(c.index + 1)} ${htmlText(c.id)}</li>`).join('');
+  return `<details class="never-ran" id="never-ran" open><summary>${htmlText(plural(notRun.length, 'cell'))} never ran</summary><ul>${items}</ul></details>`;
 }
 
 /** The code points faults were aimed at, by configuration (none: no such fault, no table). */

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestConfig } from '../runner/config.js';
 import type { ResolvedRun } from '../runner/resolve.js';
@@ -136,6 +136,67 @@ describe('campaign() with a fake run', () => {
     expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'aborted', 'not-run', 'not-run']);
     const xml = readFileSync(r.files.junit, 'utf8');
     expect(xml.match(/<skipped /g)).toHaveLength(4);
+  });
+
+  it('says where it is while it runs, and when cut short by a signal, names the cells that never ran', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const abort = new AbortController();
+    const mid: { planned: unknown[]; notRun: { index: number }[] }[] = [];
+    const fast = { ...file, seeds: [1] };
+    const r = await campaign(
+      fast,
+      { store },
+      {
+        signal: abort.signal,
+        onCell: (c) => {
+          // summary.json as a reader finds it after the first cell: running, 1 of 4.
+          mid.push(JSON.parse(readFileSync(join(dirname(c.dir as string), '..', '..', 'summary.json'), 'utf8')));
+          if (mid.length === 2) abort.abort('SIGINT');
+        },
+      },
+    );
+    expect(mid[0]).toMatchObject({ state: 'running', met: false, finishedAt: '', progress: { done: 1, total: 4 } });
+    expect(mid[0]?.planned.length).toBe(4);
+    expect(mid[0]?.notRun.map((c) => c.index)).toEqual([1, 2, 3]);
+    const page = readFileSync(r.files.summaryHtml, 'utf8');
+    expect(r.state).toBe('cut-short');
+    expect(r.cutShortBy).toBe('SIGINT');
+    const json = JSON.parse(readFileSync(r.files.summaryJson, 'utf8'));
+    expect(json).toMatchObject({ state: 'cut-short', cutShortBy: 'SIGINT', interrupted: true, met: false });
+    expect(json.notRun.map((c: { id: string }) => c.id)).toEqual([
+      'redis/lock-set/client-pause/fenced/seed-1',
+      'redis/lock-set/client-pause/unfenced/seed-1',
+    ]);
+    expect(page).toContain('data-state="cut-short">cut short by SIGINT: 2 cells never ran</span>');
+    expect(page).toContain('<li>#4 redis/lock-set/client-pause/unfenced/seed-1</li>');
+    expect(page).not.toContain('did not meet their expectation');
+    expect(readFileSync(r.files.junit, 'utf8')).toContain('<property name="state" value="cut-short"/>');
+  });
+
+  it('a running campaign page says running, not a failure', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    let page = '';
+    await campaign(
+      { ...file, seeds: [1] },
+      { store },
+      {
+        onCell: (c) => {
+          if (page === '') page = readFileSync(join(dirname(c.dir as string), '..', '..', 'summary.html'), 'utf8');
+        },
+      },
+    );
+    expect(page).toMatch(/data-state="running">running: 1 of 4 cells, \d+ s elapsed, about \d+ s left<\/span>/);
+    expect(page).not.toContain('class="verdict bad"');
+    expect(page).toContain('If it stays like this, the runner was stopped');
+  });
+
+  it('ends cut short by its time budget: runs in progress stop, no more start', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const slow = { ...file, seeds: [1], defaults: { 'time-limit': 30 } };
+    const r = await campaign(slow, { store, timeBudgetS: 0.2 });
+    expect(fake.started).toHaveLength(1);
+    expect(r).toMatchObject({ state: 'cut-short', cutShortBy: 'its time budget of 0.2 s', met: false });
+    expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'not-run', 'not-run', 'not-run']);
   });
 
   it('expands the matrix once, from its validation to its runs, from an object, a file or a plan', async () => {

@@ -25,6 +25,7 @@ import { allClusterImages } from '../runner/images.js';
 import { resolveRun } from '../runner/resolve.js';
 import { pointLatest, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { plural } from '../util/plural.js';
@@ -35,6 +36,7 @@ import { campaignPlanOf } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
 import type { CampaignFile, CampaignSpec } from './spec.js';
+import { estimate, HEARTBEAT_MS, progressText, thisRunner } from './state.js';
 import type { CampaignPlan } from './validate.js';
 
 export interface CampaignOptions {
@@ -54,6 +56,12 @@ export interface CampaignOptions {
   buildImage?: boolean;
   /** Write `latest` links (default true; CI artifact stores want no symlinks). */
   latest?: boolean;
+  /**
+   * Seconds the campaign may take: past them, runs in progress stop (heal and tear down),
+   * no more start, and the campaign ends cut short with the cells that never ran named, well
+   * before a CI job's own limit kills it without a word.
+   */
+  timeBudgetS?: number;
 }
 
 export interface CampaignHooks {
@@ -160,25 +168,47 @@ export async function campaign(
     }
 
   const files = summaryFiles(dir);
-  const startedAt = new Date().toISOString();
+  const t0 = Date.now();
+  const startedAt = new Date(t0).toISOString();
+  const runner = thisRunner();
+  const planned = cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+  // The caller's signal, or the time budget running out: either stops the campaign.
+  const budget = new AbortController();
+  const signal = hooks.signal ? AbortSignal.any([hooks.signal, budget.signal]) : budget.signal;
+  const budgetTimer =
+    options.timeBudgetS === undefined
+      ? undefined
+      : setTimeout(() => budget.abort(`its time budget of ${options.timeBudgetS} s`), options.timeBudgetS * 1000);
+  budgetTimer?.unref();
+  const cutShortBy = (): string => {
+    const reason: unknown = budget.signal.aborted ? budget.signal.reason : hooks.signal?.reason;
+    return typeof reason === 'string' ? reason : 'its abort signal';
+  };
   const done = new Map<number, CellResult>();
   const summary = (final: boolean): CampaignSummary => {
     const results = cells.map(
       (cell) =>
         done.get(cell.index) ?? ({ cell, durationS: 0, ...judge(cell.expect, { notRun: true }) } satisfies CellResult),
     );
-    const interrupted = hooks.signal?.aborted ?? false;
+    const interrupted = signal.aborted;
+    const now = Date.now();
     const s: CampaignSummary = {
       name: spec.name,
       source: spec.source,
       dir,
       totalCells,
       startedAt,
-      finishedAt: final ? new Date().toISOString() : '',
+      finishedAt: final ? new Date(now).toISOString() : '',
       interrupted,
-      met: !interrupted && results.every((r) => r.met),
+      state: !final ? 'running' : interrupted ? 'cut-short' : 'finished',
+      updatedAt: new Date(now).toISOString(),
+      progress: estimate(done.size, cells.length, (now - t0) / 1000),
+      runner,
+      planned,
+      met: final && !interrupted && results.every((r) => r.met),
       cells: final ? results : results.filter((r) => done.has(r.cell.index)),
     };
+    if (final && interrupted) s.cutShortBy = cutShortBy();
     if (spec.description !== undefined) s.description = spec.description;
     if (options.shard) {
       s.shard = options.shard;
@@ -189,12 +219,17 @@ export async function campaign(
   };
   const write = (final: boolean) => {
     const s = summary(final);
-    writeFileSync(files.summaryJson, summaryJson(s));
-    writeFileSync(files.junit, campaignJUnit(s));
-    writeFileSync(files.summaryHtml, summaryHtml(s));
+    // Whole files only: serve and CI read them while the campaign runs.
+    writeFileAtomic(files.summaryJson, summaryJson(s));
+    writeFileAtomic(files.junit, campaignJUnit(s));
+    writeFileAtomic(files.summaryHtml, summaryHtml(s));
     return s;
   };
   write(false);
+  // The heartbeat: elapsed and estimate stay current, and a reader elsewhere can tell a
+  // campaign that still runs from one whose runner was killed (state.ts).
+  const heartbeat = setInterval(() => write(false), HEARTBEAT_MS);
+  heartbeat.unref();
 
   let next = 0;
   let finished = 0;
@@ -217,14 +252,14 @@ export async function campaign(
         {
           log: runLog,
           progress: false,
-          signal: hooks.signal,
+          signal,
           buildImage: false,
           latest: options.latest,
         },
       );
       const outcome = judge(
         cell.expect,
-        { valid: r.valid, results: r.results, aborted: hooks.signal?.aborted, conditions: r.conditions },
+        { valid: r.valid, results: r.results, aborted: signal.aborted, conditions: r.conditions },
         cell.availability,
       );
       result = {
@@ -239,6 +274,7 @@ export async function campaign(
           counts: c.counts !== false,
           summary: c.summary,
         })),
+        ...(r.headline ? { headline: r.headline } : {}),
         ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS } : {}),
         ...(r.coverage ? { coverage: r.coverage } : {}),
       };
@@ -248,7 +284,7 @@ export async function campaign(
       const runDir = findRunDir(runsDir, slug);
       result = {
         cell,
-        ...judge(cell.expect, { error: message, aborted: hooks.signal?.aborted }),
+        ...judge(cell.expect, { error: message, aborted: signal.aborted }),
         durationS: (Date.now() - t0) / 1000,
       };
       if (runDir) {
@@ -260,15 +296,16 @@ export async function campaign(
     if ((spec.shrink || options.shrink) && cell.expect === 'valid' && result.actual === 'invalid' && result.dir) {
       log(`[${cell.index + 1}] ${cell.id}: expected valid, was invalid: shrinking`);
       try {
-        const shrunk = await shrinkRun(result.dir, { maxRuns: 30, log: runLog, signal: hooks.signal });
+        const shrunk = await shrinkRun(result.dir, { maxRuns: 30, log: runLog, signal });
         result.shrink = shrunk.page;
       } catch (err) {
         runLog(`shrink failed: ${errorMessage(err)}`);
       }
     }
     finished += 1;
+    const pace = progressText(estimate(finished, cells.length, (Date.now() - t0) / 1000));
     log(
-      `[${cell.index + 1}] ${cell.id}: ${result.met ? 'ok' : 'MISMATCH'}: ${result.message} (${result.durationS.toFixed(1)} s; ${finished}/${cells.length} done)`,
+      `[${cell.index + 1}] ${cell.id}: ${result.met ? 'ok' : 'MISMATCH'}: ${result.message} (${result.durationS.toFixed(1)} s; ${pace})`,
     );
     return result;
   };
@@ -282,7 +319,7 @@ export async function campaign(
     return turn;
   };
   const worker = async () => {
-    while (!hooks.signal?.aborted) {
+    while (!signal.aborted) {
       const one = runs[next++];
       if (!one) return;
       const result = await (one.resolved.target ? onTarget(one) : runCell(one));
@@ -291,6 +328,11 @@ export async function campaign(
       hooks.onCell?.(result);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, Math.max(cells.length, 1)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(parallel, Math.max(cells.length, 1)) }, worker));
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(budgetTimer);
+  }
   return { ...write(true), files };
 }

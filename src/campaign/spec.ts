@@ -163,7 +163,7 @@ const names = {
   scenario: () => Object.keys(SCENARIOS),
 };
 
-/** A module backend's path, taken from the campaign file's folder (README, "Adding a lock backend"). */
+/** A module backend's path, taken from the campaign file's folder (docs/adding-a-backend.md). */
 const backendCheck: Check<string> = (v, p) =>
   oneOf(names.backend(), { kind: 'backend', accepts: isModulePath, others: "a module's path (./my-lock.mjs)" })(v, p);
 const workloadCheck: Check<string> = (v, p) => oneOf(names.workload(), { kind: 'workload' })(v, p);

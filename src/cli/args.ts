@@ -65,7 +65,21 @@ export function argsError(err: unknown, options: Record<string, unknown>, comman
     const hint = dashes === '--' ? suggestion(name, Object.keys(options), (k) => `--${k}`) : '';
     return new UserError(`unknown option '${dashes}${name}'${hint} (see lockchaos ${command} --help)`);
   }
-  return new UserError(`${text.replace(/\. To specify a positional.*$/, '')} (see lockchaos ${command} --help)`);
+  const help = `(see lockchaos ${command} --help)`;
+  // parseArgs's own wording names its usage syntax ('-t, --ttl <value>'): said here as the flag and its fix.
+  const missing = /^Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(text);
+  if (missing) return new UserError(`--${missing[1]} needs a value: --${missing[1]} VALUE ${help}`);
+  const switchValue = /^Option '(?:-\w, )?--([\w-]+)' does not take an argument/.exec(text);
+  if (switchValue) {
+    return new UserError(`--${switchValue[1]} is a switch and takes no value: give --${switchValue[1]} alone ${help}`);
+  }
+  const stray = /^Unexpected argument '(.*)'\. This command does not take positional arguments/.exec(text);
+  if (stray) {
+    return new UserError(
+      `unexpected argument '${stray[1]}': lockchaos ${command} takes options only (a value goes after its --flag) ${help}`,
+    );
+  }
+  return new UserError(`${text.replace(/\. To specify a positional.*$/, '')} ${help}`);
 }
 
 /** "1,8,32" → [1, 8, 32]: numbers > 0 (whole with `integer`), or a UserError naming the flag. */
@@ -96,7 +110,7 @@ export function nameList(flag: string, text: string): string[] {
   return items;
 }
 
-/** A backend of the registry, or a module's path (README, "Adding a lock backend"); else a UserError. */
+/** A backend of the registry, or a module's path (docs/adding-a-backend.md); else a UserError. */
 export function knownBackend(flag: string, name: string, known: readonly string[]): string {
   if (!known.includes(name) && !isModulePath(name))
     throw new UserError(

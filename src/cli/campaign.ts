@@ -1,16 +1,19 @@
 /** `lockchaos campaign FILE.yaml`: a matrix of runs with expected verdicts, for nightly CI. */
 
+import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadCampaignPlan, readCampaignPlan } from '../campaign/load.js';
-import { mergeCampaign } from '../campaign/merge.js';
+import { mergeCampaign, readShard } from '../campaign/merge.js';
+import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, positiveNumber } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
+import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, writeJobSummary } from './job-summary.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
        lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
@@ -21,7 +24,7 @@ configuration that raises an alarm is a regression, and so is a known-unsafe one
 stops failing. Writes <store>/campaigns/<name>/<timestamp>[-shard-i-of-n]/ with every
 run's folder (runs/), summary.html, summary.json and junit.xml (one test case per run).
 
-The file (see examples/nightly.yaml and the README's "Nightly campaigns"):
+The file (see examples/nightly.yaml and docs/nightly.md):
 
   name: nightly
   seeds: [1, 2]
@@ -39,6 +42,10 @@ Options:
   --shard i/n        run only shard i of n: cell k (in file order) goes to shard (k mod n) + 1
   --parallel K       runs at once in this process, each with its own cluster (default 1)
   --time-limit S     override every cell's time limit (seconds)
+  --time-budget S    the campaign's own limit (seconds): past it, runs in progress heal and
+                     tear down, no more start, and the summary says cut short by its time
+                     budget with the cells that never ran (set it below a CI job's limit,
+                     which kills without a word)
   --stop-on-violation  end each unfenced run at its first overlap of holds, then heal and check
                      (an invalid cell costs seconds; valid cells run in full)
   --shrink           shrink every cell that expected valid and was invalid (as shrink: true in
@@ -54,6 +61,7 @@ Options:
   --verbose          print each run's own progress lines
   --json             print the result as one JSON object on stdout (summary.json's fields
                      with the folder and files; with --dry-run, the cells), not the table
+${JOB_SUMMARY_HELP}
   -h, --help         this help
 
 A campaign file is code: a run imports the module backends it names, runs its
@@ -61,13 +69,20 @@ client-command programs and builds its Dockerfiles, all as you. Run only campaig
 you trust (in CI: from the default branch, never from a pull request); read one you do not
 with --dry-run, which runs none of it.
 
+While it runs, summary.html, summary.json and junit.xml say so (n of N cells, elapsed,
+about how long is left) and are rewritten as cells end; a campaign stopped by a signal or
+its time budget says cut short, and names the cells that never ran. One killed outright
+still says running on disk: lockchaos serve and campaign merge tell it is gone.
+
 Exit codes: 0 every cell met its expectation, 1 some did not (a mismatch, or a run that
-failed with an error), 3 error (a bad campaign file or flag, no Docker engine), 130
+failed with an error, or cut short by its time budget), 3 error (a bad campaign file or flag, no Docker engine), 130
 interrupted (Ctrl-C: runs in progress heal and tear down; finished cells are written).`;
 
 const OPTIONS = {
   ...CAMPAIGN_RUN_FLAGS,
+  ...JOB_SUMMARY_FLAGS,
   'time-limit': { type: 'string' },
+  'time-budget': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
   shrink: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
@@ -75,7 +90,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR]
+const MERGE_HELP = `Usage: lockchaos campaign merge DIR... [--out DIR | --store STORE [--keep-nights N]]
 
 Combines the folders of one campaign's shards (each run with --shard i/n, e.g. one CI job
 each) into one summary.html, summary.json and junit.xml with the tally of every
@@ -83,16 +98,31 @@ configuration over all its seeds, as if the campaign had run unsharded. Every ru
 the summary links is copied into the merged folder (runs/), so that it can be uploaded or
 moved alone. Shards not given are named as missing.
 
+With --store, the night goes into a store kept from night to night (restored before, and
+saved after, in CI): <STORE>/campaigns/<name>/<start>-merged/, beside every earlier night,
+which stay; lockchaos serve --store STORE shows them night after night. The previous night
+there is compared with: the summary names what flipped. With --out as well, the night is
+written there and copied into the store.
+
 Options:
-  --out DIR     where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
-  --no-latest   accepted as the campaign takes it (a merge writes no latest link)
-  -h, --help    this help
+  --out DIR          where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
+  --store STORE      add the night to this store, beside the nights already there
+  --keep-nights N    with --store: keep the newest N nights of this campaign, remove older ones
+${JOB_SUMMARY_HELP}
+  --no-latest        accepted as the campaign takes it (a merge writes no latest link)
+  -h, --help         this help
+
+Example (a nightly CI job, after the shards' artifacts are downloaded into shards/):
+  lockchaos campaign merge shards/*/campaigns/*/* --out merged --store nights --keep-nights 30
 
 Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
 (a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
 
 const MERGE_OPTIONS = {
+  ...JOB_SUMMARY_FLAGS,
   out: { type: 'string' },
+  store: { type: 'string' },
+  'keep-nights': { type: 'string' },
   'no-latest': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -104,11 +134,39 @@ async function mergeCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
+  const store = values.store as string | undefined;
+  const keepText = values['keep-nights'] as string | undefined;
+  if (keepText !== undefined && store === undefined) {
+    throw new UserError('--keep-nights prunes a store: give it with --store STORE');
+  }
+  const keep = keepText === undefined ? undefined : positiveNumber('keep-nights', keepText, true);
+  const shards = positionals.map(readShard);
+  const first = shards.map((s) => s.startedAt).sort()[0] ?? new Date().toISOString();
+  const name = shards[0]?.name as string;
+  // The night in the store; with --out as well, tonight's folder alone there too (an artifact, its junit.xml).
+  const night = store === undefined ? undefined : nightFolder(store, name, first);
+  const previousDir = store === undefined ? undefined : previousNight(store, name, first.slice(0, 10));
   const out =
     (values.out as string | undefined) ??
+    night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
   const { summary } = mergeCampaign(positionals, out);
   console.log(terminalTable(summary));
+  if (night !== undefined && resolve(night) !== resolve(out)) {
+    // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
+    cpSync(out, night, { recursive: true });
+    console.log(`night added to the store: ${night}`);
+  }
+  if (store !== undefined && keep !== undefined) {
+    const gone = pruneNights(store, summary.name, keep);
+    if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
+  }
+  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
+  for (const f of writeJobSummary(summary, values, {
+    ...(previous ? { previous } : {}),
+    artifactRoot: values.out === undefined ? (store ?? out) : out,
+  }))
+    console.error(`summary in Markdown: ${f}`);
   return summary.met ? 0 : 1;
 }
 
@@ -140,6 +198,9 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     timeLimitS,
     stopOnViolation: values['stop-on-violation'] === true,
     shrink: values.shrink === true,
+    ...(s('time-budget') === undefined
+      ? {}
+      : { timeBudgetS: positiveNumber('time-budget', s('time-budget') as string, false) }),
   };
   const shard = options.shard;
 
@@ -168,13 +229,23 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     for (const line of notChecked) console.log(`not checked: ${line}`);
     return 0;
   }
+  // A wrong --previous found before the campaign runs, not after it.
+  if (values.previous !== undefined && !existsSync(values.previous as string)) {
+    throw new UserError(
+      `--previous: no such folder '${values.previous}' (give the previous night's campaign folder or the store)`,
+    );
+  }
   const plan = await loadCampaignPlan(file);
 
   return whileInterruptible('campaign', async (signal) => {
     const result = await campaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
-    if (result.interrupted) return EXIT_INTERRUPTED;
+    // Report paths from the store's root: what a CI job uploads as its artifact.
+    for (const f of writeJobSummary(result, values, { artifactRoot: options.store ?? DEFAULTS.storeDir }))
+      console.error(`summary in Markdown: ${f}`);
+    // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
+    if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;
     return result.met ? 0 : 1;
   });
 }

@@ -11,6 +11,7 @@ import { PARALLEL_NODE_FLAGS } from '../../checkers/linearizable/parallel.js';
 import { toEdn, toJsonl } from '../../test/unit/history-writers.js';
 import { simulateHistory } from '../../test/unit/linearizable-support.js';
 import type { Op, OpType, Process } from '../history/op.js';
+import { version } from '../version.js';
 import { checkCommand, checkNodeFlags } from './check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-check-'));
@@ -88,12 +89,20 @@ describe('lockchaos check', () => {
     );
   });
 
-  it('--json: one object per file with file, verdict, ms and details', async () => {
+  it('--json: one stamped object, the verdict and totals, and per file its verdict, ms and details', async () => {
     const a = file('a.jsonl', toJsonl(validMutex));
     const b = file('b.jsonl', toJsonl(invalidMutex));
     expect(await checkCommand([a, b, '--json'])).toBe(1);
-    expect(out).toHaveLength(2);
-    const [first, second] = out.map((l) => JSON.parse(l));
+    expect(out).toHaveLength(1);
+    const envelope = JSON.parse(out[0] as string);
+    expect(envelope).toMatchObject({
+      lockchaos: version,
+      schema: 1,
+      verdict: 'invalid',
+      exitCode: 1,
+      totals: { files: 2, valid: 1, invalid: 1, unknown: 0, errors: 0 },
+    });
+    const [first, second] = envelope.files;
     expect(first).toMatchObject({ file: a, verdict: 'valid', valid: true, model: 'mutex', format: 'jsonl' });
     expect(typeof first.ms).toBe('number');
     expect(second).toMatchObject({
@@ -235,7 +244,7 @@ describe('lockchaos check', () => {
       if (args.includes('--json')) {
         // Still JSON, of the history's own values.
         const parsed = JSON.parse(out[0]);
-        expect(parsed.details.counterexample.key).toBe(key);
+        expect(parsed.files[0].details.counterexample.key).toBe(key);
       }
     }
     const joined = printedLines.join('\n');

@@ -30,6 +30,7 @@ import { EXIT_ERROR, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { printable, printableLines } from '../util/printable.js';
+import { stamped } from '../version.js';
 import { argsError } from './args.js';
 
 const DEFAULT_TIME_LIMIT_S = 300;
@@ -75,7 +76,8 @@ function help(): string {
     '  --only F,F...      check only the client operations with these f values, ignoring the others',
     '                     (a lockchaos run history holds lock and store operations: --only acquire,release);',
     '                     a name the history lacks is named in a warning, one no model knows is an error',
-    '  --json             print one JSON object per file (file, verdict, ms, model, summary, details)',
+    '  --json             print one JSON object (the lockchaos version, the verdict and exit code, the',
+    '                     totals, and per file: file, verdict, ms, model, summary, details)',
     '  -h, --help         print this help',
     '',
     'Model guessing, from the operations f: acquire/release -> mutex; get/put/append -> kv; cas -> cas-register;',
@@ -321,13 +323,12 @@ function line(outcome: FileOutcome): string {
   return `${VERDICT[String(result.valid) as keyof typeof VERDICT].padEnd(8)} ${file}: ${result.summary} [${facts.join(', ')}]`;
 }
 
-function jsonLine(outcome: FileOutcome): string {
-  if ('error' in outcome)
-    return JSON.stringify({ file: outcome.file, verdict: 'error', valid: null, error: outcome.error });
+function jsonOf(outcome: FileOutcome): object {
+  if ('error' in outcome) return { file: outcome.file, verdict: 'error', valid: null, error: outcome.error };
   if ('unknown' in outcome)
-    return JSON.stringify({ file: outcome.file, verdict: 'unknown', valid: 'unknown', summary: outcome.unknown });
+    return { file: outcome.file, verdict: 'unknown', valid: 'unknown', summary: outcome.unknown };
   const { file, result, guessed, format } = outcome;
-  return JSON.stringify({
+  return {
     file,
     verdict: VERDICT[String(result.valid) as keyof typeof VERDICT],
     valid: result.valid,
@@ -338,7 +339,7 @@ function jsonLine(outcome: FileOutcome): string {
     checker: result.checker,
     summary: result.summary,
     details: result.details,
-  });
+  };
 }
 
 /**
@@ -390,7 +391,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
     // a hostile history must not move the cursor, recolour the terminal or hide text. The
     // JSON stays JSON of the same values (C1 controls and the like as \u escapes).
     if (options.json) {
-      console.log(printable(jsonLine(outcome)));
+      // Printed once every file is checked, in one object (below).
     } else if ('error' in outcome && options.files.length === 1) {
       console.error(printable(`lockchaos check: ${outcome.error}`));
     } else {
@@ -418,8 +419,24 @@ export async function checkCommand(argv: string[]): Promise<number> {
       `${options.files.length} files: ${count(true)} valid, ${count(false)} invalid, ${count('unknown')} unknown, ${plural(errors, 'error')} (${Math.round(performance.now() - started)} ms, peak memory ${mib(peak)} per file)`,
     );
   }
-  if (errors > 0) return EXIT_ERROR;
-  if (count(false) > 0) return exitCodeFor(false);
-  if (count('unknown') > 0) return exitCodeFor('unknown');
-  return 0;
+  const exitCode =
+    errors > 0 ? EXIT_ERROR : count(false) > 0 ? exitCodeFor(false) : count('unknown') > 0 ? exitCodeFor('unknown') : 0;
+  if (options.json) {
+    // One object, stamped as every --json of lockchaos is: what wrote it, then the verdict.
+    const verdict = errors > 0 ? 'error' : count(false) > 0 ? 'invalid' : count('unknown') > 0 ? 'unknown' : 'valid';
+    const envelope = stamped({
+      verdict,
+      exitCode,
+      totals: {
+        files: options.files.length,
+        valid: count(true),
+        invalid: count(false),
+        unknown: count('unknown'),
+        errors,
+      },
+      files: outcomes.map(jsonOf),
+    });
+    console.log(printable(JSON.stringify(envelope)));
+  }
+  return exitCode;
 }

@@ -27,6 +27,40 @@ describe('the command line', () => {
     expect(cli('sweep', '--pause-tll', '1').stderr).toContain('did you mean --pause-ttl?');
   });
 
+  it("says a missing value, a switch given one, and a stray argument in its own words, not the parser's", () => {
+    const cases: [string[], string][] = [
+      [['run', '--ttl'], 'lockchaos run: --ttl needs a value: --ttl VALUE (see lockchaos run --help)'],
+      [
+        ['serve', 'store'],
+        "lockchaos serve: unexpected argument 'store': lockchaos serve takes options only (a value goes after its --flag) (see lockchaos serve --help)",
+      ],
+      [
+        ['run', '--no-build=yes'],
+        'lockchaos run: --no-build is a switch and takes no value: give --no-build alone (see lockchaos run --help)',
+      ],
+    ];
+    for (const [args, line] of cases) {
+      const r = cli(...args);
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stderr).toBe(`${line}\n`);
+    }
+  });
+
+  it('scenarios --json is one stamped object, not a bare array; run --help shows examples that parse', () => {
+    const r = cli('scenarios', '--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ lockchaos: version, schema: 1 });
+    expect(out.scenarios.map((s: { name: string }) => s.name)).toContain('gc-pause');
+    const help = cli('run', '--help').stdout;
+    const examples = [...help.matchAll(/^ {2}lockchaos run (.+?)(?: {2,}.*)?$/gm)].map((m) =>
+      (m[1] as string).split(' '),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    // Each example's flags are ones run takes: with --help added, it parses and prints the help.
+    for (const args of examples) expect(cli('run', ...args, '--help').code, args.join(' ')).toBe(0);
+  });
+
   it('names the command, backend and nemesis kind a typo meant', () => {
     const command = cli('campain');
     expect(command.code).toBe(3);

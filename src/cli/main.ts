@@ -78,7 +78,8 @@ function usage(): string {
     ...lines,
     '',
     "Run 'lockchaos help <command>' (or 'lockchaos <command> --help') for a command's options;",
-    "'lockchaos --version' (-v) prints the version.",
+    "'lockchaos --version' (-v) prints the version. --no-color (any command), NO_COLOR or TERM=dumb:",
+    'no colour.',
     'Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error, 130 interrupted.',
   ].join('\n');
 }
@@ -90,7 +91,14 @@ function unknownCommand(name: string): number {
   return EXIT_ERROR;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(given: string[]): Promise<number> {
+  // --no-color, anywhere: every command's output without colour, as NO_COLOR says (terminal.ts).
+  const argv = given.filter((a) => a !== '--no-color');
+  if (argv.length !== given.length) {
+    // The flag is the nearest word: it beats a FORCE_COLOR from the environment.
+    process.env.NO_COLOR = '1';
+    delete process.env.FORCE_COLOR;
+  }
   let [name, ...rest] = argv;
   // `lockchaos help run` is `lockchaos run --help`.
   if (name === 'help' && rest[0] !== undefined) {

@@ -5,6 +5,7 @@
  * 2 unknown), 3 for bad input, with one line that names it.
  */
 import { parseArgs } from 'node:util';
+import { verdictName } from '../../checkers/result.js';
 import { buildRunReport } from '../report/html.js';
 import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
@@ -12,29 +13,41 @@ import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { colourFor } from '../util/terminal.js';
 import { argsError } from './args.js';
+import { printJson } from './campaign-flags.js';
+import { resolvedRunDir } from './run-dir.js';
 
-const HELP = `Usage: lockchaos report RUN_DIR
+const HELP = `Usage: lockchaos report RUN_DIR [--json]
 
 Rebuilds report.html (timeline, latency plot, the violation highlighted) and junit.xml in
-a stored run folder (store/<test>/<timestamp>/, or store/latest), and prints the run's
-summary. A run whose runner was killed has no results.json: the checkers then run on the
-operations recorded (a last line cut mid-write is left out), and the report says so.
+a stored run folder (store/<test>/<timestamp>/, or store/latest), replacing the two files
+that are there, and prints the run's summary. A link (store/latest) is followed first: the
+files name the run itself, not the link, which names another run after the next one. A
+run whose runner was killed has no results.json: the checkers then run on the operations
+recorded (a last line cut mid-write is left out), and the report says so.
+
+Options:
+  --json       print the result as one JSON object on stdout (verdict, exit code, headline,
+               the folder and the files written), not the summary
+  -h, --help   this help
+
+Example:
+  lockchaos report store/latest
 
 Exit codes: 0 valid, 1 invalid, 2 unknown, 3 error (no such folder, not a run folder,
 an unreadable history, or a run that did not run as configured), 130 a run that was
 interrupted.`;
 
 export async function reportCommand(argv: string[]): Promise<number> {
-  let parsed: { values: { help?: boolean }; positionals: string[] };
+  let parsed: { values: { help?: boolean; json?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args: argv,
-      options: { help: { type: 'boolean', short: 'h' } },
+      options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
     });
   } catch (err) {
-    throw argsError(err, { help: true }, 'report');
+    throw argsError(err, { help: true, json: true }, 'report');
   }
   if (parsed.values.help) {
     console.log(HELP);
@@ -47,11 +60,27 @@ export async function reportCommand(argv: string[]): Promise<number> {
         : `give one run folder, got ${parsed.positionals.length}`,
     );
   }
-  const dir = parsed.positionals[0] as string;
+  const given = parsed.positionals[0] as string;
+  const { dir, renamed } = resolvedRunDir(given);
+  // It replaces files: say which, and where, before they are.
+  console.error(`rebuilding report.html and junit.xml in ${dir}${renamed ? ` (${given} leads there)` : ''}`);
   const { run, reportPath, junitPath, headline } = buildRunReport(dir);
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
+  const exitCode = runExitCode(run.valid, run.conditions);
+  if (parsed.values.json) {
+    printJson({
+      verdict: verdictName(run.valid),
+      exitCode,
+      headline,
+      dir,
+      files: { report: reportPath, junit: junitPath },
+      ...(run.cutShort ? { cutShort: run.cutShort } : {}),
+      conditions: run.conditions,
+    });
+    return exitCode;
+  }
   console.log(formatSummary({ ...run, dir, headline }, { colour: colourFor(process.stdout) }));
   console.log(`report: ${reportPath}`);
   console.log(`junit: ${junitPath}`);
-  return runExitCode(run.valid, run.conditions);
+  return exitCode;
 }

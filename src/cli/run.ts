@@ -62,6 +62,14 @@ data store while a nemesis injects faults, records every operation, and checks t
 history. Writes store/<test>/<timestamp>/ (test.json, history.jsonl, results.json,
 nodes/*.log) and store/latest.
 
+Examples:
+  lockchaos run --backend redlock --nemesis client-pause --time-limit 20
+      Redlock's lease under paused clients, unfenced: two holders at once (INVALID)
+  lockchaos run --backend etcd --nemesis client-pause --fencing on --seed 3
+      the same pauses, with etcd's revision as a fencing token checked by the store (valid)
+  lockchaos run --scenario gc-pause        a preset failure story (lockchaos scenarios)
+  lockchaos run --replay store/latest      the same run again, from its test.json
+
 Options:
 ${options.join('\n')}
 ${helpEntry('-h, --help', 'this help')}

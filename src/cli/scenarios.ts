@@ -3,9 +3,12 @@ import { parseArgs } from 'node:util';
 import { shellWord } from '../report/rerun.js';
 import { flagWords } from '../runner/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
+import { stamped } from '../version.js';
 import { argsError } from './args.js';
 
 const HELP = `Usage: lockchaos scenarios [--json]
+
+  --json   print one JSON object: the lockchaos version and { scenarios: [...] }
 
 Lists the scenario presets: each reproduces a published failure story with a backend,
 workload, nemesis and timings, and says what it should end with, unfenced and fenced.
@@ -27,7 +30,8 @@ export async function scenariosCommand(argv: string[]): Promise<number> {
   }
   const all = Object.values(SCENARIOS);
   if (values.json) {
-    console.log(JSON.stringify(all, null, 2));
+    // Stamped, as every --json of lockchaos: an object that can grow fields, not a bare array.
+    console.log(JSON.stringify(stamped({ scenarios: all }), null, 2));
     return 0;
   }
   for (const s of all) {

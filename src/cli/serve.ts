@@ -7,9 +7,12 @@ import { parseCommandArgs, positiveNumber } from './args.js';
 export const SERVE_HELP = `Usage: lockchaos serve [--store DIR] [--port N]
 
 Serves a page over a store folder as it is on disk, on http://127.0.0.1:PORT/ (this
-machine only): every campaign by night with its tally; per configuration its outcome
-night after night as a row of marks (met, not met, flaky), so a flip shows; every run
-with its verdict, backend, nemesis, fencing and seed, filterable; links to each run's
+machine only): every campaign by night with its tally, or running (n of N, elapsed,
+about M left), or cut short with the cells that never ran (a campaign whose runner was
+killed included); per configuration its outcome night after night as a row of marks
+(met, not met, flaky), so a flip shows, each mark a link to that night's runs of it;
+every run with its verdict, backend, nemesis, fencing and seed, and for a campaign's
+runs the expectation and whether it was met, filterable; links to each run's
 report.html and to the campaigns' summary, sweep and bench pages. It reads test.json and
 the head of results.json of each run, and rereads only what changed. It answers only a
 Host of its own address (127.0.0.1, localhost or [::1] with the port; others get 421),

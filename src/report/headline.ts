@@ -275,6 +275,21 @@ function allKept(results: readonly CheckResult[]): string {
   return n === 1 ? 'the one acknowledged add kept' : `all ${n} acknowledged adds kept`;
 }
 
+/**
+ * The conditions as the headline names them: all of one or two, else the first and how
+ * many more (a condition per client once made a 700-character first sentence); the
+ * report's banner and results.json list every one.
+ */
+export function conditionsClause(conditions: readonly RunCondition[]): string {
+  const [first] = conditions;
+  if (!first) return '';
+  const named =
+    conditions.length <= 2
+      ? conditions.map((c) => c.message).join('; ')
+      : `${first.message}; and ${conditions.length - 1} more`;
+  return `not run as configured: ${named}`;
+}
+
 function unknownSentence(run: HeadlineRun): string {
   const undecided = run.results.filter((r) => r.counts !== false && r.valid === 'unknown');
   const evidence = undecided.find((r) => r.checker === 'evidence');
@@ -284,7 +299,7 @@ function unknownSentence(run: HeadlineRun): string {
       ? `too little evidence to judge: ${tooLittle.join('; ')}`
       : undecided.map((r) => `${r.checker} could not decide: ${r.summary}`).join('; ');
   if (run.conditions.length === 0) return why || 'the checkers could not decide';
-  const conditions = `not run as configured: ${run.conditions.map((c) => c.message).join('; ')}`;
+  const conditions = conditionsClause(run.conditions);
   return why
     ? `${conditions}; ${why}`
     : `${conditions}; no violation in what did run, which is not evidence for this configuration`;
@@ -295,7 +310,7 @@ export function headline(run: HeadlineRun, data: ReportData): string {
   let s: string;
   if (run.valid === false) {
     s = invalidSentence(run, data);
-    if (run.conditions.length > 0) s += `; not run as configured: ${run.conditions.map((c) => c.message).join('; ')}`;
+    if (run.conditions.length > 0) s += `; ${conditionsClause(run.conditions)}`;
   } else if (run.valid === true) s = validSentence(run, data);
   else s = unknownSentence(run);
   s = s.trim();

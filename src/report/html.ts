@@ -335,7 +335,9 @@ ${focusHtml(run, data)}
 ${coverageSection(run.coverage)}
 <section id="timeline-section">
 <h2>Timeline</h2>
+<div class="timeline-head" id="timeline-head">
 ${legendHtml(data, colors)}
+${data.focus >= 0 ? '<ol id="timeline-marks" class="marks" aria-label="the numbered badges in the timeline"></ol>' : ''}
 <div class="toolbar">
 <button id="btn-violation" type="button"${data.focus < 0 ? ' hidden' : ''}>${focusButton(data)}</button>
 <button id="btn-all" type="button">Whole run</button>
@@ -344,6 +346,7 @@ ${legendHtml(data, colors)}
 <button id="btn-left" type="button" aria-label="earlier">◀</button>
 <button id="btn-right" type="button" aria-label="later">▶</button>
 <span id="view-range"></span>
+</div>
 </div>
 <div id="timeline-wrap"><svg id="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="timeline of operations per client process"></svg></div>
 <div id="op-details"></div>

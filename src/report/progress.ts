@@ -73,7 +73,8 @@ export class RunProgress {
 
   constructor(private readonly options: ProgressOptions) {
     this.stream = options.stream ?? process.stderr;
-    this.live = options.live ?? (Boolean(this.stream.isTTY) && !isCi());
+    // TERM=dumb: no escape sequences, so no line redrawn in place either.
+    this.live = options.live ?? (Boolean(this.stream.isTTY) && !isCi() && process.env.TERM !== 'dumb');
     this.now = options.now ?? (() => performance.now());
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
 import { DEFAULTS } from '../runner/config.js';
 import { colourFor, paint } from '../util/terminal.js';
+import { conditionsClause } from './headline.js';
 import { formatSummary } from './summary.js';
 
 const check = (checker: string, valid: CheckResult['valid'], counts: boolean, summary: string) =>
@@ -53,13 +54,43 @@ describe('the run summary', () => {
     expect(text).toContain(paint(true, 'shown  ', 'dim'));
   });
 
-  it('colours only a TTY, never under NO_COLOR or CI; FORCE_COLOR wins', () => {
+  it('colours only a TTY, never under NO_COLOR, TERM=dumb or CI; FORCE_COLOR wins', () => {
     expect(colourFor({ isTTY: true }, {})).toBe(true);
     expect(colourFor({ isTTY: false }, {})).toBe(false);
     expect(colourFor({}, {})).toBe(false);
     expect(colourFor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
+    expect(colourFor({ isTTY: true }, { TERM: 'xterm-256color' })).toBe(true);
     expect(colourFor({ isTTY: true }, { CI: 'true' })).toBe(false);
     expect(colourFor({ isTTY: true }, { CI: 'false' })).toBe(true);
     expect(colourFor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+  });
+});
+
+describe('a run that did not run as configured, in the summary', () => {
+  const broken = {
+    kind: 'client-program-broken' as const,
+    message: "client 2's program broke (exit code 1): the request ended unknown and the client stopped there",
+  };
+
+  it("says a program's breaking once: on the verdict line, not again in the headline", () => {
+    const headline = `${conditionsClause([broken]).replace(/^n/, 'N')}; no violation in what did run, which is not evidence for this configuration.`;
+    const text = formatSummary({ ...fenced, valid: 'unknown', conditions: [broken], headline });
+    expect(text.split("client 2's program broke")).toHaveLength(2);
+    expect(text).toContain('verdict: unknown  (seed 1)  — the run did not run as configured: client 2');
+    expect(text).toContain('\nNo violation in what did run, which is not evidence for this configuration.\n');
+  });
+
+  it('lists many conditions a line each, and the headline names the first and how many more', () => {
+    const lost = [0, 1, 2, 3, 4].map((client) => ({
+      kind: 'worker-lost' as const,
+      message: `client worker ${client} killed by SIGINT at 2.1 s: the run went on with fewer clients`,
+    }));
+    expect(conditionsClause(lost)).toBe(
+      'not run as configured: client worker 0 killed by SIGINT at 2.1 s: the run went on with fewer clients; and 4 more',
+    );
+    const text = formatSummary({ ...fenced, valid: 'unknown', conditions: lost });
+    expect(text).toContain('— the run did not run as configured in 5 ways:\n  - client worker 0 killed');
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThan(200);
   });
 });

@@ -20,7 +20,7 @@ import { FAULT_KINDS } from '../nemesis/spec.js';
 export interface TestConfig {
   /** The test's name, the folder under the store: backend-workload-nemesis-fenced. */
   name: string;
-  /** A built-in backend's name, or a module's path as given (README, "Adding a lock backend"). */
+  /** A built-in backend's name, or a module's path as given (docs/adding-a-backend.md). */
   backend: string;
   /**
    * A module backend's absolute path (`backend` resolved from where it was given: the
@@ -175,7 +175,7 @@ export const PARAMETERS = {
     alwaysRecorded: true,
     campaign: false,
     help: (d) =>
-      `lock service: ${Object.keys(BACKENDS).join(', ')} (default ${d}),\nor a module that exports a Backend (./my-lock.mjs; README "Adding a lock backend")`,
+      `lock service: ${Object.keys(BACKENDS).join(', ')} (default ${d}),\nor a module that exports a Backend (./my-lock.mjs; docs/adding-a-backend.md)`,
   },
   backendModule: {
     flag: 'backend-module',

@@ -4,13 +4,15 @@
  * run, filtered by a plain GET form (no script needed), newest first. Links go to the
  * store's own pages under /files/.
  */
+
+import { MARK_TEXT } from '../campaign/mark.js';
+import { progressText } from '../campaign/state.js';
 import { htmlText } from '../report/html.js';
 import { plural } from '../util/plural.js';
 import {
   type CampaignEntry,
   type CampaignTrend,
   filterRuns,
-  type Mark,
   type RunEntry,
   type RunFilter,
   type StoreIndex,
@@ -25,13 +27,6 @@ const h = htmlText;
 /** A store path as a link target under /files/, each segment encoded. */
 export const fileHref = (path: string) => `/files/${path.split('/').map(encodeURIComponent).join('/')}`;
 
-const MARK_TEXT: Record<Mark, { symbol: string; word: string }> = {
-  met: { symbol: '●', word: 'met' },
-  'not-met': { symbol: '✕', word: 'not met' },
-  flaky: { symbol: '◐', word: 'flaky' },
-  'not-run': { symbol: '·', word: 'not run' },
-};
-
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1f24; }
 h1 { font-size: 1.4em; margin: 0 0 .2em; } h2 { font-size: 1.15em; margin: 1.6em 0 .4em; }
@@ -42,6 +37,9 @@ th { font-weight: 600; }
 td.num { text-align: right; }
 .valid, .met { color: #1a7f37; } .invalid, .not-met { color: #cf222e; font-weight: 600; }
 .unknown, .flaky { color: #9a6700; } .none, .not-run { color: #8c959f; }
+.running { color: #1f4a7a; } .cut-short { color: #6b4d00; }
+td.mark a { color: inherit; text-decoration: none; display: block; }
+td.mark a:hover { background: #eaeef2; }
 td.mark { text-align: center; font-size: 1.1em; padding: 3px 6px; }
 tr.flipped td.configuration::after { content: " flipped"; color: #cf222e; font-size: .8em; font-weight: 600; }
 tr.flipped { background: #fff1f0; }
@@ -49,6 +47,30 @@ form.filter label { margin-right: .8em; }
 form.filter input[type=text] { width: 9em; }
 .note { color: #57606a; font-size: .9em; }
 `;
+
+/**
+ * A campaign's outcome: met or not once finished; a running one says how far it is, and a
+ * cut-short one by what and which cells never ran (neither is a failure in red).
+ */
+function outcomeCell(c: CampaignEntry): string {
+  if (c.state === 'running') {
+    const p = c.progress;
+    return `<td class="running">running${p ? `: ${h(progressText(p))}` : ''}</td>`;
+  }
+  if (c.state === 'cut-short') {
+    const list = c.notRun
+      .slice(0, 200)
+      .map((x) => `<li>#${h(x.index + 1)} ${h(x.id)}</li>`)
+      .join('');
+    const more = c.notRun.length > 200 ? `<li>and ${h(c.notRun.length - 200)} more</li>` : '';
+    return `<td class="cut-short">cut short by ${h(c.cutShortBy ?? 'an interruption')}${
+      c.notRun.length
+        ? `<details class="never-ran"><summary>${h(plural(c.notRun.length, 'cell'))} never ran</summary><ul>${list}${more}</ul></details>`
+        : ''
+    }</td>`;
+  }
+  return `<td class="${c.met ? 'met' : 'not-met'}">${c.met ? 'met' : 'not met'}</td>`;
+}
 
 function nightsSection(campaigns: readonly CampaignEntry[]): string {
   if (campaigns.length === 0) return '<h2>Campaigns</h2><p class="note">No campaign in this store.</p>';
@@ -59,9 +81,8 @@ function nightsSection(campaigns: readonly CampaignEntry[]): string {
       `<a href="${fileHref(`${c.path}/`)}">folder</a>`,
     ].filter(Boolean);
     const t = c.totals;
-    const state = c.interrupted ? 'interrupted' : c.met ? 'met' : 'not met';
-    return `<tr data-campaign="${h(c.path)}"><td>${h(c.night)}</td><td>${h(c.name)}${c.shard ? ` <span class="note">shard ${h(c.shard)}</span>` : ''}${c.merged ? ' <span class="note">merged</span>' : ''}</td>
-<td class="${c.met ? 'met' : 'not-met'}">${state}</td><td class="num">met ${h(t.met)} of ${h(t.cells)}</td>
+    return `<tr data-campaign="${h(c.path)}" data-state="${h(c.state)}"><td>${h(c.night)}</td><td>${h(c.name)}${c.shard ? ` <span class="note">shard ${h(c.shard)}</span>` : ''}${c.merged ? ' <span class="note">merged</span>' : ''}</td>
+${outcomeCell(c)}<td class="num">met ${h(t.met)} of ${h(t.cells)}</td>
 <td class="num">${h(t.mismatched)}</td><td class="num">${h(t.errors)}</td><td class="num">${h(t.interrupted)}</td>
 <td class="note">${h(c.startedAt)}</td><td>${links.join(' · ')}</td></tr>`;
   });
@@ -77,7 +98,10 @@ function trendTable(t: CampaignTrend): string {
       .map((m) => {
         const { symbol, word } = MARK_TEXT[m.mark];
         const title = `${m.night}: ${word}${m.ran ? ` (${m.met} of ${m.ran} runs met ${r.expect})` : ''}`;
-        return `<td class="mark ${m.mark}" data-mark="${m.mark}" title="${h(title)}">${symbol}</td>`;
+        // The night's runs of this configuration, in the runs list below.
+        const query = new URLSearchParams({ campaign: t.name, configuration: r.configuration, night: m.night });
+        const mark = m.mark === 'not-run' ? symbol : `<a href="/?${h(query.toString())}#runs">${symbol}</a>`;
+        return `<td class="mark ${m.mark}" data-mark="${m.mark}" title="${h(title)}">${mark}</td>`;
       })
       .join('');
     const cls = [r.flipped ? 'flipped' : '', r.flaky ? 'flaky-row' : ''].filter(Boolean).join(' ');
@@ -91,7 +115,7 @@ function trendTable(t: CampaignTrend): string {
 function trendsSection(trends: readonly CampaignTrend[]): string {
   if (trends.length === 0) return '';
   return `<h2>Configurations over the nights</h2>
-<p class="note">One column a night: ● every run met its expectation, ✕ none did, ◐ some did (flaky), · not run.
+<p class="note">One column a night: ● every run met its expectation, ✕ none did, ◐ some did (flaky), · not run; each mark opens that night's runs of its configuration.
 A configuration whose last night differs from the night before is marked <span class="invalid">flipped</span> and listed first.</p>
 ${trends.map(trendTable).join('\n')}`;
 }
@@ -101,6 +125,15 @@ function select(name: keyof RunFilter, label: string, options: readonly string[]
     .map((o) => `<option value="${h(o)}"${o === (value ?? '') ? ' selected' : ''}>${o === '' ? 'any' : h(o)}</option>`)
     .join('');
   return `<label>${label} <select name="${name}">${opts}</select></label>`;
+}
+
+/**
+ * A campaign run's outcome against its expectation: an INVALID that was expected is met
+ * (green), so the verdict's red is not read as a failure. A run of no campaign: empty.
+ */
+function metCell(r: RunEntry): string {
+  if (r.met === undefined) return '<td class="met-cell"></td>';
+  return r.met ? '<td class="met-cell met">✓ met</td>' : '<td class="met-cell not-met">✗ not met</td>';
 }
 
 const distinct = (runs: readonly RunEntry[], pick: (r: RunEntry) => string) => [...new Set(runs.map(pick))].sort();
@@ -125,7 +158,16 @@ ${select(
 ${select('fencing', 'fencing', ['on', 'off'], filter.fencing)}
 <label>seed <input type="text" name="seed" value="${h(filter.seed ?? '')}" size="6"></label>
 <label>name <input type="text" name="text" value="${h(filter.text ?? '')}"></label>
-<button type="submit">filter</button> <a href="/">clear</a></form>`;
+${(['campaign', 'configuration', 'night'] as const)
+  .filter((k) => filter[k])
+  .map((k) => `<input type="hidden" name="${k}" value="${h(filter[k])}">`)
+  .join('')}
+<button type="submit">filter</button> <a href="/">clear</a></form>
+${
+  filter.configuration || filter.night || filter.campaign
+    ? `<p class="note" id="cell-filter">Runs of ${h([filter.campaign, filter.configuration, filter.night].filter(Boolean).join(' · '))} (from a mark): <a href="/">all runs</a></p>`
+    : ''
+}`;
   const rows = shown.map((r) => {
     const links = [
       r.report ? `<a class="report" href="${fileHref(`${r.path}/report.html`)}">report</a>` : '',
@@ -139,6 +181,7 @@ ${select('fencing', 'fencing', ['on', 'off'], filter.fencing)}
     return `<tr data-run="${h(r.path)}" data-verdict="${h(r.verdict)}"><td class="note">${h(r.startedAt || '?')}</td><td>${h(r.name)}</td>
 <td class="${h(r.verdict)}">${h(verdict)}${r.conditions.length ? ` <span class="note" title="${h(r.conditions.join('; '))}">(not as configured)</span>` : ''}</td>
 <td>${h(r.backend)}</td><td>${h(r.nemesis)}</td><td>${r.fencing ? 'on' : 'off'}</td><td class="num">${h(r.seed ?? '')}</td>
+<td class="expected">${h(r.expect ?? '')}</td>${metCell(r)}
 <td>${campaign}</td><td>${links.join(' · ')}</td></tr>`;
   });
   const count =
@@ -148,7 +191,7 @@ ${select('fencing', 'fencing', ['on', 'off'], filter.fencing)}
   return `<h2>Runs</h2>
 ${form}
 <p class="note" id="runs-count">${count}</p>
-<table id="runs"><thead><tr><th>started</th><th>test</th><th>verdict</th><th>backend</th><th>nemesis</th><th>fencing</th><th>seed</th><th>campaign</th><th></th></tr></thead>
+<table id="runs"><thead><tr><th>started</th><th>test</th><th>verdict</th><th>backend</th><th>nemesis</th><th>fencing</th><th>seed</th><th>expected</th><th>met</th><th>campaign</th><th></th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
 }
 

@@ -103,6 +103,8 @@ describe('the store index', () => {
       ...(shard ? { shard } : {}),
       totals: { cells: ran, met, mismatched: ran - met, errors: 0, interrupted: 0 },
       interrupted: false,
+      state: 'finished' as const,
+      notRun: [],
       met: met === ran,
       configurations: ran ? [{ configuration: 'x', expect: 'valid', met, ran }] : [],
       summaryHtml: true,
@@ -130,6 +132,8 @@ describe('the store index', () => {
       ...extra,
       totals: { cells: ran, met, mismatched: ran - met, errors: 0, interrupted: 0 },
       interrupted: false,
+      state: 'finished' as const,
+      notRun: [],
       met: met === ran,
       configurations: [{ configuration: 'x', expect: 'valid', met, ran }],
       summaryHtml: true,
@@ -240,6 +244,53 @@ describe('the page', () => {
     expect(html).toContain('href="/files/campaigns/nightly/2026-11-30T02-00-00.000Z/summary.html"');
     expect(html).toMatch(/id="runs-count">\d+ of 26 runs/);
     expect(html).not.toContain('data-verdict="valid"');
+  });
+});
+
+describe("a mark's runs, and the run list's expectation", () => {
+  it("links each mark to that night's runs of its configuration, which the filter then lists", () => {
+    const index = scanStore(store);
+    const html = storePage(index, {}, '0.1.0');
+    const row =
+      /<tr data-configuration="redis\/lock-set\/client-pause\/unfenced"[^>]*>(.*?)<\/tr>/s.exec(html)?.[1] ?? '';
+    const links = [...row.matchAll(/<a href="([^"]+)">/g)].map((m) => (m[1] as string).replace(/&amp;/g, '&'));
+    expect(links).toHaveLength(3);
+    const last = new URL(links[2] as string, 'http://x');
+    expect(Object.fromEntries(last.searchParams)).toEqual({
+      campaign: 'nightly',
+      configuration: 'redis/lock-set/client-pause/unfenced',
+      night: '2026-11-30',
+    });
+    expect(last.hash).toBe('#runs');
+    const runs = filterRuns(index.runs, Object.fromEntries(last.searchParams));
+    expect(runs.map((r) => [r.seed, r.night, r.verdict])).toEqual([
+      [1, '2026-11-30', 'valid'],
+      [2, '2026-11-30', 'valid'],
+    ]);
+    // The filtered page keeps the mark's filter through the form, and says what it shows.
+    const filtered = storePage(index, Object.fromEntries(last.searchParams), '0.1.0');
+    expect(filtered).toContain('<input type="hidden" name="night" value="2026-11-30">');
+    expect(filtered).toContain('id="cell-filter">Runs of nightly · redis/lock-set/client-pause/unfenced · 2026-11-30');
+  });
+
+  it('shows each campaign run against its expectation: an expected INVALID is met, a missed one is not', () => {
+    const html = storePage(scanStore(store), {}, '0.1.0');
+    expect(html).toContain('<th>expected</th><th>met</th>');
+    const cells = (path: string) =>
+      new RegExp(`<tr data-run="${path}/[^"]*"[^>]*>(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+    const caught = cells(
+      'campaigns/nightly/2026-11-28T02-00-00.000Z/runs/005-redis-lock-set-client-pause-unfenced-seed-1',
+    );
+    expect(caught).toContain('INVALID');
+    expect(caught).toContain('<td class="expected">invalid</td><td class="met-cell met">✓ met</td>');
+    const missed = cells(
+      'campaigns/nightly/2026-11-30T02-00-00.000Z/runs/005-redis-lock-set-client-pause-unfenced-seed-1',
+    );
+    expect(missed).toContain('<td class="expected">invalid</td><td class="met-cell not-met">✗ not met</td>');
+    // A run of no campaign has neither.
+    expect(cells('redlock-lock-set-client-pause-unfenced')).toContain(
+      '<td class="expected"></td><td class="met-cell"></td>',
+    );
   });
 });
 

@@ -12,10 +12,13 @@
  * The store is read again for every page, through the cache: what did not change is not
  * reread, so a page over 10,000 runs costs their directory listings and stats.
  */
-import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, sep } from 'node:path';
+import { basename, dirname, extname, join, sep } from 'node:path';
+import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
+import { readShard } from '../campaign/merge.js';
+import { summaryHtml } from '../campaign/report.js';
 import { contentSecurityPolicy } from '../report/csp.js';
 import { escapeHtml } from '../report/html.js';
 import { version } from '../version.js';
@@ -129,6 +132,17 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
     send(res, 404, 'text/plain; charset=utf-8', 'not a regular file\n');
     return;
   }
+  const fresh = basename(file) === CAMPAIGN_FILES.summaryHtml ? refreshedSummary(dirname(file)) : undefined;
+  if (fresh !== undefined) {
+    res.writeHead(200, {
+      'content-type': TYPES['.html'],
+      'cache-control': 'no-store',
+      'content-security-policy': STORED_PAGE_POLICY,
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(req.method === 'HEAD' ? undefined : fresh);
+    return;
+  }
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': stat.size,
@@ -141,6 +155,22 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
     return;
   }
   createReadStream(file).pipe(res);
+}
+
+/**
+ * A campaign's summary.html made again from its summary.json when the file says "running"
+ * and its runner is gone: the file on disk stays as the killed runner left it, the page
+ * served says cut short and names the cells that never ran. Undefined: serve the file.
+ */
+function refreshedSummary(dir: string): string | undefined {
+  try {
+    const stored = JSON.parse(readFileSync(join(dir, CAMPAIGN_FILES.summaryJson), 'utf8')) as { state?: unknown };
+    if (stored.state !== 'running') return undefined;
+    const summary = readShard(dir);
+    return summary.state === 'running' ? undefined : summaryHtml(summary);
+  } catch {
+    return undefined;
+  }
 }
 
 function filterOf(url: URL): RunFilter {

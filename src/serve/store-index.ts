@@ -15,6 +15,8 @@
 import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
+import { type Mark, markOf } from '../campaign/mark.js';
+import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
 import { RUN_FILES } from '../runner/run-folder.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
@@ -37,6 +39,12 @@ export interface RunEntry {
   seed: number | undefined;
   /** The campaign folder (relative to the store) when the run was one of a campaign's cells. */
   campaign?: string;
+  /** A campaign's cell: its configuration (the cell id without its seed), night, expectation and whether it was met. */
+  campaignName?: string;
+  configuration?: string;
+  night?: string;
+  expect?: string;
+  met?: boolean;
   /** Files of the run folder that a reader opens, when present. */
   report: boolean;
   shrink: boolean;
@@ -62,6 +70,12 @@ export interface CampaignEntry {
   merged?: boolean;
   totals: { cells: number; met: number; mismatched: number; errors: number; interrupted: number };
   interrupted: boolean;
+  /** Running, finished or cut short, as a reader sees it now (a killed runner's "running" is cut short). */
+  state: CampaignStateName;
+  cutShortBy?: string;
+  progress?: CampaignProgress;
+  /** This shard's cells that have no verdict: still to run, or (cut short) never ran. */
+  notRun: { index: number; id: string }[];
   met: boolean;
   configurations: ConfigurationTally[];
   /** The generated campaign's own page, when there is one. */
@@ -69,8 +83,7 @@ export interface CampaignEntry {
   summaryHtml: boolean;
 }
 
-/** A configuration's outcome on one night: all its runs met, none did, or some did. */
-export type Mark = 'met' | 'not-met' | 'flaky' | 'not-run';
+export type { Mark } from '../campaign/mark.js';
 
 export interface TrendRow {
   configuration: string;
@@ -111,11 +124,20 @@ interface Cached<T> {
   value: T;
 }
 
+/** A campaign's cell as the runs list shows it: its run folder, configuration, expectation and outcome. */
+interface CampaignCell {
+  /** The run folder, relative to the store. */
+  dir: string;
+  configuration: string;
+  expect: string;
+  met: boolean;
+}
+
 /** What one scan keeps for the next: entries by folder, valid while their files' mtimes are. */
 export class IndexCache {
   readonly listings = new Map<string, Listing>();
   readonly runs = new Map<string, Cached<RunEntry>>();
-  readonly campaigns = new Map<string, Cached<{ entry: CampaignEntry; cellDirs: string[] }>>();
+  readonly campaigns = new Map<string, Cached<{ entry: CampaignEntry; cells: CampaignCell[]; stored: StoredState }>>();
 }
 
 const HEAD_BYTES = 8192;
@@ -256,8 +278,8 @@ interface ScanState {
   cache: IndexCache;
   runs: RunEntry[];
   campaigns: CampaignEntry[];
-  /** Run folder (relative) → its campaign folder (relative). */
-  campaignOf: Map<string, string>;
+  /** Run folder (relative) → its campaign folder (relative) and its cell there. */
+  campaignOf: Map<string, CampaignCell & { campaign: string; campaignName: string; night: string }>;
   problems: string[];
   seen: { runs: Set<string>; campaigns: Set<string>; dirs: Set<string> };
 }
@@ -316,8 +338,32 @@ interface SummaryJson {
   met?: boolean;
   missing?: number;
   configurations?: (Partial<Record<keyof ConfigurationTally, unknown>> | null)[];
-  cells?: { dir?: string }[];
+  cells?: { dir?: string; index?: unknown; actual?: unknown; id?: unknown; expect?: unknown; met?: unknown }[];
+  state?: unknown;
+  cutShortBy?: unknown;
+  updatedAt?: unknown;
+  finishedAt?: unknown;
+  runner?: unknown;
+  progress?: Partial<Record<keyof CampaignProgress, unknown>>;
+  notRun?: ({ index?: unknown; id?: unknown } | null)[];
+  planned?: ({ index?: unknown; id?: unknown } | null)[];
 }
+
+/** The cells with no verdict: summary.json's notRun, or (a runner killed before it wrote one) planned less those that ran. */
+function notRunOf(s: SummaryJson): { index: number; id: string }[] {
+  const names = (list: SummaryJson['notRun']) =>
+    (Array.isArray(list) ? list : []).map((c) => ({ index: count(c?.index), id: text(c?.id, '?') }));
+  if (!Array.isArray(s.planned)) return names(s.notRun);
+  const ran = new Set((s.cells ?? []).filter((c) => c.actual !== 'not-run').map((c) => c.index));
+  return names(s.planned).filter((c) => !ran.has(c.index));
+}
+
+const progressOf = (p: SummaryJson['progress']): CampaignProgress | undefined => {
+  if (!p || typeof p !== 'object') return undefined;
+  const out: CampaignProgress = { done: count(p.done), total: count(p.total), elapsedS: Number(p.elapsedS) || 0 };
+  if (typeof p.leftS === 'number' && Number.isFinite(p.leftS)) out.leftS = p.leftS;
+  return out;
+};
 
 /**
  * summary.json's values as the types the index holds: a store may come from anyone (a
@@ -354,6 +400,9 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
           interrupted: count(s.totals?.interrupted),
         },
         interrupted: s.interrupted === true,
+        state: 'running',
+        notRun: notRunOf(s),
+        ...(progressOf(s.progress) ? { progress: progressOf(s.progress) } : {}),
         met: s.met === true,
         configurations: (Array.isArray(s.configurations) ? s.configurations : []).map((c) => ({
           configuration: text(c?.configuration, '?'),
@@ -365,19 +414,38 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
         ...(names.has(benchHtml) ? { page: benchHtml } : {}),
         summaryHtml: names.has(summaryHtml),
       };
-      const cellDirs = (s.cells ?? [])
-        .map((c) => c.dir)
-        .filter((d): d is string => typeof d === 'string')
-        .map((d) => toSlash(relative(state.store, join(dir, d))));
-      cached = { key, value: { entry, cellDirs } };
+      const cells = (s.cells ?? []).flatMap((c): CampaignCell[] =>
+        typeof c.dir === 'string'
+          ? [
+              {
+                dir: toSlash(relative(state.store, join(dir, c.dir))),
+                configuration: text(c.id, '?').replace(/\/seed-\d+$/, ''),
+                expect: text(c.expect, '?'),
+                met: c.met === true,
+              },
+            ]
+          : [],
+      );
+      const stored: StoredState = {
+        state: s.state,
+        cutShortBy: s.cutShortBy,
+        updatedAt: s.updatedAt,
+        finishedAt: s.finishedAt,
+        interrupted: s.interrupted,
+        runner: s.runner,
+      };
+      cached = { key, value: { entry, cells, stored } };
       state.cache.campaigns.set(path, cached);
     } catch (err) {
       state.problems.push(`${path}/summary.json: ${(err as Error).message}`);
       return;
     }
   }
-  state.campaigns.push(cached.value.entry);
-  for (const d of cached.value.cellDirs) state.campaignOf.set(d, path);
+  // Asked at every scan, not cached: the runner may have died since summary.json was written.
+  const now = observedState(cached.value.stored);
+  state.campaigns.push({ ...cached.value.entry, ...now });
+  const { name, night } = cached.value.entry;
+  for (const c of cached.value.cells) state.campaignOf.set(c.dir, { ...c, campaign: path, campaignName: name, night });
 }
 
 /** Folders inside a run or campaign folder that hold no runs. */
@@ -447,7 +515,7 @@ export function campaignTrends(campaigns: readonly CampaignEntry[]): CampaignTre
     const rows = [...tallies].map(([configuration, row]): TrendRow => {
       const marks = nights.map((night) => {
         const n = row.byNight.get(night) ?? { met: 0, ran: 0 };
-        const mark: Mark = n.ran === 0 ? 'not-run' : n.met === n.ran ? 'met' : n.met === 0 ? 'not-met' : 'flaky';
+        const mark = markOf(n.met, n.ran);
         return { night, mark, ...n };
       });
       const ran = marks.filter((m) => m.mark !== 'not-run');
@@ -487,8 +555,10 @@ export function scanStore(store: string, cache = new IndexCache()): StoreIndex {
   for (const k of cache.campaigns.keys()) if (!state.seen.campaigns.has(k)) cache.campaigns.delete(k);
   for (const k of cache.listings.keys()) if (!state.seen.dirs.has(k)) cache.listings.delete(k);
   const runs = state.runs.map((r) => {
-    const campaign = state.campaignOf.get(r.path);
-    return campaign === undefined ? r : { ...r, campaign };
+    const cell = state.campaignOf.get(r.path);
+    if (cell === undefined) return r;
+    const { campaign, campaignName, configuration, night, expect, met } = cell;
+    return { ...r, campaign, campaignName, configuration, night, expect, met };
   });
   // Newest first.
   runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.path.localeCompare(b.path));
@@ -513,9 +583,24 @@ export interface RunFilter {
   seed?: string;
   /** Words the run's name, path or scenario contains. */
   text?: string;
+  /** A campaign's configuration (a trend row), and the night (YYYY-MM-DD) of its campaign: a mark's runs. */
+  configuration?: string;
+  night?: string;
+  /** A campaign's name, with configuration and night. */
+  campaign?: string;
 }
 
-export const FILTER_KEYS = ['verdict', 'backend', 'nemesis', 'fencing', 'seed', 'text'] as const;
+export const FILTER_KEYS = [
+  'verdict',
+  'backend',
+  'nemesis',
+  'fencing',
+  'seed',
+  'text',
+  'configuration',
+  'night',
+  'campaign',
+] as const;
 
 /** The runs that pass every filter given (an empty value passes all). */
 export function filterRuns(runs: readonly RunEntry[], f: RunFilter): RunEntry[] {
@@ -527,6 +612,9 @@ export function filterRuns(runs: readonly RunEntry[], f: RunFilter): RunEntry[] 
       (!f.nemesis || r.nemesis === f.nemesis) &&
       (!f.fencing || (f.fencing === 'on') === r.fencing) &&
       (!f.seed || String(r.seed) === f.seed.trim()) &&
+      (!f.configuration || r.configuration === f.configuration) &&
+      (!f.night || r.night === f.night) &&
+      (!f.campaign || r.campaignName === f.campaign) &&
       (!text || `${r.name} ${r.path} ${r.scenario ?? ''}`.toLowerCase().includes(text)),
   );
 }

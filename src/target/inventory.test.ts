@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { hostScripts, hostTag, processStates } from './commands.js';
@@ -77,15 +76,6 @@ describe('an inventory', () => {
     expect(refusal({ nodes: [{ name: 'store', address: 'x' }] })).toMatch(/data store/);
     expect(refusal({ nodes: [{ name: 'a', address: 'x\ny' }] })).toMatch(/must be one line/);
     for (const bad of [[], 'nodes', null, 3]) expect(refusal(bad)).toMatch(/the file must be a mapping/);
-  });
-
-  it('parses every inventory in docs/targets.md', () => {
-    const text = readFileSync(join(packageRoot, 'docs/targets.md'), 'utf8');
-    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
-      .map((m) => m[1] as string)
-      .filter((b) => /^nodes:|^defaults:|\nnodes:/m.test(b) && !b.includes('kind: Job'));
-    expect(blocks.length).toBeGreaterThanOrEqual(3);
-    for (const b of blocks) expect(parsed(parse(b)).nodes.length).toBeGreaterThan(0);
   });
 
   it('has the JSON Schema shipped in examples/ (regenerate: see json-schema.ts)', () => {

@@ -1,7 +1,7 @@
 /**
  * Terminal conventions: CI=true means no terminal tricks; colour only on a TTY, never under
- * NO_COLOR (https://no-color.org) or CI, nor into a pipe or file; FORCE_COLOR (not 0)
- * turns it on anyway.
+ * NO_COLOR (https://no-color.org), TERM=dumb, --no-color (main.ts sets NO_COLOR) or CI, nor
+ * into a pipe or file; FORCE_COLOR (not 0) turns it on anyway.
  */
 
 /** CI is set to something that is not a "no" (CI=true, CI=1, CI=github). */
@@ -15,6 +15,8 @@ export function colourFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = 
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  // A terminal that says it understands no escape sequences (Emacs shells, some CI logs).
+  if (env.TERM === 'dumb') return false;
   if (isCi(env)) return false;
   return stream.isTTY === true;
 }

@@ -260,6 +260,10 @@ process.on('message', (message: ToWorker) => {
 // A hangup is the runner's to act on (a terminal closed under a run started in the
 // background hangs up its whole group): a worker ends with its runner, through the channel.
 process.on('SIGHUP', () => {});
+// Ctrl-C in a terminal goes to the whole foreground group, this worker included: it is the
+// runner's to act on (its clients flush and stop, through the channel). Ended by it, every
+// worker was lost, and the interrupted run listed a condition per worker.
+process.on('SIGINT', () => {});
 // The runner going away ends the worker (its IPC channel closes).
 process.on('disconnect', () => {
   stop.abort();

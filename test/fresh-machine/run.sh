@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 10's first-contact check, for real: a fresh Debian machine, root, with only Node
 # (and npm), no Docker engine and no lockchaos image; a `git clone` of this repository and
-# the README's first command, `bash scripts/first-run.sh`, alone must reach a verdict.
+# docs/contributing.md's first command, `bash scripts/first-run.sh`, alone must reach a verdict.
 #
 # The fresh machine is a privileged container (Docker-in-Docker) made from a minimal Debian
 # bookworm rootfs (mmdebstrap --variant=minbase, plus git and ca-certificates), with this
@@ -103,7 +103,7 @@ docker run -d --name "$name" --label "$label" "${machine[@]}" --cgroupns=host \
 docker exec "$name" sh -c 'command -v docker dockerd mmdebstrap || true; ls /var/lib/docker | wc -l' \
   | sed 's/^/fresh-machine: before: /'
 
-# 3. Inside, as root: clone, cd, the README's first command.
+# 3. Inside, as root: clone, cd, docs/contributing.md's first command.
 echo "fresh-machine: inside: git clone /src lockchaos && cd lockchaos && bash scripts/first-run.sh $*"
 set +e
 docker exec -e HOME=/root -w /root "$name" bash -c '

@@ -1,7 +1,8 @@
 /**
- * The README's TypeScript examples are code: each is compiled as written (tsc --strict,
- * NodeNext) in a project outside this checkout that imports 'lockchaos' as a dependency,
- * then run against real containers.
+ * The TypeScript examples of the README and docs/ are code: each is compiled as written
+ * (tsc --strict, NodeNext) in a project outside this checkout that imports 'lockchaos' as
+ * a dependency, then run against real containers. (Every other block of those pages is
+ * checked without Docker: test/unit/docs-blocks.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -9,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
+import { docPages } from '../unit/doc-pages.js';
 import { leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 
-const blocks = [...readFileSync(join(packageRoot, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
-  (m) => m[1] as string,
-);
+const blocks = docPages()
+  .flatMap((page) => [...readFileSync(join(packageRoot, page), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)])
+  .map((m) => m[1] as string);
 
 /** A project that depends on lockchaos (a link to this package, as npm link would make). */
 function project(): string {
@@ -42,8 +44,8 @@ function compileAndRun(dir: string, name: string, code: string) {
   return spawnSync(process.execPath, [`${name}.mjs`], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
 }
 
-describe.skipIf(skip)("the README's TypeScript examples", () => {
-  it('there are the two of the Library API', () => {
+describe.skipIf(skip)('the TypeScript examples of the README and docs/', () => {
+  it('there are the two of the Library API (docs/running.md)', () => {
     expect(blocks.length).toBe(2);
   });
 

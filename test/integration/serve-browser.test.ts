@@ -75,6 +75,13 @@ describe.skipIf(noBrowser)('lockchaos serve, in a browser', () => {
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: join(artifacts, 'serve.png'), fullPage: true });
 
+    // The flip's mark opens that night's runs of the configuration, each with its expectation and whether it met it.
+    await Promise.all([page.waitForURL(/night=2026-11-30/), flipped.locator('td.mark a').last().click()]);
+    const markRuns = page.locator('#runs tbody tr');
+    expect(await markRuns.count()).toBe(2);
+    expect(await markRuns.locator('td.met-cell').allTextContents()).toEqual(['✗ not met', '✗ not met']);
+    await page.goto(url);
+
     // Filter the runs to the invalid redis ones without fencing, then open the newest one's report.
     await page.selectOption('select[name=verdict]', 'invalid');
     await page.selectOption('select[name=backend]', 'redis');

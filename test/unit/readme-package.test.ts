@@ -1,8 +1,9 @@
 /**
- * What the README shows a package user exists in the package: every path it gives under
- * node_modules/lockchaos/ is in `npm pack`'s file list, and the guide for a package user
- * (everything before "Working on lockchaos (from a checkout)") sends them to no file of the
- * checkout alone (scripts/, .ci/, test/, dist/ by a path of their own).
+ * What the README and docs/ show a package user exists in the package: every path they
+ * give under node_modules/lockchaos/ is in `npm pack`'s file list, and the pages for a
+ * package user (all but docs/contributing.md) send them to no file of the checkout alone
+ * (scripts/, .ci/, test/, dist/ by a path of their own). The README is a front door: short,
+ * the quick start first, and a link to every page of docs/.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,25 +11,39 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../src/scenarios/index.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { docPages } from './doc-pages.js';
 
-const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+const read = (page: string) => readFileSync(join(packageRoot, page), 'utf8');
+const readme = read('README.md');
+const userPages = docPages().filter((p) => p !== 'docs/contributing.md');
 const packed: string[] = (
   JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageRoot, encoding: 'utf8' }),
   ) as { files: { path: string }[] }[]
 )[0]?.files.map((f) => f.path) as string[];
 
-describe("the README's paths for a package user", () => {
+describe('the README, a front door', () => {
   it('starts with npm install --save-dev and npx, and ignores store/', () => {
-    const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## Requirements'));
+    const start = readme.indexOf('## Quick start');
+    const quick = readme.slice(start, readme.indexOf('\n## ', start + 1));
     expect(quick).toMatch(/^npm install --save-dev lockchaos$/m);
     expect(quick).toMatch(/^npx lockchaos run /m);
     expect(quick).toMatch(/store\/ >> \.gitignore/);
-    expect(readme.indexOf('## Quick start')).toBeLessThan(readme.indexOf('## Working on lockchaos (from a checkout)'));
   });
 
+  it('is about 200 lines, names its supported platforms, and links every page of docs/', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(220);
+    expect(readme).toMatch(/^## Supported platforms\n\nLinux with a Docker engine is supported/m);
+    const next = readme.slice(readme.indexOf('## Where next'));
+    for (const page of docPages().filter((p) => p !== 'README.md')) expect(next, page).toContain(`](${page})`);
+  });
+});
+
+describe("the pages' paths for a package user", () => {
   it('every node_modules/lockchaos/ path is in the package', () => {
-    const paths = [...readme.matchAll(/node_modules\/lockchaos\/([\w./-]*[\w/])/g)].map((m) => m[1] as string);
+    const paths = userPages.flatMap((page) =>
+      [...read(page).matchAll(/node_modules\/lockchaos\/([\w./-]*[\w/])/g)].map((m) => m[1] as string),
+    );
     expect(paths.length).toBeGreaterThan(5);
     for (const p of new Set(paths)) {
       const dir = p.endsWith('/') ? p : `${p}/`;
@@ -39,18 +54,22 @@ describe("the README's paths for a package user", () => {
     }
   });
 
-  it("the package user's part names no file of the checkout alone", () => {
-    const user = readme.slice(0, readme.indexOf('## Working on lockchaos (from a checkout)'));
-    const stray = [...user.matchAll(/(?<![\w/.-])(scripts\/[\w.-]+|\.ci\/run|test\/[\w./-]+|dist\/[\w./-]+)/g)]
-      .filter((m) => !/(a|the) checkout's /.test(user.slice(Math.max(0, (m.index ?? 0) - 40), m.index)))
-      .map((m) => m[1]);
-    expect(stray).toEqual([]);
+  it("the package user's pages name no file of the checkout alone", () => {
+    for (const page of userPages) {
+      const text = read(page);
+      const stray = [...text.matchAll(/(?<![\w/.-])(scripts\/[\w.-]+|\.ci\/run|test\/[\w./-]+|dist\/[\w./-]+)/g)]
+        .filter((m) => !/(a|the) checkout's /.test(text.slice(Math.max(0, (m.index ?? 0) - 40), m.index)))
+        .map((m) => m[1]);
+      expect(stray, page).toEqual([]);
+    }
   });
 });
 
-describe("the README's table of presets", () => {
+describe("docs/running.md's table of presets", () => {
   it('has a row for every preset `lockchaos scenarios` lists, and no other', () => {
-    const rows = [...readme.matchAll(/^\| `([\w-]+)` \|.*\| *(?:invalid|valid)[^|]*\|[^|]*\|$/gm)].map((m) => m[1]);
+    const rows = [...read('docs/running.md').matchAll(/^\| `([\w-]+)` \|.*\| *(?:invalid|valid)[^|]*\|[^|]*\|$/gm)].map(
+      (m) => m[1],
+    );
     expect(rows.sort()).toEqual(Object.keys(SCENARIOS).sort());
   });
 });

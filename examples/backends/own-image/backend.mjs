@@ -19,7 +19,9 @@ export const backend = {
   name: 'my-lock-service',
   description: 'Redis on port 7000 in its own image (my-lock-service:1), token from INCR',
   fencing: { supported: true },
-  // Capabilities it declares: the clock faults apply as a TTL shift, as on any Redis.
+  // None declared, so the clock faults do not apply (they need `capabilities.clock`: how a
+  // node's clock moving reaches this service); node pauses, kills, partitions, loss,
+  // latency and every client fault do.
   capabilities: {},
 
   nodeSpecs: () => [
@@ -48,7 +50,8 @@ export const backend = {
             throw classifyRedisError(err); // "never sent" is a definite failure, the rest info
           }
           if (token !== null) return { lock, owner, validityMs: ttlMs - (Date.now() - asked), token: Number(token) };
-          const wait = backoffMs(attempt, opts.rng);
+          // Seeded, with the run's --backoff-jitter: a replay waits the same.
+          const wait = backoffMs(attempt, opts.rng, opts.backoffJitterMs);
           if (Date.now() - started + wait > timeoutMs) return null;
           await new Promise((r) => setTimeout(r, wait));
         }

@@ -859,8 +859,10 @@ export function reportPage(D: ReportPageData): void {
       box.className = `callout${style === 'counted' ? '' : style === 'kept-out' ? ' ok' : ' undecided'}`;
       box.setAttribute('data-style', style);
     }
-    const ol = document.getElementById('focus-marks');
-    if (ol) ol.className = `marks s-${style}`;
+    for (const id of ['focus-marks', 'timeline-marks']) {
+      const ol = document.getElementById(id);
+      if (ol) ol.className = `marks s-${style}`;
+    }
     listMarks(v);
     const items = document.querySelectorAll('[data-violation-index]');
     for (let j = 0; j < items.length; j++) {
@@ -874,17 +876,21 @@ export function reportPage(D: ReportPageData): void {
       if (g) g.scrollIntoView({ block: 'center', behavior: 'smooth' });
     }
   }
+  // The numbered badges' key, under the violation's words and again above the timeline
+  // (which stays in view as the timeline scrolls): the badges are read there.
   function listMarks(v: Violation): void {
-    const ol = document.getElementById('focus-marks');
-    if (!ol) return;
-    while (ol.lastChild) ol.removeChild(ol.lastChild);
-    v.marks.forEach((m) => {
-      const li = document.createElement('li');
-      const id = byIndex[m.index];
-      const at = id === undefined ? '' : ` at ${fmtS(D.bars[id][6] === m.index ? D.bars[id][4] : D.bars[id][3])}`;
-      li.textContent = `${m.label} (op #${m.index})${at}${id === undefined ? ' (not drawn)' : ''}`;
-      ol.appendChild(li);
-    });
+    for (const id of ['focus-marks', 'timeline-marks']) {
+      const ol = document.getElementById(id);
+      if (!ol) continue;
+      while (ol.lastChild) ol.removeChild(ol.lastChild);
+      v.marks.forEach((m) => {
+        const li = document.createElement('li');
+        const bar = byIndex[m.index];
+        const at = bar === undefined ? '' : ` at ${fmtS(D.bars[bar][6] === m.index ? D.bars[bar][4] : D.bars[bar][3])}`;
+        li.textContent = `${m.label} (op #${m.index})${at}${bar === undefined ? ' (not drawn)' : ''}`;
+        ol.appendChild(li);
+      });
+    }
   }
   const list = document.querySelectorAll('[data-violation-index]');
   for (let j = 0; j < list.length; j++) {
@@ -893,10 +899,19 @@ export function reportPage(D: ReportPageData): void {
     });
   }
 
+  // The timeline's sticky head sits under the page's sticky header, whose height follows the
+  // headline's length and the window's width.
+  const headerHeight = () => {
+    const header = document.querySelector('header');
+    if (header)
+      document.documentElement.style.setProperty('--header-height', `${header.getBoundingClientRect().height}px`);
+  };
+  headerHeight();
   let resizeTimer: ReturnType<typeof setTimeout> | undefined;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
+      headerHeight();
       render();
       if (plot) plot.setSize({ width: Math.max(document.getElementById('latency')!.clientWidth, 480), height: 300 });
     }, 100);

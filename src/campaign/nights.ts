@@ -1,0 +1,58 @@
+/**
+ * Nights that add up: one store kept from CI run to CI run (restored, merged into, pruned,
+ * uploaded), so that `lockchaos serve` over it shows each configuration night after night.
+ * A night's merged campaign goes to <store>/campaigns/<name>/<its start>-merged/, beside
+ * the nights before it; the store keeps the newest nights up to a limit you choose.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CAMPAIGN_FILES } from './campaign-folder.js';
+
+/** A folder name from a time: what `campaign` names its folders by (':' is not portable). */
+export const stampOf = (iso: string) => iso.replace(/:/g, '-');
+
+/** Where a night of campaign `name` that started at `startedAt` goes in the store. */
+export const nightFolder = (store: string, name: string, startedAt: string) =>
+  join(store, 'campaigns', name, `${stampOf(startedAt)}-merged`);
+
+interface NightDir {
+  dir: string;
+  /** YYYY-MM-DD (UTC) of its start. */
+  night: string;
+  startedAt: string;
+}
+
+/** The campaign folders of `name` in the store, with their nights, oldest first (links, such as latest, left out). */
+export function nightsOf(store: string, name: string): NightDir[] {
+  const parent = join(store, 'campaigns', name);
+  if (!existsSync(parent)) return [];
+  const out: NightDir[] = [];
+  for (const e of readdirSync(parent, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const dir = join(parent, e.name);
+    try {
+      const s = JSON.parse(readFileSync(join(dir, CAMPAIGN_FILES.summaryJson), 'utf8')) as { startedAt?: unknown };
+      if (typeof s.startedAt === 'string' && s.startedAt !== '')
+        out.push({ dir, night: s.startedAt.slice(0, 10), startedAt: s.startedAt });
+    } catch {
+      // not a campaign folder (or being written): not a night
+    }
+  }
+  return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+/** The newest folder of a night before `night` (YYYY-MM-DD): the one to compare with. */
+export function previousNight(store: string, name: string, night: string): string | undefined {
+  return nightsOf(store, name)
+    .filter((n) => n.night < night)
+    .at(-1)?.dir;
+}
+
+/** Removes the folders of every night but the newest `keep`; returns the folders removed. */
+export function pruneNights(store: string, name: string, keep: number): string[] {
+  const all = nightsOf(store, name);
+  const kept = new Set([...new Set(all.map((n) => n.night))].slice(-keep));
+  const gone = all.filter((n) => !kept.has(n.night)).map((n) => n.dir);
+  for (const dir of gone) rmSync(dir, { recursive: true, force: true });
+  return gone;
+}
