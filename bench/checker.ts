@@ -14,6 +14,12 @@
  *                                           against the least any schedule can search,
  *                                           states on 2 threads against 1, 100 small
  *                                           histories
+ *     node dist/bench/checker.js --threads-cost
+ *                                           issue 44's figures alone (printed after
+ *                                           issue 27's too): Porcupine's 50-client kv
+ *                                           test with an invalid key beside a hard one,
+ *                                           and its mirror, 5 runs on 1 thread and on 2:
+ *                                           the states counted, and those discarded
  *     node dist/bench/checker.js --small-against DIST [rounds]
  *                                           (c) beside another build (its dist folder,
  *                                           c7f3e6e's say), interleaved in one process
@@ -43,6 +49,8 @@ import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '
 import type { Op } from '../src/history/op.js';
 import { quantiles } from '../src/stats/quantiles.js';
 import { Rng } from '../src/util/rng.js';
+import { type Beside, besideHardHistory } from './beside-hard.js';
+import { type Fault, lostAppend, staleRead } from './kv-faults.js';
 import { simulateKv, simulateMutex, simulateRegister } from './simulate.js';
 
 interface Case {
@@ -65,6 +73,8 @@ interface Case {
   hardKeys?: 'whole' | 'alone';
   /** With hardKeys, the invalid key's fault: a stale read (the default), or a lost append. */
   fault?: Fault;
+  /** kv: issue 44's thread-cost history (beside-hard.ts). */
+  beside?: Beside;
   /** This many small register histories (20-200 operations), checked one after another: the fixed cost of a check. */
   small?: number;
 }
@@ -101,6 +111,8 @@ interface Measured {
   iterations: number;
   /** Steps searched again for a counterexample (CheckStats.counterexampleIterations). */
   againIterations?: number;
+  /** Steps threads searched past the one-thread schedule, not in `iterations` (CheckStats.discardedIterations). */
+  discardedIterations?: number;
   threads: number;
   summary: string;
   /** For several files: each one's. */
@@ -109,6 +121,7 @@ interface Measured {
 
 function history(c: Case): Op[] {
   if (c.hardKeys) return hardKeysHistory(c).history;
+  if (c.beside) return besideHardHistory(c.beside);
   const options = { clients: c.clients, operations: c.operations, infoRate: c.infoRate, seed: c.seed };
   const h =
     c.model === 'register'
@@ -158,6 +171,7 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
     cacheEntries: result.stats.cacheEntries,
     iterations: result.stats.iterations,
     againIterations: result.stats.counterexampleIterations,
+    discardedIterations: result.stats.discardedIterations,
     threads: result.stats.threads,
     summary: result.summary,
   };
@@ -165,15 +179,6 @@ async function runCase(c: Case, memoryLimitBytes = 2 ** 30, timeLimitMs = 120_00
 
 /** The hard keys of hardKeysHistory: half their operations crash, so each may or may not have taken effect. */
 const HARD_KEYS = ['0', '1'];
-
-/**
- * How hardKeysHistory makes its invalid key not linearizable: 'stale-read', a get in its
- * middle answers a value put before another put that completed before the get was invoked
- * (kv's pre-check finds it without a search); 'lost-append', a get in its middle answers its
- * value without the text of an append that completed before the get was invoked (only the
- * search finds it: the value still begins with a put it may follow).
- */
-export type Fault = 'stale-read' | 'lost-append';
 
 /**
  * Issue 27's acceptance history: Porcupine's kv test (10 keys, 50 clients) with two keys too
@@ -207,68 +212,6 @@ export function hardKeysHistory(c: Case): { history: Op[]; invalidKey: string } 
     } else if (!staleRead(h, invalidKey, after)) continue;
     return { history: c.hardKeys === 'alone' ? alone() : h, invalidKey };
   }
-}
-
-/** An ok put or append of a key, for falsifyGet: its invocation and completion (history positions). */
-interface OkWrite {
-  f: string;
-  call: number;
-  ret: number;
-  value: unknown;
-}
-
-/**
- * Offers each ok get of `key` after the key's `after`-th operation, with its invocation and
- * the key's ok writes before it, to `falsify`, until it changes one: whether one was.
- */
-function falsifyGet(
-  h: Op[],
-  key: string,
-  after: number,
-  falsify: (get: Op, call: number, writes: OkWrite[]) => boolean,
-): boolean {
-  const invoked = new Map<unknown, number>();
-  const writes: OkWrite[] = [];
-  let seen = 0;
-  for (const op of h) {
-    if (op.key !== key) continue;
-    if (op.type === 'invoke') {
-      invoked.set(op.process, op.index);
-      seen++;
-      continue;
-    }
-    const call = invoked.get(op.process) as number;
-    if (op.type === 'ok' && op.f !== 'get') writes.push({ f: op.f, call, ret: op.index, value: op.value });
-    if (op.type === 'ok' && op.f === 'get' && seen >= after && falsify(op, call, writes)) return true;
-  }
-  return false;
-}
-
-/** A get answers the value of a put that another put overwrote before the get was invoked. */
-function staleRead(h: Op[], key: string, after: number): boolean {
-  return falsifyGet(h, key, after, (get, call, writes) => {
-    const puts = writes.filter((w) => w.f === 'put');
-    const overwritten = puts.find((p1) => puts.some((p2) => p2.call > p1.ret && p2.ret < call));
-    if (overwritten) get.value = overwritten.value;
-    return overwritten !== undefined;
-  });
-}
-
-/**
- * A get whose value has, past its start, the text of an append that completed before the
- * get was invoked answers that value without the text.
- */
-function lostAppend(h: Op[], key: string, after: number): boolean {
-  return falsifyGet(h, key, after, (get, call, writes) => {
-    const value = get.value;
-    if (typeof value !== 'string') return false;
-    const lost = writes.findLast((w) => w.f === 'append' && w.ret < call && value.lastIndexOf(w.value as string) > 0);
-    if (!lost) return false;
-    const text = lost.value as string;
-    const at = value.lastIndexOf(text);
-    get.value = value.slice(0, at) + value.slice(at + text.length);
-    return true;
-  });
 }
 
 /** Acceptance (c): 100 small register histories, in acceptance() and beside another build. */
@@ -534,17 +477,19 @@ function rowOf(c: Case, m: Measured, label?: string): string[] {
     label ?? c.model,
     c.hardKeys
       ? `${c.hardKeys === 'alone' ? 'invalid key alone' : '2 hard keys first'}, ${c.fault ?? 'stale-read'}`
-      : c.small
-        ? `${c.small} small`
-        : c.corrupt
-          ? 'falsified'
-          : c.files
-            ? 'all files'
-            : c.values
-              ? `${c.values} values`
-              : c.keys
-                ? `${c.keys} keys`
-                : 'simulated',
+      : c.beside
+        ? `Porcupine c50 + ${c.beside}`
+        : c.small
+          ? `${c.small} small`
+          : c.corrupt
+            ? 'falsified'
+            : c.files
+              ? 'all files'
+              : c.values
+                ? `${c.values} values`
+                : c.keys
+                  ? `${c.keys} keys`
+                  : 'simulated',
     String(c.clients),
     c.operations.toLocaleString('en-US'),
     m.events.toLocaleString('en-US'),
@@ -654,6 +599,61 @@ async function acceptance(
   return { rows, lines };
 }
 
+/** Issue 44's thread-cost case (beside-hard.ts) on `threads` threads. */
+const besideCase = (beside: Beside, threads: number): Case => ({
+  model: 'kv',
+  clients: 50,
+  operations: 2000,
+  infoRate: 0,
+  keys: 10,
+  seed: 42,
+  threads,
+  beside,
+});
+
+/**
+ * Issue 44's acceptance: the thread-cost history (an invalid key beside a hard one, and its
+ * mirror) on 1 thread and on 2, `runs` times each, alternated: the states counted on 2
+ * threads against 1 (goal: at most 1.2x, the same count every run), and the states the
+ * threads searched past the one-thread schedule and discarded (CheckStats.discardedIterations:
+ * the overlap's cost, which varies with timing).
+ */
+async function threadCost(self: string, runs = 5): Promise<{ rows: string[][]; lines: string[] }> {
+  const rows: string[][] = [];
+  const lines: string[] = [];
+  const fmt = (xs: number[]) => xs.map((x) => x.toLocaleString('en-US')).join(', ');
+  for (const beside of ['hard-first', 'invalid-first'] as const) {
+    const steps = new Map<number, number[]>([
+      [1, []],
+      [2, []],
+    ]);
+    const discarded: number[] = [];
+    const ms = new Map<number, number[]>([
+      [1, []],
+      [2, []],
+    ]);
+    for (let run = 0; run < runs; run++) {
+      for (const threads of run % 2 === 0 ? [1, 2] : [2, 1]) {
+        const c = besideCase(beside, threads);
+        const m = await runChild(self, c);
+        if (run === 0) rows.push(rowOf(c, m));
+        if (m.valid !== false) console.error(`unexpected: ${rowOf(c, m).join(' ')}: ${m.summary}`);
+        steps.get(threads)?.push(m.iterations);
+        ms.get(threads)?.push(m.ms);
+        if (threads === 2) discarded.push(m.discardedIterations ?? 0);
+      }
+    }
+    const [one, two] = [steps.get(1) as number[], steps.get(2) as number[]];
+    const same = (xs: number[]) => xs.every((x) => x === xs[0]);
+    const [oneMs, twoMs] = [median(ms.get(1) as number[]) as number, median(ms.get(2) as number[]) as number];
+    lines.push(
+      `${beside}: states counted, ${runs} runs: 1 thread ${fmt(one)}; 2 threads ${fmt(two)}: ${ratio(Math.max(...two), Math.max(...one))} at most (goal 1.2x), ${same(one) && same(two) ? 'the same every run' : 'NOT the same every run'}`,
+      `    searched past the one-thread schedule and discarded on 2 threads: ${fmt(discarded)} (${ratio((Math.max(...two) + Math.max(...discarded)) / Math.max(...one), 1)} of one thread's at most, all told); median time ${oneMs.toFixed(0)} ms on 1 thread, ${twoMs.toFixed(0)} ms on 2`,
+    );
+  }
+  return { rows, lines };
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const caseArg = args.indexOf('--case');
@@ -684,6 +684,11 @@ async function main(): Promise<void> {
       process.exit(3);
     }
     console.log((await smallAgainst(dist, rounds)).join('\n'));
+    return;
+  }
+  if (args.includes('--threads-cost')) {
+    const { rows, lines } = await threadCost(self);
+    console.log(`${table([HEADER, ...rows])}\n\n${lines.join('\n')}`);
     return;
   }
   if (args.includes('--acceptance')) {
@@ -736,6 +741,10 @@ async function main(): Promise<void> {
   if (notes.length > 0) console.log(`\nThe falsified histories:\n${notes.map((n) => `  ${n}`).join('\n')}`);
   const issue27 = await acceptance(self, kvStates);
   console.log(`\nIssue 27's acceptance:\n${table([HEADER, ...issue27.rows])}\n\n${issue27.lines.join('\n')}`);
+  const issue44 = await threadCost(self);
+  console.log(
+    `\nIssue 44's thread cost (an invalid key beside a hard one):\n${table([HEADER, ...issue44.rows])}\n\n${issue44.lines.join('\n')}`,
+  );
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main();

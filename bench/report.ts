@@ -5,6 +5,10 @@
  *
  *     npm run bench:report                  1M operations
  *     node dist/bench/report.js 200000      another size
+ *     node dist/bench/report.js 1000000 --keep DIR
+ *                                           the run folder written to DIR and kept, with
+ *                                           its report.html and junit.xml: to compare
+ *                                           the report of two builds byte for byte
  *
  * The history is simulated from the project's seeded PRNG: 10 clients take a lease lock
  * (a holder that pauses past its lease overlaps the next one: lost updates), read the set,
@@ -12,7 +16,7 @@
  * in redis-restart-amnesia), so sets stay short and nearly every element is lost.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,8 +87,11 @@ function main(): void {
     child(args[1]);
     return;
   }
-  const operations = Number(args[0] ?? 1_000_000);
-  const dir = mkdtempSync(join(tmpdir(), 'lockchaos-bench-report-'));
+  const keepAt = args.indexOf('--keep');
+  const keep = keepAt >= 0 ? args[keepAt + 1] : undefined;
+  const operations = Number(args.find((a, i) => !a.startsWith('--') && i !== keepAt + 1) ?? 1_000_000);
+  if (keep !== undefined) mkdirSync(keep, { recursive: true });
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'lockchaos-bench-report-'));
   try {
     let t = performance.now();
     const history = simulateLockSet(operations, 7);
@@ -116,7 +123,7 @@ function main(): void {
     );
     if (!ok) process.exitCode = 1;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -82,8 +82,17 @@ export interface CheckStats {
   indefinite: number;
   dropped: number;
   parts: number;
-  /** Search steps, over all parts (those cut short by a violation found elsewhere too). */
+  /**
+   * Search steps, over all parts (those cut short by a violation found elsewhere too), as the
+   * one-thread schedule searches them: the same on any number of threads (Decided.counted).
+   */
   iterations: number;
+  /**
+   * Steps threads searched past the one-thread schedule and discarded once a violation
+   * earlier in it was found; not in `iterations`. 0 on one thread; on several, the work
+   * the threads' overlap cost, and it varies from run to run.
+   */
+  discardedIterations: number;
   /**
    * Steps searched again for the counterexamples of illegal parts whose search gave up orders
    * early (part.ts: PartCheck.finish); not in `iterations`.
@@ -449,6 +458,7 @@ export function conclude(prepared: Prepared, decided: Decided, threads: number):
     ...prepared.stats,
     dropped: sum((o) => o.dropped),
     iterations: decided.totalSteps,
+    discardedIterations: decided.discardedSteps,
     counterexampleIterations: sum((o) => o.againIterations),
     cacheEntries: sum((o) => o.cacheEntries),
     peakBudgetBytes: Math.max(prepared.options.baseBytes ?? 0, ...outcomes.map((o) => o?.peakBytes ?? 0)),

@@ -1,17 +1,15 @@
 /**
  * The parts of a history checked on several threads, as Porcupine checks them in parallel:
- * this thread and `threads - 1` workers (a pool sized to the cores), each taking the next
- * part, largest first. A part found not linearizable cancels the parts after it in that
- * order (a worker on one drops it at its next slice and goes on with its next part; this
- * thread drops its own); parts before it go on until decided. So the verdict and the
- * counterexample are those of the in-thread check (index.ts: the first part in order found
- * not linearizable), whatever finished first.
+ * this thread and `threads - 1` workers (a pool sized to the cores), taking the turns of the
+ * one-thread schedule (schedule.ts) round by round (see searchShared). A part found not
+ * linearizable cuts short the parts that could no longer be decided before it in that
+ * schedule (a worker on one drops it at its next slice and goes on with its next part; this
+ * thread drops its own). So the verdict and the counterexample are those of the in-thread
+ * check (engine.ts: the first part in the schedule found not linearizable), whatever
+ * finished first, and so is the count of steps searched (Decided.counted).
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
- * did, and its start and the copy of its parts are the only cost of going parallel. A worker
- * is given its next part before it is through with the one it is on; when this thread has
- * no part left to begin, it takes back one that a worker has not begun (whoever claims a
- * part first checks it: part-worker.ts), rather than wait idle for that worker. The
+ * did, and its start and the copy of its parts are the only cost of going parallel. The
  * workers are started before the history is prepared (paired and split), so that they load
  * while this thread prepares.
  *
@@ -166,13 +164,18 @@ export async function checkLinearizableParallel(
  * The parts searched by this thread and the workers together, in the rounds of schedule.ts.
  * A thread that is free takes the next turn in the schedule's order (the least round, then
  * check order) among the parts it began and the parts no thread has begun: a part stays on
- * the thread that began it, its search cannot move. So the threads search what one thread
- * would, in nearly its order, and once a violation is found every other part stops where it
- * could no longer be the one reported (Decided.limit, shared with the workers and read
- * between slices): what two threads search beyond one is at most what the other thread
- * searched while the reported part's last turn ran. (Taking parts largest first, each to
- * its end, a 50-client kv history with hard keys searched 33 times the states of one
- * thread: the hard keys ran while the violation waited.)
+ * the thread that began it, its search cannot move. No turn of a round begins before every
+ * part still open has ended its turn of the round before (the frontier): the threads share
+ * a round's turns, and no thread runs ahead. Once a violation is found every other part
+ * stops where it could no longer be the one reported (Decided.limit, shared with the
+ * workers and read between slices). So what the threads search beyond one thread is what
+ * the others searched of the reported part's round while its turn ran, and those steps are
+ * discarded, not counted (Decided.counted): the count is one thread's, the same every run.
+ * (Taking parts largest first, each to its end, a 50-client kv history with hard keys
+ * searched 33 times the states of one thread: the hard keys ran while the violation waited.
+ * Without the frontier, a thread whose other parts were decided took one hard part's rounds
+ * one after another while the violation waited on a worker still loading: 28-70 times the
+ * states of one thread, `bench:checker`'s "hard key beside an invalid one".)
  *
  * The model's pre-check: this thread pre-checks the parts pre-checked first (precheckedFirst)
  * before its own first search, but those a worker began (so an impossible operation in the
@@ -195,18 +198,47 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const round = new Int32Array(n);
   /** Parts begun, per thread ('here', or its worker), waiting for their next turn. */
   const waiting = new Map<Worker | 'here', Turns>([['here', new Turns(n)]]);
+  /** The part whose turn each thread is searching. */
+  const running = new Map<Worker | 'here', number>();
   /** The first part in check order no thread has begun (the parts before it all have been). */
   let unbegun = 0;
 
-  /** The next turn for `thread`: its own waiting parts' first, or the next part not begun, whichever comes first. */
+  /** Drops the parts no longer wanted from the front of `turns`. */
+  const prune = (turns: Turns) => {
+    while (turns.size > 0 && !searchWanted(turns.peek())) turns.pop();
+  };
+  /**
+   * The least round a part still open has not ended: a turn running, a part waiting for its
+   * turn, or 0 while a part is not begun. Only its turns may begin.
+   */
+  const frontier = (): number => {
+    if (unbegun < n) return 0;
+    let least = Number.POSITIVE_INFINITY;
+    for (const part of running.values()) least = Math.min(least, round[part]);
+    for (const turns of waiting.values()) {
+      prune(turns);
+      if (turns.size > 0) least = Math.min(least, turns.peekRound());
+    }
+    return least;
+  };
+  /**
+   * The next turn for `thread`: the next part not begun, else its own waiting parts' first if
+   * that is in the frontier's round; undefined if it has none now (it may later).
+   */
   const nextTurn = (thread: Worker | 'here'): number | undefined => {
     const own = waiting.get(thread) as Turns;
-    while (own.size > 0 && !searchWanted(own.peek())) own.pop();
+    prune(own);
     while (unbegun < n && prechecked[unbegun] === 1 && !searchWanted(unbegun)) unbegun++;
     // A part not begun is in round 0, before any waiting part (each has had round 0). Once an
     // operation is found impossible only pre-checks are left: this thread does them.
     if (unbegun < n && (thread === 'here' || impossible.size === 0)) return unbegun++;
-    return own.size > 0 ? own.pop() : undefined;
+    return own.size > 0 && own.peekRound() <= frontier() ? own.pop() : undefined;
+  };
+  /** Whether `thread` has a part waiting for a later turn, or this thread a part to begin. */
+  const hasMore = (thread: Worker | 'here'): boolean => {
+    const own = waiting.get(thread) as Turns;
+    prune(own);
+    return own.size > 0 || (thread === 'here' && unbegun < n);
   };
   /**
    * Under a time limit, when a turn beginning at `from` (now) ends at the latest: its share of
@@ -233,6 +265,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   };
   /** A turn ended on `thread`: decided, cut short (`steps` past the limit), or to go on. */
   const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome) => {
+    running.delete(thread);
     decided.steps[part] = steps;
     if (outcome) {
       recordOutcome(prepared, decided, part, outcome);
@@ -253,7 +286,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     let searching = true; // this thread
     const settle = () => {
       if (searching || failed) return;
-      // Once an operation is found impossible the verdict is the pre-checks': a part a worker
+      // A worker's turn may still end with a part to go on with (its own next round): its
+      // answer settles again. Once an operation is found impossible the verdict is the pre-checks': a part a worker
       // holds unchecked is pre-checked here rather than waited for (a worker still loading
       // would hold the verdict up by its start).
       if (impossible.size === 0 && busy.size > 0) return;
@@ -267,17 +301,28 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     const stop = (w: Worker) => {
       pool.delete(w);
       busy.delete(w);
+      running.delete(w);
       void w.terminate();
+    };
+    /** Wakes this thread while it waits for the frontier to move (its next part is in a later round). */
+    let wake: (() => void) | undefined;
+    const wakeHere = () => {
+      const resume = wake;
+      wake = undefined;
+      resume?.();
     };
     const fail = (err: unknown) => {
       failed = true;
       for (const w of [...pool]) stop(w);
+      wakeHere();
       reject(err);
     };
+    /** Gives worker `w` its next turn, if it has one now. */
     const dispatch = (w: Worker) => {
       const part = nextTurn(w);
-      if (part === undefined) return settle();
+      if (part === undefined) return;
       busy.add(w);
+      running.set(w, part);
       const until = Math.min(NO_LIMIT, decided.end(part, round[part]));
       // On a step clock, from the worker's own time (clock.ts), which stood still since it answered.
       const pauseAt = origin() + turnEnd(stepTime() === undefined ? now() : (workerClock.get(w) ?? 0));
@@ -307,6 +352,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       w.on('message', (msg: PartReply) => {
         if (!pool.has(w)) return; // stopped, its answer already on the way
         busy.delete(w);
+        running.delete(w);
         if (msg.clock !== undefined) workerClock.set(w, msg.clock);
         const part = msg.part;
         if (msg.prechecked) prechecked[part] = 1;
@@ -322,7 +368,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         } else {
           turnEnded(w, part, msg.steps);
         }
-        dispatch(w);
+        afterTurn();
       });
       w.on('error', (err: Error & { code?: string }) => {
         if (!pool.has(w)) return;
@@ -348,9 +394,20 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
           };
           turnEnded(w, part, decided.steps[part], outcome);
         }
-        dispatch(attach(new Worker(url, { workerData: PART_WORKER })));
+        attach(new Worker(url, { workerData: PART_WORKER }));
+        afterTurn();
       });
       return w;
+    };
+    /**
+     * After a turn ended on any thread (the frontier may have moved): each idle worker takes
+     * its next turn if it has one now, this thread wakes if it waits, and the verdict comes
+     * once no thread has anything left.
+     */
+    const afterTurn = () => {
+      for (const w of [...pool]) if (!busy.has(w)) dispatch(w);
+      wakeHere();
+      settle();
     };
     const beganOnWorker = (part: number) => [...heldBy.values()].some((held) => held.has(part));
     for (const w of started) dispatch(attach(w));
@@ -372,7 +429,16 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         if (p !== unbegun) prepared.parts[p].release();
         await turn();
       }
-      for (let part = nextTurn('here'); part !== undefined && !failed; part = nextTurn('here')) {
+      while (!failed) {
+        const part = nextTurn('here');
+        if (part === undefined) {
+          if (!hasMore('here')) break;
+          // Its next part is in a later round than the frontier: it waits for a turn to end elsewhere.
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          continue;
+        }
         let check = mine.get(part);
         const size = prepared.parts[part].size;
         if (!check) {
@@ -392,6 +458,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
           mine.set(part, check);
         }
         // Its turn in slices, the workers' answers let in between (they may cut it short).
+        running.set('here', part);
         const end = decided.end(part, round[part]);
         const pauseAt = turnEnd();
         let status: SearchStatus = 'running';
@@ -403,6 +470,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         if (status !== 'running' || !searchWanted(part)) mine.delete(part);
         turnEnded('here', part, check.iterations, status === 'running' ? undefined : check.outcome());
         sampleProcess(prepared);
+        afterTurn();
       }
       mine.clear();
       searching = false;
@@ -440,6 +508,11 @@ class Turns {
   /** The first part. */
   peek(): number {
     return this.keys[0] % this.parts;
+  }
+
+  /** The first part's round. */
+  peekRound(): number {
+    return Math.floor(this.keys[0] / this.parts);
   }
 
   pop(): number {

@@ -3,10 +3,11 @@
  * to its end gives its steps, so its round and the part to report are known in advance; the
  * check must report that part's counterexample, having searched exactly what the rounds give
  * every part until then (a violation found early, whatever its place in check order). On
- * two threads: the same verdict and counterexample, and about the same steps.
+ * two threads: the same verdict and counterexample, and the same steps counted.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type Beside, besideHardHistory, INVALID_KEY } from '../../bench/beside-hard.js';
 import { hardKeysHistory } from '../../bench/checker.js';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
@@ -15,7 +16,7 @@ import { register } from '../models/register.js';
 import { checkLinearizable, newPartCheck, prepare } from './engine.js';
 import { checkLinearizableParallel } from './parallel.js';
 import type { PartOutcome } from './part.js';
-import { LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
+import { Decided, LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
 
 /** keyedHistory, corrupting by place. */
 const keyed = (model: string, seeds: number[], corrupt: (k: number) => boolean, steps: number): Op[] =>
@@ -175,4 +176,77 @@ describe('the rounds of doubling steps', () => {
       }
     }
   });
+});
+
+describe('the steps counted on threads (issue 44)', () => {
+  it('a part past its limit counts to its limit, the rest discarded; the reported part all its steps', () => {
+    // first 4: rounds end at 4, 12, 28 steps. Part 1 is found not linearizable at 10 steps
+    // (round 1): part 0, before it in check order, may go to round 1's end (12), part 2,
+    // after it, to round 0's (4). On threads parts 0 and 2 ran on to 28 meanwhile.
+    const decided = new Decided([10, 10, 10], 4);
+    decided.steps[0] = 28;
+    decided.steps[2] = 28;
+    const illegal = { status: 'illegal', iterations: 10 } as PartOutcome;
+    decided.record(1, illegal);
+    expect(decided.best).toEqual({ round: 1, part: 1 });
+    expect([0, 1, 2].map((p) => decided.counted(p))).toEqual([12, 10, 4]);
+    expect(decided.totalSteps).toBe(26);
+    expect(decided.discardedSteps).toBe(28 - 12 + (28 - 4));
+    // Without a violation every step counts.
+    const open = new Decided([10, 10], 4);
+    open.steps[0] = 100;
+    expect(open.totalSteps).toBe(100);
+    expect(open.discardedSteps).toBe(0);
+  });
+
+  it('on two threads: exactly the steps of one thread, whatever the parts, rounds and violations', async () => {
+    let invalid = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('mutex', 'kv', 'register'),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom(1, 7, 64, 4096),
+        fc.integer({ min: 2, max: 6 }),
+        async (model, seed, first, keys) => {
+          const seeds = Array.from({ length: keys }, (_, k) => seed + k);
+          const history = keyed(model, seeds, (k) => (seed + k) % 3 === 0, 300);
+          // An operation the pre-check finds impossible ends every search wherever it stands:
+          // the worker's first part may have had a turn by then (the test above).
+          if (prepare(history, model, {}).found.size > 0) return;
+          const one = checkLinearizable(history, model, { sliceIterations: first });
+          const two = await checkLinearizableParallel(history, model, {
+            sliceIterations: first,
+            threads: 2,
+            minOperations: 0,
+          });
+          expect(two.stats.threads).toBe(2);
+          expect(two.valid).toBe(one.valid);
+          expect(two.counterexample).toEqual(one.counterexample);
+          expect(two.stats.iterations).toBe(one.stats.iterations);
+          expect(one.stats.discardedIterations).toBe(0);
+          if (one.valid === true) expect(two.stats.discardedIterations).toBe(0);
+          if (one.valid === false) invalid++;
+        },
+      ),
+      { numRuns: 40, seed: 20261215 },
+    );
+    expect(invalid).toBeGreaterThan(5);
+  });
+
+  it.each<Beside>(['hard-first', 'invalid-first'])(
+    "an invalid key beside a hard one (%s): two threads count one thread's steps, run after run",
+    async (beside) => {
+      const history = besideHardHistory(beside);
+      const one = checkLinearizable(history, 'kv');
+      expect(one.counterexample?.key).toBe(INVALID_KEY);
+      // The invalid key takes more than round 0, so the hard key has turns of later rounds.
+      expect(one.stats.iterations).toBeGreaterThan(3 * (1 << 12));
+      for (let run = 0; run < 3; run++) {
+        const two = await checkLinearizableParallel(history, 'kv', { threads: 2, minOperations: 0 });
+        expect(two.stats.threads).toBe(2);
+        expect(two.counterexample).toEqual(one.counterexample);
+        expect(two.stats.iterations).toBe(one.stats.iterations);
+      }
+    },
+  );
 });

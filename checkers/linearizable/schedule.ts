@@ -22,8 +22,10 @@
  * On one thread the rounds are simply run in order, and the first part found not
  * linearizable ends the check: the parts before it in the round have had their turn, the
  * parts after it could only be decided later. On several threads (parallel.ts) the threads
- * take the rounds' turns in the same order, and once a violation is found each other part
- * is searched only as far as it could still be decided earlier in this order (limit).
+ * take the rounds' turns in the same order, a round's turns begun only once the round
+ * before has ended, and once a violation is found each other part is searched only as far
+ * as it could still be decided earlier in this order (limit); what a thread searched past
+ * that is not counted (counted), so the steps counted are one thread's.
  */
 import type { PartOutcome } from './part.js';
 
@@ -135,8 +137,28 @@ export class Decided {
     return this.outcomes[part] === undefined && this.steps[part] < this.limit(part);
   }
 
-  /** Steps searched over all parts. */
+  /**
+   * The steps of part `part` that the schedule counts: all it searched, but for a part past
+   * its limit (a violation found). On one thread no part goes past its limit: the schedule
+   * ends at the violation. On threads a part may search on past it before the violation that
+   * set it is found (its round shared with the violation's, or the limit read between
+   * slices); those steps are discarded, so that the count is one thread's, every run.
+   */
+  counted(part: number): number {
+    const best = this.best;
+    const steps = this.steps[part];
+    return !best || part === best.part ? steps : Math.min(steps, this.limit(part));
+  }
+
+  /** Steps the schedule counts, over all parts (counted). */
   get totalSteps(): number {
-    return this.steps.reduce((n, s) => n + s, 0);
+    let total = 0;
+    for (let part = 0; part < this.steps.length; part++) total += this.counted(part);
+    return total;
+  }
+
+  /** Steps searched past the parts' limits on threads, not counted (counted); 0 on one thread. */
+  get discardedSteps(): number {
+    return this.steps.reduce((n, s) => n + s, 0) - this.totalSteps;
   }
 }
