@@ -66,7 +66,7 @@ describe.skipIf(skip)('lockchaos inside a container with the engine socket', () 
       '--seed',
       '8',
       '--time-limit',
-      '15',
+      '10',
       '--store',
       '/tmp/store',
     ]);

@@ -88,7 +88,7 @@ describe.skipIf(skip)('a target: hosts over SSH, one with no channel', () => {
     const unfenced = await gcPause(etcd, 'etcd', 'off', ['--stop-on-violation']);
     expect(unfenced.stdout).toMatch(/verdict: INVALID/);
     expect(unfenced.code).toBe(1);
-    const fenced = await gcPause(etcd, 'etcd', 'on', ['--time-limit', '20']);
+    const fenced = await gcPause(etcd, 'etcd', 'on', ['--time-limit', '12']);
     expect(fenced.stdout).toMatch(/fencing\s+valid/);
     expect(fenced.stdout).toMatch(/verdict: valid/);
     expect(fenced.code).toBe(0);
@@ -107,7 +107,7 @@ describe.skipIf(skip)('a target: hosts over SSH, one with no channel', () => {
   it('a node pause and a partition through SSH take effect, and are gone after the run', async () => {
     const r = await runAndRead(store(), [
       ...['--backend', 'etcd', '--target', etcd, '--workload', 'lock-set', '--nemesis', 'pause-node,partition'],
-      ...['--nemesis-interval', '1', '--time-limit', '10', '--seed', '4'],
+      ...['--nemesis-interval', '1', '--time-limit', '8', '--seed', '4'],
     ]);
     expect(r.code).toBe(0);
     const started = (f: string) =>
