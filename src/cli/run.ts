@@ -57,10 +57,10 @@ function help(): string {
   ]);
   return `Usage: lockchaos run [options]
 
-Starts a real cluster in Docker, runs concurrent clients that take a lock and write to a
-data store while a nemesis injects faults, records every operation, and checks the
-history. Writes store/<test>/<timestamp>/ (test.json, history.jsonl, results.json,
-nodes/*.log) and store/latest.
+Starts a real cluster in Docker (or tests one you run: --target), runs concurrent clients
+that take a lock and write to a data store while a nemesis injects faults, records every
+operation, and checks the history. Writes store/<test>/<timestamp>/ (test.json,
+history.jsonl, results.json, nodes/*.log) and store/latest.
 
 Examples:
   lockchaos run --backend redlock --nemesis client-pause --time-limit 20
@@ -69,6 +69,8 @@ Examples:
       the same pauses, with etcd's revision as a fencing token checked by the store (valid)
   lockchaos run --scenario gc-pause        a preset failure story (lockchaos scenarios)
   lockchaos run --replay store/latest      the same run again, from its test.json
+  lockchaos run --backend etcd --target hosts.yaml --nemesis pause-node --dry-run
+      the commands a run would execute on your own etcd's hosts, host by host (docs/targets.md)
 
 Options:
 ${options.join('\n')}
