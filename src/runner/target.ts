@@ -6,7 +6,7 @@
  */
 import type { NodeSpec } from '../cluster/cluster.js';
 import type { Fault } from '../nemesis/index.js';
-import { describeNode, type Inventory, type NodeNeed, type TargetNode } from '../target/inventory.js';
+import type { Inventory, NodeNeed, TargetNode } from '../target/inventory.js';
 import type { Ready } from '../target/target-node.js';
 import { UserError } from '../util/errors.js';
 import type { TestConfig } from './parameters.js';
@@ -66,6 +66,3 @@ export function resolveTarget(
   }
   return { inventory, ready: lock.map((s) => s.ready), needs };
 }
-
-/** The target's nodes, for the run's log line: how each is reached (nothing secret). */
-export const targetWords = (t: ResolvedTarget) => t.inventory.nodes.map(describeNode).join(', ');

@@ -16,7 +16,6 @@ import { SshHost } from './ssh.js';
 
 /** Removes the run's rules from a container's network namespace (through `netExec`, a helper in it). */
 export async function removeContainerRules(
-  _containerId: string,
   runId: string,
   netExec: (command: string[]) => Promise<ExecResult>,
 ): Promise<void> {
@@ -50,7 +49,7 @@ async function healEntry(entry: LedgerEntry): Promise<string[]> {
         if (!State.Running && entry.killed.includes(node.name)) await container.start();
         const helper = new NetnsHelper(entry.runId, `${node.name}-heal`, Id);
         try {
-          await removeContainerRules(Id, entry.runId, (cmd) => helper.exec(cmd));
+          await removeContainerRules(entry.runId, (cmd) => helper.exec(cmd));
         } finally {
           await helper.remove();
         }

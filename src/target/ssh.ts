@@ -29,11 +29,6 @@ export class SshHost {
     private readonly timeoutS = 30,
   ) {}
 
-  /** user@host:port, for messages (nothing secret). */
-  get where(): string {
-    return `${this.channel.user}@${this.channel.host}:${this.channel.port}`;
-  }
-
   /** ssh's options, the same for every command of the host. */
   private options(): string[] {
     const c = this.channel;

@@ -139,7 +139,7 @@ async function healNode(node: NodeHandle, runId: string): Promise<void> {
     const r = await node.heal();
     if (r.exitCode !== 0) throw new Error(`${node.name}: heal failed: ${r.output.trim()}`);
   } else if (node instanceof DockerTargetNode) {
-    await removeContainerRules(node.containerId, runId, (cmd) => node.netExec(cmd));
+    await removeContainerRules(runId, (cmd) => node.netExec(cmd));
     await node.removeNetHelper();
   }
 }
