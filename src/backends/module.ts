@@ -17,7 +17,7 @@ import type { Backend, BackendOptions } from './backend.js';
 export const MODULE_LOAD_TIMEOUT_MS = 15_000;
 export const READY_TIMEOUT_MS = 60_000;
 
-const HOW = '(see README, "Adding a lock backend")';
+const HOW = '(see docs/adding-a-backend.md)';
 
 /** A --backend value that names a module rather than a built-in backend: a path with a folder, or a .js/.mjs/.cjs file. */
 export const MODULE_PATH = /[/\\]|\.(m?js|cjs)$/;

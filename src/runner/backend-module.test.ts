@@ -24,7 +24,7 @@ describe('a backend module that cannot work is one line, exit 3', () => {
     await loadBackend(path);
     expect(() => validateConfig(config(path))).toThrow(UserError);
     expect(() => validateConfig(config(path))).toThrow(
-      /^backend m: nodeSpecs\(\{ nodes: undefined \}\) threw: no specs today \(see README, "Adding a lock backend"\)$/,
+      /^backend m: nodeSpecs\(\{ nodes: undefined \}\) threw: no specs today \(see docs\/adding-a-backend.md\)$/,
     );
   });
 

@@ -59,7 +59,7 @@ describe.skipIf(skip)("a module backend's ready()", () => {
     const mod = moduleWith('hangs.mjs', '() => new Promise(() => {})', ', readyTimeoutMs: 2000');
     const r = await lockchaos(['run', '--backend', mod, '--time-limit', '2', '--store', store]);
     expect(r.stderr.trim().split('\n').at(-1)).toBe(
-      `lockchaos run: backend hangs: node 'redis-1' ready() did not settle in 2 s: make it resolve once the server answers, or throw (see README, "Adding a lock backend")`,
+      `lockchaos run: backend hangs: node 'redis-1' ready() did not settle in 2 s: make it resolve once the server answers, or throw (see docs/adding-a-backend.md)`,
     );
     expect(r.code).toBe(3);
     expect(await leftovers(r.pid)).toEqual([]);
@@ -70,7 +70,7 @@ describe.skipIf(skip)("a module backend's ready()", () => {
     const r = await lockchaos(['run', '--backend', mod, '--time-limit', '2', '--store', store]);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr.trim().split('\n').at(-1)).toBe(
-      `lockchaos run: backend throws: node 'redis-1' ready() threw: no server here (see README, "Adding a lock backend")`,
+      `lockchaos run: backend throws: node 'redis-1' ready() threw: no server here (see docs/adding-a-backend.md)`,
     );
     expect(r.code).toBe(3);
     expect(await leftovers(r.pid)).toEqual([]);
