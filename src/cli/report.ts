@@ -62,9 +62,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   const given = parsed.positionals[0] as string;
   const { dir, renamed } = resolvedRunDir(given);
-  // It replaces files: say which, and where, before they are.
-  console.error(`rebuilding report.html and junit.xml in ${dir}${renamed ? ` (${given} leads there)` : ''}`);
-  const { run, reportPath, junitPath, headline } = buildRunReport(dir);
+  // It replaces files: say which, and where, before they are (a folder that is no run, or
+  // whose history cannot be read, gets its one line of error instead).
+  const { run, reportPath, junitPath, headline } = buildRunReport(dir, {}, () =>
+    console.error(`rebuilding report.html and junit.xml in ${dir}${renamed ? ` (${given} leads there)` : ''}`),
+  );
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
   const exitCode = runExitCode(run.valid, run.conditions);
   if (parsed.values.json) {

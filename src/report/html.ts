@@ -393,9 +393,15 @@ export interface RunReport {
 }
 
 /** Reads the run folder, writes report.html and junit.xml; throws UserError on bad input. */
-export function buildRunReport(dir: string, options: PrepareOptions = {}): RunReport {
+export function buildRunReport(
+  dir: string,
+  options: PrepareOptions = {},
+  /** Called once the run is read and checked, just before its files are replaced. */
+  beforeWrite?: () => void,
+): RunReport {
   const run = loadRun(dir);
   const data = prepareReport(run.history, run.results, options);
+  beforeWrite?.();
   const sentence = headline(
     { valid: run.valid, fenced: run.config.fencing, results: run.results, conditions: run.conditions },
     data,
