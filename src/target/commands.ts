@@ -51,14 +51,6 @@ export function hostScripts(runId: string, commands: NodeCommands) {
       `if [ -z "$pids" ]; then ( ${commands.start ?? 'false'} ) >/dev/null 2>&1 </dev/null || exit $?; fi`,
       `rm -f ${killed}`,
     ),
-    /** The run's rules removed, leaving everyone else's (iptables-save | grep -v | iptables-restore). */
-    removeRules: script(
-      `if iptables-save | grep -q -- '${hostTag(runId)}'; then`,
-      `  iptables-save | grep -v -- '${hostTag(runId)}' | iptables-restore`,
-      'fi',
-    ),
-    /** How many of the run's rules are in place. */
-    countRules: script(`iptables-save | grep -c -- '${hostTag(runId)}' || true`),
     /** Whether iptables can be run here (partition, loss). */
     canIptables: script(iptables('-S INPUT >/dev/null')),
     /**

@@ -11,7 +11,6 @@ import { startCluster } from '../cluster/cluster.js';
 import { docker } from '../cluster/engine.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
-import { hostScripts } from './commands.js';
 import { removeContainerRules } from './heal.js';
 import { describeNode, type Inventory, type NodeNeed, type TargetNode } from './inventory.js';
 import { Ledger } from './ledger.js';
@@ -56,9 +55,9 @@ async function openNode(node: TargetNode, ready: Ready, runId: string, ledger: L
 }
 
 /** Checks, on each node, what the run's faults will do there; a UserError naming the first that cannot. */
-async function probe(node: NodeHandle, target: TargetNode, needs: ReadonlySet<NodeNeed>, runId: string) {
+async function probe(node: NodeHandle, target: TargetNode, needs: ReadonlySet<NodeNeed>) {
   if (!(node instanceof SshNode)) return;
-  const scripts = hostScripts(runId, target.commands);
+  const { scripts } = node;
   const hello = await node.host.run('true');
   if (hello.exitCode !== 0) throw unreachable(target, `ssh failed: ${hello.output}`);
   if (needs.has('process')) {
@@ -101,7 +100,7 @@ export async function startTargetCluster(opts: {
       opts.signal?.throwIfAborted();
       const node = await openNode(target, opts.ready[i] as Ready, runId, ledger);
       nodes.push(node);
-      await probe(node, target, opts.needs, runId);
+      await probe(node, target, opts.needs);
     }
     storeCluster = await startCluster(runId, [opts.store], opts.signal);
     await untilAborted(Promise.all(nodes.map((n, i) => (opts.ready[i] as Ready)(n, { restart: false }))), opts.signal);

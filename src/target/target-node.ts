@@ -6,14 +6,12 @@
  * helper in its network namespace, as for lockchaos's own nodes), or none (a rented
  * service: the clients dial it, and nothing else reaches it).
  */
+import { shellQuote } from '../backends/node-start.js';
 import { ContainerNode, type NodeHandle, type NodeState, type PauseRecord } from '../cluster/cluster.js';
 import type { ExecResult } from '../cluster/exec.js';
 import { hostScripts, processStates } from './commands.js';
 import type { TargetNode } from './inventory.js';
 import type { SshHost } from './ssh.js';
-
-/** Quotes one argument for sh. */
-const shWord = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 /** Readiness of the node's service, the backend's (its node spec's ready()). */
 export type Ready = (node: NodeHandle, start?: { restart: boolean }) => Promise<void>;
@@ -49,7 +47,8 @@ function must(node: string, verb: string, r: ExecResult): string {
 }
 
 export class SshNode extends TargetNodeBase implements NodeHandle {
-  private readonly scripts;
+  /** The scripts every verb runs on the host (commands.ts), the run's id in them. */
+  readonly scripts;
   constructor(
     target: TargetNode,
     ready: Ready,
@@ -60,7 +59,7 @@ export class SshNode extends TargetNodeBase implements NodeHandle {
     this.scripts = hostScripts(runId, target.commands);
   }
   private withPath(command: string[]): string {
-    const line = command.map(shWord).join(' ');
+    const line = command.map(shellQuote).join(' ');
     const path = this.target.commands.path;
     return path ? `PATH=${path}:$PATH; export PATH; ${line}` : line;
   }
