@@ -67,13 +67,29 @@ export function readShard(dir: string): CampaignSummary {
   }
   const abs = (p: string) => resolve(dir, p);
   const cells: CellResult[] = s.cells.map(
-    ({ actual, met, message, headline, durationS, dir: runDir, report, checkers, stoppedEarlyS, shrink, ...cell }) => {
+    ({
+      actual,
+      met,
+      message,
+      headline,
+      durationS,
+      dir: runDir,
+      report,
+      checkers,
+      stoppedEarlyS,
+      stoppedEarlyWhy,
+      phases,
+      shrink,
+      ...cell
+    }) => {
       const r: CellResult = { cell, actual, met, message, durationS };
       if (headline !== undefined) r.headline = headline;
       if (runDir !== undefined) r.dir = abs(runDir);
       if (report !== undefined) r.report = abs(report);
       if (checkers) r.checkers = checkers;
       if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
+      if (stoppedEarlyWhy !== undefined) r.stoppedEarlyWhy = stoppedEarlyWhy;
+      if (phases !== undefined) r.phases = phases;
       if (shrink !== undefined) r.shrink = abs(shrink);
       return r;
     },

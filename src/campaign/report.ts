@@ -2,6 +2,7 @@
  * What a campaign writes and prints: summary.json (the data), summary.html (one
  * self-contained page), junit.xml (one test case per run) and the terminal table.
  */
+
 import { relative } from 'node:path';
 import type { CoverageRow } from '../../checkers/coverage.js';
 import { verdictWord } from '../../checkers/result.js';
@@ -9,6 +10,7 @@ import { cspMeta } from '../report/csp.js';
 import { escapeHtml, htmlText } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
+import type { RunPhaseSeconds } from '../runner/run-phases.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
@@ -40,13 +42,20 @@ export interface CellResult {
   report?: string;
   /** Each checker's verdict, in one line each. */
   checkers?: { checker: string; valid: boolean | 'unknown'; counts: boolean; summary: string }[];
-  /** --stop-on-violation ended the run's workload after this many seconds. */
+  /** --stop-on-violation ended the run's workload after this many seconds ... */
   stoppedEarlyS?: number;
+  /** ... on this violation, in words. */
+  stoppedEarlyWhy?: string;
+  /** Seconds per phase: where the cell's time went beside its workload. */
+  phases?: CellPhases;
   /** The page of the smallest reproducer `shrink: true` found for this cell. */
   shrink?: string;
   /** The run's code points: reached, the faults aimed at them, hits and what followed. */
   coverage?: CoverageRow[];
 }
+
+/** A cell's phases: its run's (run-phases.ts), then writing its report. */
+export type CellPhases = RunPhaseSeconds & { report?: number };
 
 export interface CampaignSummary {
   name: string;
@@ -261,6 +270,8 @@ export function summaryJson(s: CampaignSummary): string {
       dir: rel(r.dir),
       report: rel(r.report),
       ...(r.stoppedEarlyS !== undefined ? { stoppedEarlyS: r.stoppedEarlyS } : {}),
+      ...(r.stoppedEarlyWhy !== undefined ? { stoppedEarlyWhy: r.stoppedEarlyWhy } : {}),
+      ...(r.phases !== undefined ? { phases: r.phases } : {}),
       ...(r.shrink !== undefined ? { shrink: rel(r.shrink) } : {}),
       checkers: r.checkers,
       config: r.cell.config,
@@ -336,6 +347,18 @@ const seconds = (s: number) => (s > 0 ? `${s.toFixed(1)} s` : '-');
 const word = (a: Actual) => (a === 'invalid' ? verdictWord(false) : a);
 
 /** The table printed at the end of a campaign. */
+/**
+ * Which cells stopped early, in one line ("3 of 8 cells stopped early, at their first counted
+ * violation: #2 at 4.1 s, ..."): undefined when none did.
+ */
+export function stoppedEarlyLine(s: CampaignSummary, most = 10): string | undefined {
+  const early = s.cells.filter((r) => r.stoppedEarlyS !== undefined);
+  if (early.length === 0) return undefined;
+  const listed = early.slice(0, most).map((r) => `#${r.cell.index + 1} at ${r.stoppedEarlyS} s`);
+  const more = early.length > most ? `, and ${early.length - most} more` : '';
+  return `${early.length} of ${plural(s.cells.length, 'cell')} stopped early, at their first counted violation: ${listed.join(', ')}${more}`;
+}
+
 export function terminalTable(s: CampaignSummary): string {
   const rows = s.cells.map((r) => [
     String(r.cell.index + 1),
@@ -371,6 +394,8 @@ export function terminalTable(s: CampaignSummary): string {
     out.push('', 'missing (their shards were not merged):');
     for (const line of missingList(s, 20)) out.push(`  ${line}`);
   }
+  const early = stoppedEarlyLine(s);
+  if (early) out.push('', early);
   const misses = s.cells.filter((r) => !r.met && !interrupted(r));
   if (misses.length) {
     out.push('', 'mismatches:');
@@ -426,7 +451,7 @@ export function summaryHtml(s: CampaignSummary): string {
       return `<tr class="${status}">
 <td data-key="${htmlText(c.index + 1)}">${htmlText(c.index + 1)}</td><td>${htmlText(c.backend)}</td><td>${htmlText(c.workload)}</td><td>${htmlText(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${htmlText(c.seed)}</td>
 <td>${htmlText(c.expect)}</td><td class="o-${status}">${htmlText(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
-<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: --stop-on-violation"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
+<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: ${htmlText(r.stoppedEarlyWhy ?? 'its first counted violation')}"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict =

@@ -12,7 +12,7 @@ import type { ResolvedRun } from '../runner/resolve.js';
 import type { RunHooks, RunResult } from '../runner/run.js';
 import { sleep } from '../util/clock.js';
 
-const fake = vi.hoisted(() => ({ running: 0, maxRunning: 0, started: [] as string[] }));
+const fake = vi.hoisted(() => ({ running: 0, maxRunning: 0, invoked: [] as string[], started: [] as string[] }));
 
 vi.mock('../cluster/engine.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../cluster/engine.js')>()),
@@ -23,6 +23,9 @@ vi.mock('../cluster/engine.js', async (importOriginal) => ({
 vi.mock('../runner/run.js', () => ({
   run: vi.fn(async (input: TestConfig | ResolvedRun, hooks: RunHooks): Promise<RunResult> => {
     const config = 'nodeSpecs' in input ? input.config : input;
+    fake.invoked.push(config.name);
+    // A workload runs only in a slot, as in the runner (taken once the cluster is ready).
+    const giveBack = await hooks.workloadSlot?.(hooks.signal);
     fake.running += 1;
     fake.maxRunning = Math.max(fake.maxRunning, fake.running);
     fake.started.push(config.name);
@@ -38,6 +41,7 @@ vi.mock('../runner/run.js', () => ({
       return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 }, conditions: [] };
     } finally {
       fake.running -= 1;
+      giveBack?.();
     }
   }),
 }));
@@ -48,14 +52,15 @@ vi.mock('./matrix.js', async (importOriginal) => {
   return { ...matrix, expandCells: vi.fn(matrix.expandCells) };
 });
 
-const { campaign } = await import('./run.js');
-const { loadCampaignPlan } = await import('./load.js');
+const { campaign, campaignCells } = await import('./run.js');
+const { campaignPlanOf, loadCampaignPlan } = await import('./load.js');
 const { expandCells } = await import('./matrix.js');
 
 beforeEach(() => {
   vi.mocked(expandCells).mockClear();
   fake.running = 0;
   fake.maxRunning = 0;
+  fake.invoked = [];
   fake.started = [];
 });
 
@@ -113,6 +118,41 @@ describe('campaign() with a fake run', () => {
     });
   });
 
+  it('starts the next cell while one runs its workload, and runs one workload at a time', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const abort = new AbortController();
+    const slow = { ...file, seeds: [1], defaults: { 'time-limit': 30 } };
+    const done = campaign(slow, { store, parallel: 1, startAhead: 1 }, { signal: abort.signal });
+    await sleep(300);
+    // Two runs began (the second's cluster starting ahead), one workload runs.
+    expect(fake.invoked).toHaveLength(2);
+    expect(fake.started).toHaveLength(1);
+    abort.abort();
+    const r = await done;
+    expect(fake.maxRunning).toBe(1);
+    // The one waiting for its slot was under way: interrupted, not "never ran".
+    expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'aborted', 'not-run', 'not-run']);
+  });
+
+  it('stops early by default only the cells that expect invalid; --full-time none', async () => {
+    const { spec } = await campaignPlanOf(file);
+    const stops = (options: Parameters<typeof campaignCells>[1]) =>
+      campaignCells(spec, options)
+        .filter((c) => c.config.seed === 1)
+        .map((c) => [c.expect, c.config.stopOnViolation]);
+    expect(stops({})).toEqual([
+      ['valid', undefined],
+      ['valid', undefined],
+      ['valid', undefined],
+      ['invalid', true],
+    ]);
+    expect(stops({ fullTime: true }).map(([, stop]) => stop)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(stops({ stopOnViolation: true }).map(([, stop]) => stop)).toEqual([true, true, true, true]);
+    // A cell's own `stop-on-violation: false` wins over the default.
+    const own = await campaignPlanOf({ ...file, defaults: { ...file.defaults, 'stop-on-violation': false } });
+    expect(campaignCells(own.spec, {}).map((c) => c.config.stopOnViolation)).not.toContain(true);
+  });
+
   it('runs one shard into its own folder', async () => {
     const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
     const r = await campaign(file, { store, shard: { index: 2, count: 3 } });
@@ -126,7 +166,7 @@ describe('campaign() with a fake run', () => {
     const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
     const abort = new AbortController();
     const slow = { ...file, seeds: [1], defaults: { 'time-limit': 30 } };
-    const done = campaign(slow, { store, parallel: 2 }, { signal: abort.signal });
+    const done = campaign(slow, { store, parallel: 2, startAhead: 0 }, { signal: abort.signal });
     await sleep(100);
     abort.abort();
     const r = await done;
@@ -145,7 +185,7 @@ describe('campaign() with a fake run', () => {
     const fast = { ...file, seeds: [1] };
     const r = await campaign(
       fast,
-      { store },
+      { store, startAhead: 0 },
       {
         signal: abort.signal,
         onCell: (c) => {
@@ -157,17 +197,19 @@ describe('campaign() with a fake run', () => {
     );
     expect(mid[0]).toMatchObject({ state: 'running', met: false, finishedAt: '', progress: { done: 1, total: 4 } });
     expect(mid[0]?.planned.length).toBe(4);
-    expect(mid[0]?.notRun.map((c) => c.index)).toEqual([1, 2, 3]);
+    // Cells end in any order: one's report may take longer than the next one's run.
+    expect(mid[0]?.notRun).toHaveLength(3);
     const page = readFileSync(r.files.summaryHtml, 'utf8');
     expect(r.state).toBe('cut-short');
     expect(r.cutShortBy).toBe('SIGINT');
     const json = JSON.parse(readFileSync(r.files.summaryJson, 'utf8'));
     expect(json).toMatchObject({ state: 'cut-short', cutShortBy: 'SIGINT', interrupted: true, met: false });
-    expect(json.notRun.map((c: { id: string }) => c.id)).toEqual([
-      'redis/lock-set/client-pause/fenced/seed-1',
-      'redis/lock-set/client-pause/unfenced/seed-1',
-    ]);
-    expect(page).toContain('data-state="cut-short">cut short by SIGINT: 2 cells never ran</span>');
+    // No more started after the abort: the last cell (in file order) never ran.
+    const notRun: { id: string; index: number }[] = json.notRun;
+    expect(notRun.at(-1)?.id).toBe('redis/lock-set/client-pause/unfenced/seed-1');
+    expect(page).toContain(
+      `data-state="cut-short">cut short by SIGINT: ${notRun.length} cell${notRun.length > 1 ? 's' : ''} never ran</span>`,
+    );
     expect(page).toContain('<li>#4 redis/lock-set/client-pause/unfenced/seed-1</li>');
     expect(page).not.toContain('did not meet their expectation');
     expect(readFileSync(r.files.junit, 'utf8')).toContain('<property name="state" value="cut-short"/>');
@@ -193,7 +235,7 @@ describe('campaign() with a fake run', () => {
   it('ends cut short by its time budget: runs in progress stop, no more start', async () => {
     const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
     const slow = { ...file, seeds: [1], defaults: { 'time-limit': 30 } };
-    const r = await campaign(slow, { store, timeBudgetS: 0.2 });
+    const r = await campaign(slow, { store, timeBudgetS: 0.2, startAhead: 0 });
     expect(fake.started).toHaveLength(1);
     expect(r).toMatchObject({ state: 'cut-short', cutShortBy: 'its time budget of 0.2 s', met: false });
     expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'not-run', 'not-run', 'not-run']);

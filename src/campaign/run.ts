@@ -17,13 +17,14 @@
  * campaign killed outright still leaves the cells it finished.
  */
 import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { freemem } from 'node:os';
 import { join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/engine.js';
 import { runAndReport } from '../report/reported-run.js';
 import { DEFAULTS } from '../runner/config.js';
 import { allClusterImages } from '../runner/images.js';
 import { resolveRun } from '../runner/resolve.js';
-import { pointLatest, runFile } from '../runner/run-folder.js';
+import { pointLatest, type RunTimings, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage, errorStack } from '../util/errors.js';
@@ -34,22 +35,40 @@ import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { judge } from './expect.js';
 import { campaignPlanOf } from './load.js';
 import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import {
+  type CampaignSummary,
+  type CellPhases,
+  type CellResult,
+  campaignJUnit,
+  summaryHtml,
+  summaryJson,
+} from './report.js';
 import type { CampaignFile, CampaignSpec } from './spec.js';
 import { estimate, HEARTBEAT_MS, progressText, thisRunner } from './state.js';
 import type { CampaignPlan } from './validate.js';
+import { WorkloadSlots } from './workload-slots.js';
 
 export interface CampaignOptions {
   /** Where campaigns (and their runs) are written (default "store"). */
   store?: string;
   /** Run only this shard: cell k goes to shard (k mod count) + 1. */
   shard?: Shard;
-  /** Runs at once (default 1). */
+  /** Workloads at once (default 1). */
   parallel?: number;
+  /**
+   * Clusters started ahead of a free workload slot, so that a cell's start overlaps the
+   * running ones (default: as many as --parallel; none while memory is short).
+   */
+  startAhead?: number;
   /** Overrides every cell's time limit, in seconds. */
   timeLimitS?: number;
-  /** Every cell ends at its first overlap of holds (unfenced): --stop-on-violation. */
+  /** Every cell ends at its first counted violation: --stop-on-violation. */
   stopOnViolation?: boolean;
+  /**
+   * No cell stops early unless it asks (--full-time): by default a cell that expects
+   * invalid ends at its first counted violation, its verdict being decided then.
+   */
+  fullTime?: boolean;
   /** Shrink every cell that expected valid and was invalid (as the file's `shrink: true`). */
   shrink?: boolean;
   /** Build the node image when it is missing (default true). */
@@ -82,6 +101,24 @@ export interface CampaignResult extends CampaignSummary {
   files: { summaryHtml: string; summaryJson: string; junit: string };
 }
 
+/**
+ * Whether one more cell may start its cluster: up to --parallel cells before their workload
+ * ends at any time, and `ahead` more started ahead while the machine has memory to spare.
+ */
+function roomForAnotherCluster(started: number, parallel: number, ahead: number): boolean {
+  if (started < parallel) return true;
+  return started < parallel + ahead && freemem() >= SPARE_MEMORY_FOR_A_CLUSTER;
+}
+
+/** Free memory below which no cluster starts ahead of a slot: a ZooKeeper ensemble's JVMs and then some. */
+const SPARE_MEMORY_FOR_A_CLUSTER = 1.5 * 1024 ** 3;
+
+/** A cell's phases: the run's, and the report written after it (the rest of the cell's time). */
+function cellPhases(timings: RunTimings, durationS: number): CellPhases {
+  const report = Math.max(0, Math.round((durationS - timings.totalS) * 100) / 100);
+  return { ...timings.phases, report };
+}
+
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
 /**
@@ -90,7 +127,7 @@ const stamp = () => new Date().toISOString().replace(/:/g, '-');
  */
 export function campaignCells(
   spec: CampaignSpec,
-  options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation'> = {},
+  options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation' | 'fullTime'> = {},
   every: Cell[] = expandCells(spec),
 ): Cell[] {
   // Copies: a plan's cells stay as validated, for the next run of the plan with other options.
@@ -98,6 +135,9 @@ export function campaignCells(
     const config = { ...c.config };
     if (options.timeLimitS !== undefined) config.timeLimitS = options.timeLimitS;
     if (options.stopOnViolation) config.stopOnViolation = true;
+    // A cell that expects invalid is decided by its first counted violation: the rest of
+    // its time limit would only find more of them. Its own `stop-on-violation` wins.
+    else if (c.expect === 'invalid' && !options.fullTime) config.stopOnViolation ??= true;
     return { ...c, config };
   });
 }
@@ -231,16 +271,19 @@ export async function campaign(
   const heartbeat = setInterval(() => write(false), HEARTBEAT_MS);
   heartbeat.unref();
 
-  let next = 0;
   let finished = 0;
-  const runCell = async ({ cell, resolved }: (typeof runs)[number]): Promise<CellResult> => {
+  // --parallel workloads at once; as many clusters again start ahead of a free slot (and
+  // finished cells tear down and check) while those run, as memory allows.
+  const slots = new WorkloadSlots(parallel);
+  const ahead = options.startAhead ?? parallel;
+  const runCell = async ({ cell, resolved }: (typeof runs)[number], workloadOver: () => void): Promise<CellResult> => {
     const slug = cellSlug(cell);
     const logFile = join(logsDir, `${slug}.log`);
     const runLog = (line: string) => {
       appendFileSync(logFile, `${line}\n`);
       hooks.runLog?.(cell, line);
     };
-    const t0 = Date.now();
+    const cellStart = Date.now();
     log(`[${cell.index + 1}] ${cell.id}: starting (expect ${cell.expect})`);
     // Its folder in the campaign's: a name and a store change nothing that was resolved.
     const config = { ...resolved.config, name: slug, storeDir: runsDir };
@@ -255,6 +298,13 @@ export async function campaign(
           signal,
           buildImage: false,
           latest: options.latest,
+          workloadSlot: async (cellSignal) => {
+            const giveBack = await slots.take(cellSignal);
+            return () => {
+              giveBack();
+              workloadOver();
+            };
+          },
         },
       );
       const outcome = judge(
@@ -265,7 +315,8 @@ export async function campaign(
       result = {
         cell,
         ...outcome,
-        durationS: (Date.now() - t0) / 1000,
+        durationS: (Date.now() - cellStart) / 1000,
+        phases: cellPhases(r.timings, (Date.now() - cellStart) / 1000),
         dir: r.dir,
         report: runFile(r.dir, 'report'),
         checkers: r.results.map((c) => ({
@@ -275,7 +326,7 @@ export async function campaign(
           summary: c.summary,
         })),
         ...(r.headline ? { headline: r.headline } : {}),
-        ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS } : {}),
+        ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS, stoppedEarlyWhy: r.stoppedEarly.why } : {}),
         ...(r.coverage ? { coverage: r.coverage } : {}),
       };
     } catch (err) {
@@ -285,7 +336,7 @@ export async function campaign(
       result = {
         cell,
         ...judge(cell.expect, { error: message, aborted: signal.aborted }),
-        durationS: (Date.now() - t0) / 1000,
+        durationS: (Date.now() - cellStart) / 1000,
       };
       if (runDir) {
         result.dir = runDir;
@@ -313,23 +364,49 @@ export async function campaign(
   // Cells on a target run one at a time (another's faults would land in its run: the hosts
   // are shared); cells with their own containers run beside them as --parallel allows.
   let targetTurn: Promise<unknown> = Promise.resolve();
-  const onTarget = (one: (typeof runs)[number]): Promise<CellResult> => {
-    const turn = targetTurn.then(() => runCell(one));
+  const onTarget = (one: (typeof runs)[number], workloadOver: () => void): Promise<CellResult> => {
+    const turn = targetTurn.then(() => runCell(one, workloadOver));
     targetTurn = turn.catch(() => undefined);
     return turn;
   };
-  const worker = async () => {
-    while (!signal.aborted) {
-      const one = runs[next++];
-      if (!one) return;
-      const result = await (one.resolved.target ? onTarget(one) : runCell(one));
-      done.set(one.cell.index, result);
-      write(false);
-      hooks.onCell?.(result);
+  /** Cells started whose workload is not over yet (starting, waiting for a slot, running). */
+  const beforeTheirWorkloadEnds = new Set<Promise<void>>();
+  const launch = (one: (typeof runs)[number]): Promise<void> => {
+    let workloadOver = () => {};
+    const over = new Promise<void>((resolve) => {
+      workloadOver = resolve;
+    });
+    beforeTheirWorkloadEnds.add(over);
+    void over.then(() => beforeTheirWorkloadEnds.delete(over));
+    return (async () => {
+      try {
+        const result = await (one.resolved.target ? onTarget(one, workloadOver) : runCell(one, workloadOver));
+        done.set(one.cell.index, result);
+        write(false);
+        hooks.onCell?.(result);
+      } finally {
+        workloadOver();
+      }
+    })();
+  };
+  /** Cells started and not ended; those past their workload tear down, check and report. */
+  const inProgress = new Set<Promise<void>>();
+  // Past their workload, as many as there are slots finish beside the running ones: more
+  // would take the CPU the workloads' timing needs.
+  const mayStartAnother = () =>
+    inProgress.size < 2 * parallel + ahead && roomForAnotherCluster(beforeTheirWorkloadEnds.size, parallel, ahead);
+  const launchAll = async () => {
+    for (const one of runs) {
+      while (!signal.aborted && !mayStartAnother()) await Promise.race([...beforeTheirWorkloadEnds, ...inProgress]);
+      if (signal.aborted) break;
+      const cell = launch(one);
+      inProgress.add(cell);
+      void cell.then(() => inProgress.delete(cell));
     }
+    await Promise.all(inProgress);
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(parallel, Math.max(cells.length, 1)) }, worker));
+    await launchAll();
   } finally {
     clearInterval(heartbeat);
     clearTimeout(budgetTimer);

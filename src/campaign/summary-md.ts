@@ -8,7 +8,15 @@
 import { dirname, relative } from 'node:path';
 import { plural } from '../util/plural.js';
 import { MARK_TEXT, type Mark, markOf } from './mark.js';
-import { byConfiguration, type CampaignSummary, type CellResult, cellsNotRun, counts, stateText } from './report.js';
+import {
+  byConfiguration,
+  type CampaignSummary,
+  type CellResult,
+  cellsNotRun,
+  counts,
+  stateText,
+  stoppedEarlyLine,
+} from './report.js';
 
 export interface SummaryMdOptions {
   /** The night before, to name the configurations whose outcome changed. */
@@ -84,6 +92,8 @@ export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): s
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${t.cells} | ${t.met} | ${t.mismatched} | ${t.errors} | ${t.interrupted} | ${s.missing ?? 0} |`,
   ];
+  const early = stoppedEarlyLine(s);
+  if (early) out.push('', `${early}.`);
 
   const root = o.artifactRoot ?? s.dir;
   const where = (r: CellResult): string => {

@@ -46,8 +46,10 @@ Options:
                      tear down, no more start, and the summary says cut short by its time
                      budget with the cells that never ran (set it below a CI job's limit,
                      which kills without a word)
-  --stop-on-violation  end each unfenced run at its first overlap of holds, then heal and check
-                     (an invalid cell costs seconds; valid cells run in full)
+  --stop-on-violation  end every cell at the first violation a checker will count, then heal
+                     and check (by default only cells that expect invalid stop early: an
+                     invalid cell costs seconds; cells that stay valid run in full)
+  --full-time        run every cell its full time limit, also those that expect invalid
   --shrink           shrink every cell that expected valid and was invalid (as shrink: true in
                      the file); summary.html links each smallest reproducer
   --store DIR        where campaigns and their runs are written (default ${DEFAULTS.storeDir})
@@ -84,6 +86,7 @@ const OPTIONS = {
   'time-limit': { type: 'string' },
   'time-budget': { type: 'string' },
   'stop-on-violation': { type: 'boolean' },
+  'full-time': { type: 'boolean' },
   shrink: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   schema: { type: 'boolean' },
@@ -197,6 +200,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     ...campaignOptionsOf(values),
     timeLimitS,
     stopOnViolation: values['stop-on-violation'] === true,
+    fullTime: values['full-time'] === true,
     shrink: values.shrink === true,
     ...(s('time-budget') === undefined
       ? {}

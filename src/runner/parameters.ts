@@ -57,7 +57,7 @@ export interface TestConfig {
    * absent: drawn from the seed. A run records the faults it applied here (test.json).
    */
   schedule?: ScheduledFault[];
-  /** End the workload at the first counted overlap of holds (unfenced), then heal and check. */
+  /** End the workload at the first violation a checker will count, then heal and check. */
   stopOnViolation?: boolean;
   /**
    * client-pause pauses for exactly this many TTLs (a sweep's axis); undefined: a seeded
@@ -409,7 +409,7 @@ export const PARAMETERS = {
   stopOnViolation: {
     flag: 'stop-on-violation',
     type: 'switch',
-    help: 'end the workload at the first overlap of holds (unfenced), then heal, read\nand check as usual: an invalid run costs seconds, not the time limit',
+    help: 'end the workload at the first violation a checker will count (holds that\noverlap unfenced, a stale token accepted or a token not grown fenced, an\nacknowledged add missing from a read), then heal, read and check as usual:\nan invalid run costs seconds, not the time limit',
   },
 } as const satisfies Table;
 

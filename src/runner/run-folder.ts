@@ -34,6 +34,7 @@ import { MiB, openRegularFile, readRegularFile, sizeWords } from '../util/regula
 import { stamped } from '../version.js';
 import { type RunCondition, runVerdict } from './conditions.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
+import type { RunPhaseSeconds } from './run-phases.js';
 
 /** A run folder's files and folders, by what they hold. */
 export const RUN_FILES = {
@@ -50,6 +51,13 @@ export const runFile = (dir: string, file: keyof typeof RUN_FILES) => join(dir, 
 
 /** Where a node's log goes. */
 export const nodeLogFile = (dir: string, node: string) => join(dir, RUN_FILES.nodes, `${node}.log`);
+
+/** Seconds from start to verdict, the part spent starting the cluster, and each phase's. */
+export interface RunTimings {
+  totalS: number;
+  clusterS: number;
+  phases?: RunPhaseSeconds;
+}
 
 /** --stop-on-violation ended the workload before its time limit: when, and on what. */
 export interface StoppedEarly {
@@ -235,7 +243,7 @@ export interface LoadedRun {
   history: Op[];
   results: CheckResult[];
   valid: Validity;
-  timings?: { totalS: number; clusterS: number };
+  timings?: RunTimings;
   /** How the run did not run as configured, as the runner recorded it (empty: it did). */
   conditions: RunCondition[];
   /** Why the run is incomplete, in words (undefined: it finished). */

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { aimedFaults, type CoverageRow, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
+import { LiveViolations } from '../../checkers/live-violations.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
@@ -51,7 +52,16 @@ import { imagesOf } from './images.js';
 import { NodeWatch } from './node-watch.js';
 import { classifyBrokenPrograms } from './program-failures.js';
 import type { ResolvedRun } from './resolve.js';
-import { createRunFolder, nodeLogFile, runFile, type StoppedEarly, writeResults, writeTestJson } from './run-folder.js';
+import {
+  createRunFolder,
+  nodeLogFile,
+  type RunTimings,
+  runFile,
+  type StoppedEarly,
+  writeResults,
+  writeTestJson,
+} from './run-folder.js';
+import { PhaseTimer } from './run-phases.js';
 import { WorkerPool } from './workers.js';
 
 /** "1 container", "2 containers". */
@@ -66,8 +76,8 @@ export interface RunResult {
   /** How the run did not run as configured (empty: it did); see conditions.ts. */
   conditions: RunCondition[];
   history: Op[];
-  /** Seconds from start to verdict, and the part spent starting the cluster. */
-  timings: { totalS: number; clusterS: number };
+  /** Seconds from start to verdict, the part spent starting the cluster, and each phase's. */
+  timings: RunTimings;
   /** --stop-on-violation ended the workload before its time limit: when, and on what. */
   stoppedEarly?: StoppedEarly;
   /** The code points the clients reached, the faults aimed at them, and what followed. */
@@ -96,6 +106,14 @@ export interface RunHooks {
    * in the middle of a cycle.
    */
   stopGraceMs?: number;
+  /**
+   * A campaign's limit on workloads at once: taken once the cluster is ready, before the
+   * clients connect, and given back (the function it resolves to) once the workload and
+   * its final read are over, before teardown and checking. So the next cells' clusters
+   * start, and the last ones' tear down and check, while these run. Rejects when the
+   * signal is aborted while waiting.
+   */
+  workloadSlot?: (signal: AbortSignal | undefined) => Promise<() => void>;
 }
 
 /** What watches a run's ops as they are recorded (the progress line). */
@@ -120,6 +138,10 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const { backend, workload, config } = resolved;
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
+  const phases = new PhaseTimer(t0);
+  const timings = (): RunTimings => ({ totalS: (Date.now() - t0) / 1000, clusterS, phases: phases.seconds });
+  /** The campaign's workload slot, while this run holds it. */
+  let releaseSlot: (() => void) | undefined;
 
   await ensureEngine();
   const swept = await reclaimOrphans();
@@ -146,15 +168,22 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   let progress: RunObserver | undefined;
   const conditions: RunCondition[] = [];
   // Stops the workload early: time is up, Ctrl-C, the history can no longer be written, or
-  // (--stop-on-violation, unfenced) two holds overlapped.
+  // (--stop-on-violation) the first violation a checker will count.
   const timeUp = new AbortController();
   let stoppedEarly: StoppedEarly | undefined;
   /** The faults applied, once healed. */
   let applied: ScheduledFault[] | undefined;
   let reached: Record<string, number> = {};
-  const stopOnOverlap = config.stopOnViolation === true && !config.fencing;
-  // One live count of overlapping holds, for the progress line and --stop-on-violation.
-  const overlaps = stopOnOverlap || hooks.progress ? new LiveOverlaps() : undefined;
+  // The live overlap count of the progress line, and --stop-on-violation's watch for the
+  // first violation a checker will count (checkers/live-violations.ts).
+  const overlaps = hooks.progress ? new LiveOverlaps() : undefined;
+  const live = config.stopOnViolation
+    ? new LiveViolations({
+        fenced: config.fencing,
+        storeKey: workload.usesStore ? STORE_KEY : undefined,
+        historySoFar: () => writer.ops,
+      })
+    : undefined;
   let origin: Origin | undefined;
   /** A fault's stop failed (recorded as info): what it waited on did not come back. */
   let stopFailed = false;
@@ -164,8 +193,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
    */
   const interruptedAtStart = () => {
     const condition = interrupted(hooks.signal?.reason, undefined, config.timeLimitS);
-    const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-    writeResults(dir, { valid: 'unknown', conditions: [condition], config, timings, results: [] });
+    writeResults(dir, { valid: 'unknown', conditions: [condition], config, timings: timings(), results: [] });
     return new RunInterrupted(condition);
   };
   const record = (op: Parameters<HistoryWriter['append']>[0]) => {
@@ -173,19 +201,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const indexed = writer.append(op);
     if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
     overlaps?.onOp(indexed);
-    // Confirmed only: both holds' times known, the final history has the overlap too.
-    if (
-      stopOnOverlap &&
-      overlaps &&
-      overlaps.confirmed > 0 &&
-      !stoppedEarly &&
-      origin !== undefined &&
-      !timeUp.signal.aborted
-    ) {
-      stoppedEarly = {
-        atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100,
-        why: 'two clients held the lock at once (overlapping holds)',
-      };
+    live?.onOp(indexed);
+    if (live?.first !== undefined && !stoppedEarly && origin !== undefined && !timeUp.signal.aborted) {
+      stoppedEarly = { atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100, why: live.first };
       timeUp.abort();
     }
     progress?.onOp(indexed);
@@ -209,6 +227,15 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw interruptedAtStart();
+    phases.end('start');
+    if (hooks.workloadSlot) {
+      log('waiting for a workload slot (other cells run theirs)...');
+      releaseSlot = await hooks.workloadSlot(hooks.signal).catch((err) => {
+        if (hooks.signal?.aborted) throw interruptedAtStart();
+        throw err;
+      });
+      phases.end('queued');
+    }
 
     // What every client is given: the run's parameters (not its schedule) and what resolving found.
     const { schedule: _faults, ...parameters } = config;
@@ -241,6 +268,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       );
     });
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
+    phases.end('ready');
     origin = monotonicNow();
     pool.go(origin);
 
@@ -248,8 +276,6 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     if (hooks.signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
     const schedule = runFaults.run({ clients: pool, rng, origin, record, signal: timeUp.signal });
-    if (config.stopOnViolation && config.fencing)
-      log('--stop-on-violation: with fencing overlapping holds are expected, so the run goes its full time');
     log(
       `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
     );
@@ -299,8 +325,11 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       log(`node logs not collected: ${errorMessage(err).split('\n')[0]}`);
     }
   } finally {
+    phases.end(origin === undefined ? 'start' : 'workload');
     progress?.stop();
     await faults?.healAll();
+    // Healed: the next cell's workload may begin while this one tears down and checks.
+    releaseSlot?.();
     pool?.kill();
     // What the client programs started (a daemon that left their process group) ends with
     // the run, also when a worker was killed before it could close its program.
@@ -310,6 +339,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await faults?.close();
     await cluster?.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`));
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
+    phases.end('teardown');
   }
   if (writer.error) {
     const stored = storageError(writer.error, writer.path);
@@ -345,8 +375,8 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     // report command gives it (it checks a folder whose results say unchecked).
     const unchecked = checkInterrupted(hooks.signal?.reason, dir);
     conditions.push(unchecked);
-    const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-    const fields = { valid: 'unknown' as const, conditions, config: ran, timings, results: [], ...early };
+    phases.end('check');
+    const fields = { valid: 'unknown' as const, conditions, config: ran, timings: timings(), results: [], ...early };
     writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
   }
@@ -358,9 +388,10 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
   const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points)];
   const valid = runVerdict(countedVerdict(results), conditions);
-  const timings = { totalS: (Date.now() - t0) / 1000, clusterS };
-  writeResults(dir, { valid, conditions, config: ran, timings, results, coverage: points, ...early });
-  return { dir, config: ran, valid, results, conditions, history, timings, coverage: points, ...early };
+  phases.end('check');
+  const ranFor = timings();
+  writeResults(dir, { valid, conditions, config: ran, timings: ranFor, results, coverage: points, ...early });
+  return { dir, config: ran, valid, results, conditions, history, timings: ranFor, coverage: points, ...early };
 }
 
 /** The run's nodes: started in containers, or a target's reached where they are with the store started beside them. */

@@ -1,0 +1,104 @@
+/**
+ * The first counted violation while a run goes, for --stop-on-violation: a violation that
+ * the run's own checkers will count in the final history too, found from the op stream as
+ * it arrives, so that a run whose verdict is already decided can stop, heal and check.
+ *
+ * What it watches, each counted only where its checker counts:
+ * - overlapping holds (mutual-exclusion, unfenced): LiveOverlaps, confirmed pairs only;
+ * - the fencing rules (fencing, fenced): a stale token the store accepted, a grant whose
+ *   token did not grow (a token granted twice is one), a grant that outranked a holder whose
+ *   lease stood. Judged by the fencing checker itself on the history so far, at most once
+ *   per CHECK_EVERY_NS of op time: each rule names a pair of completed operations, and
+ *   operations that arrive later add pairs, never remove one;
+ * - an acknowledged add missing from a read (lost-updates): an element whose write was
+ *   acknowledged before a read was invoked, absent from that read's set. The store was
+ *   overwritten by a write that did not have it: the lock-set workload adds one element per
+ *   write to the set it read, so the element comes back only if a client that read it
+ *   before the overwrite writes again, which loses the overwriting write's own element.
+ */
+import type { Op } from '../src/history/op.js';
+import { checkFencing } from './fencing.js';
+import { LiveOverlaps } from './live-overlaps.js';
+import { decodeWrite } from './op-values.js';
+import { secs } from './seconds.js';
+
+/** How often (in op time) the fencing checker runs on the history so far: 0.5 s. */
+const CHECK_EVERY_NS = 500_000_000;
+
+export interface LiveViolationsOptions {
+  fenced: boolean;
+  /** The store key of a workload that uses the store; undefined: no store to watch. */
+  storeKey?: string;
+  /** The ops recorded so far, in arrival order (the fencing checker sorts a copy). */
+  historySoFar: () => readonly Op[];
+  /** How often (in op time, ns) the fencing checker runs at most (default 0.5 s). */
+  checkEveryNs?: number;
+}
+
+interface Acknowledged {
+  element: number;
+  process: Op['process'];
+  /** The write's completion time. */
+  at: number;
+}
+
+export class LiveViolations {
+  /** The first violation, in words; undefined while there is none. */
+  first: string | undefined;
+  private readonly overlaps: LiveOverlaps | undefined;
+  private readonly pending = new Map<Op['process'], Op>();
+  private readonly acknowledged: Acknowledged[] = [];
+  private lastFencingCheck = Number.NEGATIVE_INFINITY;
+  /** A grant or an accepted write arrived since the fencing checker last ran. */
+  private fencingDue = false;
+
+  constructor(private readonly opts: LiveViolationsOptions) {
+    this.overlaps = opts.fenced ? undefined : new LiveOverlaps();
+  }
+
+  onOp(op: Op): void {
+    if (this.first !== undefined || op.process === 'nemesis') return;
+    if (this.overlaps) {
+      this.overlaps.onOp(op);
+      if (this.overlaps.confirmed > 0) this.first = 'two clients held the lock at once (overlapping holds)';
+    }
+    if (op.type === 'invoke') {
+      this.pending.set(op.process, op);
+      return;
+    }
+    const invoke = this.pending.get(op.process);
+    this.pending.delete(op.process);
+    if (!invoke || op.type !== 'ok') return;
+    if (this.opts.fenced && (op.f === 'acquire' || op.f === 'write')) this.fencingDue = true;
+    if (this.opts.storeKey !== undefined && op.key === this.opts.storeKey) this.onStoreOp(invoke, op);
+    if (this.fencingDue && op.time - this.lastFencingCheck >= (this.opts.checkEveryNs ?? CHECK_EVERY_NS))
+      this.checkFencing(op.time);
+  }
+
+  private onStoreOp(invoke: Op, completion: Op) {
+    if (invoke.f === 'write') {
+      const element = decodeWrite(invoke.value).set.at(-1);
+      if (typeof element === 'number')
+        this.acknowledged.push({ element, process: invoke.process, at: completion.time });
+      return;
+    }
+    if (invoke.f !== 'read' || this.first !== undefined) return;
+    const read = new Set(Array.isArray(completion.value) ? (completion.value as unknown[]) : []);
+    const lost = this.acknowledged.find((a) => a.at < invoke.time && !read.has(a.element));
+    if (lost) {
+      this.first = `an acknowledged add was missing from a read: element ${lost.element}, acknowledged to process ${lost.process} at ${secs(lost.at)}, not in process ${completion.process}'s read invoked at ${secs(invoke.time)}`;
+    }
+  }
+
+  private checkFencing(now: number) {
+    this.lastFencingCheck = now;
+    this.fencingDue = false;
+    const history = [...this.opts.historySoFar()].sort((a, b) => a.time - b.time || a.index - b.index);
+    const result = checkFencing(history, { storeKey: this.opts.storeKey ?? '', fenced: true });
+    if (result.valid === false && result.counts !== false) {
+      // Op numbers of a history still arriving are not the final history's: times only.
+      const words = result.details?.first?.[0] ?? result.summary;
+      this.first = `fencing: ${words.replace(/ \((op|release) #\d+\)/g, '')}`;
+    }
+  }
+}
