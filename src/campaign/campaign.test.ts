@@ -14,6 +14,7 @@ import { judge } from './expect.js';
 import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
 import {
   type CampaignSummary,
+  type CellResult,
   campaignJUnit,
   pointsByConfiguration,
   summaryHtml,
@@ -700,6 +701,31 @@ describe('campaign reports', () => {
     const html = summaryHtml(withPoints);
     expect(html).toContain("<h2>Code points, over each configuration's seeds</h2>");
     expect(html).toContain('<td>not exercised</td>');
+  });
+
+  it('says which cells stopped early and where the cells spent their time', () => {
+    const [first, second] = summary.cells as [CellResult, CellResult];
+    const timed: CampaignSummary = {
+      ...summary,
+      cells: [
+        {
+          ...first,
+          stoppedEarlyS: 4.2,
+          stoppedEarlyWhy: 'overlapping holds',
+          phases: { start: 5, workload: 4.2, check: 1 },
+        },
+        { ...second, phases: { start: 6, queued: 3, workload: 30, check: 0.5, report: 1 } },
+      ],
+    };
+    const table = terminalTable(timed);
+    expect(table).toContain('1 of 2 cells stopped early, at their first counted violation: #1 at 4.2 s');
+    expect(table).toContain('time by phase over 2 cells: start 11 s, queued 3 s, workload 34 s, check 2 s, report 1 s');
+    expect(JSON.parse(summaryJson(timed)).cells[0]).toMatchObject({
+      stoppedEarlyS: 4.2,
+      stoppedEarlyWhy: 'overlapping holds',
+      phases: { start: 5, workload: 4.2, check: 1 },
+    });
+    expect(terminalTable(summary)).not.toMatch(/stopped early|time by phase/);
   });
 
   it('prints a table and names the mismatches', () => {

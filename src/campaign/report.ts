@@ -10,7 +10,7 @@ import { cspMeta } from '../report/csp.js';
 import { escapeHtml, htmlText } from '../report/html.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
-import type { RunPhaseSeconds } from '../runner/run-phases.js';
+import { RUN_PHASES, type RunPhaseSeconds } from '../runner/run-phases.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
@@ -359,6 +359,18 @@ export function stoppedEarlyLine(s: CampaignSummary, most = 10): string | undefi
   return `${early.length} of ${plural(s.cells.length, 'cell')} stopped early, at their first counted violation: ${listed.join(', ')}${more}`;
 }
 
+/** Where the cells' time went, summed over the cells that recorded their phases. */
+export function phasesLine(s: CampaignSummary): string | undefined {
+  const timed = s.cells.filter((r) => r.phases !== undefined);
+  if (timed.length === 0) return undefined;
+  const sums = new Map<string, number>();
+  for (const r of timed)
+    for (const [phase, seconds] of Object.entries(r.phases ?? {})) sums.set(phase, (sums.get(phase) ?? 0) + seconds);
+  const order = [...RUN_PHASES, 'report'];
+  const parts = order.filter((p) => sums.has(p)).map((p) => `${p} ${Math.round(sums.get(p) ?? 0)} s`);
+  return `time by phase over ${plural(timed.length, 'cell')}: ${parts.join(', ')}`;
+}
+
 export function terminalTable(s: CampaignSummary): string {
   const rows = s.cells.map((r) => [
     String(r.cell.index + 1),
@@ -396,6 +408,8 @@ export function terminalTable(s: CampaignSummary): string {
   }
   const early = stoppedEarlyLine(s);
   if (early) out.push('', early);
+  const phases = phasesLine(s);
+  if (phases) out.push('', phases);
   const misses = s.cells.filter((r) => !r.met && !interrupted(r));
   if (misses.length) {
     out.push('', 'mismatches:');
