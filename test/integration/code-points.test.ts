@@ -70,7 +70,9 @@ describe.skipIf(skip)('faults at the code points', () => {
     expect(r.conditions).toEqual([]);
     expect(r.valid).toBe(false);
     const me = r.results.find((c) => c.checker === 'mutual-exclusion');
-    expect(me?.summary).toMatch(/another holder's lock released: process \d+'s release/);
+    expect(me?.summary, `${r.stoppedEarly?.why} / ${me?.summary}`).toMatch(
+      /another holder's lock released: process \d+'s release/,
+    );
     // The worker and the program itself were stopped (T) while the DEL waited.
     expect(states.length).toBeGreaterThan(0);
     expect(states.every((s) => s === 'TT')).toBe(true);
