@@ -51,7 +51,7 @@ import {
 } from './engine.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
-import { type Decided, precheckAt, precheckedFirst } from './schedule.js';
+import { type Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './schedule.js';
 import type { SearchStatus } from './search.js';
 
 export interface ParallelOptions extends CheckOptions {
@@ -96,6 +96,16 @@ export const PARALLEL_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
  * past its limit a part may run).
  */
 const SHARED_SLICE = 1 << 12;
+
+/**
+ * How far the threads may search ahead of one thread (searchShared's grant): at most this
+ * share of the steps one thread has certainly searched by then, in slices of a quarter of
+ * a first turn (1,024 steps by default: small enough that a share of a few first turns
+ * already lets a thread search ahead). Issue 44's bound: all told, at most 1.2 times one
+ * thread's steps, whatever the history (a violation found discards at most what was
+ * searched ahead of it).
+ */
+export const AHEAD_SHARE = 0.2;
 
 /** The compiled worker, looked up once: its look at the disk cost a small check a tenth of its time. */
 let foundWorker: { url: URL | undefined } | undefined;
@@ -169,8 +179,13 @@ export async function checkLinearizableParallel(
  * a round's turns, and no thread runs ahead. Once a violation is found every other part
  * stops where it could no longer be the one reported (Decided.limit, shared with the
  * workers and read between slices). So what the threads search beyond one thread is what
- * the others searched of the reported part's round while its turn ran, and those steps are
- * discarded, not counted (Decided.counted): the count is one thread's, the same every run.
+ * the others searched after the reported part's turn in the schedule while that turn ran,
+ * and those steps are discarded, not counted (Decided.counted): the count is one thread's,
+ * the same every run. How much that can be is bounded (grant): a turn after the first one
+ * not ended is searched ahead of one thread only while all such steps stay within
+ * AHEAD_SHARE of those one thread has certainly searched (issue 44: an invalid key beside a
+ * hard one, its round's turn beside the hard key's, searched 1.43 times one thread's steps
+ * all told; now 1.13 times, the same every run).
  * (Taking parts largest first, each to its end, a 50-client kv history with hard keys
  * searched 33 times the states of one thread: the hard keys ran while the violation waited.
  * Without the frontier, a thread whose other parts were decided took one hard part's rounds
@@ -196,6 +211,8 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const searchWanted = (part: number) => impossible.size === 0 && decided.wanted(part);
   /** Each part's next round. */
   const round = new Int32Array(n);
+  /** How far each part's turn on a worker may search (grant), to tell a turn paused at its grant from one over. */
+  const grantedTo = new Float64Array(n);
   /** Parts begun, per thread ('here', or its worker), waiting for their next turn. */
   const waiting = new Map<Worker | 'here', Turns>([['here', new Turns(n)]]);
   /** The part whose turn each thread is searching. */
@@ -207,32 +224,96 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const prune = (turns: Turns) => {
     while (turns.size > 0 && !searchWanted(turns.peek())) turns.pop();
   };
+  /** A turn's place in the one-thread schedule: its round, then the part's place in check order. */
+  const turnKey = (part: number) => round[part] * n + part;
   /**
-   * The least round a part still open has not ended: a turn running, a part waiting for its
-   * turn, or 0 while a part is not begun. Only its turns may begin.
+   * The first turn in the one-thread schedule not yet ended (turnKey): a turn running, a part
+   * waiting for its turn, or the first part not begun. Its steps are ones one thread searches
+   * too; the turns after it are searched ahead (see grant).
    */
-  const frontier = (): number => {
-    if (unbegun < n) return 0;
-    let least = Number.POSITIVE_INFINITY;
-    for (const part of running.values()) least = Math.min(least, round[part]);
+  const earliestOpen = (): number => {
+    let least = unbegun < n ? unbegun : Number.POSITIVE_INFINITY;
+    for (const part of running.values()) least = Math.min(least, turnKey(part));
     for (const turns of waiting.values()) {
       prune(turns);
-      if (turns.size > 0) least = Math.min(least, turns.peekRound());
+      if (turns.size > 0) least = Math.min(least, turns.peekKey());
     }
     return least;
   };
+  /** The least round a part still open has not ended (earliestOpen's): only its turns may begin. */
+  const frontier = (): number => Math.floor(earliestOpen() / n);
+  /** Steps searched in all, by the turns that have ended (decided.steps summed). */
+  let searched = 0;
   /**
-   * The next turn for `thread`: the next part not begun, else its own waiting parts' first if
-   * that is in the frontier's round; undefined if it has none now (it may later).
+   * The parts searched ahead (see grant), each from the step its turn was first granted ahead
+   * and up to the step it may search (its turn's end once ended): the steps a violation in an
+   * earlier turn would discard. A part leaves once every turn before its own has ended.
    */
-  const nextTurn = (thread: Worker | 'here'): number | undefined => {
+  const ahead = new Map<number, { key: number; from: number; until: number }>();
+  /** What a thread searching ahead is granted at a time: a quarter of a first turn (see AHEAD_SHARE). */
+  const aheadSlice = Math.max(1, Math.floor((prepared.options.sliceIterations ?? FIRST_STEPS) / 4));
+  /**
+   * How far `part`, about to take its turn, may search now: to the turn's end (`end`) if it is
+   * the first turn not ended (one thread searches all of it), else ahead of one thread, in
+   * whole slices (aheadSlice), only while the steps searched ahead and not yet ended or committed
+   * stay within AHEAD_SHARE of those committed (ended, and before every open turn). So a
+   * violation discards at most AHEAD_SHARE of one thread's steps, and the steps searched
+   * ahead depend on the turns that have ended, not on how far a running turn has got: the
+   * same every run where the threads' turns end in the same order. Its own steps (decided.steps)
+   * if it may not search now: it waits for an earlier turn to end.
+   */
+  const grant = (part: number, end: number): number => {
+    const first = earliestOpen();
+    let aheadSteps = 0;
+    let endedAhead = 0;
+    for (const [p, a] of ahead) {
+      if (a.key <= first) ahead.delete(p);
+      else {
+        aheadSteps += a.until - a.from;
+        endedAhead += decided.steps[p] - a.from;
+      }
+    }
+    const from = decided.steps[part];
+    if (turnKey(part) <= first) {
+      ahead.delete(part);
+      return end;
+    }
+    const share = AHEAD_SHARE * (searched - endedAhead) - aheadSteps;
+    const steps = Math.min(end - from, Math.floor(share / aheadSlice) * aheadSlice);
+    if (steps <= 0) return from;
+    // A part already ahead keeps its first step ahead; its key is its latest turn's (a turn
+    // paused by a time limit goes on in the next round).
+    const a = ahead.get(part) ?? { key: 0, from, until: from };
+    a.key = turnKey(part);
+    a.until = from + steps;
+    ahead.set(part, a);
+    return a.until;
+  };
+  /**
+   * The next turn for `thread` and how far it may search (grant): the first in the one-thread
+   * schedule among the next part not begun and its own waiting parts (those in the frontier's
+   * round); undefined if it has none it may search now (it may later).
+   */
+  const nextTurn = (thread: Worker | 'here'): { part: number; until: number } | undefined => {
     const own = waiting.get(thread) as Turns;
     prune(own);
     while (unbegun < n && prechecked[unbegun] === 1 && !searchWanted(unbegun)) unbegun++;
-    // A part not begun is in round 0, before any waiting part (each has had round 0). Once an
-    // operation is found impossible only pre-checks are left: this thread does them.
-    if (unbegun < n && (thread === 'here' || impossible.size === 0)) return unbegun++;
-    return own.size > 0 && own.peekRound() <= frontier() ? own.pop() : undefined;
+    // Once an operation is found impossible only pre-checks are left: this thread does them.
+    const fresh = unbegun < n && (thread === 'here' || impossible.size === 0);
+    const mine = own.size > 0 && own.peekRound() <= frontier();
+    if (!fresh && !mine) return undefined;
+    const part = fresh && !(mine && own.peekKey() < unbegun) ? unbegun : own.peek();
+    if (!searchWanted(part)) return { part: unbegun++, until: 0 };
+    const until = grant(part, decided.end(part, round[part]));
+    if (until <= decided.steps[part]) {
+      // Nothing it may search now. A part no thread has begun is begun all the same, with no
+      // steps (its objects built, its pre-check run: no search steps), so that its search
+      // starts at once when granted; then the thread waits.
+      return part === unbegun ? { part: unbegun++, until: decided.steps[part] } : undefined;
+    }
+    if (part === unbegun) unbegun++;
+    else own.pop();
+    return { part, until };
   };
   /** Whether `thread` has a part waiting for a later turn, or this thread a part to begin. */
   const hasMore = (thread: Worker | 'here'): boolean => {
@@ -263,19 +344,28 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
   const precheck = (part: number) => {
     if (precheckHere(prepared, part)) limits.fill(0);
   };
-  /** A turn ended on `thread`: decided, cut short (`steps` past the limit), or to go on. */
-  const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome) => {
+  /**
+   * A turn ended on `thread`: decided, cut short (`steps` past the limit), paused where its
+   * grant ended (`paused`: the rest of the turn later, once granted), or to go on.
+   */
+  const turnEnded = (thread: Worker | 'here', part: number, steps: number, outcome?: PartOutcome, paused = false) => {
     running.delete(thread);
+    searched += steps - decided.steps[part];
     decided.steps[part] = steps;
+    const a = ahead.get(part);
+    if (a) a.until = steps;
     if (outcome) {
       recordOutcome(prepared, decided, part, outcome);
       prepared.parts[part].release();
       if (outcome.status === 'illegal') setLimits();
     } else if (searchWanted(part)) {
-      round[part]++;
+      if (!paused) round[part]++;
       waiting.get(thread)?.push(part, round[part]);
     }
   };
+  /** Whether a turn that ended undecided at `steps`, granted to `until`, stopped at its grant before its round's end. */
+  const pausedAt = (part: number, steps: number, until: number) =>
+    steps >= until && until < decided.end(part, round[part]);
 
   return new Promise((resolve, reject) => {
     const pool = new Set<Worker>();
@@ -319,11 +409,13 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     };
     /** Gives worker `w` its next turn, if it has one now. */
     const dispatch = (w: Worker) => {
-      const part = nextTurn(w);
-      if (part === undefined) return;
+      const next = nextTurn(w);
+      if (next === undefined) return;
+      const part = next.part;
       busy.add(w);
       running.set(w, part);
-      const until = Math.min(NO_LIMIT, decided.end(part, round[part]));
+      const until = Math.min(NO_LIMIT, next.until);
+      grantedTo[part] = until;
       // On a step clock, from the worker's own time (clock.ts), which stood still since it answered.
       const pauseAt = origin() + turnEnd(stepTime() === undefined ? now() : (workerClock.get(w) ?? 0));
       const held = heldBy.get(w) as Set<number>;
@@ -366,7 +458,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
           heldBy.get(w)?.delete(part);
           turnEnded(w, part, msg.cancelled);
         } else {
-          turnEnded(w, part, msg.steps);
+          turnEnded(w, part, msg.steps, undefined, pausedAt(part, msg.steps, grantedTo[part]));
         }
         afterTurn();
       });
@@ -430,15 +522,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         await turn();
       }
       while (!failed) {
-        const part = nextTurn('here');
-        if (part === undefined) {
+        const next = nextTurn('here');
+        if (next === undefined) {
           if (!hasMore('here')) break;
-          // Its next part is in a later round than the frontier: it waits for a turn to end elsewhere.
+          // Its next part is in a later round than the frontier, or ahead of one thread by its
+          // share already (grant): it waits for a turn to end elsewhere.
           await new Promise<void>((resolve) => {
             wake = resolve;
           });
           continue;
         }
+        const { part, until } = next;
         let check = mine.get(part);
         const size = prepared.parts[part].size;
         if (!check) {
@@ -459,16 +553,17 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
         }
         // Its turn in slices, the workers' answers let in between (they may cut it short).
         running.set('here', part);
-        const end = decided.end(part, round[part]);
         const pauseAt = turnEnd();
         let status: SearchStatus = 'running';
-        for (let left = end - check.iterations; status === 'running' && left > 0 && !failed; ) {
+        for (let left = until - check.iterations; status === 'running' && left > 0 && !failed; ) {
           status = check.run(Math.min(SHARED_SLICE, left), pauseAt);
           await turn();
-          left = now() > pauseAt ? 0 : Math.min(end, Atomics.load(limits, part)) - check.iterations;
+          left = now() > pauseAt ? 0 : Math.min(until, Atomics.load(limits, part)) - check.iterations;
         }
         if (status !== 'running' || !searchWanted(part)) mine.delete(part);
-        turnEnded('here', part, check.iterations, status === 'running' ? undefined : check.outcome());
+        const steps = check.iterations;
+        if (status !== 'running') turnEnded('here', part, steps, check.outcome());
+        else turnEnded('here', part, steps, undefined, pausedAt(part, steps, until));
         sampleProcess(prepared);
         afterTurn();
       }
@@ -508,6 +603,11 @@ class Turns {
   /** The first part. */
   peek(): number {
     return this.keys[0] % this.parts;
+  }
+
+  /** The first part's place in the schedule (round * parts + part). */
+  peekKey(): number {
+    return this.keys[0];
   }
 
   /** The first part's round. */

@@ -14,7 +14,7 @@ import type { Op } from '../../src/history/op.js';
 import { keyedHistory, largeRegisterWithStaleRead } from '../../test/unit/linearizable-support.js';
 import { register } from '../models/register.js';
 import { checkLinearizable, newPartCheck, prepare } from './engine.js';
-import { checkLinearizableParallel } from './parallel.js';
+import { AHEAD_SHARE, checkLinearizableParallel } from './parallel.js';
 import type { PartOutcome } from './part.js';
 import { Decided, LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
 
@@ -223,6 +223,9 @@ describe('the steps counted on threads (issue 44)', () => {
           expect(two.valid).toBe(one.valid);
           expect(two.counterexample).toEqual(one.counterexample);
           expect(two.stats.iterations).toBe(one.stats.iterations);
+          // All told, the threads search at most AHEAD_SHARE more than one thread.
+          const total = two.stats.iterations + two.stats.discardedIterations;
+          expect(total).toBeLessThanOrEqual((1 + AHEAD_SHARE) * one.stats.iterations);
           expect(one.stats.discardedIterations).toBe(0);
           if (one.valid === true) expect(two.stats.discardedIterations).toBe(0);
           if (one.valid === false) invalid++;
@@ -234,19 +237,23 @@ describe('the steps counted on threads (issue 44)', () => {
   });
 
   it.each<Beside>(['hard-first', 'invalid-first'])(
-    "an invalid key beside a hard one (%s): two threads count one thread's steps, run after run",
+    "an invalid key beside a hard one (%s): two threads count one thread's steps, and search at most 1.2 times them, run after run",
     async (beside) => {
       const history = besideHardHistory(beside);
       const one = checkLinearizable(history, 'kv');
       expect(one.counterexample?.key).toBe(INVALID_KEY);
       // The invalid key takes more than round 0, so the hard key has turns of later rounds.
       expect(one.stats.iterations).toBeGreaterThan(3 * (1 << 12));
+      const discarded = new Set<number>();
       for (let run = 0; run < 3; run++) {
         const two = await checkLinearizableParallel(history, 'kv', { threads: 2, minOperations: 0 });
         expect(two.stats.threads).toBe(2);
         expect(two.counterexample).toEqual(one.counterexample);
         expect(two.stats.iterations).toBe(one.stats.iterations);
+        expect(two.stats.iterations + two.stats.discardedIterations).toBeLessThanOrEqual(1.2 * one.stats.iterations);
+        discarded.add(two.stats.discardedIterations);
       }
+      expect(discarded.size).toBe(1);
     },
   );
 });

@@ -25,7 +25,9 @@
  * take the rounds' turns in the same order, a round's turns begun only once the round
  * before has ended, and once a violation is found each other part is searched only as far
  * as it could still be decided earlier in this order (limit); what a thread searched past
- * that is not counted (counted), so the steps counted are one thread's.
+ * that is not counted (counted), so the steps counted are one thread's. What a thread may
+ * search past the first turn not ended, and so all it can discard, is at most a share of
+ * the steps one thread has searched (parallel.ts: AHEAD_SHARE).
  */
 import type { PartOutcome } from './part.js';
 
