@@ -23,10 +23,11 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';
 import { version } from '../version.js';
-import type { ReportPageData } from './browser/report-page.js';
+import type { ReportPageData } from './browser/report-page/page-data.js';
 import { cspMeta, type InlineScript } from './csp.js';
+import { calloutClass, STYLE_COLORS, violationStyle, whoText } from './finding-style.js';
 import { headline } from './headline.js';
-import { type PrepareOptions, prepareReport, type ReportData, type Violation } from './model.js';
+import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { rerunCommands } from './rerun.js';
 import { writeRunJUnit } from './run-junit.js';
@@ -77,26 +78,6 @@ ${cspMeta(scripts)}
 /** report.html's script, compiled beside this module (page-assets.ts). */
 export const REPORT_SCRIPT = new URL('./browser/report-page.js', import.meta.url);
 
-const NOT_COUNTED = ' — shown, not counted toward the verdict';
-
-/**
- * How the page draws a violation: in red only when it counts; a shown-only one (an overlap
- * on a fenced run) in amber, dashed; a stale write the store turned away (what makes a
- * fenced run valid) in green. The page's script (browser/report-page.ts) has the same.
- */
-export type ViolationStyle = 'counted' | 'not-counted' | 'kept-out';
-export const violationStyle = (v: Violation): ViolationStyle =>
-  v.counted ? 'counted' : v.kind === 'turned-away' ? 'kept-out' : 'not-counted';
-const STYLE_COLORS: Record<ViolationStyle, string> = {
-  counted: '#dc2626',
-  'not-counted': '#d97706',
-  'kept-out': '#15803d',
-};
-/** The focus box's title for a violation. */
-const whoText = (v: Violation) =>
-  v.kind === 'turned-away' && !v.counted
-    ? 'fencing at work: the store rejected a stale write (why this run is valid)'
-    : `${v.checker}${v.counted ? '' : NOT_COUNTED}`;
 /** The header's second badge: INTERRUPTED, or NOT AS CONFIGURED for the other conditions. */
 const conditionBadge = (conditions: readonly RunCondition[]) =>
   conditions.some((c) => c.kind === 'interrupted') ? 'INTERRUPTED' : 'NOT AS CONFIGURED';
@@ -223,8 +204,7 @@ function focusHtml(run: LoadedRun, data: ReportData): string {
 <ul id="violations-list">${items}</ul></details>`
       : '';
   const style = violationStyle(v);
-  const box = style === 'counted' ? '' : style === 'kept-out' ? ' ok' : ' undecided';
-  return `${verdict}<div class="callout${box}" id="focus-box" data-style="${style}"><div class="who" id="focus-checker">${escapeHtml(whoText(v))}</div><div id="focus-words">${escapeHtml(v.words)}</div><ol id="focus-marks" class="marks s-${style}"></ol></div>
+  return `${verdict}<div class="${calloutClass(style)}" id="focus-box" data-style="${style}"><div class="who" id="focus-checker">${escapeHtml(whoText(v))}</div><div id="focus-words">${escapeHtml(v.words)}</div><ol id="focus-marks" class="marks s-${style}"></ol></div>
 ${list}`;
 }
 
