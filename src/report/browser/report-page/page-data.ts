@@ -6,7 +6,7 @@ export interface ReportPageData extends ReportData {
   colors: string[];
 }
 
-/** A bar's outcome by its number (model.ts's BAR_OUTCOMES, which the page cannot import: model.ts reaches the checkers). */
+/** A bar's outcome by its number (bar-words.ts's BAR_OUTCOMES, which the page does not import: bar-words.ts reaches the checkers). */
 export const OUTCOME = ['ok', 'fail', 'info', 'pending'];
 
 /** When a bar's operation ends: its completion, or the end of the history for one that never completed. */
