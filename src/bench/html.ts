@@ -5,8 +5,8 @@
  * concurrency and throughput against concurrency.
  */
 import { relative } from 'node:path';
-import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
+import { escapeHtml } from '../report/page-html.js';
 import { MIN_BEYOND, quantileName, samplesNeeded } from '../stats/quantiles.js';
 import { textTable } from '../util/text-table.js';
 import { stamped } from '../version.js';

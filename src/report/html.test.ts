@@ -19,7 +19,8 @@ import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import type { TestConfig } from '../runner/config.js';
 import { UserError } from '../util/errors.js';
-import { buildRunReport, colorsFor, escapeHtml, scriptJson, writeRunReport } from './html.js';
+import { buildRunReport, colorsFor, writeRunReport } from './html.js';
+import { escapeHtml, scriptJson } from './page-html.js';
 import { rerunCommands, shellWord } from './rerun.js';
 
 const L = 'lockchaos:lock';

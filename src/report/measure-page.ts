@@ -5,8 +5,8 @@
  * here, plots in the browser; `body[data-ready]` says the plots are drawn.
  */
 import { version } from '../version.js';
-import { escapeHtml, pageHead, scriptJson } from './html.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
+import { escapeHtml, pageHead, scriptJson } from './page-html.js';
 
 export interface MeasurementPage<T> {
   title: string;

@@ -7,7 +7,9 @@ import type { CheckResult } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
-import { BAR_OUTCOMES, barLabel, brief, latencyData, prepareReport } from './model.js';
+import { BAR_OUTCOMES, barLabel, brief } from './bar-words.js';
+import { latencyData } from './latency-data.js';
+import { prepareReport } from './model.js';
 
 const S = 'S';
 /** Stored results go through JSON (Infinity becomes null): as the report reads them. */

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compiledScript, type PageStyle, pageScript, pageStyle } from './page-assets.js';
 
@@ -25,19 +25,19 @@ describe('page assets', () => {
     expect(pageStyle('report')).toContain('#timeline');
   });
 
-  it("inlines a page script's compiled module and calls its entry with the page's JSON", () => {
-    // From the sources there is no .js beside report-page.ts: it is compiled from the .ts.
+  it("inlines a page script's bundle and calls its entry with the page's JSON", () => {
+    // From the sources there is no .js beside report-page.ts: it is bundled from the .ts.
     const { html: script, hash } = pageScript(
       new URL('./browser/report-page.js', import.meta.url),
       'reportPage',
       'report-data',
     );
-    expect(script).toMatch(/^<script type="module">/);
-    expect(script).toMatch(/(^|>)export function reportPage\(D\) \{$/m);
-    expect(script).not.toMatch(/^import /m); // its type imports are gone
-    expect(script).not.toMatch(/: ReportPageData|declare const/); // and its types
+    expect(script).toMatch(/^<script type="module">"use strict";\nvar lockchaosPage = \(\(\) => \{\n/);
+    expect(script).toMatch(/^ {4}reportPage: \(\) => reportPage$/m);
+    expect(script).not.toMatch(/^\s*(import|export) /m); // one IIFE: its modules' imports are resolved
+    expect(script).not.toMatch(/: ReportPageData|declare const/); // and their types gone
     expect(script).toMatch(
-      /\nreportPage\(JSON\.parse\(document\.getElementById\("report-data"\)\.textContent\)\);\n<\/script>$/,
+      /\nlockchaosPage\.reportPage\(JSON\.parse\(document\.getElementById\("report-data"\)\.textContent\)\);\n<\/script>$/,
     );
     // It parses as a module.
     const body = script.slice('<script type="module">'.length, -'</script>'.length);
@@ -48,21 +48,30 @@ describe('page assets', () => {
     expect(() => execFileSync(process.execPath, ['--check', file], { stdio: 'pipe' })).not.toThrow();
   });
 
-  it('reads a compiled .js as it is, once', () => {
-    const url = moduleFile(
-      'plots.js',
-      'const K = 2;\nexport function plots(d) {\n  return d * K;\n}\n//# sourceMappingURL=plots.js.map\n',
+  it('reads the bundle the build wrote beside a compiled entry, once', () => {
+    const bundle =
+      'var lockchaosPage = (() => {\n  var x = {};\n  __export(x, {\n    plots: () => plots\n  });\n})();\n';
+    const url = moduleFile('plots.js', 'export function plots() {}\n');
+    writeFileSync(fileURLToPath(url).replace(/\.js$/, '.bundle.js'), bundle);
+    expect(compiledScript(url)).toBe(bundle.trimEnd());
+    expect(pageScript(url, 'plots').html).toBe(
+      `<script type="module">${bundle.trimEnd()}\nlockchaosPage.plots();\n</script>`,
     );
-    expect(compiledScript(url)).toBe('const K = 2;\nexport function plots(d) {\n  return d * K;\n}');
-    expect(pageScript(url, 'plots').html).toBe(`<script type="module">${compiledScript(url)}\nplots();\n</script>`);
   });
 
-  it('refuses a script that imports a value, lacks its entry, or would close its <script>', () => {
-    const imports = moduleFile('a.js', "import { x } from './x.js';\nexport function main() { x(); }\n");
-    expect(() => compiledScript(imports)).toThrow(/imports a value/);
-    const plain = moduleFile('b.js', 'export function main() {}\n');
+  it('refuses a missing or out-of-date bundle, an entry it does not export, or a closing <script>', () => {
+    const unbuilt = moduleFile('a.js', 'export function main() {}\n');
+    expect(() => compiledScript(unbuilt)).toThrow(/a\.bundle\.js is missing: build with npm run build/);
+    const stale = moduleFile('b.js', 'export function main() {}\n');
+    const staleBundle = fileURLToPath(stale).replace(/\.js$/, '.bundle.js');
+    writeFileSync(staleBundle, '  main: () => main\n');
+    utimesSync(staleBundle, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    expect(() => compiledScript(stale)).toThrow(/is older than .*b\.js: build with npm run build/);
+    const plain = moduleFile('c.js', '');
+    writeFileSync(fileURLToPath(plain).replace(/\.js$/, '.bundle.js'), '  main: () => main\n');
     expect(() => pageScript(plain, 'other')).toThrow(/exports no function other/);
-    const closes = moduleFile('c.js', "export function main() { return '</' + 'x' + '</script>'; }\n");
+    const closes = moduleFile('d.js', '');
+    writeFileSync(fileURLToPath(closes).replace(/\.js$/, '.bundle.js'), "  main: () => main\n'</script>'\n");
     expect(() => pageScript(closes, 'main')).toThrow(/closing tag/);
   });
 });

@@ -5,20 +5,20 @@
  * - their style sheets, src/report/browser/*.css: real files that Biome lints, read from
  *   the package at run time (tsc does not copy them into dist/, so they are read from
  *   src/ both from sources and from dist/; package.json ships them);
- * - their scripts, modules of a browser/ folder (src/report/browser/, src/sweep/browser/,
- *   src/bench/browser/): type-checked against the DOM and the data they are given, compiled
- *   by tsc into dist/ with the rest, and inlined as the compiled file's text in a
- *   `<script type="module">` that then calls the module's entry function (pageScript). A
- *   module may hold module-level values; it may import types only, since it is inlined
- *   alone;
+ * - their scripts: each an entry module directly in a browser/ folder (src/report/browser/,
+ *   src/sweep/browser/, src/bench/browser/) with the modules it imports (in subfolders),
+ *   type-checked against the DOM and the data they are given, bundled into one IIFE
+ *   (page-bundle.ts) and inlined in a `<script type="module">` that then calls the entry's
+ *   exported function (pageScript);
  * - uPlot's script and styles, from its package.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../util/paths.js';
 import { type InlineScript, inlineScript } from './csp.js';
+import { bundleFileOf, bundlePageScript, PAGE_GLOBAL } from './page-bundle.js';
 
 /** The style sheets in src/report/browser/, by name without .css. */
 export type PageStyle = 'report' | 'measurement' | 'uplot-fonts' | 'shrink' | 'campaign-summary';
@@ -39,47 +39,45 @@ const require = createRequire(import.meta.url);
 
 const scripts = new Map<string, string>();
 /**
- * A page script's compiled text, read once. `module` is its URL beside the page's code
- * (`new URL('./browser/report-page.js', import.meta.url)`): from dist/, the file tsc wrote
- * there; from the sources (the tests run them), the .ts beside it, compiled here by
- * TypeScript's transpileModule, so that a test never inlines an out-of-date build.
+ * A page script's bundle, read once. `module` is its entry's URL beside the page's code
+ * (`new URL('./browser/report-page.js', import.meta.url)`): from dist/, the bundle the build
+ * wrote beside the file tsc compiled it to (refused when tsc compiled it after: a page must
+ * not show an older script than its code); from the sources (the tests run them), bundled
+ * here from the .ts, so that a test never inlines an out-of-date build.
  */
 export function compiledScript(module: URL): string {
   let js = scripts.get(module.href);
   if (js !== undefined) return js;
   const path = fileURLToPath(module);
-  if (existsSync(path)) js = readFileSync(path, 'utf8');
-  else {
-    const source = path.replace(/\.js$/, '.ts');
-    if (!existsSync(source)) throw new Error(`page script ${path} is missing: build with tsc -p .`);
-    const ts = require('typescript') as typeof import('typescript');
-    js = ts.transpileModule(readFileSync(source, 'utf8'), {
-      fileName: source,
-      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, sourceMap: false },
-    }).outputText;
-  }
-  js = js.replace(/^\/\/# sourceMappingURL=.*$/m, '').trimEnd();
-  // Inlined alone, it can load nothing: imports of types are gone by now, any other is an error.
-  if (/^\s*import\b|^\s*export\s[^;]*\bfrom\s/m.test(js)) {
-    throw new Error(`page script ${path} imports a value: a page script is inlined alone (import types only)`);
-  }
+  const source = path.replace(/\.js$/, '.ts');
+  if (existsSync(path)) {
+    const bundle = bundleFileOf(path);
+    if (!existsSync(bundle)) throw new Error(`page script ${bundle} is missing: build with npm run build`);
+    if (statSync(bundle).mtimeMs < statSync(path).mtimeMs) {
+      throw new Error(`page script ${bundle} is older than ${path}: build with npm run build`);
+    }
+    js = readFileSync(bundle, 'utf8');
+  } else if (existsSync(source)) js = bundlePageScript(source);
+  else throw new Error(`page script ${path} is missing: build with npm run build`);
+  js = js.trimEnd();
   scripts.set(module.href, js);
   return js;
 }
 
 /**
- * A page's script element: the compiled module `module` (compiledScript), then a call of
- * its exported function `entry`, given the JSON of the element `dataId` (a
+ * A page's script element: the bundle of `module` (compiledScript), then a call of its
+ * entry's exported function `entry`, given the JSON of the element `dataId` (a
  * `<script type="application/json">`) when there is one. A module script is strict and
  * runs once the page is parsed. Its hash goes into the page's policy (csp.ts).
  */
 export function pageScript(module: URL, entry: string, dataId?: string): InlineScript {
   const js = compiledScript(module);
-  if (!new RegExp(`^export (?:async )?function ${entry}\\(`, 'm').test(js)) {
+  // esbuild's IIFE names each export of the entry in one line of its export map.
+  if (!new RegExp(`^\\s+${entry}: \\(\\) => `, 'm').test(js)) {
     throw new Error(`page script ${fileURLToPath(module)} exports no function ${entry}`);
   }
   const args = dataId === undefined ? '' : `JSON.parse(document.getElementById(${JSON.stringify(dataId)}).textContent)`;
-  const body = `${js}\n${entry}(${args});\n`;
+  const body = `${js}\n${PAGE_GLOBAL}.${entry}(${args});\n`;
   if (/<\/script/i.test(body)) throw new Error(`${entry} cannot be inlined: it contains a closing tag`);
   return inlineScript(body, 'module');
 }

@@ -7,7 +7,7 @@
 
 import { MARK_TEXT } from '../campaign/mark.js';
 import { progressText } from '../campaign/state.js';
-import { htmlText } from '../report/html.js';
+import { htmlText } from '../report/page-html.js';
 import { plural } from '../util/plural.js';
 import {
   type CampaignEntry,

@@ -20,7 +20,7 @@ import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { readShard } from '../campaign/merge.js';
 import { summaryHtml } from '../campaign/report.js';
 import { contentSecurityPolicy } from '../report/csp.js';
-import { escapeHtml } from '../report/html.js';
+import { escapeHtml } from '../report/page-html.js';
 import { version } from '../version.js';
 import { isOwnHost, ownHosts } from './host.js';
 import { fileHref, storePage } from './page.js';

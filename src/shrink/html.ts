@@ -6,8 +6,8 @@
 import { relative } from 'node:path';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { cspMeta } from '../report/csp.js';
-import { escapeHtml } from '../report/html.js';
 import { pageStyle } from '../report/page-assets.js';
+import { escapeHtml } from '../report/page-html.js';
 import type { FailingRun, ShrinkResult } from './result.js';
 import type { Candidate } from './search.js';
 

@@ -4,8 +4,8 @@
  * for points where the two disagree, the runs that show why, linked to their reports.
  */
 import { relative } from 'node:path';
-import { escapeHtml } from '../report/html.js';
 import { cell, measurementPage } from '../report/measure-page.js';
+import { escapeHtml } from '../report/page-html.js';
 import type { Interval } from '../stats/binomial-interval.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';

@@ -1,7 +1,7 @@
 /**
  * bench.html's script: per backend, side by side, acquire latency (p50, p99, p99.9)
  * against concurrency and throughput (grants and handoffs a second) against concurrency,
- * one line style per backoff jitter. Inlined compiled, then called (page-assets.ts,
+ * one line style per backoff jitter. Bundled, inlined, then called (page-assets.ts,
  * pageScript): it reaches the page's DOM and uPlot.
  */
 import type UPlot from 'uplot';

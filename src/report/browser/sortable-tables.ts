@@ -1,7 +1,7 @@
 /**
  * A campaign's summary.html script: click a column's head of a table.sortable to sort
  * its rows by that column (again: the other way), numbers as numbers, a cell's data-key
- * before its text. Inlined compiled, then called (page-assets.ts, pageScript): it
+ * before its text. Bundled, inlined, then called (page-assets.ts, pageScript): it
  * reaches the page's DOM only.
  */
 export function sortableTables(): void {

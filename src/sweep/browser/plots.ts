@@ -1,7 +1,7 @@
 /**
  * sweep.html's script: one uPlot chart per TTL and concurrency, observed P(two holders)
  * with its exact interval against the formula, x the pause as a multiple of the TTL.
- * Inlined compiled, then called (page-assets.ts, pageScript): it reaches the page's DOM
+ * Bundled, inlined, then called (page-assets.ts, pageScript): it reaches the page's DOM
  * and uPlot.
  */
 import type UPlot from 'uplot';
