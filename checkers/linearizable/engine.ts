@@ -217,8 +217,10 @@ export function searchInThread(prepared: Prepared): LinearizableResult {
       if (status === 'running') continue;
       recordOutcome(prepared, decided, i, check.outcome());
       checks[i] = undefined;
-      prepared.parts[i].release();
+      // An illegal part's objects are kept for its pre-check and counterexample (precheckRest):
+      // built again, a million operations' objects were made twice more for the collector.
       if (status === 'illegal') break;
+      prepared.parts[i].release();
     }
     sampleProcess(prepared);
     open = open.filter((i) => decided.outcomes[i] === undefined);
@@ -379,9 +381,11 @@ export function precheckRest(prepared: Prepared): void {
   for (let i = 0; i < prepared.parts.length; i++) {
     if (prepared.prechecked[i] === 1) continue;
     precheckHere(prepared, i);
-    prepared.parts[i].release();
+    // A part with an impossible operation is kept: reportImpossible may explain it.
+    if (!prepared.found.has(i)) prepared.parts[i].release();
   }
   reportImpossible(prepared);
+  for (const part of prepared.parts) part.release();
 }
 
 /** An operation of a part (its place there) that the model's pre-check found impossible. */

@@ -10,10 +10,10 @@
  *   no effect (the store would have rejected it; the client never heard).
  */
 import { type Model, type OpInput, type PartOp, reject } from './model.js';
+import { observedIdByRead, ValueIds } from './value-ids.js';
 import {
   describeRead,
   impossibleObservation,
-  observedByRead,
   readRejection,
   reduceByObservation,
   showValue,
@@ -26,12 +26,13 @@ export interface FencedState {
   token: number | null;
 }
 
-const roles = {
-  produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(write(op.input)[0]) : undefined),
-  observes: observedByRead,
+/** Which value each operation writes and reads, as ids of one pass's ValueIds (value-ids.ts). */
+const rolesWith = (ids: ValueIds) => ({
+  produces: (op: PartOp) => (op.input.f === 'write' ? ids.id(write(op.input)[0]) : undefined),
+  observes: observedIdByRead(ids),
   subject: 'the store',
   shownValue: (op: PartOp) => showValue(op.output.value),
-};
+});
 
 export const fencedRegister: Model<FencedState> = {
   name: 'fenced-register',
@@ -66,9 +67,13 @@ export const fencedRegister: Model<FencedState> = {
     const [value, token] = write(input);
     return `write ${showValue(value)} with token ${token}`;
   },
-  reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial.value), roles),
+  reduce(ops, initial) {
+    const ids = new ValueIds();
+    return reduceByObservation(ops, ids.id(initial.value), rolesWith(ids));
+  },
   impossible(ops, initial) {
-    const observation = impossibleObservation(ops, valueKey(initial.value), roles);
+    const ids = new ValueIds();
+    const observation = impossibleObservation(ops, ids.id(initial.value), rolesWith(ids));
     const token = staleTokenAccepted(ops);
     if (!observation) return token;
     if (!token) return observation;

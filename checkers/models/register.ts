@@ -4,24 +4,34 @@
  * structure, so a register may hold a JSON array or object. Initially nil, or --initial.
  */
 import type { Model, PartOp } from './model.js';
+import { observedIdByRead, ValueIds } from './value-ids.js';
 import {
   describeRead,
   impossibleObservation,
   observationSources,
-  observedByRead,
   readRejection,
   reduceByObservation,
   showValue,
   valueKey,
 } from './values.js';
 
-const roles = {
-  produces: (op: PartOp) => (op.input.f === 'write' ? valueKey(written(op.input.value, op.output)) : undefined),
-  observes: observedByRead,
+/**
+ * Which value each operation writes and reads, as ids of one pass's ValueIds (value-ids.ts):
+ * a pass over a large register makes no string per value.
+ */
+const rolesWith = (ids: ValueIds) => ({
+  produces: (op: PartOp) => (op.input.f === 'write' ? ids.id(written(op.input.value, op.output)) : undefined),
+  observes: observedIdByRead(ids),
   blind: (op: PartOp) => op.input.f === 'write',
   subject: 'the register',
   shownValue: (op: PartOp) => showValue(op.output.value),
-};
+});
+
+/** A pass's roles and the initial value's id, in one id space. */
+function rolesFor(initial: unknown): { roles: ReturnType<typeof rolesWith>; initialId: number } {
+  const ids = new ValueIds();
+  return { initialId: ids.id(initial), roles: rolesWith(ids) };
+}
 
 export const register: Model<unknown> = {
   name: 'register',
@@ -43,9 +53,15 @@ export const register: Model<unknown> = {
   describe: (state) => `the register holds ${showValue(state)}`,
   describeOp: (input, output) =>
     input.f === 'write' ? `write ${showValue(written(input.value, output))}` : describeRead(output),
-  reduce: (ops, initial) => reduceByObservation(ops, valueKey(initial), roles),
-  sources: (ops, _, sink) => observationSources(ops, roles, sink),
-  impossible: (ops, initial) => impossibleObservation(ops, valueKey(initial), roles),
+  reduce(ops, initial) {
+    const { roles, initialId } = rolesFor(initial);
+    return reduceByObservation(ops, initialId, roles);
+  },
+  sources: (ops, initial, sink) => observationSources(ops, rolesFor(initial).roles, sink),
+  impossible(ops, initial) {
+    const { roles, initialId } = rolesFor(initial);
+    return impossibleObservation(ops, initialId, roles);
+  },
 };
 
 /** The value a write writes: its invocation's, or its completion's when the invocation has none. */

@@ -45,7 +45,8 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? String(v);
 }
 
-function finiteNumbers(v: readonly unknown[]): boolean {
+/** Whether every element is a finite number: valueKey's array that is one join (lock-set's sets). */
+export function finiteNumbers(v: readonly unknown[]): boolean {
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (typeof x !== 'number' || !Number.isFinite(x)) return false;

@@ -9,7 +9,7 @@ import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { HistoryError } from '../history/errors.js';
 import { UserError } from '../util/errors.js';
-import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix, writeResults } from './run-folder.js';
+import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix, readHistoryPrefix, writeResults } from './run-folder.js';
 
 const overlapping = () =>
   new H()
@@ -48,6 +48,48 @@ describe('reading a history prefix', () => {
     const r = parseHistoryPrefix(toJsonl(swapped as typeof ops), 'h.jsonl');
     expect(r.history.map((op) => op.time)).toEqual(ops.map((op) => op.time));
     expect(r.history.map((op) => op.index).slice(0, 3)).toEqual([0, 2, 1]);
+  });
+});
+
+describe('reading a history file in pieces', () => {
+  it('reads the ops its text holds whole: lines across pieces and chunks, longer than a piece, not ASCII', () => {
+    // Past one 16 MiB chunk, lines of every length up to 3 pieces (64 KiB each), errors in
+    // two- and four-byte UTF-8, a complete last line without its newline.
+    const lines: string[] = [];
+    let bytes = 0;
+    for (let i = 0; bytes < 17 * 2 ** 20; i++) {
+      const op = {
+        index: i,
+        type: i % 2 === 0 ? 'invoke' : 'fail',
+        f: 'read',
+        process: i % 5,
+        time: i * 1000,
+        key: 'k',
+        value: 'v'.repeat((i * 7919) % (i % 97 === 0 ? 200_000 : 3000)),
+        ...(i % 2 === 1 ? { error: `é😀 ${i}` } : {}),
+      };
+      lines.push(JSON.stringify(op));
+      bytes += Buffer.byteLength(lines.at(-1) as string) + 1;
+    }
+    const text = lines.join('\n');
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-pieces-'));
+    try {
+      for (const [name, body] of [
+        ['whole', text],
+        ['cut', `${text}\n{"index":0,"ty`],
+      ]) {
+        const path = join(dir, `${name}.jsonl`);
+        writeFileSync(path, body);
+        const got = readHistoryPrefix(path);
+        const want = parseHistoryPrefix(body, path);
+        expect(got.history).toEqual(want.history);
+        expect(got.droppedLine).toBe(want.droppedLine);
+        expect(got.fingerprint.bytes).toBe(Buffer.byteLength(body));
+      }
+      expect(readHistoryPrefix(join(dir, 'cut.jsonl')).droppedLine).toBe(lines.length + 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -17,7 +17,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { CoverageRow } from '../../checkers/coverage.js';
 import { lostUpdatesWithoutFinalRead } from '../../checkers/lost-updates.js';
 import { type CheckResult, countedVerdict, type Validity } from '../../checkers/result.js';
@@ -294,7 +293,10 @@ export function parseHistoryPrefix(text: string, source: string): { history: Op[
 
 /**
  * parseHistoryPrefix of a file, read in pieces: a large history's text (330 MB for a
- * million operations) is never whole in memory, only its operations.
+ * million operations) is never whole in memory, only its operations. Each piece of text
+ * is a few complete lines (PIECE_BYTES): a string that small is made in the young
+ * generation and dies there, where a chunk's text (megabytes) went to the old generation,
+ * and a million operations' chunks were 600 MB there for a full collection to find.
  */
 export function readHistoryPrefix(path: string): {
   history: Op[];
@@ -311,35 +313,57 @@ export function readHistoryPrefix(path: string): {
     closeSync(fd);
     throw tooLarge();
   }
-  const decoder = new StringDecoder('utf8');
   const chunk = Buffer.allocUnsafe(1 << 24);
   const ops: Op[] = [];
   let line = 1;
-  let rest = '';
+  /** The bytes after the last newline read so far: the start of a line. */
+  let carry = Buffer.alloc(0);
   let read = 0;
   const hash = createHash('sha256');
+  /** Complete lines (ending with a newline): their ops. Split at newlines, UTF-8 decodes as the whole would. */
+  const parseLines = (bytes: Buffer) => {
+    const text = bytes.toString('utf8');
+    parseJsonl(text, path, line, ops);
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) line++;
+  };
   try {
     for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
       read += n;
       if (read > MAX_HISTORY_BYTES) throw tooLarge();
-      hash.update(chunk.subarray(0, n));
-      const text = rest + decoder.write(chunk.subarray(0, n));
-      const cut = text.lastIndexOf('\n');
-      if (cut < 0) {
-        rest = text;
-        continue;
+      const data = chunk.subarray(0, n);
+      hash.update(data);
+      let at = 0;
+      if (carry.length > 0) {
+        const newline = data.indexOf(10);
+        if (newline < 0) {
+          carry = Buffer.concat([carry, data]);
+          continue;
+        }
+        parseLines(Buffer.concat([carry, data.subarray(0, newline + 1)]));
+        at = newline + 1;
       }
-      const lines = text.slice(0, cut + 1);
-      parseJsonl(lines, path, line, ops);
-      for (let i = lines.indexOf('\n'); i >= 0; i = lines.indexOf('\n', i + 1)) line++;
-      rest = text.slice(cut + 1);
+      while (at < n) {
+        let newline = data.lastIndexOf(10, Math.min(at + PIECE_BYTES, n) - 1);
+        // A line longer than a piece: it whole.
+        if (newline < at) newline = data.indexOf(10, at + PIECE_BYTES);
+        if (newline < 0) break;
+        parseLines(data.subarray(at, newline + 1));
+        at = newline + 1;
+      }
+      // Copied: the chunk is read into again.
+      carry = Buffer.from(data.subarray(at));
     }
-    rest += decoder.end();
   } finally {
     closeSync(fd);
   }
-  return { ...finishPrefix(ops, rest, line, path), fingerprint: { bytes: read, sha256: hash.digest('hex') } };
+  return {
+    ...finishPrefix(ops, carry.toString('utf8'), line, path),
+    fingerprint: { bytes: read, sha256: hash.digest('hex') },
+  };
 }
+
+/** Bytes of complete lines decoded at once: well below V8's largest young-generation object. */
+const PIECE_BYTES = 1 << 16;
 
 /**
  * After the ops of every complete line: the text after the last newline, line number `line`.
