@@ -10,6 +10,8 @@ export default defineConfig({
           name: 'unit',
           include: ['{src,checkers,workloads,test/unit}/**/*.test.ts'],
           testTimeout: 120_000,
+          // A setup that builds fixtures (nights-workflow) outlasts 10 s on a loaded machine.
+          hookTimeout: 120_000,
         },
       },
       {
