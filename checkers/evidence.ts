@@ -21,6 +21,7 @@
 import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
+import type { CheckerWords } from './checker-words.js';
 import { holdsOf } from './mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
@@ -167,13 +168,6 @@ export function outlivedLeases(history: readonly Op[]): { holds: number; outlive
   return { holds, outlived };
 }
 
-/** The warnings of a run's evidence result: worth saying though the run could be judged. */
-export function evidenceWarnings(results: readonly CheckResult[]): string[] {
-  const warnings = (results.find((r) => r.checker === 'evidence')?.details as Partial<EvidenceDetails> | undefined)
-    ?.warnings;
-  return Array.isArray(warnings) ? warnings : [];
-}
-
 /**
  * Counted: a safety verdict on (next to) nothing is no verdict. `writes`: whether the
  * workload writes the store (then accepted writes and reads are needed too).
@@ -201,3 +195,26 @@ export function evidenceViolations(result: CheckResult): CheckerViolation[] {
     };
   });
 }
+
+const detailsOf = (result: CheckResult) => result.details as Partial<EvidenceDetails> | undefined;
+
+/** evidence speaks for the data: whether there was enough to judge, and the writes fencing turned away. */
+export const evidenceWords: CheckerWords = {
+  judges: 'data',
+  violations: evidenceViolations,
+  turnedAway: (result) => {
+    const d = detailsOf(result);
+    const first = d?.rejectedWrites?.[0];
+    return first ? { first, count: d?.rejected ?? 1 } : undefined;
+  },
+  undecided: (result) => {
+    const tooLittle = detailsOf(result)?.tooLittle;
+    return Array.isArray(tooLittle) && tooLittle.length > 0
+      ? `too little evidence to judge: ${tooLittle.join('; ')}`
+      : undefined;
+  },
+  warnings: (result) => {
+    const warnings = detailsOf(result)?.warnings;
+    return Array.isArray(warnings) ? warnings : [];
+  },
+};

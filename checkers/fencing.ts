@@ -13,10 +13,11 @@
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
+import type { CheckerWords } from './checker-words.js';
 import { faultWindows } from './fault-windows.js';
 import { type Hold, holdsOf, overlaps } from './mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
-import type { CheckerViolation, CheckResult } from './result.js';
+import type { CheckerViolation, CheckResult, ViolationKind } from './result.js';
 import { secs } from './seconds.js';
 
 interface Tokened {
@@ -308,3 +309,23 @@ export function fencingViolations(result: CheckResult): CheckerViolation[] {
   );
   return [...outranked, ...stale, ...regressions];
 }
+
+/** The first pair of a stored list (a count when valid, the first 50 when invalid). */
+const firstPair = (x: unknown) => (Array.isArray(x) ? (x[0] as TokenPair | undefined) : undefined);
+
+/** The headline's short words for the first stale token accepted, or the first grant out of order. */
+function fencingFirstOfKind(result: CheckResult, kind: ViolationKind): string | undefined {
+  const d = result.details as Partial<FencingDetails> | undefined;
+  const stale = kind === 'stale' ? firstPair(d?.staleAccepted) : undefined;
+  if (stale) return `the store accepted stale token ${stale.laterToken} after token ${stale.earlierToken}`;
+  const grant = kind === 'regression' ? firstPair(d?.grantRegressions) : undefined;
+  if (grant) return `the lock granted token ${grant.laterToken} after token ${grant.earlierToken}`;
+  return undefined;
+}
+
+/** fencing speaks for the data: the tokens the store let in and the lock gave out. */
+export const fencingWords: CheckerWords = {
+  judges: 'data',
+  violations: fencingViolations,
+  firstOfKind: fencingFirstOfKind,
+};

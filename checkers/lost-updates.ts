@@ -11,7 +11,9 @@
  */
 import type { Op, Process } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import { plural } from '../src/util/plural.js';
 import type { RunChecker } from './checker.js';
+import type { CheckerWords, DataFate } from './checker-words.js';
 import { decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
@@ -148,6 +150,35 @@ export function lostUpdatesViolations(result: CheckResult): CheckerViolation[] {
     return { kind: 'lost', words: `lost ${l.words}`, marks };
   });
 }
+
+/** What became of the data by a result: unknown without a final read, else the adds lost or that none was. */
+function lostUpdatesFate(r: CheckResult): DataFate {
+  const d = r.details as Partial<LostUpdatesDetails> | undefined;
+  if (r.valid === 'unknown') return { words: 'what the store kept is unknown (no final read)', intact: false };
+  if (r.valid === true) {
+    const n = d?.acknowledged;
+    const kept =
+      typeof n !== 'number'
+        ? 'no acknowledged add lost'
+        : n === 1
+          ? 'the one acknowledged add kept'
+          : `all ${n} acknowledged adds kept`;
+    return { words: 'no acknowledged add lost', intact: true, kept };
+  }
+  const lost = typeof d?.lost === 'number' ? d.lost : undefined;
+  const unexpected = typeof d?.unexpected === 'number' && d.unexpected > 0 ? d.unexpected : 0;
+  const parts: string[] = [];
+  if (lost !== undefined && lost > 0) parts.push(`${plural(lost, 'acknowledged add')} lost`);
+  if (unexpected > 0) parts.push(`${plural(unexpected, 'element')} in the store that no one wrote`);
+  return { words: parts.join(', ') || 'the store lost acknowledged adds', intact: false };
+}
+
+/** lost-updates speaks for the data: what the store kept of the acknowledged adds. */
+export const lostUpdatesWords: CheckerWords = {
+  judges: 'data',
+  violations: lostUpdatesViolations,
+  dataFate: lostUpdatesFate,
+};
 
 /**
  * For each lost element, the first acknowledged write (in history order) invoked after its

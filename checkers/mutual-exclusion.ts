@@ -12,7 +12,9 @@
  */
 import type { Op } from '../src/history/op.js';
 import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
+import { plural } from '../src/util/plural.js';
 import type { RunChecker } from './checker.js';
+import type { CheckerWords } from './checker-words.js';
 import { faultWindows } from './fault-windows.js';
 import { decodeGrant } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
@@ -214,3 +216,18 @@ export function mutualExclusionViolations(result: CheckResult): CheckerViolation
     };
   });
 }
+
+/** "no two of 5 holds overlapped", or "1 hold, none overlapping": the holds a result counted. */
+function exclusionWords(result: CheckResult): string | undefined {
+  const holds = (result.details as Partial<MutualExclusionDetails> | undefined)?.holds;
+  if (typeof holds !== 'number') return undefined;
+  return holds >= 2 ? `no two of ${holds} holds overlapped` : `${plural(holds, 'hold')}, none overlapping`;
+}
+
+/** mutual-exclusion speaks for the holds: whether two processes believed they held at once. */
+export const mutualExclusionWords: CheckerWords = {
+  judges: 'holds',
+  violations: mutualExclusionViolations,
+  exclusion: exclusionWords,
+  overlappingHolds: (result) => Number((result.details as Partial<MutualExclusionDetails> | undefined)?.overlaps ?? 0),
+};

@@ -1,28 +1,17 @@
 /**
  * A violation as the checker that found it names it, for the report to show: its kind, in
  * words, and the operations to mark. Each checker decodes its own stored details into these
- * (mutualExclusionViolations and the others, beside their checkers), from results.json as
+ * (its words' `violations`, beside the checker; words-registry.ts), from results.json as
  * the run wrote it; the report only places them on its timeline. A checker that names none
  * in structure (linearizability) has none here: the report shows its summary.
  */
-import { evidenceViolations } from './evidence.js';
-import { fencingViolations } from './fencing.js';
-import { lostUpdatesViolations } from './lost-updates.js';
-import { mutualExclusionViolations } from './mutual-exclusion.js';
 import type { CheckerViolation, CheckResult, HeldSpan, ViolationKind } from './result.js';
+import { wordsOf } from './words-registry.js';
 
 export type { CheckerViolation, HeldSpan, ViolationKind };
 
-/** By the name the checker's results carry. */
-const VIOLATIONS: Record<string, (result: CheckResult) => CheckerViolation[]> = {
-  'mutual-exclusion': mutualExclusionViolations,
-  'lost-updates': lostUpdatesViolations,
-  fencing: fencingViolations,
-  evidence: evidenceViolations,
-};
-
 export function violationsOf(result: CheckResult): CheckerViolation[] {
-  return Object.hasOwn(VIOLATIONS, result.checker) ? VIOLATIONS[result.checker](result) : [];
+  return wordsOf(result).violations?.(result) ?? [];
 }
 
 /**

@@ -4,7 +4,8 @@ import { BACKENDS } from './index.js';
 
 describe('importBackend (a worker loads only its own backend)', () => {
   it('knows every built-in backend, and imports the same object the registry holds', async () => {
-    expect(Object.keys(BUILT_IN_IMPORTS).sort()).toEqual(Object.keys(BACKENDS).sort());
+    expect(Object.keys(BACKENDS)).toEqual(Object.keys(BUILT_IN_IMPORTS));
+    expect(Object.keys(BACKENDS)).toContain('redis');
     for (const name of Object.keys(BACKENDS)) expect(await importBackend(name)).toBe(BACKENDS[name]);
     expect(await importBackend('no-such-backend')).toBeUndefined();
   });

@@ -2,6 +2,8 @@
  * One backend by name, importing only its own module: what a client worker process needs.
  * The registry (index.ts) imports every backend and its client library, about 0.7 s of CPU
  * per process, which a run of 32 clients pays 32 times.
+ *
+ * BUILT_IN_IMPORTS is the list of the built-in backends: the registry imports each of it.
  */
 import type { Backend } from './backend.js';
 import { importBackendModule, isModulePath } from './module.js';

@@ -8,22 +8,16 @@ import { resolve } from 'node:path';
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import type { Backend } from './backend.js';
-import { etcdBackend } from './etcd.js';
+import { BUILT_IN_IMPORTS } from './import.js';
 import { importBackendModule, isModulePath } from './module.js';
-import { postgresBackend } from './postgres.js';
-import { redisBackend } from './redis.js';
-import { redisSentinelBackend } from './redis-sentinel.js';
-import { redlockBackend } from './redlock.js';
-import { zookeeperBackend } from './zookeeper.js';
 
-export const BACKENDS: Record<string, Backend> = {
-  redis: redisBackend,
-  redlock: redlockBackend,
-  etcd: etcdBackend,
-  zookeeper: zookeeperBackend,
-  'redis-sentinel': redisSentinelBackend,
-  postgres: postgresBackend,
-};
+/**
+ * Every built-in backend, imported: the list is BUILT_IN_IMPORTS' (a worker imports only its
+ * own from there), in its order, so a backend is added in one place.
+ */
+export const BACKENDS: Record<string, Backend> = Object.fromEntries(
+  await Promise.all(Object.entries(BUILT_IN_IMPORTS).map(async ([name, load]) => [name, await load()] as const)),
+);
 
 /** Backends loaded from modules, by their absolute path. */
 const loaded = new Map<string, Backend>();

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sleep } from '../util/clock.js';
 import { Rng } from '../util/rng.js';
 import type { ClientFaultTarget } from './context.js';
@@ -55,16 +55,29 @@ describe('KeptHolder', () => {
   });
 
   it('never keeps it past its lease share, counted from its grant', async () => {
-    const ttlMs = 500;
-    const { target, pid } = clients([0], Date.now() - 200);
-    const kept = new KeptHolder(target, ttlMs);
-    await kept.keep(new Rng(1));
-    const t0 = Date.now();
-    const released = await kept.release();
-    // 0.8 of 500 ms from a grant 200 ms ago: about 200 ms more.
-    expect(Date.now() - t0).toBeLessThan(LEASE_SHARE * ttlMs);
-    expect(released).toMatchObject({ client: 0, anotherHeld: false });
-    expect(state(pid)).not.toBe('T');
+    // Fake clocks: the lease share is counted on Date.now and waited out on setTimeout, so
+    // the release is placed exactly, whatever the machine's load.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const ttlMs = 500;
+      const { target, pid } = clients([0], Date.now() - 200);
+      const kept = new KeptHolder(target, ttlMs);
+      await kept.keep(new Rng(1));
+      let settled = false;
+      const released = kept.release().finally(() => {
+        settled = true;
+      });
+      // 0.8 of 500 ms from a grant 200 ms ago: 200 ms more, and not before.
+      const left = LEASE_SHARE * ttlMs - 200;
+      await vi.advanceTimersByTimeAsync(left - 10);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(settled).toBe(true);
+      expect(await released).toEqual({ client: 0, anotherHeld: false, keptMs: left });
+      expect(state(pid)).not.toBe('T');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps nobody when nobody holds, and resume() is safe to repeat', async () => {

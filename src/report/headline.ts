@@ -15,12 +15,11 @@
  *   configured under.
  *
  * Pure: from the report's data (violations placed on the timeline, fault windows, op times)
- * and the stored checker results.
+ * and the stored checker results, read through their checkers' words (checker-words.ts).
  */
-import type { EvidenceDetails, RejectedWrite } from '../../checkers/evidence.js';
-import type { FencingDetails, TokenPair } from '../../checkers/fencing.js';
-import type { LostUpdatesDetails } from '../../checkers/lost-updates.js';
+import type { DataFate } from '../../checkers/checker-words.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
+import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { plural } from '../util/plural.js';
 import type { Fault, ReportData, Violation } from './model.js';
@@ -34,8 +33,6 @@ export interface HeadlineRun {
 
 /** A length of time in words: milliseconds under a second, else seconds to two places. */
 export const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
-
-const resultOf = (results: readonly CheckResult[], checker: string) => results.find((r) => r.checker === checker);
 
 /** When an op (by its history index) happened, in ms: its bar's start or end; undefined if not drawn. */
 function opTime(data: ReportData, index: number): number | undefined {
@@ -150,20 +147,9 @@ function overlapAndFault(data: ReportData, v: Violation): { words: string; fault
 /** " after process 1 paused for 1.20 s (client-pause)": the loss's cause, when the sentence has not named it. */
 const lossAfter = (data: ReportData, f: Fault) => ` after process ${f.process} ${suffered(data, f)}`;
 
-/** The data's fate by the lost-updates checker: "8 acknowledged adds lost", or undefined without one. */
-function dataFate(results: readonly CheckResult[]): string | undefined {
-  const r = resultOf(results, 'lost-updates');
-  if (!r) return undefined;
-  const d = r.details as Partial<LostUpdatesDetails> | undefined;
-  if (r.valid === 'unknown') return 'what the store kept is unknown (no final read)';
-  if (r.valid === true) return 'no acknowledged add lost';
-  const lost = typeof d?.lost === 'number' ? d.lost : undefined;
-  const unexpected = typeof d?.unexpected === 'number' && d.unexpected > 0 ? d.unexpected : 0;
-  const parts: string[] = [];
-  if (lost !== undefined && lost > 0) parts.push(`${plural(lost, 'acknowledged add')} lost`);
-  if (unexpected > 0) parts.push(`${plural(unexpected, 'element')} in the store that no one wrote`);
-  return parts.join(', ') || 'the store lost acknowledged adds';
-}
+/** What became of the data, by the first checker that tells: "8 acknowledged adds lost"; undefined when none does. */
+const dataFate = (results: readonly CheckResult[]): DataFate | undefined =>
+  firstSaid(results, (w, r) => w.dataFate?.(r));
 
 /** A fault in effect around a violation's marks, as ", during …"; '' when none. */
 function faultAround(data: ReportData, v: Violation): string {
@@ -173,17 +159,9 @@ function faultAround(data: ReportData, v: Violation): string {
   return f ? `, during ${faultWords(data, f)}` : ', with no fault in effect';
 }
 
+/** A stale token's or a grant regression's violation in its checker's short words, else the violation's own. */
 function stalePhrase(results: readonly CheckResult[], v: Violation): string {
-  const d = resultOf(results, 'fencing')?.details as Partial<FencingDetails> | undefined;
-  const pair = Array.isArray(d?.staleAccepted) ? (d.staleAccepted[0] as TokenPair | undefined) : undefined;
-  if (v.kind === 'stale' && pair) {
-    return `the store accepted stale token ${pair.laterToken} after token ${pair.earlierToken}`;
-  }
-  const grant = Array.isArray(d?.grantRegressions) ? (d.grantRegressions[0] as TokenPair | undefined) : undefined;
-  if (v.kind === 'regression' && grant) {
-    return `the lock granted token ${grant.laterToken} after token ${grant.earlierToken}`;
-  }
-  return v.words;
+  return firstSaid(results, (w, r) => w.firstOfKind?.(r, v.kind)) ?? v.words;
 }
 
 function invalidSentence(run: HeadlineRun, data: ReportData): string {
@@ -210,7 +188,7 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   } else if (first && first.kind === 'other') {
     parts.push(first === program ? first.words : `${first.checker}: ${first.words}`);
   } else if (first && !overlap) {
-    const fate = dataFate(run.results);
+    const fate = dataFate(run.results)?.words;
     const lost = first.kind === 'lost' && fate ? fate : first.words;
     return lost + (first.kind === 'lost' && lossWords ? lossWords : faultAround(data, first)) + programWords;
   } else if (!first) {
@@ -218,22 +196,22 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
     parts.push(bad ? `${bad.checker}: ${bad.summary}` : 'a counted checker found a violation');
   }
   const fate = dataFate(run.results);
-  if (fate) parts.push(lossWords && fate !== 'no acknowledged add lost' ? fate + lossWords : fate);
+  if (fate) parts.push(lossWords && !fate.intact ? fate.words + lossWords : fate.words);
   return parts.join('; ') + programWords;
 }
 
 function validSentence(run: HeadlineRun, data: ReportData): string {
   const fate = dataFate(run.results);
-  const evidence = resultOf(run.results, 'evidence')?.details as Partial<EvidenceDetails> | undefined;
-  const rejected: RejectedWrite | undefined = run.fenced ? evidence?.rejectedWrites?.[0] : undefined;
-  const keptData = fate === 'no acknowledged add lost' ? 'no acknowledged add lost' : fate;
-  if (rejected) {
+  const turnedAway = run.fenced ? firstSaid(run.results, (w, r) => w.turnedAway?.(r)) : undefined;
+  const keptData = fate?.words;
+  if (turnedAway) {
+    const rejected = turnedAway.first;
     const at = opTime(data, rejected.index) ?? data.endMs;
     const before = data.faults.filter((f) => f.startMs <= at);
     const own = before.filter((f) => f.process === rejected.process).at(-1);
     const other = before.at(-1);
     const token = rejected.token === undefined ? '' : ` (token ${rejected.token})`;
-    const more = (evidence?.rejected ?? 1) - 1;
+    const more = turnedAway.count - 1;
     let s = `process ${rejected.process}'s stale write${token} was rejected by the store`;
     if (own) {
       s +=
@@ -250,29 +228,15 @@ function validSentence(run: HeadlineRun, data: ReportData): string {
     const safe = run.fenced ? 'no stale token accepted' : 'not counted';
     return `${held}; ${[safe, keptData].filter(Boolean).join(', ')}`;
   }
-  const me = resultOf(run.results, 'mutual-exclusion');
-  const holds = (me?.details as { holds?: unknown } | undefined)?.holds;
-  const exclusive =
-    typeof holds !== 'number'
-      ? 'no counted checker found a violation'
-      : holds >= 2
-        ? `no two of ${holds} holds overlapped`
-        : `${plural(holds, 'hold')}, none overlapping`;
+  const exclusive = firstSaid(run.results, (w, r) => w.exclusion?.(r)) ?? 'no counted checker found a violation';
   const byKind = new Map<string, number>();
   for (const f of data.faults) byKind.set(f.f, (byKind.get(f.f) ?? 0) + 1);
   const through =
     byKind.size === 0
       ? ' with no fault injected'
       : ` through ${[...byKind].map(([kind, n]) => `${plural(n, `${kind} fault`)}`).join(', ')}`;
-  const kept = fate === 'no acknowledged add lost' ? allKept(run.results) : fate;
+  const kept = fate?.intact ? (fate.kept ?? fate.words) : fate?.words;
   return `${exclusive}${through}${kept ? `; ${kept}` : ''}`;
-}
-
-/** "all 77 acknowledged adds kept", from lost-updates' counts. */
-function allKept(results: readonly CheckResult[]): string {
-  const n = (resultOf(results, 'lost-updates')?.details as Partial<LostUpdatesDetails> | undefined)?.acknowledged;
-  if (typeof n !== 'number') return 'no acknowledged add lost';
-  return n === 1 ? 'the one acknowledged add kept' : `all ${n} acknowledged adds kept`;
 }
 
 /**
@@ -292,12 +256,9 @@ export function conditionsClause(conditions: readonly RunCondition[]): string {
 
 function unknownSentence(run: HeadlineRun): string {
   const undecided = run.results.filter((r) => r.counts !== false && r.valid === 'unknown');
-  const evidence = undecided.find((r) => r.checker === 'evidence');
-  const tooLittle = (evidence?.details as Partial<EvidenceDetails> | undefined)?.tooLittle;
   const why =
-    Array.isArray(tooLittle) && tooLittle.length > 0
-      ? `too little evidence to judge: ${tooLittle.join('; ')}`
-      : undecided.map((r) => `${r.checker} could not decide: ${r.summary}`).join('; ');
+    firstSaid(undecided, (w, r) => w.undecided?.(r)) ??
+    undecided.map((r) => `${r.checker} could not decide: ${r.summary}`).join('; ');
   if (run.conditions.length === 0) return why || 'the checkers could not decide';
   const conditions = conditionsClause(run.conditions);
   return why

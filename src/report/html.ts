@@ -12,8 +12,8 @@
  */
 
 import { basename, join, resolve } from 'node:path';
-import { evidenceWarnings } from '../../checkers/evidence.js';
 import { verdictName, verdictWord } from '../../checkers/result.js';
+import { warningsOf } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../runner/conditions.js';
 import { type LoadedRun, loadRun } from '../runner/run-folder.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -86,7 +86,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, ge
       `<div class="banner note" id="stopped-early"><b>Stopped early.</b> ${escapeHtml(stoppedEarlyLine(run.stoppedEarly, config.timeLimitS))}. Healed, read and checked as usual.</div>`,
     );
   }
-  for (const w of evidenceWarnings(run.results)) {
+  for (const w of warningsOf(run.results)) {
     banners.push(`<div class="banner warn warning"><b>Warning.</b> ${escapeHtml(w)}</div>`);
   }
   for (const note of data.notes) banners.push(`<div class="banner note">${escapeHtml(note)}</div>`);

@@ -1,8 +1,8 @@
 /** The short summary printed after a run: per checker its verdict, counts, first violation. */
 import { availabilityShortfall } from '../../checkers/availability.js';
 import { type CoverageRow, coverageLines } from '../../checkers/coverage.js';
-import { evidenceWarnings } from '../../checkers/evidence.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
+import { warningsOf } from '../../checkers/words-registry.js';
 import { conditionsText, type RunCondition } from '../runner/conditions.js';
 import { fencingWord } from '../runner/config.js';
 import { scenarioByName } from '../scenarios/index.js';
@@ -57,7 +57,7 @@ export function formatSummary(
 ): string {
   const conditions = r.conditions ?? [];
   const expectation = expectationLine(r.config, r.valid, r.results);
-  const warnings = evidenceWarnings(r.results);
+  const warnings = warningsOf(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const counted = r.results.filter((c) => c.counts !== false);
   const shown = r.results.filter((c) => c.counts === false);

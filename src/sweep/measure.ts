@@ -5,9 +5,10 @@
  * the acquire's completion), and what the checkers found.
  */
 import { faultWindows } from '../../checkers/fault-windows.js';
-import { type Hold, holds, type MutualExclusionDetails } from '../../checkers/mutual-exclusion.js';
+import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
 import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
+import { firstSaid, wordsOf } from '../../checkers/words-registry.js';
 import type { LoadedRun } from '../runner/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
 
@@ -27,9 +28,9 @@ export interface RunMeasure {
   grants: number;
   /** The validity each grant carried, ms (what the holder believed at the grant). */
   validityMs: number[];
-  /** Overlapping holds the mutual-exclusion checker found (counted or not). */
+  /** Overlapping holds a checker of the holds found (counted or not). */
   overlaps: number;
-  /** A counted checker on the data found a violation (lost update, stale token accepted, store not linearizable). */
+  /** A counted checker of the data found a violation (lost update, stale token accepted, store not linearizable). */
   dataViolation: boolean;
   /** Pauses of a client that held the lock when it stopped. */
   pauses: MeasuredPause[];
@@ -86,7 +87,6 @@ export function measureRun(
     });
   }
   const validityMs = [...validityAt.values()];
-  const mutex = run.results.find((r) => r.checker === 'mutual-exclusion');
   return {
     dir: run.dir,
     seed: run.config.seed,
@@ -94,8 +94,8 @@ export function measureRun(
     notAsConfigured: run.conditions.length > 0,
     grants: validityMs.length,
     validityMs,
-    overlaps: Number((mutex?.details as Partial<MutualExclusionDetails> | undefined)?.overlaps ?? 0),
-    dataViolation: run.results.some((r) => r.counts !== false && r.valid === false && r.checker !== 'mutual-exclusion'),
+    overlaps: firstSaid(run.results, (w, r) => w.overlappingHolds?.(r)) ?? 0,
+    dataViolation: run.results.some((r) => r.counts !== false && r.valid === false && wordsOf(r).judges === 'data'),
     pauses,
     pausesOfNoHolder,
   };

@@ -82,20 +82,20 @@ describe.skipIf(skip)("a module backend's ready()", () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    let sentAt = 0;
+    let signalled = false;
     child.stderr.on('data', async (d) => {
       stderr += d;
-      if (sentAt === 0 && /starting .* cluster/.test(stderr)) {
-        sentAt = -1;
+      if (!signalled && /starting .* cluster/.test(stderr)) {
+        signalled = true;
         // Its containers exist and its ready() is waiting.
         while ((await leftovers(child.pid)).length < 3) await new Promise((resolve) => setTimeout(resolve, 100));
-        sentAt = Date.now();
         child.kill('SIGINT');
       }
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const r: CliResult = { pid: child.pid ?? 0, code, stdout: '', stderr };
-    expect(Date.now() - sentAt).toBeLessThan(15_000);
+    // Ended by the signal while ready() waited, not by its 60 s deadline, which says so.
+    expect(r.stderr).not.toMatch(/did not settle/);
     expect(r.stderr).toMatch(/SIGINT: stopping the run/);
     expect(r.stderr).toMatch(/lockchaos run: interrupted \(SIGINT\) before the workload began/);
     expect(r.code).toBe(130);
