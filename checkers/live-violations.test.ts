@@ -108,4 +108,59 @@ describe('live violations', () => {
       }),
     );
   });
+
+  it('what it names fenced, the checker counts in the whole history, whatever order the ops arrive in', () => {
+    // Each process takes the lock (a grant with a token and a 1 s lease), maybe writes, and
+    // releases; holds overlap at random. The ops arrive interleaved at random across
+    // processes (each process's own in order, as a worker sends them): a release may arrive
+    // after another process's later grant.
+    const hold = fc.record({
+      start: fc.integer({ min: 0, max: 3000 }),
+      ms: fc.integer({ min: 1, max: 1500 }),
+      token: fc.integer({ min: 1, max: 8 }),
+      write: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(hold, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 4 }),
+        fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
+        (processes, picks) => {
+          const ms = 1_000_000;
+          const perProcess = processes.map((holds, process) => {
+            const ops: Op[] = [];
+            let t = 0;
+            const add = (type: Op['type'], f: string, time: number, key: string, value?: unknown) => {
+              t = Math.max(t + 1, time);
+              ops.push({ index: 0, type, f, process, time: t, key, ...(value === undefined ? {} : { value }) });
+            };
+            for (const h of [...holds].sort((a, b) => a.start - b.start)) {
+              add('invoke', 'acquire', h.start * ms, 'L');
+              add('ok', 'acquire', h.start * ms + 1, 'L', { token: h.token, validityMs: 1000 });
+              if (h.write) {
+                add('invoke', 'write', t + 1, S, [[h.token], h.token]);
+                add('ok', 'write', t + 1, S, [[h.token], h.token]);
+              }
+              add('invoke', 'release', (h.start + h.ms) * ms, 'L');
+              add('ok', 'release', t + 1, 'L');
+            }
+            return ops;
+          });
+          const arrival: Op[] = [];
+          const next = perProcess.map(() => 0);
+          for (let k = 0; arrival.length < perProcess.flat().length; k++) {
+            const open = perProcess.flatMap((ops, p) => ((next[p] as number) < ops.length ? [p] : []));
+            const p = open[(picks[k % picks.length] as number) % open.length] as number;
+            const op = perProcess[p]?.[next[p] as number] as Op;
+            next[p] = (next[p] as number) + 1;
+            arrival.push({ ...op, index: arrival.length });
+          }
+          const whole = [...arrival].sort((a, b) => a.time - b.time).map((op, index) => ({ ...op, index }));
+          if (firstOf(arrival, true) !== undefined) {
+            expect(checkFencing(whole, { storeKey: S, fenced: true }).valid).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -8,8 +8,9 @@
  * - the fencing rules (fencing, fenced): a stale token the store accepted, a grant whose
  *   token did not grow (a token granted twice is one), a grant that outranked a holder whose
  *   lease stood. Judged by the fencing checker itself on the history so far, at most once
- *   per CHECK_EVERY_NS of op time: each rule names a pair of completed operations, and
- *   operations that arrive later add pairs, never remove one;
+ *   per CHECK_EVERY_NS of op time: the first two name a pair of completed operations, which
+ *   operations that arrive later cannot undo; an outranking counts once the holder's hold
+ *   has ended (a release that arrives late can end it before the newcomer's grant);
  * - an acknowledged add missing from a read (lost-updates): an element whose write was
  *   acknowledged before a read was invoked, absent from that read's set. The store was
  *   overwritten by a write that did not have it: the lock-set workload adds one element per
@@ -17,8 +18,9 @@
  *   before the overwrite writes again, which loses the overwriting write's own element.
  */
 import type { Op } from '../src/history/op.js';
-import { checkFencing } from './fencing.js';
+import { checkFencing, outrankings, outrankingWords } from './fencing.js';
 import { LiveOverlaps } from './live-overlaps.js';
+import { holdsOf } from './mutual-exclusion.js';
 import { decodeWrite } from './op-values.js';
 import { secs } from './seconds.js';
 
@@ -95,10 +97,18 @@ export class LiveViolations {
     this.fencingDue = false;
     const history = [...this.opts.historySoFar()].sort((a, b) => a.time - b.time || a.index - b.index);
     const result = checkFencing(history, { storeKey: this.opts.storeKey ?? '', fenced: true });
-    if (result.valid === false && result.counts !== false) {
-      // Op numbers of a history still arriving are not the final history's: times only.
-      const words = result.details?.first?.[0] ?? result.summary;
-      this.first = `fencing: ${words.replace(/ \((op|release) #\d+\)/g, '')}`;
-    }
+    const details = result.details;
+    if (result.valid !== false || result.counts === false || !details) return;
+    // A grant outranks a holder only while the holder's hold lasts; a hold whose end has not
+    // arrived yet (its release recorded, not yet sent: a loaded worker) counts as lasting to
+    // the end, so only an outranking of a holder whose hold has ended here is settled.
+    const ended = new Set(holdsOf(history).flatMap((h) => (Number.isFinite(h.end) ? [h.acquireIndex] : [])));
+    const settled = outrankings(history).find((o) => ended.has(o.holder.index));
+    const outranked = Array.isArray(details.outranked) ? details.outranked.length : (details.outranked ?? 0);
+    // The other rules each name two completed operations: ops that arrive later cannot undo them.
+    const [other] = (details.first ?? []).slice(outranked > 0 ? 1 : 0);
+    const words = settled ? outrankingWords(settled) : other;
+    // Op numbers of a history still arriving are not the final history's: times only.
+    if (words !== undefined) this.first = `fencing: ${words.replace(/ \((op|release) #\d+\)/g, '')}`;
   }
 }
