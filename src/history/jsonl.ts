@@ -52,7 +52,31 @@ export function parseJsonl(
       );
     }
     const record = raw as Record<string, unknown>;
-    ops.push(adoptOp(record) ?? toOp(record, where(i), ops.length));
+    const op = adoptOp(record) ?? toOp(record, where(i), ops.length);
+    if (Array.isArray(op.value)) op.value = sharedValue(op.value, ops);
+    ops.push(op);
   }
   return ops;
+}
+
+/** How many ops back sharedValue looks for an equal value. */
+const SHARE_WINDOW = 32;
+
+/**
+ * `value`, or an equal array (the same elements, each a number or string) of one of the
+ * last SHARE_WINDOW ops before it: a read answers the set a write just wrote, and JSON.parse
+ * makes another array of it each time (a million-op lock-set history: half its set
+ * elements). Ops are read-only, so they may share it.
+ */
+function sharedValue(value: unknown[], ops: readonly Op[]): unknown[] {
+  const n = value.length;
+  if (n === 0) return value;
+  for (let j = ops.length - 1, stop = Math.max(0, ops.length - SHARE_WINDOW); j >= stop; j--) {
+    const other = ops[j].value;
+    if (!Array.isArray(other) || other.length !== n) continue;
+    let k = 0;
+    while (k < n && Object.is(other[k], value[k]) && typeof value[k] !== 'object') k++;
+    if (k === n) return other;
+  }
+  return value;
 }

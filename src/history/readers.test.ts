@@ -42,6 +42,26 @@ describe('jsonl', () => {
     expect(parseJsonl(toJsonl(twoOps))).toEqual(twoOps);
   });
 
+  it('an equal set read soon after is the same array; any other difference is its own', () => {
+    const line = (index: number, f: string, value: unknown) =>
+      JSON.stringify({ index, type: 'ok', f, process: 1, time: index, key: 's', value });
+    const ops = parseJsonl(
+      [line(0, 'write', [1, 2]), line(1, 'read', [1, 2]), line(2, 'read', [1, '2']), line(3, 'read', [1, 2, 3])]
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    expect(ops.map((op) => op.value)).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, '2'],
+      [1, 2, 3],
+    ]);
+    expect(ops[1].value).toBe(ops[0].value);
+    expect(ops[2].value).not.toBe(ops[0].value);
+    const nested = parseJsonl(`${line(0, 'write', [[1]])}\n${line(1, 'read', [[1]])}\n`);
+    expect(nested[1].value).not.toBe(nested[0].value);
+  });
+
   it('names a truncated last line', () => {
     const text = `${toJsonl(twoOps)}{"index":2,"type":"inv`;
     expect(errorOf(() => parseJsonl(text, 'h.jsonl'))).toBe(
