@@ -42,7 +42,7 @@ describe.skipIf(skip)('the example lock libraries', () => {
       name: 'example clients',
       status: 'ok',
       detail:
-        'can run node-redlock, redis-semaphore, redis-py-lock, kazoo-lock, etcd3-lock, seed-fenced-lock, seed-fenced-lock-fixed',
+        'can run etcd3-lock, kazoo-lock, node-redlock, redis-py-lock, redis-semaphore, seed-fenced-lock, seed-fenced-lock-fixed',
     });
   });
 
