@@ -18,21 +18,35 @@
  *   before the overwrite writes again, which loses the overwriting write's own element.
  */
 import type { Op } from '../src/history/op.js';
-import { checkFencing, outrankings, outrankingWords } from './fencing.js';
+import { checkFencing, type Outranking, outrankings, outrankingWords } from './fencing.js';
 import { LiveOverlaps } from './live-overlaps.js';
 import { holdsOf } from './mutual-exclusion.js';
 import { decodeWrite } from './op-values.js';
 import { secs } from './seconds.js';
 
-/** How often (in op time) the fencing checker runs on the history so far: 0.5 s. */
+/** How often (in op time) the fencing checker runs on the history so far: 0.5 s at most ... */
 const CHECK_EVERY_NS = 500_000_000;
+/**
+ * ... and only once the history has grown by this share since it last ran: each run reads
+ * the whole history, so a long run's checks cost a few times one check of its end, not one
+ * per half second.
+ */
+const GROWTH_BETWEEN_CHECKS = 0.1;
 
 export interface LiveViolationsOptions {
   fenced: boolean;
   /** The store key of a workload that uses the store; undefined: no store to watch. */
   storeKey?: string;
-  /** The ops recorded so far, in arrival order (the fencing checker sorts a copy). */
+  /**
+   * The ops recorded so far, in arrival order: each process's in its own order, which is
+   * all the fencing checker's pairing needs (its rules compare the ops' own times).
+   */
   historySoFar: () => readonly Op[];
+  /**
+   * The run's live overlap count (the progress line's), fed here: one count per op. Its
+   * overlaps are violations only unfenced.
+   */
+  overlaps?: LiveOverlaps;
   /** How often (in op time, ns) the fencing checker runs at most (default 0.5 s). */
   checkEveryNs?: number;
 }
@@ -47,23 +61,24 @@ interface Acknowledged {
 export class LiveViolations {
   /** The first violation, in words; undefined while there is none. */
   first: string | undefined;
-  private readonly overlaps: LiveOverlaps | undefined;
+  private readonly overlaps: LiveOverlaps;
   private readonly pending = new Map<Op['process'], Op>();
   private readonly acknowledged: Acknowledged[] = [];
   private lastFencingCheck = Number.NEGATIVE_INFINITY;
+  /** The history's length when the fencing checker last ran. */
+  private checkedLength = 0;
   /** A grant or an accepted write arrived since the fencing checker last ran. */
   private fencingDue = false;
 
   constructor(private readonly opts: LiveViolationsOptions) {
-    this.overlaps = opts.fenced ? undefined : new LiveOverlaps();
+    this.overlaps = opts.overlaps ?? new LiveOverlaps();
   }
 
   onOp(op: Op): void {
+    this.overlaps.onOp(op);
     if (this.first !== undefined || op.process === 'nemesis') return;
-    if (this.overlaps) {
-      this.overlaps.onOp(op);
-      if (this.overlaps.confirmed > 0) this.first = 'two clients held the lock at once (overlapping holds)';
-    }
+    if (!this.opts.fenced && this.overlaps.confirmed > 0)
+      this.first = 'two clients held the lock at once (overlapping holds)';
     if (op.type === 'invoke') {
       this.pending.set(op.process, op);
       return;
@@ -93,22 +108,30 @@ export class LiveViolations {
   }
 
   private checkFencing(now: number) {
+    const history = this.opts.historySoFar();
+    if (history.length - this.checkedLength < GROWTH_BETWEEN_CHECKS * this.checkedLength) return;
     this.lastFencingCheck = now;
+    this.checkedLength = history.length;
     this.fencingDue = false;
-    const history = [...this.opts.historySoFar()].sort((a, b) => a.time - b.time || a.index - b.index);
     const result = checkFencing(history, { storeKey: this.opts.storeKey ?? '', fenced: true });
     const details = result.details;
     if (result.valid !== false || result.counts === false || !details) return;
-    // A grant outranks a holder only while the holder's hold lasts; a hold whose end has not
-    // arrived yet (its release recorded, not yet sent: a loaded worker) counts as lasting to
-    // the end, so only an outranking of a holder whose hold has ended here is settled.
-    const ended = new Set(holdsOf(history).flatMap((h) => (Number.isFinite(h.end) ? [h.acquireIndex] : [])));
-    const settled = outrankings(history).find((o) => ended.has(o.holder.index));
+    // An outranking comes first in the checker's words. A grant outranks a holder only while
+    // the holder's hold lasts, and a hold whose end has not arrived yet (its release recorded,
+    // not yet sent: a loaded worker) counts as lasting to the end: only an outranking of a
+    // holder whose hold has ended here is settled.
     const outranked = Array.isArray(details.outranked) ? details.outranked.length : (details.outranked ?? 0);
+    const settled = outranked > 0 ? settledOutranking(history) : undefined;
     // The other rules each name two completed operations: ops that arrive later cannot undo them.
     const [other] = (details.first ?? []).slice(outranked > 0 ? 1 : 0);
     const words = settled ? outrankingWords(settled) : other;
     // Op numbers of a history still arriving are not the final history's: times only.
     if (words !== undefined) this.first = `fencing: ${words.replace(/ \((op|release) #\d+\)/g, '')}`;
   }
+}
+
+/** The first outranking of a holder whose hold has ended in `history`. */
+function settledOutranking(history: readonly Op[]): Outranking | undefined {
+  const ended = new Set(holdsOf(history).flatMap((h) => (Number.isFinite(h.end) ? [h.acquireIndex] : [])));
+  return outrankings(history).find((o) => ended.has(o.holder.index));
 }

@@ -139,7 +139,10 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   const log = hooks.log ?? (() => {});
   const t0 = Date.now();
   const phases = new PhaseTimer(t0);
-  const timings = (): RunTimings => ({ totalS: (Date.now() - t0) / 1000, clusterS, phases: phases.seconds });
+  const timings = (): RunTimings => {
+    phases.stop();
+    return { totalS: (Date.now() - t0) / 1000, clusterS, phases: phases.seconds };
+  };
   /** The campaign's workload slot, while this run holds it. */
   let releaseSlot: (() => void) | undefined;
 
@@ -182,6 +185,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
         fenced: config.fencing,
         storeKey: workload.usesStore ? STORE_KEY : undefined,
         historySoFar: () => writer.ops,
+        overlaps,
       })
     : undefined;
   let origin: Origin | undefined;
@@ -200,8 +204,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     if (op.process === 'nemesis' && op.type === 'info' && op.f.startsWith('stop-')) stopFailed = true;
     const indexed = writer.append(op);
     if (writer.error) timeUp.abort(); // the disk is full: stop, heal, tear down
-    overlaps?.onOp(indexed);
-    live?.onOp(indexed);
+    // One overlap count per op: the violations' watch feeds the progress line's when it runs.
+    if (live) live.onOp(indexed);
+    else overlaps?.onOp(indexed);
     if (live?.first !== undefined && !stoppedEarly && origin !== undefined && !timeUp.signal.aborted) {
       stoppedEarly = { atS: Math.round(Number(monotonicNow() - origin) / 1e7) / 100, why: live.first };
       timeUp.abort();
@@ -227,15 +232,15 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await runFaults.openProxies();
     log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
     if (hooks.signal?.aborted) throw interruptedAtStart();
-    phases.end('start');
     if (hooks.workloadSlot) {
+      phases.enter('queued');
       log('waiting for a workload slot (other cells run theirs)...');
       releaseSlot = await hooks.workloadSlot(hooks.signal).catch((err) => {
         if (hooks.signal?.aborted) throw interruptedAtStart();
         throw err;
       });
-      phases.end('queued');
     }
+    phases.enter('ready');
 
     // What every client is given: the run's parameters (not its schedule) and what resolving found.
     const { schedule: _faults, ...parameters } = config;
@@ -268,7 +273,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       );
     });
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
-    phases.end('ready');
+    phases.enter('workload');
     origin = monotonicNow();
     pool.go(origin);
 
@@ -325,7 +330,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
       log(`node logs not collected: ${errorMessage(err).split('\n')[0]}`);
     }
   } finally {
-    phases.end(origin === undefined ? 'start' : 'workload');
+    phases.enter('teardown');
     progress?.stop();
     await faults?.healAll();
     // Healed: the next cell's workload may begin while this one tears down and checks.
@@ -339,7 +344,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await faults?.close();
     await cluster?.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`));
     await removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`));
-    phases.end('teardown');
+    phases.enter('check');
   }
   if (writer.error) {
     const stored = storageError(writer.error, writer.path);
@@ -375,7 +380,6 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     // report command gives it (it checks a folder whose results say unchecked).
     const unchecked = checkInterrupted(hooks.signal?.reason, dir);
     conditions.push(unchecked);
-    phases.end('check');
     const fields = { valid: 'unknown' as const, conditions, config: ran, timings: timings(), results: [], ...early };
     writeResults(dir, { ...fields, unchecked: unchecked.message });
     return { dir, history, ...fields };
@@ -388,7 +392,6 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
   const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points)];
   const valid = runVerdict(countedVerdict(results), conditions);
-  phases.end('check');
   const ranFor = timings();
   writeResults(dir, { valid, conditions, config: ran, timings: ranFor, results, coverage: points, ...early });
   return { dir, config: ran, valid, results, conditions, history, timings: ranFor, coverage: points, ...early };
