@@ -7,7 +7,8 @@
  */
 export class WorkloadSlots {
   private free: number;
-  private readonly waiting: { grant: () => void; signal?: AbortSignal }[] = [];
+  /** Those waiting, each by the function that grants it its slot. */
+  private readonly waiting: (() => void)[] = [];
 
   constructor(readonly size: number) {
     this.free = size;
@@ -27,7 +28,7 @@ export class WorkloadSlots {
         resolve(this.giveBack());
       };
       const onAbort = () => {
-        const i = this.waiting.findIndex((w) => w.grant === grant);
+        const i = this.waiting.indexOf(grant);
         if (i >= 0) this.waiting.splice(i, 1);
         reject(signal?.reason);
       };
@@ -37,7 +38,7 @@ export class WorkloadSlots {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push({ grant, signal });
+      this.waiting.push(grant);
     });
   }
 
@@ -47,7 +48,7 @@ export class WorkloadSlots {
       if (given) return;
       given = true;
       const next = this.waiting.shift();
-      if (next) next.grant();
+      if (next) next();
       else this.free++;
     };
   }

@@ -11,19 +11,26 @@ export type RunPhase = (typeof RUN_PHASES)[number];
 /** Seconds spent in each phase; a phase a run did not reach is absent. */
 export type RunPhaseSeconds = Partial<Record<RunPhase, number>>;
 
-/** Laps: each phase ends where the next begins. */
+/** Laps: a run is in one phase at a time, each ending where the next begins. */
 export class PhaseTimer {
   readonly seconds: RunPhaseSeconds = {};
-  private last: number;
+  private phase: RunPhase = 'start';
+  private since: number;
 
   constructor(start = Date.now()) {
-    this.last = start;
+    this.since = start;
   }
 
-  /** The phase that ends now (time since the last phase ended is added to it). */
-  end(phase: RunPhase): void {
+  /** The phase the run enters now, ending the one it was in (entered at the start: 'start'). */
+  enter(phase: RunPhase): void {
+    this.stop();
+    this.phase = phase;
+  }
+
+  /** Adds the time since the phase was entered (or last stopped) to it. */
+  stop(): void {
     const now = Date.now();
-    this.seconds[phase] = Math.round(((this.seconds[phase] ?? 0) + (now - this.last) / 1000) * 100) / 100;
-    this.last = now;
+    this.seconds[this.phase] = Math.round(((this.seconds[this.phase] ?? 0) + (now - this.since) / 1000) * 100) / 100;
+    this.since = now;
   }
 }
