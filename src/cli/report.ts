@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { verdictName } from '../../checkers/result.js';
-import { buildRunReport } from '../report/html.js';
+import { interruptibleReport } from '../report/report-on-thread.js';
 import { formatSummary } from '../report/summary.js';
 import { runExitCode } from '../runner/conditions.js';
 import { UserError } from '../util/errors.js';
@@ -63,10 +63,16 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const given = parsed.positionals[0] as string;
   const { dir, renamed } = resolvedRunDir(given);
   // It replaces files: say which, and where, before they are (a folder that is no run, or
-  // whose history cannot be read, gets its one line of error instead).
-  const { run, reportPath, junitPath, headline } = buildRunReport(dir, {}, () =>
-    console.error(`rebuilding report.html and junit.xml in ${dir}${renamed ? ` (${given} leads there)` : ''}`),
-  );
+  // whose history cannot be read, gets its one line of error instead). Built on a thread
+  // whose heap is bounded by the history's size (report-heap.ts).
+  const built = await interruptibleReport(dir, undefined, {
+    writing: () =>
+      console.error(`rebuilding report.html and junit.xml in ${dir}${renamed ? ` (${given} leads there)` : ''}`),
+    unbounded: (mib) =>
+      console.error(`note: the report needed more than its bound of ${mib} MiB of heap: building it again without one`),
+  });
+  // Without a signal the thread always answers.
+  const { run, reportPath, junitPath, headline } = built as NonNullable<typeof built>;
   if (run.cutShort) console.error(`note: incomplete run: ${run.cutShort}`);
   const exitCode = runExitCode(run.valid, run.conditions);
   if (parsed.values.json) {

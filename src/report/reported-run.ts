@@ -3,14 +3,13 @@
  * its progress and writes its report.html. (The runner imports nothing of the report.)
  */
 
-import { Worker } from 'node:worker_threads';
 import type { TestConfig } from '../runner/config.js';
 import { prepareRun } from '../runner/prepare.js';
 import type { ResolvedRun } from '../runner/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
-import { cliCommand, compiledBeside } from '../util/paths.js';
-import { buildRunReport } from './html.js';
+import { cliCommand } from '../util/paths.js';
 import { RunProgress } from './progress.js';
+import { interruptibleReport } from './report-on-thread.js';
 
 export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
   /** Where a configuration came from (`--replay: 'run/test.json'`): named in a problem with it. */
@@ -35,7 +34,10 @@ export async function runAndReport(
     progress: showProgress ? (p) => new RunProgress(p) : undefined,
   });
   try {
-    const built = await interruptibleReport(result.dir, hooks.signal);
+    const built = await interruptibleReport(result.dir, hooks.signal, {
+      unbounded: (mib) =>
+        log(`the report needed more than its bound of ${mib} MiB of heap: building it again without one`),
+    });
     if (built === undefined) {
       log(`report.html not written (interrupted): ${cliCommand} report ${result.dir} writes it`);
       return result;
@@ -46,39 +48,4 @@ export async function runAndReport(
     log(`report.html not written: ${String(err)}`);
     return result;
   }
-}
-
-/**
- * buildRunReport on a thread that Ctrl-C ends (undefined then). A run whose workload or
- * checking was interrupted has had its Ctrl-C: its report is built, and a second Ctrl-C
- * quits at once (interrupt.ts), which the thread leaves this thread free to hear.
- */
-export async function interruptibleReport(
-  dir: string,
-  signal: AbortSignal | undefined,
-): Promise<{ reportPath: string; headline: string } | undefined> {
-  const url = compiledBeside(import.meta.url, './report-thread.js');
-  if (!url) return buildRunReport(dir);
-  const listen = signal?.aborted ? undefined : signal;
-  const thread = new Worker(url, { workerData: { dir } });
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      resolve(undefined);
-      void thread.terminate();
-    };
-    listen?.addEventListener('abort', onAbort, { once: true });
-    const settle = () => listen?.removeEventListener('abort', onAbort);
-    thread.once('message', (built: { reportPath: string; headline: string }) => {
-      settle();
-      resolve(built);
-    });
-    thread.once('error', (err) => {
-      settle();
-      reject(err);
-    });
-    thread.once('exit', (code) => {
-      settle();
-      if (!listen?.aborted) reject(new Error(`the report thread exited with code ${code} before it answered`));
-    });
-  });
 }
