@@ -34,3 +34,26 @@ export class PhaseTimer {
     this.since = now;
   }
 }
+
+/**
+ * A run's times as its results give them: start to verdict, the part spent starting the
+ * cluster, and each phase's.
+ */
+export class RunClock {
+  readonly phases: PhaseTimer;
+  private clusterS = 0;
+
+  constructor(private readonly start = Date.now()) {
+    this.phases = new PhaseTimer(start);
+  }
+
+  /** The cluster is up: what it took to start is the cost every run pays before its clients. */
+  clusterReady(): void {
+    this.clusterS = (Date.now() - this.start) / 1000;
+  }
+
+  timings(): { totalS: number; clusterS: number; phases: RunPhaseSeconds } {
+    this.phases.stop();
+    return { totalS: (Date.now() - this.start) / 1000, clusterS: this.clusterS, phases: this.phases.seconds };
+  }
+}

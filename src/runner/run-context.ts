@@ -1,0 +1,20 @@
+/** What every phase of one run is given: the run, where it is kept, and how it ends. */
+
+import type { RunRecording } from './recording.js';
+import type { ResolvedRun } from './resolve.js';
+import type { RunClock } from './run-phases.js';
+import type { Teardown } from './teardown.js';
+
+export interface RunContext {
+  resolved: ResolvedRun;
+  /** Labels whatever the run starts, so that its teardown (or a later run's sweep) finds it. */
+  runId: string;
+  /** The run folder. */
+  dir: string;
+  log: (line: string) => void;
+  /** Ctrl-C: each phase ends what it waits on at once. */
+  signal?: AbortSignal;
+  clock: RunClock;
+  recording: RunRecording;
+  teardown: Teardown;
+}

@@ -1,0 +1,148 @@
+/**
+ * A run's start, up to its workload: the workers forked, the cluster started, the faults'
+ * proxies opened, a campaign's workload slot taken, the clients connected. Each resource
+ * hands its end to the teardown as it begins. A Ctrl-C here leaves nothing to check, and
+ * ends what the start waits on at once: a phase's own deadline would keep the user waiting.
+ */
+import { type Cluster, startCluster } from '../cluster/cluster.js';
+import { STORE_KEY } from '../datastore/keys.js';
+import { startTargetCluster } from '../target/target-cluster.js';
+import { untilAborted } from '../util/deadline.js';
+import { errorMessage, UserError } from '../util/errors.js';
+import { cliCommand } from '../util/paths.js';
+import type { ClientRun } from '../worker/protocol.js';
+import { interrupted, RunInterrupted } from './conditions.js';
+import { RunFaults } from './faults.js';
+import type { ProgressStart } from './recording.js';
+import type { ResolvedRun } from './resolve.js';
+import type { RunContext } from './run-context.js';
+import { writeResults } from './run-folder.js';
+import { WorkerPool } from './workers.js';
+
+export const LOCK_NAME = 'lockchaos:lock';
+
+/**
+ * Ctrl-C before the workload began: nothing to check, but the folder says so (results.json
+ * with the condition, no checks), so that `report` on it says interrupted, not killed.
+ */
+function interruptedAtStart(run: RunContext): RunInterrupted {
+  const { config } = run.resolved;
+  const condition = interrupted(run.signal?.reason, undefined, config.timeLimitS);
+  writeResults(run.dir, {
+    valid: 'unknown',
+    conditions: [condition],
+    config,
+    timings: run.clock.timings(),
+    results: [],
+  });
+  return new RunInterrupted(condition);
+}
+
+/** A wait of the start that Ctrl-C ends, as an interruption of the run. */
+function interruptible(run: RunContext): (err: unknown) => never {
+  return (err) => {
+    if (run.signal?.aborted) throw interruptedAtStart(run);
+    throw err;
+  };
+}
+
+/**
+ * The client workers, forked first: they load while the cluster starts, and connect once
+ * given their addresses (connectClients).
+ */
+export function forkWorkers(run: RunContext): WorkerPool {
+  const pool = new WorkerPool(run.runId, run.resolved.config.concurrency, run.recording.record);
+  run.teardown.on('workers', () => pool.kill());
+  return pool;
+}
+
+export async function startRunCluster(run: RunContext): Promise<Cluster> {
+  const { resolved, runId, log } = run;
+  log(`starting ${resolved.backend.name} cluster (run ${runId})...`);
+  // Ctrl-C while the nodes start (a ready() that never settles waits for nothing else).
+  const cluster = await startNodes(resolved, runId, run.signal).catch(interruptible(run));
+  run.clock.clusterReady();
+  run.teardown.on('target', () =>
+    cluster.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`)),
+  );
+  return cluster;
+}
+
+/** The run's nodes: started in containers, or a target's reached where they are with the store started beside them. */
+function startNodes(resolved: ResolvedRun, runId: string, signal?: AbortSignal): Promise<Cluster> {
+  const { target } = resolved;
+  if (!target) return startCluster(runId, resolved.nodeSpecs, signal);
+  const store = resolved.nodeSpecs.find((s) => s.role === 'store');
+  if (!store) throw new Error('a run has a data store');
+  return startTargetCluster({
+    runId,
+    inventory: target.inventory,
+    ready: target.ready,
+    store,
+    needs: target.needs,
+    signal,
+  });
+}
+
+/** The faults of the run on its cluster, their proxies open: the cluster is then ready. */
+export async function openFaults(run: RunContext, cluster: Cluster): Promise<RunFaults> {
+  const faults = new RunFaults(run.resolved, cluster, run.runId);
+  run.teardown.on('heal', () => faults.healAll());
+  run.teardown.on('faults', () => faults.close());
+  await faults.openProxies();
+  run.log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
+  if (run.signal?.aborted) throw interruptedAtStart(run);
+  return faults;
+}
+
+/** A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell. */
+export async function takeWorkloadSlot(
+  run: RunContext,
+  slot: ((signal: AbortSignal | undefined) => Promise<() => void>) | undefined,
+): Promise<void> {
+  if (!slot) return;
+  run.clock.phases.enter('queued');
+  run.log('waiting for a workload slot (other cells run theirs)...');
+  const release = await slot(run.signal).catch(interruptible(run));
+  run.teardown.on('slot', release);
+}
+
+/**
+ * Every client given the run's parameters (not its schedule), what resolving found, and its
+ * addresses, and connected: the time limit starts once they are, so all of it is workload.
+ */
+export async function connectClients(
+  run: RunContext,
+  pool: WorkerPool,
+  faults: RunFaults,
+  progress: ProgressStart | undefined,
+): Promise<void> {
+  run.clock.phases.enter('ready');
+  const { config, backend, backendOptions } = run.resolved;
+  const { schedule: _faults, ...parameters } = config;
+  const clientRun: ClientRun = {
+    config: parameters,
+    backendOptions,
+    backendName: backend.name,
+    lock: LOCK_NAME,
+    storeKey: STORE_KEY,
+  };
+  run.recording.showProgress(progress);
+  run.teardown.on('progress', () => run.recording.stopProgress());
+  pool.start(
+    Array.from({ length: config.concurrency }, (_, client) => ({
+      client,
+      ...faults.addressesFor(client),
+      run: clientRun,
+    })),
+  );
+  // Ctrl-C while the clients connect (a client that never connects waits for nothing else).
+  await untilAborted(pool.ready(60_000), run.signal).catch((err) => {
+    if (run.signal?.aborted) throw interruptedAtStart(run);
+    // A client program broke at its start (workers.ts): how to try it alone.
+    if (!(err instanceof UserError) || config.clientCommand === undefined) throw err;
+    throw new UserError(
+      `${err.message}: '${cliCommand} client-check --backend ${config.backend} -- ${config.clientCommand}' tries it alone`,
+    );
+  });
+}

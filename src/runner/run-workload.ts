@@ -1,0 +1,100 @@
+/**
+ * A run's workload: the clients go, the nemesis runs its schedule until the time limit (or
+ * an early stop), the faults heal, the clients finish their cycles, and the store is read
+ * one last time. What it leaves for the check: the faults applied, the code points the
+ * clients reached, and how the run did not run as configured.
+ */
+import type { Cluster } from '../cluster/cluster.js';
+import { Recorder } from '../history/recorder.js';
+import type { ScheduledFault } from '../nemesis/schedule.js';
+import { monotonicNow, type Origin, sleep } from '../util/clock.js';
+import { Rng } from '../util/rng.js';
+import { cycleLeftOpen, healCounted, interrupted, overrun, type RunCondition, workerLost } from './conditions.js';
+import type { RunFaults } from './faults.js';
+import { finalRead } from './final-read.js';
+import { NodeWatch } from './node-watch.js';
+import type { RunContext } from './run-context.js';
+import type { WorkerPool } from './workers.js';
+
+export interface Workload {
+  /** The faults, as data: a replay of this run (or a shrink of it) applies these. */
+  applied: ScheduledFault[];
+  /** How often the clients reached each code point, and each request on the wire: coverage. */
+  reached: Record<string, number>;
+  conditions: RunCondition[];
+  /** The clients, whose errors and broken programs are read once the teardown has ended them. */
+  pool: WorkerPool;
+}
+
+export async function runWorkload(
+  run: RunContext,
+  on: { cluster: Cluster; faults: RunFaults; pool: WorkerPool },
+  stopGraceMs: number | undefined,
+): Promise<Workload> {
+  const { cluster, faults, pool } = on;
+  const { config, workload } = run.resolved;
+  const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
+  run.clock.phases.enter('workload');
+  const origin = monotonicNow();
+  run.recording.begin(origin);
+  pool.go(origin);
+  const timed = await untilTimeUp(run, faults, pool, origin);
+  const conditions = timed.interrupted ? [timed.interrupted] : [];
+  const graceMs = stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
+  const stopping = monotonicNow();
+  // Ctrl-C while the clients finish their cycles: those not done are killed at once.
+  await pool.stop(graceMs, run.signal);
+  const reached = { ...pool.pointsReached(), ...faults.wireReached() };
+  const workloadS = timed.limitS + timed.heal.s + Number(monotonicNow() - stopping) / 1e9;
+  const over = overrun(workloadS, config.timeLimitS, graceMs / 1000, timed.heal.cause);
+  if (over) conditions.push(over);
+  for (const lost of pool.lost) conditions.push(workerLost(lost));
+  for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
+  conditions.push(...(await watch.lost(timed.applied)));
+  run.recording.finishProgress(); // after "time is up": every client's last op is in the count
+
+  if (workload.usesStore && !run.recording.writer.error) {
+    const recorder = new Recorder(pool.maxProcess() + 1, 1, origin, run.recording.record);
+    const lost = await finalRead(cluster, config, recorder);
+    if (lost) conditions.push(lost);
+  }
+  return { applied: timed.applied, reached, conditions, pool };
+}
+
+/**
+ * The nemesis on its schedule until the time limit, Ctrl-C or an early stop, then every
+ * fault healed. The workload's own time is the time limit as the timers kept it, and the
+ * clients' stop after it; healing (a node restart, an etcd member replaced) is not counted,
+ * unless a fault's stop failed and the clients ran on meanwhile.
+ */
+async function untilTimeUp(run: RunContext, faults: RunFaults, pool: WorkerPool, origin: Origin) {
+  const { config } = run.resolved;
+  const { recording, signal, log } = run;
+  const { timeUp } = recording;
+  const onAbort = () => timeUp.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
+  const rng = new Rng(config.seed);
+  const schedule = faults.run({ clients: pool, rng, origin, record: recording.record, signal: timeUp.signal });
+  log(
+    `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
+  );
+  await sleep(config.timeLimitS * 1000, timeUp.signal);
+  const limitS = Number(monotonicNow() - origin) / 1e9;
+  const interruptedAt = signal?.aborted
+    ? interrupted(signal.reason, Number(monotonicNow() - origin) / 1e9, config.timeLimitS)
+    : undefined;
+  timeUp.abort();
+  signal?.removeEventListener('abort', onAbort);
+  await schedule;
+  await faults.healAll();
+  const heal = healCounted(Number(monotonicNow() - origin) / 1e9 - limitS, recording.stopFailed);
+  const applied = faults.schedule();
+  const early = recording.stoppedEarly;
+  log(
+    early
+      ? `stopped early at ${early.atS} s (--stop-on-violation: ${early.why}): faults healed, clients finishing`
+      : 'time is up: faults healed, clients finishing',
+  );
+  return { limitS, heal, applied, interrupted: interruptedAt };
+}
