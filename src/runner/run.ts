@@ -5,11 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { aimedFaults, type CoverageRow, codePointsResult, coverage } from '../../checkers/coverage.js';
+import { aimedFaults, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { LiveViolations } from '../../checkers/live-violations.js';
-import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
 import { clientProgramName } from '../backends/client-protocol.js';
@@ -55,6 +54,7 @@ import type { ResolvedRun } from './resolve.js';
 import {
   createRunFolder,
   nodeLogFile,
+  type RunResult,
   type RunTimings,
   runFile,
   type StoppedEarly,
@@ -68,23 +68,7 @@ import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
 
-export interface RunResult {
-  dir: string;
-  config: TestConfig;
-  valid: Validity;
-  results: CheckResult[];
-  /** How the run did not run as configured (empty: it did); see conditions.ts. */
-  conditions: RunCondition[];
-  history: Op[];
-  /** Seconds from start to verdict, the part spent starting the cluster, and each phase's. */
-  timings: RunTimings;
-  /** --stop-on-violation ended the workload before its time limit: when, and on what. */
-  stoppedEarly?: StoppedEarly;
-  /** The code points the clients reached, the faults aimed at them, and what followed. */
-  coverage?: CoverageRow[];
-}
-
-export type { StoppedEarly };
+export type { RunResult, StoppedEarly };
 
 export interface RunHooks {
   log?: (line: string) => void;
