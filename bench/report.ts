@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Op } from '../src/history/op.js';
-import { DEFAULTS, type TestConfig } from '../src/runner/config.js';
-import { runFile, writeTestJson } from '../src/runner/run-folder.js';
+import { DEFAULTS, type TestConfig } from '../src/run-data/config.js';
+import { runFile, writeTestJson } from '../src/run-data/run-folder.js';
 import { Rng } from '../src/util/rng.js';
 
 const STORE_KEY = 'lockchaos:set';

@@ -15,8 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULTS, fencingWord, type TestConfig } from '../src/runner/config.js';
-import { writeResults, writeTestJson } from '../src/runner/run-folder.js';
+import { DEFAULTS, fencingWord, type TestConfig } from '../src/run-data/config.js';
+import { writeResults, writeTestJson } from '../src/run-data/run-folder.js';
 
 export type SyntheticVerdict = true | false | 'unknown';
 

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TestConfig } from '../runner/config.js';
-import type { ResolvedRun } from '../runner/resolve.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import type { RunHooks, RunResult } from '../runner/run.js';
 import { sleep } from '../util/clock.js';
 

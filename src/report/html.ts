@@ -14,8 +14,8 @@
 import { basename, join, resolve } from 'node:path';
 import { verdictName, verdictWord } from '../../checkers/result.js';
 import { warningsOf } from '../../checkers/words-registry.js';
-import type { RunCondition } from '../runner/conditions.js';
-import { type LoadedRun, loadRun } from '../runner/run-folder.js';
+import type { RunCondition } from '../run-data/conditions.js';
+import { type LoadedRun, loadRun } from '../run-data/run-folder.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { storageError } from '../util/fs-errors.js';
 import { cliCommand } from '../util/paths.js';

@@ -23,16 +23,6 @@ import type { Op } from '../history/op.js';
 import { Recorder } from '../history/recorder.js';
 import { HistoryWriter } from '../history/writer.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { reclaimTargets } from '../target/heal.js';
-import { startTargetCluster } from '../target/target-cluster.js';
-import { monotonicNow, type Origin, sleep } from '../util/clock.js';
-import { untilAborted } from '../util/deadline.js';
-import { errorMessage, UserError } from '../util/errors.js';
-import { storageError } from '../util/fs-errors.js';
-import { cliCommand } from '../util/paths.js';
-import { plural } from '../util/plural.js';
-import { Rng } from '../util/rng.js';
-import type { ClientRun } from '../worker/protocol.js';
 import {
   badGrants,
   checkInterrupted,
@@ -44,13 +34,9 @@ import {
   RunInterrupted,
   runVerdict,
   workerLost,
-} from './conditions.js';
-import type { TestConfig } from './config.js';
-import { RunFaults } from './faults.js';
-import { imagesOf } from './images.js';
-import { NodeWatch } from './node-watch.js';
-import { classifyBrokenPrograms } from './program-failures.js';
-import type { ResolvedRun } from './resolve.js';
+} from '../run-data/conditions.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import {
   createRunFolder,
   nodeLogFile,
@@ -60,8 +46,22 @@ import {
   type StoppedEarly,
   writeResults,
   writeTestJson,
-} from './run-folder.js';
-import { PhaseTimer } from './run-phases.js';
+} from '../run-data/run-folder.js';
+import { PhaseTimer } from '../run-data/run-phases.js';
+import { reclaimTargets } from '../target/heal.js';
+import { startTargetCluster } from '../target/target-cluster.js';
+import { monotonicNow, type Origin, sleep } from '../util/clock.js';
+import { untilAborted } from '../util/deadline.js';
+import { errorMessage, UserError } from '../util/errors.js';
+import { storageError } from '../util/fs-errors.js';
+import { cliCommand } from '../util/paths.js';
+import { plural } from '../util/plural.js';
+import { Rng } from '../util/rng.js';
+import type { ClientRun } from '../worker/protocol.js';
+import { RunFaults } from './faults.js';
+import { imagesOf } from './images.js';
+import { NodeWatch } from './node-watch.js';
+import { classifyBrokenPrograms } from './program-failures.js';
 import { WorkerPool } from './workers.js';
 
 /** "1 container", "2 containers". */

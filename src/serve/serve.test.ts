@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
-import { DEFAULTS } from '../runner/config.js';
-import { writeResults } from '../runner/run-folder.js';
+import { DEFAULTS } from '../run-data/config.js';
+import { writeResults } from '../run-data/run-folder.js';
 import { storePage } from './page.js';
 import { resolveInside, type StoreServer, serveStore } from './server.js';
 import {

@@ -17,7 +17,7 @@ import { join, relative, sep } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { type Mark, markOf } from '../campaign/mark.js';
 import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
-import { type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../runner/run-folder.js';
+import { type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
 

@@ -4,7 +4,7 @@
  * long history.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildRunReport } from './html.js';
+import { buildRunReport } from '../report/html.js';
 
 const { reportPath, headline } = buildRunReport((workerData as { dir: string }).dir);
 parentPort?.postMessage({ reportPath, headline });

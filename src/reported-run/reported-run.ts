@@ -4,13 +4,13 @@
  */
 
 import { Worker } from 'node:worker_threads';
-import type { TestConfig } from '../runner/config.js';
-import { prepareRun } from '../runner/prepare.js';
-import type { ResolvedRun } from '../runner/resolve.js';
+import { buildRunReport } from '../report/html.js';
+import { RunProgress } from '../report/progress.js';
+import type { TestConfig } from '../run-data/config.js';
+import { prepareRun } from '../run-data/prepare.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
 import { cliCommand, compiledBeside } from '../util/paths.js';
-import { buildRunReport } from './html.js';
-import { RunProgress } from './progress.js';
 
 export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
   /** Where a configuration came from (`--replay: 'run/test.json'`): named in a problem with it. */
