@@ -84,7 +84,7 @@ export {
 export * from './check.js';
 export { loadReplayConfig } from './cli/run.js';
 export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
-export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
+export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/docker-engine.js';
 // One run: configuration, the runner (with its progress and report.html), its per-run checkers.
 export { type ReportedRunHooks as RunHooks, runAndReport as run } from './reported-run/reported-run.js';
 export { DEFAULTS, type TestConfig } from './run-data/config.js';

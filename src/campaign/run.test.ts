@@ -10,12 +10,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TestConfig } from '../run-data/config.js';
 import type { ResolvedRun } from '../run-data/resolve.js';
 import type { RunHooks, RunResult } from '../runner/run.js';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 
 const fake = vi.hoisted(() => ({ running: 0, maxRunning: 0, invoked: [] as string[], started: [] as string[] }));
 
-vi.mock('../cluster/engine.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../cluster/engine.js')>()),
+vi.mock('../cluster/docker-engine.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../cluster/docker-engine.js')>()),
   ensureEngine: vi.fn(async () => {}),
   ensureImage: vi.fn(async () => {}),
 }));

@@ -19,7 +19,7 @@
 import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { join } from 'node:path';
-import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { resolveRun } from '../run-data/resolve.js';

@@ -21,7 +21,7 @@ import type { TestConfig } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { buildRunReport, colorsFor, writeRunReport } from './html.js';
 import { escapeHtml, scriptJson } from './page-html.js';
-import { rerunCommands, shellWord } from './rerun.js';
+import { rerunCommands, shellWord } from './rerun-commands.js';
 
 const L = 'lockchaos:lock';
 const S = 'lockchaos:set';

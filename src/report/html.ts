@@ -26,7 +26,7 @@ import { headline } from './headline.js';
 import { type PrepareOptions, prepareReport, type ReportData } from './model.js';
 import { pageScript, pageStyle, uplot } from './page-assets.js';
 import { escapeHtml, pageHead, scriptJson } from './page-html.js';
-import { rerunCommands } from './rerun.js';
+import { rerunCommands } from './rerun-commands.js';
 import { writeRunJUnit } from './run-junit.js';
 import { checkerRows, configTable, coverageSection, filesHtml, perfTable } from './run-tables.js';
 import { stoppedEarlyLine } from './summary.js';

@@ -17,7 +17,7 @@ import {
 import type { FaultPlan, FaultStart } from '../nemesis/nemesis.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { DEFAULTS, type TestConfig } from '../run-data/config.js';
-import { monotonicNow, sleep } from '../util/clock.js';
+import { monotonicNow, sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import { RunFaults } from './faults.js';
 
