@@ -4,7 +4,7 @@
  * (smallest first), both smaller than its own keys so that they come first: a key too hard
  * to decide (half its operations crash, so each may or may not have taken effect) and a key
  * made not linearizable by a lost append, which only the search finds, in a few rounds
- * (schedule.ts). 'hard-first': the hard key, then the invalid one; 'invalid-first', its
+ * (search-rounds.ts). 'hard-first': the hard key, then the invalid one; 'invalid-first', its
  * mirror.
  *
  * Why this shape: the first part in check order goes to a worker as it starts (parallel.ts),

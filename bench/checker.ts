@@ -44,7 +44,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { checkLinearizable } from '../checkers/linearizable/engine.js';
+import { checkLinearizable } from '../checkers/linearizable/check-linearizable.js';
 import { checkLinearizableParallel, MIN_OPERATIONS, PARALLEL_NODE_FLAGS } from '../checkers/linearizable/parallel.js';
 import type { Op } from '../src/history/op.js';
 import { quantiles } from '../src/stats/quantiles.js';

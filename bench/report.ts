@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Op } from '../src/history/op.js';
-import { DEFAULTS, type TestConfig } from '../src/runner/config.js';
+import { DEFAULTS, type TestConfig } from '../src/run-data/config.js';
+import { runFile, writeTestJson } from '../src/run-data/run-folder.js';
 import { Rng } from '../src/util/rng.js';
 
 const STORE_KEY = 'lockchaos:set';
@@ -96,13 +97,13 @@ function main(): void {
     let t = performance.now();
     const history = simulateLockSet(operations, 7);
     const config: TestConfig = { ...DEFAULTS, name: 'bench-report', seed: 7, storeDir: dir };
-    writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
+    writeTestJson(dir, config);
     // Written in pieces: one string of the whole history would pass V8's limit.
     const lines: string[] = [];
     for (const op of history) lines.push(JSON.stringify(op));
-    writeFileSync(join(dir, 'history.jsonl'), '');
+    writeFileSync(runFile(dir, 'history'), '');
     for (let i = 0; i < lines.length; i += 100_000)
-      writeFileSync(join(dir, 'history.jsonl'), `${lines.slice(i, i + 100_000).join('\n')}\n`, { flag: 'a' });
+      writeFileSync(runFile(dir, 'history'), `${lines.slice(i, i + 100_000).join('\n')}\n`, { flag: 'a' });
     console.log(
       `report benchmark, node ${process.version}: a lock-set run of ${operations.toLocaleString('en-US')} operations (${history.length.toLocaleString('en-US')} events), generated in ${Math.round(performance.now() - t)} ms`,
     );

@@ -15,7 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULTS, fencingWord } from '../src/runner/config.js';
+import { DEFAULTS, fencingWord, type TestConfig } from '../src/run-data/config.js';
+import { writeResults, writeTestJson } from '../src/run-data/run-folder.js';
 
 export type SyntheticVerdict = true | false | 'unknown';
 
@@ -35,25 +36,21 @@ const stampOf = (iso: string) => iso.replace(/:/g, '-');
 const reportHtml = (name: string, valid: SyntheticVerdict) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body data-ready="true"><h1>${name}</h1><p>verdict: <span id="verdict">${valid === true ? 'valid' : valid === false ? 'INVALID' : 'unknown'}</span></p></body></html>\n`;
 
-/** One run folder, as the runner writes it (test.json, results.json, report.html, junit.xml). */
+/** One run folder, as the runner writes it (test.json and results.json by its writers; report.html, junit.xml). */
 export function writeSyntheticRun(dir: string, run: SyntheticRun): void {
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   const name = run.name ?? `${run.backend}-lock-set-${run.nemesis}-${fencingWord(run.fencing)}`;
-  const config = {
+  const config: TestConfig = {
     ...DEFAULTS,
     name,
     backend: run.backend,
     nemesis: run.nemesis,
     fencing: run.fencing,
     seed: run.seed,
-    storeKey: 'lockchaos:set',
   };
-
-  writeFileSync(join(dir, 'test.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeTestJson(dir, config, { storeKey: 'lockchaos:set' });
   const detail = 'x'.repeat(Math.max(0, run.pad ?? 0));
-  const results = {
-    lockchaos: '0.1.0',
-    schema: 1,
+  writeResults(dir, {
     valid: run.valid,
     conditions: [],
     config,
@@ -61,8 +58,7 @@ export function writeSyntheticRun(dir: string, run: SyntheticRun): void {
     results: [
       { checker: 'mutual-exclusion', valid: run.valid, counts: true, summary: 'synthetic', details: { detail } },
     ],
-  };
-  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  });
   writeFileSync(join(dir, 'report.html'), reportHtml(name, run.valid));
   writeFileSync(join(dir, 'junit.xml'), '<testsuites/>\n');
 }

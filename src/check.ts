@@ -17,7 +17,7 @@ export {
   checkLinearizable,
   checkLinearizable as check,
   type LinearizableResult,
-} from '../checkers/linearizable/engine.js';
+} from '../checkers/linearizable/check-linearizable.js';
 export {
   checkLinearizableParallel,
   checkLinearizableParallel as checkParallel,

@@ -84,12 +84,12 @@ export {
 export * from './check.js';
 export { loadReplayConfig } from './cli/run.js';
 export type { NodeHandle, NodeSpec, PeerNames } from './cluster/cluster.js';
-export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/engine.js';
+export { NODE_IMAGE, POSTGRES_IMAGE } from './cluster/docker-engine.js';
 // One run: configuration, the runner (with its progress and report.html), its per-run checkers.
-export { type ReportedRunHooks as RunHooks, runAndReport as run } from './report/reported-run.js';
-export { DEFAULTS, type TestConfig } from './runner/config.js';
-export { prepareRun } from './runner/prepare.js';
-export { type ResolvedRun, resolveRun, testName, validateConfig } from './runner/resolve.js';
+export { type ReportedRunHooks as RunHooks, runAndReport as run } from './reported-run/reported-run.js';
+export { DEFAULTS, type TestConfig } from './run-data/config.js';
+export { prepareRun } from './run-data/prepare.js';
+export { type ResolvedRun, resolveRun, testName, validateConfig } from './run-data/resolve.js';
 export type { RunResult } from './runner/run.js';
 export { SCENARIOS, type Scenario } from './scenarios/index.js';
 export * from './stats/index.js';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLinearizable } from '../checkers/linearizable/engine.js';
+import { checkLinearizable } from '../checkers/linearizable/check-linearizable.js';
 import type { CheckResult } from '../checkers/result.js';
 import type { Op, OpType } from '../src/history/op.js';
 import { errorMessage } from '../src/util/errors.js';

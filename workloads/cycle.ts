@@ -4,7 +4,7 @@
  */
 import { encodeGrant, grantProblem, REFUSED_GRANT } from '../checkers/op-values.js';
 import { type Grant, releaseFailure } from '../src/backends/backend.js';
-import { sleep } from '../src/util/clock.js';
+import { sleep } from '../src/util/monotonic-clock.js';
 import type { ClientContext } from './workload.js';
 
 /** The grant if the acquire completed `ok`; null after `fail` or `info`. */

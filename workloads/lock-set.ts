@@ -19,7 +19,7 @@ import { encodeWrite } from '../checkers/op-values.js';
 import { perfChecker } from '../checkers/perf.js';
 import type { Grant } from '../src/backends/backend.js';
 import type { DataStore } from '../src/datastore/datastore.js';
-import { sleep } from '../src/util/clock.js';
+import { sleep } from '../src/util/monotonic-clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
 import type { ClientContext, Workload } from './workload.js';
 

@@ -3,7 +3,7 @@ import { evidenceChecker } from '../checkers/evidence.js';
 import { lockLinearizableChecker } from '../checkers/linearizable/lock-and-store.js';
 import { mutualExclusionChecker } from '../checkers/mutual-exclusion.js';
 import { perfChecker } from '../checkers/perf.js';
-import { sleep } from '../src/util/clock.js';
+import { sleep } from '../src/util/monotonic-clock.js';
 import { recordAcquire, recordRelease, think } from './cycle.js';
 import type { Workload } from './workload.js';
 

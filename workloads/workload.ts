@@ -11,7 +11,7 @@ import type { Rng } from '../src/util/rng.js';
 
 /**
  * What a workload's clients are given: the run's parameters, whole and by their own names
- * (src/runner/parameters.ts; a workload declares here those it reads), and the lock and
+ * (src/run-data/parameters.ts; a workload declares here those it reads), and the lock and
  * the register.
  */
 export interface WorkloadOptions {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../../src/history/op.js';
 import { buffers } from './buffers.js';
-import { checkLinearizable } from './engine.js';
+import { checkLinearizable } from './check-linearizable.js';
 
 describe('buffers', () => {
   it('hands a given-back buffer out again, filled as asked and of the asked length', () => {

@@ -8,7 +8,7 @@
 import type { Op } from '../../src/history/op.js';
 import { strictSubset } from '../../src/history/pairs.js';
 import type { CheckedRun, RunChecker } from '../checker.js';
-import { checkLinearizable, checkLinearizablePaired, type LinearizableResult } from './engine.js';
+import { checkLinearizable, checkLinearizablePaired, type LinearizableResult } from './check-linearizable.js';
 
 /** Per linearizability check: past this the answer is `unknown`, never a hang. */
 const LINEARIZABLE_TIME_LIMIT_MS = 60_000;

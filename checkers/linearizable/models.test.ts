@@ -11,8 +11,8 @@ import { guessModel } from '../models/index.js';
 import { kv } from '../models/kv.js';
 import type { AnyModel } from '../models/model.js';
 import { register } from '../models/register.js';
-import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable } from './engine.js';
+import { checkLinearizable } from './check-linearizable.js';
+import { useStepClock, useWallClock } from './search-clock.js';
 
 /** A history, written as [process, type, f, value?, key?] rows. */
 function h(...rows: [Process, OpType, string, unknown?, string?][]): Op[] {
@@ -797,7 +797,7 @@ describe('budgets', () => {
     // search more steps than a look at the clock allows.
     const late = searchOnlyViolation('z', 2000, hard.length);
     const history = [...hard.map((o) => ({ ...o, key: 'big' })), ...late].map((o, index) => ({ ...o, index }));
-    // Rounds of doubling steps (schedule.ts): the hard part never runs far ahead of z. On the
+    // Rounds of doubling steps (search-rounds.ts): the hard part never runs far ahead of z. On the
     // step clock a "ms" is a look at the clock (one per 4096 steps): a limit of 1000 is 4M
     // steps of search, on a loaded machine as on an idle one. (With a first round of 4M steps,
     // sliceIterations 1 << 22, the hard part would take them all, and z no turn.)

@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, largeRegisterWithStaleRead, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
-import { useStepClock, useWallClock } from './clock.js';
-import { checkLinearizable, type Prepared, prepare } from './engine.js';
+import { checkLinearizable, type Prepared, prepare } from './check-linearizable.js';
 import { checkLinearizableParallel } from './parallel.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn, partTurns } from './part-worker.js';
-import { LARGE_PART, precheckAt } from './schedule.js';
+import { useStepClock, useWallClock } from './search-clock.js';
+import { LARGE_PART, precheckAt } from './search-rounds.js';
 
 /** keyedHistory, corrupting by seed. */
 const keyed = (model: string, seeds: number[], corrupt: (x: number) => boolean, steps = 600): Op[] =>
@@ -116,7 +116,7 @@ describe('parts on worker threads', () => {
     const history = [...hard('a', 0), ...hard('b', 100_000), ...hard('c', 200_000), ...hard('d', 300_000), ...late].map(
       (o, index) => ({ ...o, index }),
     );
-    // On the step clock (clock.ts), shared with the worker: 2000 looks at the clock, about 8M
+    // On the step clock (search-clock.ts), shared with the worker: 2000 looks at the clock, about 8M
     // steps of search over both threads, whatever the machine's load.
     useStepClock();
     try {

@@ -1,11 +1,11 @@
 /**
  * The parts of a history checked on several threads, as Porcupine checks them in parallel:
  * this thread and `threads - 1` workers (a pool sized to the cores), taking the turns of the
- * one-thread schedule (schedule.ts) round by round (see searchShared). A part found not
+ * one-thread schedule (search-rounds.ts) round by round (see searchShared). A part found not
  * linearizable cuts short the parts that could no longer be decided before it in that
  * schedule (a worker on one drops it at its next slice and goes on with its next part; this
  * thread drops its own). So the verdict and the counterexample are those of the in-thread
- * check (engine.ts: the first part in the schedule found not linearizable), whatever
+ * check (check-linearizable.ts: the first part in the schedule found not linearizable), whatever
  * finished first, and so is the count of steps searched (Decided.counted).
  *
  * This thread takes parts too, rather than wait: on 2 cores one worker then does what two
@@ -13,7 +13,7 @@
  * workers are started before the history is prepared (paired and split), so that they load
  * while this thread prepares.
  *
- * The model's pre-check: a part pre-checked first (schedule.ts: precheckedFirst) on this
+ * The model's pre-check: a part pre-checked first (search-rounds.ts: precheckedFirst) on this
  * thread before it searches any, unless a worker began it; any other part on the thread
  * that begins it. As in one thread, an impossible operation anywhere is the verdict (the
  * earliest to complete), whatever a search found: so every part is pre-checked, even one a
@@ -30,7 +30,6 @@ import type { Op } from '../../src/history/op.js';
 import { compiledBeside } from '../../src/util/paths.js';
 import { findModel } from '../models/index.js';
 import type { AnyModel } from '../models/model.js';
-import { now, origin, stepTime } from './clock.js';
 import {
   type CheckOptions,
   conclude,
@@ -48,11 +47,12 @@ import {
   sampleProcess,
   searchInThread,
   shareEnd,
-} from './engine.js';
+} from './check-linearizable.js';
 import type { PartCheck, PartOutcome } from './part.js';
 import { NO_LIMIT, PART_WORKER, type PartReply, type PartStart, type PartTurn } from './part-worker.js';
-import { type Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './schedule.js';
 import type { SearchStatus } from './search.js';
+import { now, origin, stepTime } from './search-clock.js';
+import { type Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './search-rounds.js';
 
 export interface ParallelOptions extends CheckOptions {
   /** Threads at most, this one included; default: the cores. 1 checks in this thread. */
@@ -171,7 +171,7 @@ export async function checkLinearizableParallel(
 }
 
 /**
- * The parts searched by this thread and the workers together, in the rounds of schedule.ts.
+ * The parts searched by this thread and the workers together, in the rounds of search-rounds.ts.
  * A thread that is free takes the next turn in the schedule's order (the least round, then
  * check order) among the parts it began and the parts no thread has begun: a part stays on
  * the thread that began it, its search cannot move. No turn of a round begins before every
@@ -416,7 +416,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
       running.set(w, part);
       const until = Math.min(NO_LIMIT, next.until);
       grantedTo[part] = until;
-      // On a step clock, from the worker's own time (clock.ts), which stood still since it answered.
+      // On a step clock, from the worker's own time (search-clock.ts), which stood still since it answered.
       const pauseAt = origin() + turnEnd(stepTime() === undefined ? now() : (workerClock.get(w) ?? 0));
       const held = heldBy.get(w) as Set<number>;
       if (held.has(part)) return w.postMessage({ part, until, pauseAt } satisfies PartTurn);
@@ -508,7 +508,7 @@ function searchShared(prepared: Prepared, url: URL, started: Worker[], dispatche
     /** This thread's parts, begun and undecided. */
     const mine = new Map<number, PartCheck>();
     const searchHere = async () => {
-      // The parts pre-checked first (schedule.ts: precheckedFirst) and not begun on a worker,
+      // The parts pre-checked first (search-rounds.ts: precheckedFirst) and not begun on a worker,
       // before this thread searches any: an impossible operation is the verdict wherever it
       // is, and found before a hard part's search rather than after it (a worker then begins
       // such a part without its own). Each part's objects go again once pre-checked (as in

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Op } from '../../src/history/op.js';
 import { buildHistory, historyArb } from '../../test/unit/linearizable-support.js';
 import { MODEL_NAMES } from '../models/index.js';
-import { prepare } from './engine.js';
+import { prepare } from './check-linearizable.js';
 import { decodePart } from './part-wire.js';
 
 describe('a part copied to a worker (structured clone of its columns)', () => {

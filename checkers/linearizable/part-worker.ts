@@ -1,6 +1,6 @@
 /**
  * A worker thread that checks parts (see parallel.ts): each message is a turn of one part,
- * to search to a round's end (schedule.ts), the part's columns with its first turn; each
+ * to search to a round's end (search-rounds.ts), the part's columns with its first turn; each
  * answer the part's outcome once decided, or how far it got, or that it was cut short. The
  * parts it began stay here between turns (a search cannot move between threads). It loads
  * only the models and the search.
@@ -12,11 +12,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { findModel } from '../models/index.js';
 import { buffers } from './buffers.js';
-import { origin, stepTime, useStepClock, useWallClock } from './clock.js';
-import type { Impossible } from './engine.js';
+import type { Impossible } from './check-linearizable.js';
 import { PartCheck, type PartOutcome } from './part.js';
 import { decodePart, type PartColumns } from './part-wire.js';
-import { precheckAt, precheckedFirst } from './schedule.js';
+import { origin, stepTime, useStepClock, useWallClock } from './search-clock.js';
+import { precheckAt, precheckedFirst } from './search-rounds.js';
 
 /** What parallel.ts gives the worker as workerData, so that nothing else mistakes a thread for one. */
 export const PART_WORKER = 'lockchaos-part-worker';
@@ -33,11 +33,11 @@ export interface PartStart {
   /** The part's columns, as the message copied them. */
   data: PartColumns;
   /**
-   * The check's deadline as a time since the epoch (origin() + now(), clock.ts):
+   * The check's deadline as a time since the epoch (origin() + now(), search-clock.ts):
    * performance.now() has another origin in each thread.
    */
   deadline: number;
-  /** Whether the check reads a step clock (tests; clock.ts): the worker then counts its own. */
+  /** Whether the check reads a step clock (tests; search-clock.ts): the worker then counts its own. */
   stepClock?: boolean;
   memoryLimitBytes: number;
   baseBytes: number;
@@ -77,7 +77,7 @@ export type PartReply = (
   | { part: number; cancelled: number }
   | { part: number; impossible: Impossible }
 ) & {
-  /** On a step clock, the worker's own time as it answers: its next turn's end is counted from it (clock.ts). */
+  /** On a step clock, the worker's own time as it answers: its next turn's end is counted from it (search-clock.ts). */
   clock?: number;
   prechecked: boolean;
 };

@@ -11,10 +11,10 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Model, Reduction } from '../models/model.js';
-import { now } from './clock.js';
 import { type Counterexample, explain, type PartData } from './explain.js';
 import { ReadSources } from './read-sources.js';
 import { type Budget, PartSearch, type SearchOp, type SearchStatus } from './search.js';
+import { now } from './search-clock.js';
 
 export interface PartProgress {
   key: string | null;
@@ -106,7 +106,7 @@ export class PartCheck {
   private dropped = 0;
   /**
    * What is due when the search reaches a step undecided, earliest first: the model's sources
-   * (SOURCES_STEPS_PER_OP), a large part's pre-check (schedule.ts: precheckAt). Each runs at
+   * (SOURCES_STEPS_PER_OP), a large part's pre-check (search-rounds.ts: precheckAt). Each runs at
    * that step exactly, however the search is sliced, so every thread searches the same.
    */
   private readonly dues: { at: number; then: () => boolean }[] = [];
@@ -198,7 +198,7 @@ export class PartCheck {
 
   /**
    * Searches until decided or until it has searched `until()` steps in all (a round's end,
-   * or less once a violation elsewhere makes the rest pointless: schedule.ts), in slices of
+   * or less once a violation elsewhere makes the rest pointless: search-rounds.ts), in slices of
    * `slice` steps, `until` asked again between them; or until `pauseAt` (see shareEnd).
    */
   runTo(until: () => number, slice: number, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {

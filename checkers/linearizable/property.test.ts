@@ -13,7 +13,7 @@ import {
   verifyWitness,
 } from '../../test/unit/linearizable-support.js';
 import { MODEL_NAMES } from '../models/index.js';
-import { checkLinearizable } from './engine.js';
+import { checkLinearizable } from './check-linearizable.js';
 
 const RUNS = 10_000;
 

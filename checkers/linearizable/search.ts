@@ -59,9 +59,9 @@
  */
 import { type Model, type OpInput, type OpOutput, type StateSpace, UNREACHABLE } from '../models/model.js';
 import { buffers } from './buffers.js';
-import { now as clockNow } from './clock.js';
 import { InternedSpace } from './interned-space.js';
 import type { ReadSources } from './read-sources.js';
+import { now as clockNow } from './search-clock.js';
 
 export interface SearchOp {
   input: OpInput;
@@ -376,7 +376,7 @@ export class PartSearch<S> {
   /**
    * Searches `maxIterations` steps at most, exactly that many unless decided, past the
    * deadline, or past `pauseAt` (the clock, under a time limit only): the rounds of
-   * schedule.ts count on it. 'running' means call again.
+   * search-rounds.ts count on it. 'running' means call again.
    */
   run(maxIterations: number, budget: Budget, pauseAt = Number.POSITIVE_INFINITY): SearchStatus {
     if (this.status !== 'running') return this.status;

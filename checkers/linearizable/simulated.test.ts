@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bruteForce, modelNamed, simulateHistory, verifyWitness } from '../../test/unit/linearizable-support.js';
 import { MODEL_NAMES } from '../models/index.js';
-import { checkLinearizable } from './engine.js';
+import { checkLinearizable } from './check-linearizable.js';
 
 const RUNS = 400;
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bruteForce, buildHistory, historyArb } from '../../test/unit/linearizable-support.js';
 import { buffers } from '../linearizable/buffers.js';
-import { checkLinearizable } from '../linearizable/engine.js';
+import { checkLinearizable } from '../linearizable/check-linearizable.js';
 import { kv } from './kv.js';
 import { REJECTED, Rejection, UNREACHABLE } from './model.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { H } from '../../test/unit/history-builder.js';
-import { checkLinearizable } from '../linearizable/engine.js';
+import { checkLinearizable } from '../linearizable/check-linearizable.js';
 
 describe('mutex: words that match what happened', () => {
   it('names an acquire by both ends, invocation and completion', () => {

@@ -43,7 +43,7 @@ export interface AcquireOptions {
 
 /**
  * What a client is made with. The run's parameters come in whole, by their own names
- * (runner/parameters.ts): a client declares here those it reads.
+ * (run-data/parameters.ts): a client declares here those it reads.
  */
 export interface ClientOptions {
   /** Per-request timeout: a request with no answer by then ends as `info`. */

@@ -8,7 +8,7 @@
  * the truth only from its first keepalive after the pause, as a real one would.
  */
 import type { IDuplexStream, ILeaseKeepAliveRequest, ILeaseKeepAliveResponse, LeaseClient } from 'etcd3';
-import { monotonicNow, NS_PER_MS } from '../util/clock.js';
+import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
 
 /** The keepalive stream reopens this long after it broke (not a retry of any request). */
 const REOPEN_MS = 100;

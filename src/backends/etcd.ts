@@ -13,8 +13,8 @@
  */
 import { noop } from 'cockatiel';
 import { ClientClosedError, Etcd3, EtcdLeaseInvalidError } from 'etcd3';
-import { monotonicNow, NS_PER_MS, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { monotonicNow, NS_PER_MS, sleep } from '../util/monotonic-clock.js';
 import {
   type AcquireOptions,
   type Backend,

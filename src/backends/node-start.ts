@@ -5,7 +5,7 @@
  * /data first. And how the runner waits for such a server to serve.
  */
 import { createConnection } from 'node:net';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 
 /** Quotes one argument for bash. */
 export const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);

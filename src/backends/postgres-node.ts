@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { NodeSpec } from '../cluster/cluster.js';
-import { POSTGRES_IMAGE } from '../cluster/engine.js';
+import { POSTGRES_IMAGE } from '../cluster/docker-engine.js';
 import { waitUntilReady } from './node-start.js';
 
 export const PG_PORT = 5432;

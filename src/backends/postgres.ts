@@ -7,8 +7,8 @@
  * the lock is held: a linearizable counter that grows with every grant.
  */
 import type pg from 'pg';
-import { monotonicNow, sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { monotonicNow, sleep } from '../util/monotonic-clock.js';
 import {
   type AcquireOptions,
   type Backend,

@@ -5,7 +5,7 @@
  */
 
 import type { Redis } from 'ioredis';
-import { monotonicNow, sleep } from '../util/clock.js';
+import { monotonicNow, sleep } from '../util/monotonic-clock.js';
 import {
   type AcquireOptions,
   type Backend,

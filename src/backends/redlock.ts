@@ -6,7 +6,7 @@
  * and retry after a backoff. There is no fencing token: that is the point of testing it.
  */
 import type { Redis } from 'ioredis';
-import { monotonicNow, sleep } from '../util/clock.js';
+import { monotonicNow, sleep } from '../util/monotonic-clock.js';
 import { openAll } from '../util/open-all.js';
 import {
   type AcquireOptions,

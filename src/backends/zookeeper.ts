@@ -14,8 +14,9 @@
  * that created it: zxids grow with every write, and the lowest sequence is the oldest
  * znode, so tokens grow with grants.
  */
-import { monotonicNow, NS_PER_MS, sleep } from '../util/clock.js';
+
 import { errorMessage } from '../util/errors.js';
+import { monotonicNow, NS_PER_MS, sleep } from '../util/monotonic-clock.js';
 import {
   type AcquireOptions,
   type Backend,

@@ -3,7 +3,7 @@ import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
 import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import { BENCH_DEFAULTS, benchCampaign } from './grid.js';
 import { benchHtml, benchTable, ranking } from './html.js';
 import { type BenchResult, measureBench } from './measure.js';

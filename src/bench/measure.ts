@@ -4,7 +4,7 @@
  * handoffs (a grant to another client than the last one), and failed acquires.
  */
 import { pairLeniently } from '../history/pairs.js';
-import type { LoadedRun } from '../runner/run-folder.js';
+import type { LoadedRun } from '../run-data/run-folder.js';
 import { jainIndex } from '../stats/fairness.js';
 import { type Quantile, quantiles } from '../stats/quantiles.js';
 import type { BenchPoint } from './grid.js';

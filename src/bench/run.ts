@@ -8,7 +8,7 @@ import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { loadCampaignBackends } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { planCampaign } from '../campaign/validate.js';
-import { loadRun } from '../runner/run-folder.js';
+import { loadRun } from '../run-data/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';
 import { type BenchResult, measureBench } from './measure.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';

@@ -9,7 +9,7 @@
 
 import { availabilityShortfall } from '../../checkers/availability.js';
 import { type CheckResult, type Validity, type VerdictName, verdictName, verdictWord } from '../../checkers/result.js';
-import { conditionsText, type RunCondition } from '../runner/conditions.js';
+import { conditionsText, type RunCondition } from '../run-data/conditions.js';
 import type { Expectation } from './spec.js';
 
 /** What a cell ended with. */

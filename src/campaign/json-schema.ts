@@ -8,7 +8,7 @@ import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS } from '../backends/index.js';
 import { MODULE_PATH } from '../backends/module.js';
 import { FAULT_KINDS } from '../nemesis/spec.js';
-import { OPTION_PARAMETERS, type Parameter } from '../runner/parameters.js';
+import { OPTION_PARAMETERS, type Parameter } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { EXPECTATIONS } from './spec.js';
 

@@ -7,8 +7,8 @@
 import { statSync } from 'node:fs';
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf, isModulePath } from '../backends/index.js';
-import { fencingWord, type TestConfig } from '../runner/config.js';
-import { locatePaths, resolveRun, testName } from '../runner/resolve.js';
+import { fencingWord, type TestConfig } from '../run-data/config.js';
+import { locatePaths, resolveRun, testName } from '../run-data/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';

@@ -10,7 +10,7 @@ import { cspMeta } from '../report/csp.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
 import { escapeHtml, htmlText } from '../report/page-html.js';
-import { RUN_PHASES, type RunPhaseSeconds } from '../runner/run-phases.js';
+import { RUN_PHASES, type RunPhaseSeconds } from '../run-data/run-phases.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';

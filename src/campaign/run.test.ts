@@ -7,15 +7,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TestConfig } from '../runner/config.js';
-import type { ResolvedRun } from '../runner/resolve.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import type { RunHooks, RunResult } from '../runner/run.js';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 
 const fake = vi.hoisted(() => ({ running: 0, maxRunning: 0, invoked: [] as string[], started: [] as string[] }));
 
-vi.mock('../cluster/engine.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../cluster/engine.js')>()),
+vi.mock('../cluster/docker-engine.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../cluster/docker-engine.js')>()),
   ensureEngine: vi.fn(async () => {}),
   ensureImage: vi.fn(async () => {}),
 }));

@@ -19,12 +19,12 @@
 import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { join } from 'node:path';
-import { ensureEngine, ensureImage } from '../cluster/engine.js';
-import { runAndReport } from '../report/reported-run.js';
-import { DEFAULTS } from '../runner/config.js';
+import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
+import { runAndReport } from '../reported-run/reported-run.js';
+import { DEFAULTS } from '../run-data/config.js';
+import { resolveRun } from '../run-data/resolve.js';
+import { pointLatest, type RunTimings, runFile } from '../run-data/run-folder.js';
 import { allClusterImages } from '../runner/images.js';
-import { resolveRun } from '../runner/resolve.js';
-import { pointLatest, type RunTimings, runFile } from '../runner/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errorMessage, errorStack } from '../util/errors.js';

@@ -30,7 +30,7 @@ import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS, isModulePath } from '../backends/index.js';
 import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
-import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../runner/parameters.js';
+import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';

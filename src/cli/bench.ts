@@ -5,7 +5,7 @@ import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../b
 import { loadModuleBackends } from '../campaign/load.js';
 import { validateCampaign } from '../campaign/validate.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';
 import { UserError } from '../util/errors.js';
 import { knownBackend, nameList, numberList, parseCommandArgs, seedOf } from './args.js';

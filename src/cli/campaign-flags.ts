@@ -5,9 +5,9 @@
 import type { Shard } from '../campaign/matrix.js';
 import { parseShard } from '../campaign/matrix.js';
 import type { CampaignHooks, CampaignOptions } from '../campaign/run.js';
-import { DEFAULTS } from '../runner/config.js';
-import { PARAMETERS } from '../runner/parameters.js';
-import { withinBounds } from '../runner/resolve.js';
+import { DEFAULTS } from '../run-data/config.js';
+import { PARAMETERS } from '../run-data/parameters.js';
+import { withinBounds } from '../run-data/resolve.js';
 import { stamped } from '../version.js';
 import { positiveNumber } from './args.js';
 

@@ -7,7 +7,7 @@ import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { campaign, campaignCells } from '../campaign/run.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 import { parseCommandArgs, positiveNumber } from './args.js';

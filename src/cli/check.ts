@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { LinearizableResult } from '../../checkers/linearizable/engine.js';
+import type { LinearizableResult } from '../../checkers/linearizable/check-linearizable.js';
 import {
   checkLinearizableParallel,
   MIN_OPERATIONS,

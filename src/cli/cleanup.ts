@@ -1,6 +1,6 @@
 /** `lockchaos cleanup`: remove what lockchaos runs left behind (by label). */
 import { parseArgs } from 'node:util';
-import { ensureEngine } from '../cluster/engine.js';
+import { ensureEngine } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
 import { reclaimTargets } from '../target/heal.js';
 import { argsError } from './args.js';

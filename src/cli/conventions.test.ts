@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import type { RunResult } from '../runner/run.js';
 import { version } from '../version.js';
 import { runJson } from './run-json.js';
@@ -150,7 +150,7 @@ describe('--json on the commands that run campaigns', () => {
 
 describe('the version in the JSON files', () => {
   it('test.json carries it first, and reading it back leaves it out of the configuration', async () => {
-    const { parseTestJson, testJsonText } = await import('../runner/run-folder.js');
+    const { parseTestJson, testJsonText } = await import('../run-data/run-folder.js');
     const text = testJsonText({ ...DEFAULTS, name: 't', seed: 3 });
     expect(Object.keys(JSON.parse(text)).slice(0, 2)).toEqual(['lockchaos', 'schema']);
     const back = parseTestJson(text, 'test.json').config as unknown as Record<string, unknown>;

@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
 import { clientPath, clientPathWords, reachNetwork } from '../cluster/client-path.js';
-import { docker, NODE_IMAGE } from '../cluster/engine.js';
+import { docker, NODE_IMAGE } from '../cluster/docker-engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
-import { sleep } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { sleep } from '../util/monotonic-clock.js';
 import type { DoctorCheck } from './doctor-check.js';
 
 const PORT = 6379;

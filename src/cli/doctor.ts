@@ -18,11 +18,11 @@ import {
   NODE_IMAGE,
   POSTGRES_IMAGE,
   START_ENGINE,
-} from '../cluster/engine.js';
+} from '../cluster/docker-engine.js';
 import { removeResources, runLabels } from '../cluster/labels.js';
 import { type CgroupSupport, cgroupSupport } from '../util/cgroup.js';
-import { sleep } from '../util/clock.js';
 import { EXIT_ERROR, errorMessage } from '../util/errors.js';
+import { sleep } from '../util/monotonic-clock.js';
 import { stamped } from '../version.js';
 import { argsError } from './args.js';
 import type { DoctorCheck } from './doctor-check.js';

@@ -5,7 +5,7 @@
  */
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
-import { rerunWithNodeFlags } from './rerun.js';
+import { rerunWithNodeFlags } from './rerun-with-node-flags.js';
 
 type Command = {
   summary: string;

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { verdictName } from '../../checkers/result.js';
 import { interruptibleReport } from '../report/report-on-thread.js';
 import { formatSummary } from '../report/summary.js';
-import { runExitCode } from '../runner/conditions.js';
+import { runExitCode } from '../run-data/conditions.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { colourFor } from '../util/terminal.js';

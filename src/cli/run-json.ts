@@ -3,9 +3,9 @@
  */
 import { join } from 'node:path';
 import { verdictName } from '../../checkers/result.js';
-import type { ReportedRun } from '../report/reported-run.js';
-import { EXIT_INTERRUPTED } from '../runner/conditions.js';
-import { RUN_FILES } from '../runner/run-folder.js';
+import type { ReportedRun } from '../reported-run/reported-run.js';
+import { EXIT_INTERRUPTED } from '../run-data/conditions.js';
+import { RUN_FILES } from '../run-data/run-folder.js';
 import { stamped } from '../version.js';
 
 /**

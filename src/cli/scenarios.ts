@@ -1,7 +1,7 @@
 /** `lockchaos scenarios`: the preset failure stories, what they reproduce and what to expect. */
 import { parseArgs } from 'node:util';
-import { shellWord } from '../report/rerun.js';
-import { flagWords } from '../runner/parameters.js';
+import { shellWord } from '../report/rerun-commands.js';
+import { flagWords } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { stamped } from '../version.js';
 import { argsError } from './args.js';

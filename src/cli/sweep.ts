@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { BACKENDS, backendByName } from '../backends/index.js';
 import { loadModuleBackends } from '../campaign/load.js';
-import { DEFAULTS, fencingWord } from '../runner/config.js';
+import { DEFAULTS, fencingWord } from '../run-data/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';

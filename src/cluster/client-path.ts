@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../util/errors.js';
-import { docker } from './engine.js';
+import { docker } from './docker-engine.js';
 
 export type ClientPath = { kind: 'direct' } | { kind: 'join'; container: string };
 

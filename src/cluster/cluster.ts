@@ -6,7 +6,7 @@
  */
 import { untilAborted } from '../util/deadline.js';
 import { reachNetwork } from './client-path.js';
-import { docker, NODE_IMAGE } from './engine.js';
+import { docker, NODE_IMAGE } from './docker-engine.js';
 import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
 import { NetnsHelper } from './netns.js';

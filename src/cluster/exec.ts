@@ -1,5 +1,5 @@
 /** Running a command in a container, and reading Docker's multiplexed output. */
-import { docker } from './engine.js';
+import { docker } from './docker-engine.js';
 
 export interface ExecResult {
   exitCode: number;

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import { ownContainerId } from './client-path.js';
-import { docker } from './engine.js';
+import { docker } from './docker-engine.js';
 
 export const LABEL_RUN = 'org.lockchaos.run';
 export const LABEL_OWNER = 'org.lockchaos.owner';

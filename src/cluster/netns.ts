@@ -5,7 +5,7 @@
  * partitions and packet loss work on any image. The helper carries the run's labels and is
  * removed with the run's other containers (labels.ts), also by the sweep after a crash.
  */
-import { docker, NODE_IMAGE } from './engine.js';
+import { docker, NODE_IMAGE } from './docker-engine.js';
 import { type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
 

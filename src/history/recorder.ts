@@ -6,9 +6,9 @@
  * fresh process number (current + stride), so a process never issues again after `info`.
  */
 
-import type { Origin } from '../util/clock.js';
-import { sinceOrigin } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import type { Origin } from '../util/monotonic-clock.js';
+import { sinceOrigin } from '../util/monotonic-clock.js';
 import { DefiniteFailure } from './definite-failure.js';
 import type { Op, OpType } from './op.js';
 

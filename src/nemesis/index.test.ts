@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import { type ClientFaultTarget, type NemesisContext, nodeFaultContext } from './context.js';
 import { buildNemeses, needsProxies, resolveFaults } from './index.js';

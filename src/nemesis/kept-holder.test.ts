@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import type { ClientFaultTarget } from './context.js';
 import { KeptHolder, LEASE_SHARE } from './kept-holder.js';

@@ -10,7 +10,7 @@
  * (LEASE_SHARE of the TTL from its grant), so a lock that keeps its promise keeps every
  * other client out for all of it: an overlap is the lock's doing, not the stop's.
  */
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
 import { type ClientFaultTarget, signalAll, untilHandedOver } from './context.js';
 

@@ -3,7 +3,7 @@
  * paused or dead, and commands in a node's network namespace.
  */
 import type { NodeHandle } from '../cluster/cluster.js';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
 import type { NodeFaultContext } from './context.js';
 import { pickNodes } from './targets.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { faultWindows } from '../../checkers/fault-windows.js';
 import type { UnindexedOp } from '../history/recorder.js';
-import { monotonicNow, NS_PER_MS } from '../util/clock.js';
+import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import { type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from './nemesis.js';
 import { runSchedule, type ScheduledFault } from './schedule.js';

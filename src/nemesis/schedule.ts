@@ -12,7 +12,7 @@
  * from a schedule (as shrinking does) leaves what the others do unchanged.
  */
 import type { UnindexedOp } from '../history/recorder.js';
-import { NS_PER_MS, type Origin, sinceOrigin, sleep, sleepAtLeast } from '../util/clock.js';
+import { NS_PER_MS, type Origin, sinceOrigin, sleep, sleepAtLeast } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import type { FaultPlan, Nemesis } from './nemesis.js';
 

@@ -4,7 +4,7 @@
  * legend (only the outlines the page can show). The page's script (browser/report-page/)
  * changes the box when another finding is picked, in the same styles (finding-style.ts).
  */
-import type { LoadedRun } from '../runner/run-folder.js';
+import type { LoadedRun } from '../run-data/run-folder.js';
 import { calloutClass, STYLE_COLORS, violationStyle, whoText } from './finding-style.js';
 import type { ReportData } from './model.js';
 import { escapeHtml } from './page-html.js';

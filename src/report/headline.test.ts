@@ -6,7 +6,7 @@ import { checkMutualExclusion } from '../../checkers/mutual-exclusion.js';
 import { type CheckResult, countedVerdict } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
-import { type RunCondition, runVerdict } from '../runner/conditions.js';
+import { type RunCondition, runVerdict } from '../run-data/conditions.js';
 import { duration, headline } from './headline.js';
 import { prepareReport } from './model.js';
 

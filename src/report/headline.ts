@@ -20,7 +20,7 @@
 import type { DataFate } from '../../checkers/checker-words.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { firstSaid } from '../../checkers/words-registry.js';
-import type { RunCondition } from '../runner/conditions.js';
+import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
 import type { Fault, ReportData, Violation } from './model.js';
 

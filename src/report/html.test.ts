@@ -17,11 +17,11 @@ import { H } from '../../test/unit/history-builder.js';
 import { toJsonl } from '../../test/unit/history-writers.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
-import type { TestConfig } from '../runner/config.js';
+import type { TestConfig } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { buildRunReport, colorsFor, writeRunReport } from './html.js';
 import { escapeHtml, scriptJson } from './page-html.js';
-import { rerunCommands, shellWord } from './rerun.js';
+import { rerunCommands, shellWord } from './rerun-commands.js';
 
 const L = 'lockchaos:lock';
 const S = 'lockchaos:set';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
-import type { TestConfig } from '../runner/config.js';
-import type { LoadedRun } from '../runner/run-folder.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { LoadedRun } from '../run-data/run-folder.js';
 import { escapeXmlText, junitXml } from './junit.js';
 import { runSuite } from './run-junit.js';
 

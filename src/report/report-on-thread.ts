@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { runFile } from '../runner/run-folder.js';
+import { runFile } from '../run-data/run-folder.js';
 import { UserError } from '../util/errors.js';
 import { compiledBeside } from '../util/paths.js';
 import { type BuiltReport, builtReport } from './built-report.js';

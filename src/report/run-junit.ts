@@ -9,8 +9,8 @@
 import { basename, join, resolve } from 'node:path';
 import { verdictWord } from '../../checkers/result.js';
 import { firstViolationWords } from '../../checkers/violations.js';
-import { conditionsText } from '../runner/conditions.js';
-import type { LoadedRun } from '../runner/run-folder.js';
+import { conditionsText } from '../run-data/conditions.js';
+import type { LoadedRun } from '../run-data/run-folder.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type JUnitCase, type JUnitSuite, junitXml } from './junit.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { CoverageRow } from '../../checkers/coverage.js';
 import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
-import { type LoadedRun, RUN_FILES } from '../runner/run-folder.js';
+import { type LoadedRun, RUN_FILES } from '../run-data/run-folder.js';
 import { escapeHtml } from './page-html.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 import { colourFor, paint } from '../util/terminal.js';
 import { conditionsClause } from './headline.js';
 import { formatSummary } from './summary.js';

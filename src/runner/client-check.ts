@@ -14,12 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { type Grant, releaseFailure } from '../backends/backend.js';
 import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
-import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { clientCgroupName, removeResources } from '../cluster/labels.js';
+import { DEFAULTS } from '../run-data/config.js';
+import { prepareRun } from '../run-data/prepare.js';
 import { errorMessage } from '../util/errors.js';
-import { DEFAULTS } from './config.js';
 import { imagesOf } from './images.js';
-import { prepareRun } from './prepare.js';
 
 export interface ClientCheckResult {
   /** What each step answered, in words. */

@@ -16,9 +16,9 @@ import {
 } from '../nemesis/index.js';
 import type { FaultPlan, FaultStart } from '../nemesis/nemesis.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { monotonicNow, sleep } from '../util/clock.js';
+import { DEFAULTS, type TestConfig } from '../run-data/config.js';
+import { monotonicNow, sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import { DEFAULTS, type TestConfig } from './config.js';
 import { RunFaults } from './faults.js';
 
 /** A nemesis that draws a node as the real ones do, and does nothing; its heal may fail. */

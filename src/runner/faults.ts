@@ -19,9 +19,9 @@ import {
 import { wirePoint } from '../nemesis/kinds/wire.js';
 import { type ProxyRoute, TcpProxy } from '../nemesis/proxy.js';
 import { runSchedule, type ScheduledFault } from '../nemesis/schedule.js';
-import type { Origin } from '../util/clock.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
+import type { Origin } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
-import type { ResolvedRun } from './resolve.js';
 
 export class RunFaults {
   private readonly routes: ProxyRoute[] = [];

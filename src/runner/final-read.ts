@@ -8,9 +8,9 @@ import { DATASTORE_NODE, DataStore } from '../datastore/datastore.js';
 import { STORE_KEY } from '../datastore/keys.js';
 import { DefiniteFailure } from '../history/definite-failure.js';
 import type { Recorder } from '../history/recorder.js';
+import type { RunCondition } from '../run-data/conditions.js';
+import type { TestConfig } from '../run-data/config.js';
 import { errorMessage } from '../util/errors.js';
-import type { RunCondition } from './conditions.js';
-import type { TestConfig } from './config.js';
 
 export async function finalRead(
   cluster: Cluster,

@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { NodeSpec } from '../cluster/cluster.js';
-import { NODE_IMAGE, POSTGRES_IMAGE } from '../cluster/engine.js';
-import type { ResolvedRun } from './resolve.js';
+import { NODE_IMAGE, POSTGRES_IMAGE } from '../cluster/docker-engine.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 
 export interface ClusterImages {
   images: string[];

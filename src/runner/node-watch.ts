@@ -10,7 +10,7 @@
  */
 import type { NodeHandle, NodeState } from '../cluster/cluster.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import type { RunCondition } from './conditions.js';
+import type { RunCondition } from '../run-data/conditions.js';
 
 export class NodeWatch {
   private constructor(private readonly started: Map<NodeHandle, NodeState | undefined>) {}

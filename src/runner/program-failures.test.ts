@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultWindow } from '../../checkers/fault-windows.js';
 import { countedVerdict } from '../../checkers/result.js';
-import { runExitCode, runVerdict } from './conditions.js';
+import { runExitCode, runVerdict } from '../run-data/conditions.js';
 import { type BrokenProgram, classifyBrokenPrograms, faultAtBreak } from './program-failures.js';
 
 const S = 1e9; // ns

@@ -14,8 +14,8 @@
  */
 import type { FaultWindow } from '../../checkers/fault-windows.js';
 import type { CheckResult } from '../../checkers/result.js';
+import { programsBroken, type RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
-import { programsBroken, type RunCondition } from './conditions.js';
 
 /** How long after a fault healed a program that breaks still broke of it, in TTLs. */
 export const AFTER_HEAL_TTLS = 2;

@@ -8,9 +8,9 @@ import { LiveOverlaps } from '../../checkers/live-overlaps.js';
 import { LiveViolations } from '../../checkers/live-violations.js';
 import type { Op } from '../history/op.js';
 import { HistoryWriter } from '../history/writer.js';
-import { monotonicNow, type Origin } from '../util/clock.js';
-import type { TestConfig } from './config.js';
-import type { StoppedEarly } from './run-folder.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { StoppedEarly } from '../run-data/run-folder.js';
+import { monotonicNow, type Origin } from '../util/monotonic-clock.js';
 
 /** What watches a run's ops as they are recorded (the progress line). */
 export interface RunObserver {

@@ -1,8 +1,8 @@
 /** What every phase of one run is given: the run, where it is kept, and how it ends. */
 
+import type { ResolvedRun } from '../run-data/resolve.js';
+import type { RunClock } from '../run-data/run-phases.js';
 import type { RunRecording } from './recording.js';
-import type { ResolvedRun } from './resolve.js';
-import type { RunClock } from './run-phases.js';
 import type { Teardown } from './teardown.js';
 
 export interface RunContext {

@@ -6,17 +6,17 @@
  */
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { STORE_KEY } from '../datastore/keys.js';
+import { interrupted, RunInterrupted } from '../run-data/conditions.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
+import { writeResults } from '../run-data/run-folder.js';
 import { startTargetCluster } from '../target/target-cluster.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import type { ClientRun } from '../worker/protocol.js';
-import { interrupted, RunInterrupted } from './conditions.js';
 import { RunFaults } from './faults.js';
 import type { ProgressStart } from './recording.js';
-import type { ResolvedRun } from './resolve.js';
 import type { RunContext } from './run-context.js';
-import { writeResults } from './run-folder.js';
 import { WorkerPool } from './workers.js';
 
 export const LOCK_NAME = 'lockchaos:lock';

@@ -7,9 +7,16 @@
 import type { Cluster } from '../cluster/cluster.js';
 import { Recorder } from '../history/recorder.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import { monotonicNow, type Origin, sleep } from '../util/clock.js';
+import {
+  cycleLeftOpen,
+  healCounted,
+  interrupted,
+  overrun,
+  type RunCondition,
+  workerLost,
+} from '../run-data/conditions.js';
+import { monotonicNow, type Origin, sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import { cycleLeftOpen, healCounted, interrupted, overrun, type RunCondition, workerLost } from './conditions.js';
 import type { RunFaults } from './faults.js';
 import { finalRead } from './final-read.js';
 import { NodeWatch } from './node-watch.js';

@@ -20,7 +20,7 @@ const called = (what: string) => {
   fake.calls.push(what);
 };
 
-vi.mock('../cluster/engine.js', async (original) => ({
+vi.mock('../cluster/docker-engine.js', async (original) => ({
   ...(await original<object>()),
   ensureEngine: async () => called('engine'),
   ensureImage: async () => called('image'),
@@ -141,8 +141,8 @@ vi.mock('../../workloads/checks.js', async (original) => ({
   },
 }));
 
-const { DEFAULTS } = await import('./config.js');
-const { prepareRun } = await import('./prepare.js');
+const { DEFAULTS } = await import('../run-data/config.js');
+const { prepareRun } = await import('../run-data/prepare.js');
 const { run } = await import('./run.js');
 
 beforeEach(() => {

@@ -7,38 +7,36 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { aimedFaults, type CoverageRow, codePointsResult, coverage } from '../../checkers/coverage.js';
+import { aimedFaults, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { faultWindows } from '../../checkers/fault-windows.js';
-import type { CheckResult, Validity } from '../../checkers/result.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
 import { clientProgramName } from '../backends/client-protocol.js';
 import type { Cluster } from '../cluster/cluster.js';
-import { ensureEngine, ensureImage } from '../cluster/engine.js';
+import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
 import { STORE_KEY } from '../datastore/keys.js';
-import type { Op } from '../history/op.js';
-import { reclaimTargets } from '../target/heal.js';
-import { errorMessage } from '../util/errors.js';
-import { storageError } from '../util/fs-errors.js';
-import { plural } from '../util/plural.js';
-import { badGrants, checkInterrupted, type RunCondition, runVerdict } from './conditions.js';
-import type { TestConfig } from './config.js';
-import { imagesOf } from './images.js';
-import { classifyBrokenPrograms } from './program-failures.js';
-import { type ProgressStart, RunRecording } from './recording.js';
-import type { ResolvedRun } from './resolve.js';
-import type { RunContext } from './run-context.js';
+import { badGrants, checkInterrupted, runVerdict } from '../run-data/conditions.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import {
   createRunFolder,
   nodeLogFile,
-  type RunTimings,
+  type RunResult,
   runFile,
   type StoppedEarly,
   writeResults,
   writeTestJson,
-} from './run-folder.js';
-import { RunClock } from './run-phases.js';
+} from '../run-data/run-folder.js';
+import { RunClock } from '../run-data/run-phases.js';
+import { reclaimTargets } from '../target/heal.js';
+import { errorMessage } from '../util/errors.js';
+import { storageError } from '../util/fs-errors.js';
+import { plural } from '../util/plural.js';
+import { imagesOf } from './images.js';
+import { classifyBrokenPrograms } from './program-failures.js';
+import { type ProgressStart, RunRecording } from './recording.js';
+import type { RunContext } from './run-context.js';
 import { connectClients, forkWorkers, openFaults, startRunCluster, takeWorkloadSlot } from './run-start.js';
 import { runWorkload, type Workload } from './run-workload.js';
 import { Teardown } from './teardown.js';
@@ -46,23 +44,7 @@ import { Teardown } from './teardown.js';
 export type { RunObserver } from './recording.js';
 export { LOCK_NAME } from './run-start.js';
 
-export interface RunResult {
-  dir: string;
-  config: TestConfig;
-  valid: Validity;
-  results: CheckResult[];
-  /** How the run did not run as configured (empty: it did); see conditions.ts. */
-  conditions: RunCondition[];
-  history: Op[];
-  /** Seconds from start to verdict, the part spent starting the cluster, and each phase's. */
-  timings: RunTimings;
-  /** --stop-on-violation ended the workload before its time limit: when, and on what. */
-  stoppedEarly?: StoppedEarly;
-  /** The code points the clients reached, the faults aimed at them, and what followed. */
-  coverage?: CoverageRow[];
-}
-
-export type { StoppedEarly };
+export type { RunResult, StoppedEarly };
 
 export interface RunHooks {
   log?: (line: string) => void;

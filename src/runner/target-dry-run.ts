@@ -10,10 +10,10 @@ import { removeRulesCommand } from '../nemesis/iptables.js';
 import { lossRule } from '../nemesis/kinds/loss.js';
 import { partitionRule } from '../nemesis/kinds/partition.js';
 import { parseFaults } from '../nemesis/spec.js';
+import type { TestConfig } from '../run-data/parameters.js';
+import { backendOptionsOf } from '../run-data/resolve.js';
 import { hostScripts } from '../target/commands.js';
 import { describeNode, type Inventory, type NodeNeed, readInventory, type TargetNode } from '../target/inventory.js';
-import type { TestConfig } from './parameters.js';
-import { backendOptionsOf } from './resolve.js';
 
 const RUN = '<run>';
 

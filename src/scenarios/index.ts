@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { BACKENDS } from '../backends/index.js';
-import { DEFAULTS, type TestConfig } from '../runner/parameters.js';
+import { DEFAULTS, type TestConfig } from '../run-data/parameters.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../backends/index.js';
-import { resolveRun } from '../runner/resolve.js';
+import { resolveRun } from '../run-data/resolve.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { resolveScenario, SCENARIOS, type Scenario, scenarioByName, scenarioRunsOn } from './index.js';

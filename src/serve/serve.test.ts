@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
+import { DEFAULTS } from '../run-data/config.js';
+import { writeResults } from '../run-data/run-folder.js';
 import { storePage } from './page.js';
 import { resolveInside, type StoreServer, serveStore } from './server.js';
 import {
@@ -221,6 +223,39 @@ describe('reading the head of results.json', () => {
       expect(write({ ...base, scenario: 'gc-pause', schedule }).config).toEqual({ ...base, scenario: 'gc-pause' });
       // ... but without one, its absence cannot be told from the cut: test.json is read.
       expect(write({ ...base, schedule }).config).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the head writeResults writes: verdict, conditions and configuration within the first 8 kB', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockchaos-serve-written-'));
+    try {
+      const config = { ...DEFAULTS, name: 'n', backend: 'redis', nemesis: 'client-pause', fencing: true, seed: 4 };
+      const lost = { kind: 'worker-lost' as const, message: 'client worker 1 lost at 3 s' };
+      writeResults(dir, {
+        valid: false,
+        conditions: [lost],
+        config,
+        timings: { totalS: 20, clusterS: 1 },
+        results: [
+          {
+            checker: 'mutual-exclusion',
+            valid: false,
+            counts: true,
+            summary: 's',
+            details: { pad: 'x'.repeat(50_000) },
+          },
+        ],
+      });
+      // Only the head is there: read from it, not from the whole file (which no longer parses).
+      const path = join(dir, 'results.json');
+      truncateSync(path, 8192);
+      expect(readResultsHead(path)).toEqual({
+        verdict: 'invalid',
+        conditions: [lost.message],
+        config,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -17,7 +17,7 @@ import { join, relative, sep } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { type Mark, markOf } from '../campaign/mark.js';
 import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
-import { RUN_FILES } from '../runner/run-folder.js';
+import { type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
 
@@ -227,11 +227,16 @@ function readHead(path: string, bytes: number): string {
 const verdictOf = (valid: unknown): Verdict =>
   valid === true ? 'valid' : valid === false ? 'invalid' : valid === 'unknown' ? 'unknown' : 'none';
 
+/** What the index takes from results.json: fields that writeResults puts in its head (RESULTS_HEAD_KEYS). */
+const HEAD_WANTED = ['valid', 'conditions', 'config'] as const satisfies readonly (typeof RESULTS_HEAD_KEYS)[number][];
+
 /**
- * results.json's verdict, conditions and configuration (the runner writes them first; the
- * checkers' details, tens of kB, come after), from its first 8 kB. The configuration's
- * fields the index shows are read even when a long fault schedule cuts the configuration
- * off; when they are not all there, `config` is undefined (the caller reads test.json).
+ * results.json's verdict, conditions and configuration (writeResults writes them first,
+ * RESULTS_HEAD_KEYS; the checkers' details, tens of kB, come after), from its first 8 kB.
+ * Where the verdict or the conditions are not within them, the whole file is read
+ * (readResults). The configuration's fields the index shows are read even when a long
+ * fault schedule cuts the configuration off; when they are not all there, `config` is
+ * undefined (the caller reads test.json).
  */
 export function readResultsHead(path: string): {
   verdict: Verdict;
@@ -239,10 +244,10 @@ export function readResultsHead(path: string): {
   config?: Record<string, unknown>;
 } {
   const head = readHead(path, HEAD_BYTES);
-  const top = scanObject(head, head.indexOf('{'), ['valid', 'conditions', 'config']);
+  const top = scanObject(head, head.indexOf('{'), HEAD_WANTED);
   let fields = top.found;
   if (!('valid' in fields) || !('conditions' in fields)) {
-    const whole = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const whole = readResults(path);
     fields = { valid: whole.valid, conditions: whole.conditions, config: whole.config };
   }
   let config = fields.config as Record<string, unknown> | undefined;

@@ -1,6 +1,6 @@
 /** What a shrink starts from and what it finds (shrink.ts finds it, html.ts shows it). */
 import type { ScheduledFault } from '../nemesis/schedule.js';
-import type { TestConfig } from '../runner/config.js';
+import type { TestConfig } from '../run-data/config.js';
 import type { SearchResult } from './search.js';
 
 /** A run folder as shrink needs it: finished, invalid, with its schedule recorded. */

@@ -8,10 +8,10 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verdictName, verdictWord } from '../../checkers/result.js';
-import { runAndReport } from '../report/reported-run.js';
-import type { TestConfig } from '../runner/config.js';
-import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } from '../runner/run-folder.js';
-import { scheduleFileOf } from '../runner/schedule-file.js';
+import { runAndReport } from '../reported-run/reported-run.js';
+import type { TestConfig } from '../run-data/config.js';
+import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } from '../run-data/run-folder.js';
+import { scheduleFileOf } from '../run-data/schedule-file.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';

@@ -6,7 +6,7 @@
  */
 
 import type { CampaignFile, MatrixEntryFile } from '../campaign/spec.js';
-import { DEFAULTS } from '../runner/config.js';
+import { DEFAULTS } from '../run-data/config.js';
 
 export interface SweepSpec {
   backend: string;

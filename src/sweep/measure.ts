@@ -9,7 +9,7 @@ import { type Hold, holds } from '../../checkers/mutual-exclusion.js';
 import { decodeGrant } from '../../checkers/op-values.js';
 import type { Validity } from '../../checkers/result.js';
 import { firstSaid, wordsOf } from '../../checkers/words-registry.js';
-import type { LoadedRun } from '../runner/run-folder.js';
+import type { LoadedRun } from '../run-data/run-folder.js';
 import type { PauseAgainstLease } from '../stats/violation-formula.js';
 
 export interface MeasuredPause extends PauseAgainstLease {

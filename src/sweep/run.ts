@@ -10,7 +10,7 @@ import { loadCampaignBackends } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
 import { planCampaign } from '../campaign/validate.js';
-import { loadRun } from '../runner/run-folder.js';
+import { loadRun } from '../run-data/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
 import { pointLabel, type SweepSpec, sweepCampaign, sweepPoints } from './grid.js';

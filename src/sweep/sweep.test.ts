@@ -4,7 +4,7 @@ import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
 import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
-import { DEFAULTS, type TestConfig } from '../runner/config.js';
+import { DEFAULTS, type TestConfig } from '../run-data/config.js';
 import { analysePoint } from './analyse.js';
 import { pointLabel, sweepCampaign, sweepPoints } from './grid.js';
 import { sweepHtml, sweepJson } from './html.js';

@@ -6,7 +6,7 @@
  * namespace loses the run's rules.
  */
 
-import { docker } from '../cluster/engine.js';
+import { docker } from '../cluster/docker-engine.js';
 import type { ExecResult } from '../cluster/exec.js';
 import { NetnsHelper } from '../cluster/netns.js';
 import { errorMessage } from '../util/errors.js';

@@ -8,7 +8,7 @@
  */
 import type { Cluster, NodeHandle, NodeSpec } from '../cluster/cluster.js';
 import { startCluster } from '../cluster/cluster.js';
-import { docker } from '../cluster/engine.js';
+import { docker } from '../cluster/docker-engine.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { removeContainerRules } from './heal.js';

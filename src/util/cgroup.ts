@@ -10,8 +10,8 @@
  */
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sleep } from './clock.js';
 import { errorMessage } from './errors.js';
+import { sleep } from './monotonic-clock.js';
 
 /** Where client program groups can be made, or why they cannot. */
 export type CgroupSupport = { parent: string } | { why: string };

@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 
 const entry = new URL('../../dist/src/worker/worker.js', import.meta.url).pathname;
 

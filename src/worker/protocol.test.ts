@@ -6,7 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sleep } from '../util/clock.js';
+import { sleep } from '../util/monotonic-clock.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 const entry = new URL('../../dist/src/worker/worker.js', import.meta.url).pathname;

@@ -6,7 +6,7 @@ import type { UnindexedOp } from '../history/recorder.js';
 
 /**
  * The run's parameters a client reads: the workload's own (WorkloadOptions) and those of its
- * lock client. The runner sends its whole TestConfig (runner/parameters.ts, where each field
+ * lock client. The runner sends its whole TestConfig (run-data/parameters.ts, where each field
  * is described), which has them all.
  */
 export interface ClientParameters extends Omit<WorkloadOptions, 'lock' | 'storeKey'> {
@@ -21,7 +21,7 @@ export interface ClientParameters extends Omit<WorkloadOptions, 'lock' | 'storeK
   backoffJitterMs?: number;
 }
 
-/** The part of a resolved run (runner/resolve.ts) every client of it is given. */
+/** The part of a resolved run (run-data/resolve.ts) every client of it is given. */
 export interface ClientRun {
   /** The run's parameters: a client reads what it needs of them where it acts. */
   config: ClientParameters;

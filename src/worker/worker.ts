@@ -10,9 +10,9 @@ import { importBackend } from '../backends/import.js';
 import { clientCgroupName, WORKER_ENV } from '../cluster/labels.js';
 import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
-import { monotonicNow, NS_PER_MS } from '../util/clock.js';
 import { keepTrying } from '../util/deadline.js';
 import { errorStack } from '../util/errors.js';
+import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 

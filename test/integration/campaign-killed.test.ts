@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { closeBrowser, noBrowser, openUrl } from './browser.js';
 import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleClientsCheck } from '../../src/cli/doctor-clients.js';
 import type { Op } from '../../src/history/op.js';
-import { prepareRun } from '../../src/runner/prepare.js';
+import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { resolveScenario } from '../../src/scenarios/index.js';
 import { packageRoot } from '../../src/util/paths.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClientFaultTarget } from '../../src/nemesis/context.js';
 import { ClientPause } from '../../src/nemesis/kinds/client-pause.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
 
 // A real process that reports a counter every 10 ms, standing in for a client worker.

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
-import { docker, NODE_IMAGE } from '../../src/cluster/engine.js';
+import { docker, NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
 import { leftovers, requireEngine } from './support.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orphanWorkers } from '../../src/cluster/reclaim.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holds } from '../../checkers/mutual-exclusion.js';
-import { DEFAULTS } from '../../src/runner/parameters.js';
-import { prepareRun } from '../../src/runner/prepare.js';
+import { DEFAULTS } from '../../src/run-data/parameters.js';
+import { prepareRun } from '../../src/run-data/prepare.js';
 import { type RunObserver, run } from '../../src/runner/run.js';
 import { leftovers, requireEngine } from './support.js';
 

@@ -17,7 +17,7 @@ import { PacketLoss } from '../../src/nemesis/kinds/loss.js';
 import { ClientPartition, Partition } from '../../src/nemesis/kinds/partition.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
 import { type ProxyRoute, TcpProxy } from '../../src/nemesis/proxy.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
 

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { NODE_IMAGE } from '../../src/cluster/engine.js';
+import { NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { leftovers, requireEngine } from './support.js';
 

@@ -22,7 +22,7 @@ import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';
 import { NodePause } from '../../src/nemesis/kinds/pause-node.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
 import { expectFencingHoldsUnderPauses, runAndRead } from './support.js';

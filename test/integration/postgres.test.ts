@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresNodeSpec } from '../../src/backends/postgres-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
-import { docker, ensureImage, POSTGRES_IMAGE } from '../../src/cluster/engine.js';
+import { docker, ensureImage, POSTGRES_IMAGE } from '../../src/cluster/docker-engine.js';
 import { LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
 import { type NodeFaultContext, nodeFaultContext } from '../../src/nemesis/context.js';
 import { PacketLoss } from '../../src/nemesis/kinds/loss.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { expectFencingHoldsUnderPauses, leftovers, lockchaos, requireEngine } from './support.js';
 

@@ -13,7 +13,7 @@ import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { removeResources } from '../../src/cluster/labels.js';
 import { nodeFaultContext } from '../../src/nemesis/context.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';
-import { sleep } from '../../src/util/clock.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
 

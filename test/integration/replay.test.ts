@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadReplayConfig } from '../../src/cli/run.js';
-import { DEFAULTS } from '../../src/runner/config.js';
+import { DEFAULTS } from '../../src/run-data/config.js';
 import { leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/runner/config.js';
+import { DEFAULTS } from '../../src/run-data/config.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { closeBrowser, noBrowser, openPage as open } from './browser.js';
 import { lockchaos, requireEngine, runAndRead } from './support.js';

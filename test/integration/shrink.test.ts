@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/runner/config.js';
+import { DEFAULTS } from '../../src/run-data/config.js';
 import { lockchaos, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();

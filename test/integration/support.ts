@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/engine.js';
+import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { LABEL_OWNER, LABEL_RUN } from '../../src/cluster/labels.js';
 import { packageRoot } from '../../src/util/paths.js';
 

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_IMAGE } from '../../src/cluster/engine.js';
+import { NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 
 export interface TestHost {
   name: string;

@@ -22,19 +22,28 @@ const LAYERS: Record<string, number> = {
   'src/target': 3,
   workloads: 3,
   'src/nemesis': 4,
-  'src/runner': 5,
+  'src/run-data': 5,
   'src/worker': 5,
-  'src/scenarios': 6,
-  'src/report': 7,
-  'src/shrink': 8,
-  'src/campaign': 9,
-  'src/sweep': 10,
-  'src/bench': 10,
-  'src/serve': 10,
-  'src/cli': 11,
-  'src/check.ts': 11,
-  'src/index.ts': 11,
+  'src/runner': 6,
+  'src/scenarios': 7,
+  'src/report': 8,
+  'src/reported-run': 9,
+  'src/shrink': 10,
+  'src/campaign': 11,
+  'src/sweep': 12,
+  'src/bench': 12,
+  'src/serve': 12,
+  'src/cli': 13,
+  'src/check.ts': 13,
+  'src/index.ts': 13,
 };
+
+/**
+ * Folders that read runs and never run one: they take the run's data (src/run-data), not
+ * the engine (src/runner), though the layers would allow it. A run and its report together
+ * are src/reported-run's.
+ */
+const READERS_OF_RUNS = ['src/report', 'src/shrink', 'src/serve', 'src/sweep', 'src/bench'];
 
 /** The table's entry for a file: its folder under src/ (or top folder), or the file itself. */
 function unitOf(file: string): string | undefined {
@@ -91,6 +100,17 @@ describe('the layer order', () => {
     expect(upwardImports(files)).toEqual([]);
   });
 
+  it('the folders that read runs import nothing of the engine (src/runner)', () => {
+    const engine = files
+      .filter((f) => READERS_OF_RUNS.includes(unitOf(f) as string))
+      .flatMap((file) =>
+        importsOf(readFileSync(file, 'utf8'))
+          .filter((spec) => unitOf(resolve(dirname(file), spec)) === 'src/runner')
+          .map((spec) => `${relative(packageRoot, file)} imports ${spec}`),
+      );
+    expect(engine).toEqual([]);
+  });
+
   it('catches an upward import, a type-only one and a dynamic one', () => {
     const src = join(packageRoot, 'src');
     expect(importsOf("import type { X } from '../runner/run.js';\nconst m = await import('../cli/main.js');")).toEqual([
@@ -106,7 +126,7 @@ describe('the layer order', () => {
       [join(src, 'nowhere', 'c.ts')]: '',
     };
     expect(upwardImports(Object.keys(fake), (f) => fake[f] ?? '')).toEqual([
-      'src/history/a.ts (src/history, layer 1) imports ../runner/run.js (src/runner, layer 5)',
+      'src/history/a.ts (src/history, layer 1) imports ../runner/run.js (src/runner, layer 6)',
       'src/nowhere/c.ts: its folder has no layer in test/unit/layers.test.ts',
     ]);
   });

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestConfig } from '../../src/runner/config.js';
+import type { TestConfig } from '../../src/run-data/config.js';
 
 /** The run's configuration, as its test.json holds it. */
 export const runConfig: TestConfig = {

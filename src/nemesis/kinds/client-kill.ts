@@ -7,7 +7,7 @@
  * A lock that needs its holder to release it, or a library that leaves state behind for the
  * next instance, shows it here.
  */
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClientFaultTarget, stoppedProcesses } from '../context.js';
 import { faultKind } from '../kind.js';

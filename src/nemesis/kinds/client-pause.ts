@@ -4,7 +4,7 @@
  * (a pause of an idle client shows nothing), and pauses for a seeded duration around the
  * TTL, mostly longer, so that the lease expires under the paused holder.
  */
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeHandle } from '../../cluster/cluster.js';
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import { Rng } from '../../util/rng.js';
 import { nodeFaultContext } from '../context.js';
 import { ClockStrobe } from './clock.js';

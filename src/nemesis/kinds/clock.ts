@@ -6,7 +6,7 @@
  */
 import type { ShiftTtls } from '../../backends/backend.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
 import type { NemesisContext, NodeFaultContext } from '../context.js';

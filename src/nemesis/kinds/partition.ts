@@ -5,7 +5,7 @@
  * apart).
  */
 
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit } from '../applicability.js';
 import type { NodeFaultContext } from '../context.js';

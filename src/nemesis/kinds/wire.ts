@@ -22,7 +22,7 @@
  * story plays out whatever the machine's speed; the drawn length (1.2-2x the TTL, or
  * --pause-ttl) is its upper bound.
  */
-import { sleep } from '../../util/clock.js';
+import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClientFaultTarget, signalAll, stoppedProcesses, untilHandedOver } from '../context.js';
 import { faultKind } from '../kind.js';

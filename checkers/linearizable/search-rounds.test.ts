@@ -1,5 +1,5 @@
 /**
- * The rounds of schedule.ts against a search of one part at a time: each part searched alone
+ * The rounds of search-rounds.ts against a search of one part at a time: each part searched alone
  * to its end gives its steps, so its round and the part to report are known in advance; the
  * check must report that part's counterexample, having searched exactly what the rounds give
  * every part until then (a violation found early, whatever its place in check order). On
@@ -13,10 +13,10 @@ import { simulateRegister } from '../../bench/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, largeRegisterWithStaleRead } from '../../test/unit/linearizable-support.js';
 import { register } from '../models/register.js';
-import { checkLinearizable, newPartCheck, prepare } from './engine.js';
+import { checkLinearizable, newPartCheck, prepare } from './check-linearizable.js';
 import { AHEAD_SHARE, checkLinearizableParallel } from './parallel.js';
 import type { PartOutcome } from './part.js';
-import { Decided, LARGE_PART, precheckAt, roundOf, stepsBy } from './schedule.js';
+import { Decided, LARGE_PART, precheckAt, roundOf, stepsBy } from './search-rounds.js';
 
 /** keyedHistory, corrupting by place. */
 const keyed = (model: string, seeds: number[], corrupt: (k: number) => boolean, steps: number): Op[] =>

@@ -9,7 +9,16 @@ import { runConfig, runFolder } from '../../test/unit/run-folder-fixture.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { HistoryError } from '../history/errors.js';
 import { UserError } from '../util/errors.js';
-import { loadRun, MAX_HISTORY_BYTES, parseHistoryPrefix, readHistoryPrefix, writeResults } from './run-folder.js';
+import {
+  loadRun,
+  MAX_HISTORY_BYTES,
+  parseHistoryPrefix,
+  RESULTS_HEAD_KEYS,
+  RESULTS_SCHEMA,
+  readHistoryPrefix,
+  readResults,
+  writeResults,
+} from './run-folder.js';
 
 const overlapping = () =>
   new H()
@@ -282,6 +291,8 @@ describe('results.json and the history on disk', () => {
     writeResults(dir, {
       valid: false,
       conditions: [],
+      config: runConfig,
+      timings: { totalS: 20, clusterS: 1 },
       results: [{ checker: 'mutual-exclusion', valid: false, counts: true, summary: 'two holders' }],
     });
     const saved = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
@@ -303,5 +314,55 @@ describe('results.json and the history on disk', () => {
     writeFileSync(join(dir, 'history.jsonl'), edited);
     expect(edited.length).toBe(saved.history.bytes);
     expect(loadRun(dir).cutShort).toMatch(/\(\d+ bytes then, \d+ now, its SHA-256 differs\); checked here on the 6/);
+  });
+});
+
+describe('results.json, its one writer and its one reader', () => {
+  it('writes the stamp, the verdict, the conditions and the configuration first, the fingerprint last', () => {
+    const dir = runFolder(toJsonl(new H().acquire(0).release(0).ops));
+    const stoppedEarly = { atS: 3, why: 'two holders' };
+    writeResults(dir, {
+      results: [{ checker: 'mutual-exclusion', valid: true, counts: true, summary: 'ok' }],
+      stoppedEarly,
+      unchecked: 'interrupted',
+      timings: { totalS: 20, clusterS: 1 },
+      config: runConfig,
+      conditions: [],
+      valid: true,
+    });
+    const text = readFileSync(join(dir, 'results.json'), 'utf8');
+    const keys = Object.keys(JSON.parse(text));
+    expect(keys.slice(0, RESULTS_HEAD_KEYS.length)).toEqual([...RESULTS_HEAD_KEYS]);
+    expect(keys).toEqual([...RESULTS_HEAD_KEYS, 'timings', 'results', 'stoppedEarly', 'unchecked', 'history']);
+    const read = readResults(join(dir, 'results.json'));
+    expect(read.schema).toBe(RESULTS_SCHEMA);
+    expect(read).toMatchObject({
+      valid: true,
+      conditions: [],
+      config: runConfig,
+      stoppedEarly,
+      unchecked: 'interrupted',
+    });
+  });
+
+  it('reads a results.json of the first runs: no stamp, no conditions, no fingerprint, no configuration', () => {
+    // As the runner wrote it before version.ts's stamp, the conditions and the history's fingerprint.
+    const old = {
+      valid: false,
+      timings: { totalS: 20, clusterS: 1 },
+      results: [{ checker: 'mutual-exclusion', valid: false, counts: true, summary: 'two holders' }],
+    };
+    const dir = runFolder(toJsonl(overlapping().ops), old, { ...runConfig, storeKey: 'lockchaos:set' });
+    expect(readResults(join(dir, 'results.json'))).toEqual({ schema: 1, conditions: [], ...old });
+    const run = loadRun(dir);
+    expect(run.checkedHere).toBe(false);
+    expect(run.cutShort).toBeUndefined();
+    expect(run.valid).toBe(false);
+    expect(run.conditions).toEqual([]);
+    expect(run.results[0]?.summary).toBe('two holders');
+    expect(run.recorded.storeKey).toBe('lockchaos:set');
+    // Without a verdict: its results' count.
+    const { valid: _v, ...noVerdict } = old;
+    expect(readResults(join(runFolder('', noVerdict), 'results.json')).valid).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { OPTION_FIELDS } from '../campaign/spec.js';
 import { validateCampaign } from '../campaign/validate.js';
 import { configFromArgs, runCommand } from '../cli/run.js';
 import { STORE_KEY } from '../datastore/keys.js';
-import { rerunCommands } from '../report/rerun.js';
+import { rerunCommands } from '../report/rerun-commands.js';
 import { UserError } from '../util/errors.js';
 import type { TestConfig } from './config.js';
 import { DEFAULTS, PARAMETER_LIST } from './parameters.js';

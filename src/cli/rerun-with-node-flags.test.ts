@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { childExecArgv } from './rerun.js';
+import { childExecArgv } from './rerun-with-node-flags.js';
 
-const rerun = new URL('../../dist/src/cli/rerun.js', import.meta.url).href;
+const rerun = new URL('../../dist/src/cli/rerun-with-node-flags.js', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-rerun-'));
 const script = join(dir, 'script.mjs');
 // Under the flag: print what it runs with, then wait (`sleep`) or exit 7. Without: run again.

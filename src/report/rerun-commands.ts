@@ -1,9 +1,9 @@
 /** The commands that run a stored test again: by its test.json, and as flags. */
 import { resolve } from 'node:path';
-import { DEFAULTS, type TestConfig } from '../runner/config.js';
-import { flagWords, PARAMETERS } from '../runner/parameters.js';
-import { testName } from '../runner/resolve.js';
-import { runFile } from '../runner/run-folder.js';
+import { DEFAULTS, type TestConfig } from '../run-data/config.js';
+import { flagWords, PARAMETERS } from '../run-data/parameters.js';
+import { testName } from '../run-data/resolve.js';
+import { runFile } from '../run-data/run-folder.js';
 import { cliCommand } from '../util/paths.js';
 
 /** A word for a POSIX shell: bare when safe, else single-quoted. */

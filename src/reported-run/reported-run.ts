@@ -3,13 +3,13 @@
  * its progress and writes its report.html. (The runner imports nothing of the report.)
  */
 
-import type { TestConfig } from '../runner/config.js';
-import { prepareRun } from '../runner/prepare.js';
-import type { ResolvedRun } from '../runner/resolve.js';
+import { RunProgress } from '../report/progress.js';
+import { interruptibleReport } from '../report/report-on-thread.js';
+import type { TestConfig } from '../run-data/config.js';
+import { prepareRun } from '../run-data/prepare.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import { type RunHooks, type RunResult, run } from '../runner/run.js';
 import { cliCommand } from '../util/paths.js';
-import { RunProgress } from './progress.js';
-import { interruptibleReport } from './report-on-thread.js';
 
 export interface ReportedRunHooks extends Omit<RunHooks, 'progress'> {
   /** Where a configuration came from (`--replay: 'run/test.json'`): named in a problem with it. */

@@ -9,14 +9,14 @@
  *
  * P-compositionality: linearizability is local, so the history is split by key (op.key, or
  * the model's own partition) and each part is checked alone (part.ts). The parts are
- * searched in rounds of doubling steps, round robin (schedule.ts), so that one hard part
+ * searched in rounds of doubling steps, round robin (search-rounds.ts), so that one hard part
  * cannot starve the others and a violation anywhere is found early; here in one thread,
  * where the first part found not linearizable ends the check; parallel.ts takes the same
  * turns on several threads, with the same result.
  *
  * Which violation is reported does not depend on which part or thread finished first: it is
  * the part found not linearizable earliest in the rounds, counted in search steps, not time
- * (schedule.ts). A violation found is never hidden by a budget that ran out elsewhere: the
+ * (search-rounds.ts). A violation found is never hidden by a budget that ran out elsewhere: the
  * verdict is `invalid` when any part is. Past the time budget (the whole check's) or a
  * part's memory budget (each part its own), a part is undecided, and without a violation
  * the verdict is `unknown`, naming those parts and how far each got.
@@ -30,13 +30,13 @@ import { findModel, MODEL_NAMES } from '../models/index.js';
 import type { AnyModel, Model } from '../models/model.js';
 import type { CheckResult, Validity } from '../result.js';
 import { buffers } from './buffers.js';
-import { now } from './clock.js';
 import { type Counterexample, explainImpossible, onKey } from './explain.js';
 import { PartCheck, type PartOutcome, type PartProgress } from './part.js';
+import { now } from './search-clock.js';
 
-export { Decided } from './schedule.js';
+export { Decided } from './search-rounds.js';
 
-import { Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './schedule.js';
+import { Decided, FIRST_STEPS, precheckAt, precheckedFirst } from './search-rounds.js';
 import { type Part, Splitter } from './split.js';
 
 export type { Configuration, Counterexample, OpSummary } from './explain.js';
@@ -55,7 +55,7 @@ export interface CheckOptions {
   /** Memory already spent on this history (reading it), counted in each part's budget. */
   baseBytes?: number;
   /**
-   * Search steps per part in the first round (schedule.ts; doubling each round after); smaller
+   * Search steps per part in the first round (search-rounds.ts; doubling each round after); smaller
    * interleaves parts more finely. Default FIRST_STEPS. Which violation is reported depends
    * on it, as on the history alone otherwise.
    */
@@ -127,7 +127,7 @@ const GiB = 1024 ** 3;
  * Under a time limit, when a turn starting at `start` has had its share of the time left
  * before `deadline`: `turns` (this one included) left in the round, taken `threads` at a
  * time. Infinity without a limit (and so no turn ends by the clock: the schedule is steps
- * alone). A large part's first turn is long (schedule.ts, LARGE_PART): this way hard large
+ * alone). A large part's first turn is long (search-rounds.ts, LARGE_PART): this way hard large
  * parts first in check order still leave a later part its turn before the limit, and its
  * violation is found, not hidden as unknown.
  */
@@ -142,10 +142,10 @@ export interface Prepared {
   started: number;
   model: Model<unknown>;
   initial: unknown;
-  /** Smallest first, then by first operation: the check order (schedule.ts). */
+  /** Smallest first, then by first operation: the check order (search-rounds.ts). */
   parts: Part[];
   /**
-   * Per part: 1 once the model's pre-check has run on it (schedule.ts: precheckedFirst,
+   * Per part: 1 once the model's pre-check has run on it (search-rounds.ts: precheckedFirst,
    * precheckAt), or once it is found linearizable: then it needs none (a pre-check finds only
    * operations no linearization has).
    */
@@ -187,12 +187,12 @@ export function checkLinearizablePaired(
 }
 
 /**
- * The parts searched in this thread, in the rounds of schedule.ts: each part open searches
+ * The parts searched in this thread, in the rounds of search-rounds.ts: each part open searches
  * its round's steps in turn, parts in check order, until every part is decided or one is
  * found not linearizable, which ends the check (the parts before it in the round have had
  * their turn; the parts after it could only be decided later). A part's search is made at
  * its first turn and let go once it is decided, its arrays handed on to the next (buffers.ts).
- * A part not pre-checked before the search (schedule.ts: precheckedFirst) is pre-checked once
+ * A part not pre-checked before the search (search-rounds.ts: precheckedFirst) is pre-checked once
  * its search reaches precheckAt undecided, and an impossible operation ends the search;
  * before the verdict every part not found linearizable is pre-checked, so that an
  * impossible operation anywhere is it.
@@ -235,7 +235,7 @@ export function recordOutcome(prepared: Prepared, decided: Decided, part: number
   if (outcome.status === 'linearizable') prepared.prechecked[part] = 1;
 }
 
-/** The schedule of the prepared parts (schedule.ts): round 0 of the check's sliceIterations, or FIRST_STEPS. */
+/** The schedule of the prepared parts (search-rounds.ts): round 0 of the check's sliceIterations, or FIRST_STEPS. */
 export function newDecided(prepared: Prepared): Decided {
   const first = Math.max(1, prepared.options.sliceIterations ?? FIRST_STEPS);
   return new Decided(

@@ -30,7 +30,7 @@ import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { MiB, openRegularFile, readRegularFile, sizeWords } from '../util/regular-file.js';
-import { stamped } from '../version.js';
+import { SCHEMA_VERSION, stamped, version } from '../version.js';
 import { type RunCondition, runVerdict } from './conditions.js';
 import { parseJson, parseScheduledFaults, storedConfig, type TestConfig } from './config.js';
 import type { RunPhaseSeconds } from './run-phases.js';
@@ -137,13 +137,124 @@ export function fingerprintOf(path: string): HistoryFingerprint {
 }
 
 /**
- * results.json: the verdict, what the run was, what wrote it (version.ts), and the
- * fingerprint of the history it was made from (last: serve reads the head of the file).
+ * What a run came to: its checks' results, its verdict, and how it did not run as
+ * configured. results.json holds it (ResultsRecord), a finished run returns it
+ * (RunResult), and a stored run reads it back (LoadedRun).
  */
-export function writeResults(dir: string, results: object): void {
+export interface RunOutcome {
+  valid: Validity;
+  /** How the run did not run as configured (empty: it did); see conditions.ts. */
+  conditions: RunCondition[];
+  results: CheckResult[];
+  /** Seconds from start to verdict, the part spent starting the cluster, and each phase's. */
+  timings?: RunTimings;
+  /** --stop-on-violation ended the workload before its time limit: when, and on what. */
+  stoppedEarly?: StoppedEarly;
+  /** The code points the clients reached, the faults aimed at them, and what followed. */
+  coverage?: CoverageRow[];
+}
+
+/** A finished run, as run() (runner/run.ts) returns it: its folder, configuration, history and outcome. */
+export interface RunResult extends RunOutcome {
+  dir: string;
+  config: TestConfig;
+  history: Op[];
+  timings: RunTimings;
+}
+
+/**
+ * The schema version results.json is written with: its `schema` field (version.ts's
+ * stamp, as on every JSON file lockchaos writes). Raised when a field changes meaning.
+ */
+export const RESULTS_SCHEMA = SCHEMA_VERSION;
+
+/**
+ * results.json, a run's verdict file, its fields in the order writeResults writes them.
+ * readResults reads it back, also one written before a field was: a file without the stamp
+ * reads as schema 1, without conditions as none, without a verdict as its results' count.
+ */
+export interface ResultsRecord extends RunOutcome {
+  /** What wrote it (version.ts); absent in a file from before the stamp. */
+  lockchaos?: string;
+  /** RESULTS_SCHEMA when written. */
+  schema: number;
+  /**
+   * The configuration it ran, with the faults it applied. Always written; as read, it is
+   * not checked (test.json is the configuration a replay reads back).
+   */
+  config?: TestConfig;
+  /** Interrupted while checking (the condition's message): the report command checks it. */
+  unchecked?: string;
+  /** The history it was made from, last (a results.json written before this was recorded has none). */
+  history?: HistoryFingerprint;
+}
+
+/** What the runner hands writeResults: the record less what the writer adds (the stamp, the fingerprint). */
+export type ResultsFields = Omit<ResultsRecord, 'lockchaos' | 'schema' | 'history' | 'config' | 'timings'> & {
+  config: TestConfig;
+  timings: RunTimings;
+};
+
+/**
+ * The keys results.json begins with, in order: the stamp, the verdict, the conditions and
+ * the configuration (whose fields come before its fault schedule, the one long part); the
+ * checkers' details, tens of kB, come after. serve reads only a file's head for these.
+ */
+export const RESULTS_HEAD_KEYS = ['lockchaos', 'schema', 'valid', 'conditions', 'config'] as const;
+
+/**
+ * results.json: what wrote it (version.ts), the verdict, what the run was, and the
+ * fingerprint of the history it was made from, written in ResultsRecord's order (the
+ * head first: RESULTS_HEAD_KEYS).
+ */
+export function writeResults(dir: string, fields: ResultsFields): void {
   const historyPath = runFile(dir, 'history');
-  const history = existsSync(historyPath) ? { history: fingerprintOf(historyPath) } : {};
-  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(stamped({ ...results, ...history }), null, 2)}\n`);
+  const { valid, conditions, config, timings, results, coverage, stoppedEarly, unchecked } = fields;
+  const record: ResultsRecord = {
+    lockchaos: version,
+    schema: RESULTS_SCHEMA,
+    valid,
+    conditions,
+    config,
+    timings,
+    results,
+    ...(coverage !== undefined ? { coverage } : {}),
+    ...(stoppedEarly !== undefined ? { stoppedEarly } : {}),
+    ...(unchecked !== undefined ? { unchecked } : {}),
+    ...(existsSync(historyPath) ? { history: fingerprintOf(historyPath) } : {}),
+  };
+  writeFileSync(runFile(dir, 'results'), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/**
+ * A run folder's results.json (at `path`), read back: JSON, an object with a results list,
+ * not nested past MAX_DEPTH, within its size limit. Its fields as ResultsRecord has them;
+ * one of the wrong type is left out (or, where the record needs it, given its default).
+ * Throws an Error naming what is wrong: loadRun checks the history again then.
+ */
+export function readResults(path: string): ResultsRecord {
+  const parsed = JSON.parse(readBounded(path, 'results', MAX_RESULTS_JSON_BYTES)) as Record<string, unknown> | null;
+  if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
+  if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
+  const { lockchaos, schema, valid, conditions, config, timings, stoppedEarly, coverage, unchecked, history } =
+    parsed as Partial<Record<keyof ResultsRecord, unknown>>;
+  const results = parsed.results as CheckResult[];
+  const fingerprint = history as Partial<HistoryFingerprint> | undefined;
+  return {
+    ...(typeof lockchaos === 'string' ? { lockchaos } : {}),
+    schema: typeof schema === 'number' ? schema : 1,
+    valid: (valid ?? countedVerdict(results)) as Validity,
+    conditions: Array.isArray(conditions) ? (conditions as RunCondition[]) : [],
+    ...(config ? { config: config as TestConfig } : {}),
+    ...(timings ? { timings: timings as RunTimings } : {}),
+    results,
+    ...(Array.isArray(coverage) ? { coverage: coverage as CoverageRow[] } : {}),
+    ...(stoppedEarly ? { stoppedEarly: stoppedEarly as StoppedEarly } : {}),
+    ...(typeof unchecked === 'string' ? { unchecked } : {}),
+    ...(fingerprint && typeof fingerprint.bytes === 'number' && typeof fingerprint.sha256 === 'string'
+      ? { history: { bytes: fingerprint.bytes, sha256: fingerprint.sha256 } }
+      : {}),
+  };
 }
 
 const sameFingerprint = (a: HistoryFingerprint, b: HistoryFingerprint) => a.bytes === b.bytes && a.sha256 === b.sha256;
@@ -232,7 +343,8 @@ const readBounded = (path: string, what: string, maxBytes: number) =>
     fix: 'not a file a run writes: give the run folder lockchaos wrote',
   }).toString('utf8');
 
-export interface LoadedRun {
+/** A stored run, read back: its folder, configuration, history and outcome (from results.json, or checked here). */
+export interface LoadedRun extends RunOutcome {
   /** The folder as given. */
   dir: string;
   /** The configuration to run it again: its parameters, with the faults it applied. */
@@ -240,17 +352,8 @@ export interface LoadedRun {
   recorded: Recorded;
   /** In time order; indices as stored in history.jsonl. */
   history: Op[];
-  results: CheckResult[];
-  valid: Validity;
-  timings?: RunTimings;
-  /** How the run did not run as configured, as the runner recorded it (empty: it did). */
-  conditions: RunCondition[];
   /** Why the run is incomplete, in words (undefined: it finished). */
   cutShort?: string;
-  /** --stop-on-violation ended the workload early: when, and on what. */
-  stoppedEarly?: StoppedEarly;
-  /** The code points reached and the faults aimed at them, as the runner recorded them. */
-  coverage?: CoverageRow[];
   /** The checkers ran here (results.json missing or unreadable), not in the runner. */
   checkedHere: boolean;
   /** 1-based line number of a truncated last line that was left out. */
@@ -446,42 +549,21 @@ export function loadRun(dir: string): LoadedRun {
   }
 
   const resultsPath = runFile(dir, 'results');
-  let saved:
-    | {
-        valid: Validity;
-        results: CheckResult[];
-        timings?: LoadedRun['timings'];
-        conditions?: RunCondition[];
-        stoppedEarly?: StoppedEarly;
-        coverage?: CoverageRow[];
-        /** Interrupted while checking (the condition's message): checked here instead. */
-        unchecked?: string;
-        /** The history it was made from (a results.json written before this was recorded has none). */
-        history?: HistoryFingerprint;
-      }
-    | undefined;
+  let saved: ResultsRecord | undefined;
   let unreadable: string | undefined;
   if (existsSync(resultsPath)) {
     try {
-      const parsed = JSON.parse(readBounded(resultsPath, 'results', MAX_RESULTS_JSON_BYTES)) as typeof saved;
-      if (!parsed || !Array.isArray(parsed.results)) throw new Error('no results list');
-      if (nestedDeeperThan(parsed)) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
-      saved = parsed;
+      saved = readResults(resultsPath);
     } catch (err) {
       unreadable = (err as Error).message;
     }
   }
-  const unchecked = typeof saved?.unchecked === 'string' ? saved.unchecked : undefined;
+  const unchecked = saved?.unchecked;
   const was = saved?.history;
-  const changed =
-    was && typeof was.bytes === 'number' && typeof was.sha256 === 'string' && !sameFingerprint(was, fingerprint)
-      ? historyChanged(was, fingerprint)
-      : undefined;
+  const changed = was && !sameFingerprint(was, fingerprint) ? historyChanged(was, fingerprint) : undefined;
   // The interruption of the checking is over once checked here: the run itself ran as
   // configured. (Results written before whileChecking was recorded name it by its message.)
-  const conditions = (Array.isArray(saved?.conditions) ? saved.conditions : []).filter(
-    (c) => !c.whileChecking && c.message !== unchecked,
-  );
+  const conditions = (saved?.conditions ?? []).filter((c) => !c.whileChecking && c.message !== unchecked);
   const base = { dir, config, recorded, history, conditions };
   const extra = droppedLine === undefined ? {} : { droppedLine };
   if (saved && unchecked === undefined && changed === undefined) {
@@ -490,11 +572,11 @@ export function loadRun(dir: string): LoadedRun {
       ...base,
       ...extra,
       results: saved.results,
-      valid: saved.valid ?? countedVerdict(saved.results),
+      valid: saved.valid,
       ...(saved.timings ? { timings: saved.timings } : {}),
       ...(cutShort ? { cutShort } : {}),
       ...(saved.stoppedEarly ? { stoppedEarly: saved.stoppedEarly } : {}),
-      ...(Array.isArray(saved.coverage) ? { coverage: saved.coverage } : {}),
+      ...(saved.coverage ? { coverage: saved.coverage } : {}),
       checkedHere: false,
     };
   }
