@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
-import { campaignSource, loadCampaign } from '../campaign/load.js';
+import { loadCampaign } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
 import { loadRun } from '../runner/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
@@ -26,7 +26,7 @@ export async function bench(
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
   // Module backends, from the current folder.
-  const plan = await loadCampaign(campaignSource(benchCampaign(spec), 'bench'), options);
+  const plan = await loadCampaign(benchCampaign(spec), options, 'bench');
   const c = await runCampaign(plan, options, hooks);
   const points = benchPoints(spec);
   const results: BenchResult[] = [];

@@ -21,25 +21,29 @@ import { type CampaignPlan, type CampaignSource, type DryRunPlan, planCampaign, 
  */
 export function campaignSource(input: string | CampaignFile, source = 'campaign'): CampaignSource {
   if (typeof input !== 'string') return { data: input, source };
-  return {
-    data: campaignData(readCampaignFile(input), input),
-    source: input,
-    fallbackName: fallbackName(input),
-    baseDir: dirname(resolve(input)),
-  };
+  const name = fallbackName(input);
+  const data = campaignData(readCampaignFile(input), input);
+  return { data, source: input, fallbackName: name, baseDir: dirname(resolve(input)) };
 }
 
-/** A campaign's plan for these options, its module backends imported first. */
-export async function loadCampaign(input: string | CampaignSource, options: CellOptions = {}): Promise<CampaignPlan> {
-  const from = typeof input === 'string' ? campaignSource(input) : input;
+/**
+ * A campaign's plan for these options, its module backends imported first; `source`
+ * names a campaign object in messages (a file is named by its path).
+ */
+export async function loadCampaign(
+  input: string | CampaignFile,
+  options: CellOptions = {},
+  source = 'campaign',
+): Promise<CampaignPlan> {
+  const given = campaignSource(input, source);
   try {
-    await loadModuleBackends(moduleBackendsOf(from.data), from.baseDir);
+    for (const name of moduleBackendsOf(given.data)) await loadBackend(name, given.baseDir);
   } catch (err) {
     // One that cannot load is one line naming the campaign.
-    if (err instanceof UserError) throw new UserError(`${from.source}: ${err.message}`);
+    if (err instanceof UserError) throw new UserError(`${given.source}: ${err.message}`);
     throw err;
   }
-  return planCampaign(from, options);
+  return planCampaign(given, options);
 }
 
 /**

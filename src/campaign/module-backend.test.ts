@@ -12,7 +12,7 @@ import { benchCommand } from '../cli/bench.js';
 import { campaignCommand } from '../cli/campaign.js';
 import { sweepCommand } from '../cli/sweep.js';
 import { UserError } from '../util/errors.js';
-import { campaignSource, loadCampaign } from './load.js';
+import { loadCampaign } from './load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-campaign-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,12 +66,10 @@ describe('a module backend in a campaign', () => {
 
   it('a campaign object takes it from the current folder; a path that is not there is one line', async () => {
     const path = backendModule(join(dir, 'object'), 'object-lock');
-    const { cells } = await loadCampaign(
-      campaignSource({
-        seeds: [1],
-        matrix: [{ backend: path, nemesis: 'client-pause', fencing: 'on', expect: 'valid' }],
-      }),
-    );
+    const { cells } = await loadCampaign({
+      seeds: [1],
+      matrix: [{ backend: path, nemesis: 'client-pause', fencing: 'on', expect: 'valid' }],
+    });
     expect(cells[0]?.config.backendModule).toBe(path);
     const missing = join(dir, 'missing');
     mkdirSync(missing, { recursive: true });

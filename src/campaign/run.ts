@@ -32,7 +32,7 @@ import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { judge } from './expect.js';
-import { campaignSource, loadCampaign } from './load.js';
+import { loadCampaign } from './load.js';
 import type { Cell, CellOptions, ResolvedCell } from './matrix.js';
 import {
   type CampaignSummary,
@@ -136,7 +136,7 @@ export async function campaign(
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<CampaignResult> {
-  return runCampaign(await loadCampaign(campaignSource(input), options), options, hooks);
+  return runCampaign(await loadCampaign(input, options), options, hooks);
 }
 
 /**

@@ -48,18 +48,18 @@ export interface DryRunPlan extends CampaignPlan<Cell> {
  * The plan of a campaign whose module backends are imported (load.ts): validated, and each
  * cell made with these options and its run resolved, once.
  */
-export function planCampaign(from: CampaignSource, options: CellOptions = {}): CampaignPlan {
-  return withSource(from.source, () => {
-    const spec = specOf(from);
+export function planCampaign(given: CampaignSource, options: CellOptions = {}): CampaignPlan {
+  return withSource(given.source, () => {
+    const spec = specOf(given);
     const every = expandCells(spec, options);
     return { spec, ...shardOf(options), allCells: every, cells: shardCells(every, options.shard) };
   });
 }
 
 /** The plan of a campaign whose module backends are not imported: a dry run's. */
-export function planDryRun(from: CampaignSource, options: CellOptions = {}): DryRunPlan {
-  return withSource(from.source, () => {
-    const spec = specOf(from);
+export function planDryRun(given: CampaignSource, options: CellOptions = {}): DryRunPlan {
+  return withSource(given.source, () => {
+    const spec = specOf(given);
     const unchecked = new Set<string>();
     const every = expandCells(spec, options, { modules: 'unchecked', unchecked });
     return {
@@ -72,8 +72,8 @@ export function planDryRun(from: CampaignSource, options: CellOptions = {}): Dry
   });
 }
 
-const specOf = (from: CampaignSource): CampaignSpec =>
-  campaignShape(from.data, from.source, from.fallbackName, from.baseDir);
+const specOf = (given: CampaignSource): CampaignSpec =>
+  campaignShape(given.data, given.source, given.fallbackName, given.baseDir);
 
 const shardOf = ({ shard }: CellOptions): { shard?: Shard } => (shard ? { shard } : {});
 

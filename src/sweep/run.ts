@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
-import { campaignSource, loadCampaign } from '../campaign/load.js';
+import { loadCampaign } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
 import { loadRun } from '../runner/run-folder.js';
@@ -34,7 +34,7 @@ export async function sweep(
   hooks: CampaignHooks = {},
 ): Promise<SweepOutcome> {
   // A module backend, from the current folder.
-  const plan = await loadCampaign(campaignSource(sweepCampaign(spec), 'sweep'), options);
+  const plan = await loadCampaign(sweepCampaign(spec), options, 'sweep');
   const startedAt = new Date().toISOString();
   const c = await runCampaign(plan, options, hooks);
   const points = sweepPoints(spec);
