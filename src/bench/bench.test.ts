@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { specOf } from '../../test/unit/campaign-plan.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
-import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { BENCH_DEFAULTS, benchCampaign } from './grid.js';
@@ -90,7 +90,7 @@ describe('measuring a bench run', () => {
 
 describe('a bench as a campaign', () => {
   it('one measuring cell per backend × concurrency × jitter, on the mutex workload', () => {
-    const cells = expandCells(validateCampaign(benchCampaign(spec), 'bench'));
+    const cells = expandCells(specOf(benchCampaign(spec), 'bench'));
     expect(cells).toHaveLength(8);
     expect(cells[3]).toMatchObject({
       expect: 'any',

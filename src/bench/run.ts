@@ -5,9 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
-import { loadCampaignBackends } from '../campaign/load.js';
-import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { planCampaign } from '../campaign/validate.js';
+import { loadCampaign } from '../campaign/load.js';
+import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
 import { loadRun } from '../run-data/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';
@@ -26,9 +25,9 @@ export async function bench(
 ): Promise<BenchOutcome> {
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
-  const file = benchCampaign(spec);
-  await loadCampaignBackends(file, process.cwd(), 'bench'); // module backends, from the current folder
-  const c = await campaign(planCampaign(file, 'bench'), options, hooks);
+  // Module backends, from the current folder.
+  const plan = await loadCampaign(benchCampaign(spec), options, 'bench');
+  const c = await runCampaign(plan, options, hooks);
   const points = benchPoints(spec);
   const results: BenchResult[] = [];
   for (const r of c.cells) {

@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
+import { specOf, specOfYaml } from '../../test/unit/campaign-plan.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
-import { type Cell, expandCells, parseShard, shardCells } from './matrix.js';
+import { campaignSource } from './load.js';
+import { type Cell, expandCells, parseShard, type ResolvedCell, shardCells } from './matrix.js';
 import {
   type CampaignSummary,
   type CellResult,
@@ -21,13 +23,13 @@ import {
   summaryJson,
   terminalTable,
 } from './report.js';
-import { campaignCells, cellSlug } from './run.js';
+import { cellSlug } from './run.js';
 import { type CampaignFile, readCampaignFile } from './spec.js';
-import { parseCampaign, validateCampaign } from './validate.js';
+import { planCampaign } from './validate.js';
 
 const errorOf = (yaml: string): string => {
   try {
-    parseCampaign(yaml, 'campaign.yaml');
+    specOfYaml(yaml, 'campaign.yaml');
   } catch (err) {
     expect(err).toBeInstanceOf(UserError);
     const message = (err as Error).message;
@@ -200,11 +202,11 @@ describe('campaign file validation: one line naming the key path', () => {
 });
 
 const nightly = () =>
-  parseCampaign(readFileSync(join(packageRoot, 'examples/nightly.yaml'), 'utf8'), 'examples/nightly.yaml');
+  specOfYaml(readFileSync(join(packageRoot, 'examples/nightly.yaml'), 'utf8'), 'examples/nightly.yaml');
 
 describe('matrix expansion', () => {
   it('crosses backend × workload × nemesis × fencing × seeds in file order, seeds innermost', () => {
-    const spec = parseCampaign(
+    const spec = specOfYaml(
       [
         'seeds: [1, 2]',
         'matrix:',
@@ -233,7 +235,7 @@ describe('matrix expansion', () => {
   });
 
   it('applies overrides, the last match winning', () => {
-    const spec = parseCampaign(
+    const spec = specOfYaml(
       [
         'seeds: [1, 2]',
         'matrix:',
@@ -256,7 +258,7 @@ describe('matrix expansion', () => {
   });
 
   it('merges run options: built-in defaults < campaign defaults < scenario < entry options', () => {
-    const spec = parseCampaign(
+    const spec = specOfYaml(
       [
         'seeds: [3]',
         'defaults: { time-limit: 12, ttl: 1500, hold: 10, nemesis-interval: 1 }',
@@ -270,7 +272,7 @@ describe('matrix expansion', () => {
         '    options: { ttl: 3000 }',
       ].join('\n'),
     );
-    const [plain, control, tuned] = expandCells(spec) as [Cell, Cell, Cell];
+    const [plain, control, tuned] = expandCells(spec) as [ResolvedCell, ResolvedCell, ResolvedCell];
     expect(plain.config).toMatchObject({
       backend: 'redis',
       workload: DEFAULTS.workload,
@@ -295,7 +297,7 @@ describe('matrix expansion', () => {
   });
 
   it('takes a scenario expectation from the scenario, per fencing', () => {
-    const spec = parseCampaign('seeds: [1]\nmatrix:\n  - scenario: control\n    fencing: [on, off]');
+    const spec = specOfYaml('seeds: [1]\nmatrix:\n  - scenario: control\n    fencing: [on, off]');
     expect(expandCells(spec).map((c) => [c.fencing, c.expect])).toEqual([
       [true, 'valid'],
       [false, 'valid'],
@@ -303,13 +305,16 @@ describe('matrix expansion', () => {
   });
 
   it('--time-limit overrides every cell, and a shard is a subset in order', () => {
-    const cells = campaignCells(nightly(), { timeLimitS: 3, shard: { index: 2, count: 3 } });
+    const { cells } = planCampaign(campaignSource(join(packageRoot, 'examples/nightly.yaml')), {
+      timeLimitS: 3,
+      shard: { index: 2, count: 3 },
+    });
     expect(cells.every((c) => c.config.timeLimitS === 3)).toBe(true);
     expect(cells.map((c) => c.index)).toEqual([1, 4, 7, 10, 13, 16, 19]);
   });
 
   it('names each run folder after its cell', () => {
-    const [first] = expandCells(nightly()) as [Cell];
+    const [first] = expandCells(nightly()) as [ResolvedCell];
     expect(cellSlug(first)).toBe('001-redis-lock-set-none-fenced-seed-1');
   });
 
@@ -319,7 +324,7 @@ describe('matrix expansion', () => {
       seeds: [5],
       matrix: [{ backend: ['redis'], fencing: [true, false], expect: 'valid' }],
     };
-    const spec = validateCampaign(file);
+    const spec = specOf(file);
     expect(spec.source).toBe('campaign');
     expect(expandCells(spec).map((c) => c.id)).toEqual([
       'redis/lock-set/none/fenced/seed-5',
@@ -384,7 +389,7 @@ describe('sharding', () => {
   it('for any matrix and n, the shards are disjoint and their union is the cell list', () => {
     fc.assert(
       fc.property(matrixArb, fc.integer({ min: 1, max: 12 }), (file, n) => {
-        const cells = expandCells(validateCampaign(file));
+        const cells = expandCells(specOf(file));
         const shards = Array.from({ length: n }, (_, i) => shardCells(cells, { index: i + 1, count: n }));
         const seen = shards.flat().map((c) => c.index);
         // Every cell exactly once: same multiset as the full list.
@@ -395,7 +400,7 @@ describe('sharding', () => {
         expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
         for (const s of shards) expect(s.map((c) => c.index)).toEqual([...s.map((c) => c.index)].sort((a, b) => a - b));
         // Deterministic: expanding again gives the same shards.
-        const again = expandCells(validateCampaign(file));
+        const again = expandCells(specOf(file));
         expect(shardCells(again, { index: 1, count: n }).map((c) => c.id)).toEqual(shards[0]?.map((c) => c.id));
       }),
       { numRuns: 200 },
@@ -503,7 +508,7 @@ describe('hostile campaign files: one line, never a crash', () => {
   it('a matrix of a million cells is refused before it is expanded, with the limit', () => {
     const seeds = Array.from({ length: 250_000 }, (_, i) => i);
     expect(() =>
-      validateCampaign({
+      specOf({
         seeds,
         matrix: [{ backend: 'redis', fencing: ['on', 'off'], workload: ['lock-set', 'mutex'], expect: 'valid' }],
       }),
@@ -516,7 +521,7 @@ describe('hostile campaign files: one line, never a crash', () => {
     // matrix[0] would fail as it is built (Redlock fenced); matrix[1] is counted first.
     const seeds = Array.from({ length: 250_000 }, (_, i) => i);
     expect(() =>
-      validateCampaign({
+      specOf({
         matrix: [
           { backend: 'redlock', fencing: 'on', seeds: [1], expect: 'valid' },
           { backend: ['redis', 'etcd'], fencing: ['on', 'off'], seeds, expect: 'valid' },
@@ -557,7 +562,7 @@ describe('availability expectations', () => {
   });
 
   it('fault-free presets carry one into their cells; an entry may set or override it', () => {
-    const spec = validateCampaign({
+    const spec = specOf({
       seeds: [1],
       matrix: [
         { scenario: 'control', fencing: 'off' },
@@ -766,7 +771,7 @@ describe('the campaign JSON Schema', () => {
     for (const key of Object.keys(schema.properties.matrix.items.properties)) {
       let problem = '';
       try {
-        parseCampaign(`seeds: [1]\nmatrix: [{ backend: redis, expect: valid, ${key}: {} }]`, 'c.yaml');
+        specOfYaml(`seeds: [1]\nmatrix: [{ backend: redis, expect: valid, ${key}: {} }]`, 'c.yaml');
       } catch (err) {
         problem = (err as Error).message;
       }
@@ -777,7 +782,7 @@ describe('the campaign JSON Schema', () => {
 
 describe('cells of the same story with different backend options', () => {
   it('are different configurations: their ids, and so their tallies, name the options', () => {
-    const spec = validateCampaign({
+    const spec = specOf({
       seeds: [1],
       matrix: [
         { scenario: 'sentinel-split-brain', fencing: 'off', expect: 'valid', options: { 'backend-options': 'wait=1' } },
@@ -797,7 +802,7 @@ describe("docs/nightly.md's campaign file", () => {
     const page = readFileSync(join(packageRoot, 'docs/nightly.md'), 'utf8');
     const block = /```yaml\n([\s\S]*?)```/.exec(page)?.[1];
     expect(block).toBeDefined();
-    const spec = parseCampaign(block as string, 'docs/nightly.md');
+    const spec = specOfYaml(block as string, 'docs/nightly.md');
     expect(spec.shrink).toBe(true);
     expect(spec.defaults).toMatchObject({ timeLimitS: 20, nemesisIntervalS: 2, stopOnViolation: true });
     expect(expandCells(spec).length).toBeGreaterThan(0);
@@ -806,7 +811,7 @@ describe("docs/nightly.md's campaign file", () => {
 
 describe('measurement cells (lockchaos sweep, bench)', () => {
   it('a label names the entry in its cells ids; the options reach the run', () => {
-    const spec = validateCampaign({
+    const spec = specOf({
       seeds: [1],
       matrix: [
         {

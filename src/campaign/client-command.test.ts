@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { specOfYaml } from '../../test/unit/campaign-plan.js';
 import { expandCells } from './matrix.js';
-import { parseCampaign } from './validate.js';
 
 describe('a campaign with a client program', () => {
   it('runs it from the campaign file folder, or from the folder the file names, relative to it', () => {
@@ -14,15 +14,15 @@ matrix:
     fencing: off
     expect: invalid
 `;
-    const [plain] = expandCells(parseCampaign(text(''), '/team/ci/nightly.yaml', '/team/ci'));
+    const [plain] = expandCells(specOfYaml(text(''), '/team/ci/nightly.yaml', '/team/ci'));
     expect(plain?.config).toMatchObject({ clientCommand: 'python3 client.py', clientDir: '/team/ci' });
-    const [named] = expandCells(parseCampaign(text(', client-dir: ../lock'), '/team/ci/nightly.yaml', '/team/ci'));
+    const [named] = expandCells(specOfYaml(text(', client-dir: ../lock'), '/team/ci/nightly.yaml', '/team/ci'));
     expect(named?.config.clientDir).toBe('/team/lock');
   });
 
   it('names the client in the cell id and the run name, so two clients of one backend are two cells', () => {
     const cells = expandCells(
-      parseCampaign(
+      specOfYaml(
         `
 name: clients
 seeds: [1]
@@ -58,9 +58,7 @@ matrix:
     nemesis: none
     fencing: off
     expect: valid`;
-    expect(() =>
-      expandCells(parseCampaign(`name: twice\nseeds: [1]\nmatrix:${entry}${entry}\n`, 'c.yaml', '/')),
-    ).toThrow(
+    expect(() => expandCells(specOfYaml(`name: twice\nseeds: [1]\nmatrix:${entry}${entry}\n`, 'c.yaml', '/'))).toThrow(
       /matrix\[1\].*cell redis\/lock-set\/none\/unfenced\/seed-1 is also made by matrix\[0\]: drop one, or give an entry a label/,
     );
   });

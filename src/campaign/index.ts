@@ -1,7 +1,16 @@
 /** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
 export { type Actual, type CellOutcome, judge } from './expect.js';
-export { campaignPlanOf, loadCampaign, loadCampaignPlan } from './load.js';
-export { type Cell, cellId, expandCells, parseShard, type Shard, shardCells } from './matrix.js';
+export { campaignSource, loadCampaign, readCampaignPlan } from './load.js';
+export {
+  type Cell,
+  type CellOptions,
+  cellId,
+  expandCells,
+  parseShard,
+  type ResolvedCell,
+  type Shard,
+  shardCells,
+} from './matrix.js';
 export {
   type CampaignSummary,
   type CellResult,
@@ -14,9 +23,10 @@ export {
   type CampaignHooks,
   type CampaignOptions,
   type CampaignResult,
+  type CampaignRunOptions,
   campaign,
-  campaignCells,
   cellSlug,
+  runCampaign,
 } from './run.js';
 export { SchemaError } from './schema.js';
 export {
@@ -31,4 +41,4 @@ export {
   type RunOptions,
   type RunOptionsFile,
 } from './spec.js';
-export { type CampaignPlan, parseCampaign, planCampaign, validateCampaign } from './validate.js';
+export { type CampaignPlan, type CampaignSource, type DryRunPlan, planCampaign, planDryRun } from './validate.js';

@@ -1,80 +1,61 @@
 /**
- * A campaign made ready to expand: its module backends imported first. Validation is
- * synchronous (it expands every cell and checks each as `lockchaos run` would), and a
- * module backend can only be checked once imported, which is asynchronous: so a file's or
- * an object's module paths are loaded here, from the campaign file's folder (an object's:
- * the current folder), before it is validated.
+ * The way into a campaign: load (a file read and parsed, or an object taken as it is),
+ * its module backends imported, then validated with every cell resolved once
+ * (validate.ts): the plan that run.ts runs. A module backend can only be checked once
+ * imported, which is asynchronous, so the paths are imported here, from the campaign
+ * file's folder (an object's: the current folder), before the campaign is validated. A dry
+ * run imports none: a campaign file is code (its module backends run as they are imported;
+ * a run also runs its client commands and builds its Dockerfiles), and a dry run is how
+ * one looks at a file before trusting it.
  */
 import { dirname, resolve } from 'node:path';
 import { isModulePath, loadBackend } from '../backends/index.js';
 import { UserError } from '../util/errors.js';
-import { expandCells } from './matrix.js';
-import {
-  type CampaignFile,
-  type CampaignSpec,
-  campaignData,
-  fallbackName,
-  moduleBackendsOf,
-  readCampaignFile,
-} from './spec.js';
-import { type CampaignPlan, planCampaign } from './validate.js';
+import type { CellOptions } from './matrix.js';
+import { type CampaignFile, campaignData, fallbackName, moduleBackendsOf, readCampaignFile } from './spec.js';
+import { type CampaignPlan, type CampaignSource, type DryRunPlan, planCampaign, planDryRun } from './validate.js';
 
-/** Imports the module backends a campaign names, from `baseDir`; one that cannot load is one line naming the campaign. */
-export async function loadCampaignBackends(data: unknown, baseDir: string, source: string): Promise<void> {
+/**
+ * A campaign as given, read: a file's path (read, parsed, its paths from its folder), or a
+ * campaign object, named `source` in messages (its paths from the current folder).
+ */
+export function campaignSource(input: string | CampaignFile, source = 'campaign'): CampaignSource {
+  if (typeof input !== 'string') return { data: input, source };
+  const name = fallbackName(input);
+  const data = campaignData(readCampaignFile(input), input);
+  return { data, source: input, fallbackName: name, baseDir: dirname(resolve(input)) };
+}
+
+/**
+ * A campaign's plan for these options, its module backends imported first; `source`
+ * names a campaign object in messages (a file is named by its path).
+ */
+export async function loadCampaign(
+  input: string | CampaignFile,
+  options: CellOptions = {},
+  source = 'campaign',
+): Promise<CampaignPlan> {
+  const given = campaignSource(input, source);
   try {
-    await loadModuleBackends(moduleBackendsOf(data), baseDir);
+    for (const name of moduleBackendsOf(given.data)) await loadBackend(name, given.baseDir);
   } catch (err) {
-    if (err instanceof UserError) throw new UserError(`${source}: ${err.message}`);
+    // One that cannot load is one line naming the campaign.
+    if (err instanceof UserError) throw new UserError(`${given.source}: ${err.message}`);
     throw err;
   }
+  return planCampaign(given, options);
+}
+
+/**
+ * A campaign file's plan for these options, without running any of it (`campaign
+ * --dry-run`): no module is imported; a module backend's file must exist, and what only
+ * the module could say is left unchecked, its paths in `unchecked`.
+ */
+export function readCampaignPlan(path: string, options: CellOptions = {}): DryRunPlan {
+  return planDryRun(campaignSource(path), options);
 }
 
 /** Imports those of `names` that are module paths (from `baseDir`); built-in names need nothing. */
 export async function loadModuleBackends(names: readonly string[], baseDir = process.cwd()): Promise<void> {
   for (const name of names) if (isModulePath(name)) await loadBackend(name, baseDir);
-}
-
-/** Reads, parses and validates a campaign file, and expands it; its module backends are taken from its folder. */
-export async function loadCampaignPlan(path: string): Promise<CampaignPlan> {
-  const data = campaignData(readCampaignFile(path), path);
-  const baseDir = dirname(resolve(path));
-  await loadCampaignBackends(data, baseDir, path);
-  return planCampaign(data, path, fallbackName(path), baseDir);
-}
-
-/**
- * A campaign file read and validated without running any of it (`campaign --dry-run`): a
- * campaign file is code (its module backends run as they are imported; a run also runs
- * its client commands and builds its Dockerfiles), and a dry run is how one looks at a
- * file before trusting it. So no module is imported: a module backend's file must exist,
- * and what only the module could say is left unchecked, its paths in `unchecked`.
- */
-export function readCampaignPlan(path: string): CampaignPlan & { unchecked: string[] } {
-  const data = campaignData(readCampaignFile(path), path);
-  const unchecked = new Set<string>();
-  const plan = planCampaign(data, path, fallbackName(path), dirname(resolve(path)), {
-    modules: 'unchecked',
-    unchecked,
-  });
-  return { ...plan, unchecked: [...unchecked] };
-}
-
-/** Reads, parses and validates a campaign file: its spec (loadCampaignPlan keeps its cells too). */
-export async function loadCampaign(path: string): Promise<CampaignSpec> {
-  return (await loadCampaignPlan(path)).spec;
-}
-
-/**
- * The plan of what campaign() is given: a file's path; a campaign object, validated (its
- * module backends loaded, from the current folder); a spec validated before, taken as it
- * is once its module backends are loaded, and expanded; or a plan, as it is.
- */
-export async function campaignPlanOf(
-  input: string | CampaignFile | CampaignSpec | CampaignPlan,
-): Promise<CampaignPlan> {
-  if (typeof input === 'string') return loadCampaignPlan(input);
-  if ('cells' in input) return input;
-  const spec = 'source' in input && typeof input.source === 'string' ? (input as CampaignSpec) : undefined;
-  await loadCampaignBackends(input, spec?.baseDir ?? process.cwd(), spec?.source ?? 'campaign');
-  return spec ? { spec, cells: expandCells(spec) } : planCampaign(input);
 }

@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { clientProgramName } from '../backends/client-protocol.js';
 import { backendOf, isModulePath } from '../backends/index.js';
 import { fencingWord, type TestConfig } from '../run-data/config.js';
-import { locatePaths, resolveRun, testName } from '../run-data/resolve.js';
+import { FencingRefused, locatePaths, type ResolvedRun, resolveRun, testName } from '../run-data/resolve.js';
 import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
@@ -35,6 +35,39 @@ export interface Cell {
   availability?: number;
   /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
   config: TestConfig;
+}
+
+/** A cell with its run resolved, once, as it was checked: what the campaign runs. */
+export interface ResolvedCell extends Cell {
+  resolved: ResolvedRun;
+}
+
+/**
+ * What the command line sets on the cells (--shard, --time-limit, --stop-on-violation,
+ * --full-time): applied as each cell is made, before its run is resolved.
+ */
+export interface CellOptions {
+  /** Only this shard's cells are run: cell k goes to shard (k mod count) + 1. */
+  shard?: Shard;
+  /** Overrides every cell's time limit, in seconds. */
+  timeLimitS?: number;
+  /** Every cell ends at its first counted violation: --stop-on-violation. */
+  stopOnViolation?: boolean;
+  /**
+   * No cell stops early unless it asks (--full-time): by default a cell that expects
+   * invalid ends at its first counted violation, its verdict being decided then.
+   */
+  fullTime?: boolean;
+}
+
+/** A cell's configuration with the command line's options on it. */
+function withCellOptions(config: TestConfig, expect: Expectation, options: CellOptions): TestConfig {
+  if (options.timeLimitS !== undefined) config.timeLimitS = options.timeLimitS;
+  if (options.stopOnViolation) config.stopOnViolation = true;
+  // A cell that expects invalid is decided by its first counted violation: the rest of
+  // its time limit would only find more of them. Its own `stop-on-violation` wins.
+  else if (expect === 'invalid' && !options.fullTime) config.stopOnViolation ??= true;
+  return config;
 }
 
 /**
@@ -90,11 +123,19 @@ function moduleFileExists(path: string, backend: string, module: string): void {
 }
 
 /**
- * Every cell of the campaign, in order. Throws a SchemaError naming the matrix entry when
- * a cell cannot run (fencing on a backend without tokens, an override matching nothing).
+ * Every cell of the campaign, in order, the command line's options on it, its run resolved
+ * once (a dry run's cells of a module not loaded: checked without it, and not resolved).
+ * Throws a SchemaError naming the matrix entry when a cell cannot run (fencing on a backend
+ * without tokens, an override matching nothing).
  */
-export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modules: 'refuse' }): Cell[] {
-  const cells: Cell[] = [];
+export function expandCells(spec: CampaignSpec, options?: CellOptions): ResolvedCell[];
+export function expandCells(spec: CampaignSpec, options: CellOptions, modules: ExpandOptions): Cell[];
+export function expandCells(
+  spec: CampaignSpec,
+  options: CellOptions = {},
+  modules: ExpandOptions = { modules: 'refuse' },
+): (Cell | ResolvedCell)[] {
+  const cells: (Cell | ResolvedCell)[] = [];
   const ids = new Map<string, number>(); // cell id → the entry that made it
   const bounded = (path: string, count = cells.length + 1) => {
     if (count <= MAX_CELLS) return;
@@ -150,24 +191,19 @@ export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modul
       const workloads = entry.workload ?? [base.workload];
       // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
       const nemeses = entry.nemesis ?? [base.nemesis];
+      const nemesisFaults = entry.nemesisFaults ?? [];
       for (const backend of backends) {
         // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
         const { backendModule } = locatePaths({ backend }, spec.baseDir);
         const b = backendOf({ backend, backendModule });
-        const unloaded = options.modules === 'unchecked' && b === undefined && isModulePath(backend);
+        const unloaded = modules.modules === 'unchecked' && b === undefined && isModulePath(backend);
         if (unloaded) {
           moduleFileExists(path, backend, backendModule ?? backend);
-          options.unchecked?.add(backend);
+          modules.unchecked?.add(backend);
         }
         for (const workload of workloads) {
-          for (const nemesis of nemeses) {
+          for (const [n, nemesis] of nemeses.entries()) {
             for (const fencing of entry.fencing ?? [base.fencing]) {
-              if (fencing && b && !b.fencing.supported) {
-                throw new SchemaError(
-                  child(path, 'fencing'),
-                  `${backend} cannot be fenced (${b.fencing.why.replace(/\s*\([^)]*\)[.\s]*$/, '')}): give fencing off for it`,
-                );
-              }
               for (const seed of seeds) {
                 const key = {
                   backend,
@@ -195,18 +231,22 @@ export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modul
                   );
                 }
                 // A module backend and a client program are found from the campaign file's folder.
-                const config: TestConfig = locatePaths(
-                  {
-                    name: '',
-                    ...base,
-                    backend,
-                    workload,
-                    nemesis,
-                    fencing,
-                    seed,
-                    ...(backendModule ? { backendModule } : {}),
-                  },
-                  spec.baseDir,
+                const config: TestConfig = withCellOptions(
+                  locatePaths(
+                    {
+                      name: '',
+                      ...base,
+                      backend,
+                      workload,
+                      nemesis,
+                      fencing,
+                      seed,
+                      ...(backendModule ? { backendModule } : {}),
+                    },
+                    spec.baseDir,
+                  ),
+                  expect,
+                  options,
                 );
                 config.name = testName(config);
                 // A scenario's own client is named by the scenario; a client the campaign gives, here.
@@ -222,9 +262,16 @@ export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modul
                 const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
                 const availability = entry.availability ?? scenario?.availability;
                 if (availability !== undefined) cell.availability = availability;
+                let resolved: ResolvedRun | undefined;
                 try {
-                  if (!unloaded) resolveRun({ ...config });
+                  if (!unloaded) resolved = resolveRun(config, b, nemesisFaults[n]);
                 } catch (err) {
+                  if (err instanceof FencingRefused) {
+                    throw new SchemaError(
+                      child(path, 'fencing'),
+                      `${backend} cannot be fenced (${err.why.replace(/\s*\([^)]*\)[.\s]*$/, '')}): give fencing off for it`,
+                    );
+                  }
                   if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
                   throw err;
                 }
@@ -239,7 +286,8 @@ export function expandCells(spec: CampaignSpec, options: ExpandOptions = { modul
                   );
                 }
                 ids.set(id, e);
-                cells.push(cell);
+                // A dry run shows cells; a run takes each with what resolving it found.
+                cells.push(modules.modules === 'unchecked' || resolved === undefined ? cell : { ...cell, resolved });
               }
             }
           }
@@ -274,7 +322,7 @@ export function parseShard(text: string): Shard {
  * The cells of one shard: cell k goes to shard (k mod n) + 1. Round robin, so that a
  * matrix whose slow cells sit together still spreads them; the shards partition the list.
  */
-export function shardCells<T extends { index: number }>(cells: readonly T[], shard: Shard | undefined): T[] {
+export function shardCells<T>(cells: readonly T[], shard: Shard | undefined): T[] {
   if (!shard) return [...cells];
   return cells.filter((_, k) => k % shard.count === shard.index - 1);
 }

@@ -6,12 +6,11 @@ import { campaignCommand } from '../cli/campaign.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { loadCampaign } from './load.js';
-import { expandCells, shardCells } from './matrix.js';
+import { shardCells } from './matrix.js';
 import { mergeCampaign } from './merge.js';
 import { type CampaignSummary, type CellResult, summaryHtml, summaryJson, terminalTable } from './report.js';
 
-const spec = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
-const cells = expandCells(spec);
+const { spec, allCells: cells } = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 
 /** Stored results for every cell: some met, some not (a fixed pattern). */
 function resultFor(cell: (typeof cells)[number], dir: string): CellResult {

@@ -7,13 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { specOfYaml } from '../../test/unit/campaign-plan.js';
 import { benchCommand } from '../cli/bench.js';
 import { campaignCommand } from '../cli/campaign.js';
 import { sweepCommand } from '../cli/sweep.js';
 import { UserError } from '../util/errors.js';
-import { campaignPlanOf, loadCampaign } from './load.js';
-import { expandCells } from './matrix.js';
-import { parseCampaign } from './validate.js';
+import { loadCampaign } from './load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-campaign-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,8 +56,7 @@ describe('a module backend in a campaign', () => {
     const folder = join(dir, 'team', 'ci');
     const path = backendModule(folder, 'my-lock-service');
     writeFileSync(join(folder, 'nightly.yaml'), CAMPAIGN);
-    const spec = await loadCampaign(join(folder, 'nightly.yaml'));
-    const cells = expandCells(spec);
+    const { allCells: cells } = await loadCampaign(join(folder, 'nightly.yaml'));
     expect(cells).toHaveLength(2);
     expect(cells[0]?.backend).toBe('./backend.mjs');
     expect(cells[0]?.config).toMatchObject({ backend: './backend.mjs', backendModule: path, fencing: true });
@@ -68,7 +66,7 @@ describe('a module backend in a campaign', () => {
 
   it('a campaign object takes it from the current folder; a path that is not there is one line', async () => {
     const path = backendModule(join(dir, 'object'), 'object-lock');
-    const { cells } = await campaignPlanOf({
+    const { cells } = await loadCampaign({
       seeds: [1],
       matrix: [{ backend: path, nemesis: 'client-pause', fencing: 'on', expect: 'valid' }],
     });
@@ -82,13 +80,13 @@ describe('a module backend in a campaign', () => {
   });
 
   it('is refused, naming the fix, when validated before it was loaded (a library caller)', () => {
-    expect(() => parseCampaign(CAMPAIGN.replace('./backend.mjs', './never-loaded.mjs'), join(dir, 'x.yaml'))).toThrow(
+    expect(() => specOfYaml(CAMPAIGN.replace('./backend.mjs', './never-loaded.mjs'), join(dir, 'x.yaml'))).toThrow(
       /matrix\[0\]: cell .*: backend module .*never-loaded\.mjs is not loaded: .*await loadBackend\(path\) first/,
     );
   });
 
   it('an unknown name says a module path is also taken', () => {
-    expect(() => parseCampaign(CAMPAIGN.replace('./backend.mjs', 'mylock'))).toThrow(
+    expect(() => specOfYaml(CAMPAIGN.replace('./backend.mjs', 'mylock'))).toThrow(
       /matrix\[0\]\.backend: unknown backend "mylock": expected one of redis\|.*postgres, or a module's path \(\.\/my-lock\.mjs\)$/,
     );
   });

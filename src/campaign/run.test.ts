@@ -52,12 +52,21 @@ vi.mock('./matrix.js', async (importOriginal) => {
   return { ...matrix, expandCells: vi.fn(matrix.expandCells) };
 });
 
-const { campaign, campaignCells } = await import('./run.js');
-const { campaignPlanOf, loadCampaignPlan } = await import('./load.js');
+// The real resolution, counted: each cell's run is resolved once, as it is checked.
+vi.mock('../run-data/resolve.js', async (importOriginal) => {
+  const resolve = await importOriginal<typeof import('../run-data/resolve.js')>();
+  return { ...resolve, resolveRun: vi.fn(resolve.resolveRun) };
+});
+
+const { campaign, runCampaign } = await import('./run.js');
+const { campaignSource, loadCampaign } = await import('./load.js');
 const { expandCells } = await import('./matrix.js');
+const { planCampaign } = await import('./validate.js');
+const { resolveRun } = await import('../run-data/resolve.js');
 
 beforeEach(() => {
   vi.mocked(expandCells).mockClear();
+  vi.mocked(resolveRun).mockClear();
   fake.running = 0;
   fake.maxRunning = 0;
   fake.invoked = [];
@@ -135,10 +144,9 @@ describe('campaign() with a fake run', () => {
   });
 
   it('stops early by default only the cells that expect invalid; --full-time none', async () => {
-    const { spec } = await campaignPlanOf(file);
-    const stops = (options: Parameters<typeof campaignCells>[1]) =>
-      campaignCells(spec, options)
-        .filter((c) => c.config.seed === 1)
+    const stops = (options: Parameters<typeof planCampaign>[1]) =>
+      planCampaign(campaignSource(file), options)
+        .cells.filter((c) => c.config.seed === 1)
         .map((c) => [c.expect, c.config.stopOnViolation]);
     expect(stops({})).toEqual([
       ['valid', undefined],
@@ -149,8 +157,11 @@ describe('campaign() with a fake run', () => {
     expect(stops({ fullTime: true }).map(([, stop]) => stop)).toEqual([undefined, undefined, undefined, undefined]);
     expect(stops({ stopOnViolation: true }).map(([, stop]) => stop)).toEqual([true, true, true, true]);
     // A cell's own `stop-on-violation: false` wins over the default.
-    const own = await campaignPlanOf({ ...file, defaults: { ...file.defaults, 'stop-on-violation': false } });
-    expect(campaignCells(own.spec, {}).map((c) => c.config.stopOnViolation)).not.toContain(true);
+    const own = planCampaign(
+      campaignSource({ ...file, defaults: { ...file.defaults, 'stop-on-violation': false } }),
+      {},
+    );
+    expect(own.cells.map((c) => c.config.stopOnViolation)).not.toContain(true);
   });
 
   it('runs one shard into its own folder', async () => {
@@ -250,16 +261,17 @@ describe('campaign() with a fake run', () => {
     writeFileSync(path, JSON.stringify(file)); // JSON is YAML
     await campaign(path, { store, shard });
     expect(expandCells).toHaveBeenCalledTimes(2);
-    // The CLI's way: the plan it validated (and shows with --dry-run), then run.
-    const plan = await loadCampaignPlan(path);
-    const r = await campaign(plan, { store, shard, timeLimitS: 0.01 });
+    // The CLI's way: the plan it validated with its options, then run.
+    vi.mocked(resolveRun).mockClear();
+    const plan = await loadCampaign(path, { shard, timeLimitS: 0.01 });
+    const r = await runCampaign(plan, { store });
     expect(expandCells).toHaveBeenCalledTimes(3);
     expect(r.cells.map((c) => [c.cell.index, c.cell.config.timeLimitS])).toEqual([
       [1, 0.01],
       [4, 0.01],
       [7, 0.01],
     ]);
-    // The plan's own cells are left as validated.
-    expect(plan.cells[1]?.config.timeLimitS).toBe(0.05);
+    // Every cell of every shard resolved as it was checked, once; none again to run it.
+    expect(resolveRun).toHaveBeenCalledTimes(plan.allCells.length);
   });
 });

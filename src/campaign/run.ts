@@ -22,7 +22,6 @@ import { join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import { DEFAULTS } from '../run-data/config.js';
-import { resolveRun } from '../run-data/resolve.js';
 import { pointLatest, type RunTimings, runFile } from '../run-data/run-folder.js';
 import { allClusterImages } from '../runner/images.js';
 import { shrinkRun } from '../shrink/shrink.js';
@@ -33,8 +32,8 @@ import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { judge } from './expect.js';
-import { campaignPlanOf } from './load.js';
-import { type Cell, expandCells, type Shard, shardCells } from './matrix.js';
+import { loadCampaign } from './load.js';
+import type { Cell, CellOptions, ResolvedCell } from './matrix.js';
 import {
   type CampaignSummary,
   type CellPhases,
@@ -43,16 +42,15 @@ import {
   summaryHtml,
   summaryJson,
 } from './report.js';
-import type { CampaignFile, CampaignSpec } from './spec.js';
+import { type CampaignFile, campaignRecord } from './spec.js';
 import { estimate, HEARTBEAT_MS, progressText, thisRunner } from './state.js';
 import type { CampaignPlan } from './validate.js';
 import { WorkloadSlots } from './workload-slots.js';
 
-export interface CampaignOptions {
+/** How a campaign's cells are run: where, how many at once, for how long. */
+export interface CampaignRunOptions {
   /** Where campaigns (and their runs) are written (default "store"). */
   store?: string;
-  /** Run only this shard: cell k goes to shard (k mod count) + 1. */
-  shard?: Shard;
   /** Workloads at once (default 1). */
   parallel?: number;
   /**
@@ -60,15 +58,6 @@ export interface CampaignOptions {
    * running ones (default: as many as --parallel; none while memory is short).
    */
   startAhead?: number;
-  /** Overrides every cell's time limit, in seconds. */
-  timeLimitS?: number;
-  /** Every cell ends at its first counted violation: --stop-on-violation. */
-  stopOnViolation?: boolean;
-  /**
-   * No cell stops early unless it asks (--full-time): by default a cell that expects
-   * invalid ends at its first counted violation, its verdict being decided then.
-   */
-  fullTime?: boolean;
   /** Shrink every cell that expected valid and was invalid (as the file's `shrink: true`). */
   shrink?: boolean;
   /** Build the node image when it is missing (default true). */
@@ -82,6 +71,9 @@ export interface CampaignOptions {
    */
   timeBudgetS?: number;
 }
+
+/** A campaign's options: those set on its cells as it is planned, and how they are run. */
+export interface CampaignOptions extends CellOptions, CampaignRunOptions {}
 
 export interface CampaignHooks {
   /** Aborting stops the campaign: runs in progress heal and tear down, no more start. */
@@ -121,27 +113,6 @@ function cellPhases(timings: RunTimings, durationS: number): CellPhases {
 
 const stamp = () => new Date().toISOString().replace(/:/g, '-');
 
-/**
- * The cells a campaign runs for these options: expanded, sharded, time limit applied.
- * `every`: the spec's cells, when the caller has expanded them already (a plan's).
- */
-export function campaignCells(
-  spec: CampaignSpec,
-  options: Pick<CampaignOptions, 'shard' | 'timeLimitS' | 'stopOnViolation' | 'fullTime'> = {},
-  every: Cell[] = expandCells(spec),
-): Cell[] {
-  // Copies: a plan's cells stay as validated, for the next run of the plan with other options.
-  return shardCells(every, options.shard).map((c) => {
-    const config = { ...c.config };
-    if (options.timeLimitS !== undefined) config.timeLimitS = options.timeLimitS;
-    if (options.stopOnViolation) config.stopOnViolation = true;
-    // A cell that expects invalid is decided by its first counted violation: the rest of
-    // its time limit would only find more of them. Its own `stop-on-violation` wins.
-    else if (c.expect === 'invalid' && !options.fullTime) config.stopOnViolation ??= true;
-    return { ...c, config };
-  });
-}
-
 /** A run's folder name in the campaign: "007-redis-lock-set-none-fenced-seed-1". */
 export const cellSlug = (c: Cell) =>
   `${String(c.index + 1).padStart(3, '0')}-${c.id.replace(/[/=]/g, '-').replace(/[^A-Za-z0-9._-]/g, '_')}`;
@@ -156,24 +127,33 @@ function findRunDir(runsDir: string, slug: string): string | undefined {
 }
 
 /**
- * Runs a campaign, from a file path or a campaign object (validated either way), or a plan
- * (validated and expanded: its cells are run as they are). Throws a UserError when the
- * campaign is not valid or no Docker engine answers; a failing run is a failed cell, not
- * an exception.
+ * Runs a campaign from a file's path or a campaign object: planned for these options
+ * (load.ts), then run. Throws a UserError when the campaign is not valid or no Docker
+ * engine answers; a failing run is a failed cell, not an exception.
  */
 export async function campaign(
-  input: string | CampaignFile | CampaignSpec | CampaignPlan,
+  input: string | CampaignFile,
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<CampaignResult> {
-  const { spec, cells: every } = await campaignPlanOf(input);
+  return runCampaign(await loadCampaign(input, options), options, hooks);
+}
+
+/**
+ * Runs a planned campaign's cells, each as it was resolved when the campaign was planned.
+ * Throws a UserError when no Docker engine answers; a failing run is a failed cell.
+ */
+export async function runCampaign(
+  plan: CampaignPlan,
+  options: CampaignRunOptions = {},
+  hooks: CampaignHooks = {},
+): Promise<CampaignResult> {
+  const { spec, shard, allCells, cells: runs } = plan;
   const parallel = options.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new RangeError(`parallel must be a whole number >= 1, got ${parallel}`);
-  const totalCells = every.length;
-  const cells = campaignCells(spec, options, every);
-  // Each cell resolved once, with the campaign's options; each run is handed its own.
-  const runs = cells.map((cell) => ({ cell, resolved: resolveRun(cell.config) }));
+  // The cells as results name them; their runs as resolved stay beside them, in `runs`.
+  const cells: Cell[] = runs.map(({ resolved: _, ...cell }) => cell);
   const log = hooks.log ?? (() => {});
 
   if (cells.length > 0) {
@@ -187,13 +167,13 @@ export async function campaign(
 
   const store = options.store ?? DEFAULTS.storeDir;
   const parent = join(store, 'campaigns', spec.name);
-  const shardSuffix = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
+  const shardSuffix = shard ? `-shard-${shard.index}-of-${shard.count}` : '';
   const dir = join(parent, `${stamp()}${shardSuffix}`);
   const runsDir = join(dir, CAMPAIGN_FILES.runs);
   const logsDir = join(dir, CAMPAIGN_FILES.logs);
   makeDirs(runsDir);
   makeDirs(logsDir);
-  writeFileSync(join(dir, CAMPAIGN_FILES.spec), `${JSON.stringify(stamped(spec), null, 2)}\n`);
+  writeFileSync(join(dir, CAMPAIGN_FILES.spec), `${JSON.stringify(stamped(campaignRecord(spec)), null, 2)}\n`);
   try {
     if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, CAMPAIGN_FILES.yaml));
   } catch {
@@ -201,8 +181,7 @@ export async function campaign(
   }
   if (options.latest !== false)
     try {
-      const shard = options.shard ? `-shard-${options.shard.index}-of-${options.shard.count}` : '';
-      pointLatest(parent, dir, `latest${shard}`);
+      pointLatest(parent, dir, `latest${shardSuffix}`);
     } catch {
       // another process on the same store got there first: the link is a convenience
     }
@@ -236,7 +215,7 @@ export async function campaign(
       name: spec.name,
       source: spec.source,
       dir,
-      totalCells,
+      totalCells: allCells.length,
       startedAt,
       finishedAt: final ? new Date(now).toISOString() : '',
       interrupted,
@@ -250,10 +229,10 @@ export async function campaign(
     };
     if (final && interrupted) s.cutShortBy = cutShortBy();
     if (spec.description !== undefined) s.description = spec.description;
-    if (options.shard) {
-      s.shard = options.shard;
+    if (shard) {
+      s.shard = shard;
       // Every cell by name, so that a merge without some shards can say which cells it lacks.
-      s.allCells = every.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+      s.allCells = allCells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
     }
     return s;
   };
@@ -276,7 +255,7 @@ export async function campaign(
   // finished cells tear down and check) while those run, as memory allows.
   const slots = new WorkloadSlots(parallel);
   const ahead = options.startAhead ?? parallel;
-  const runCell = async ({ cell, resolved }: (typeof runs)[number], workloadOver: () => void): Promise<CellResult> => {
+  const runCell = async ({ resolved, ...cell }: ResolvedCell, workloadOver: () => void): Promise<CellResult> => {
     const slug = cellSlug(cell);
     const logFile = join(logsDir, `${slug}.log`);
     const runLog = (line: string) => {
@@ -364,14 +343,14 @@ export async function campaign(
   // Cells on a target run one at a time (another's faults would land in its run: the hosts
   // are shared); cells with their own containers run beside them as --parallel allows.
   let targetTurn: Promise<unknown> = Promise.resolve();
-  const onTarget = (one: (typeof runs)[number], workloadOver: () => void): Promise<CellResult> => {
+  const onTarget = (one: ResolvedCell, workloadOver: () => void): Promise<CellResult> => {
     const turn = targetTurn.then(() => runCell(one, workloadOver));
     targetTurn = turn.catch(() => undefined);
     return turn;
   };
   /** Cells started whose workload is not over yet (starting, waiting for a slot, running). */
   const beforeTheirWorkloadEnds = new Set<Promise<void>>();
-  const launch = (one: (typeof runs)[number]): Promise<void> => {
+  const launch = (one: ResolvedCell): Promise<void> => {
     let workloadOver = () => {};
     const over = new Promise<void>((resolve) => {
       workloadOver = resolve;
@@ -381,7 +360,7 @@ export async function campaign(
     return (async () => {
       try {
         const result = await (one.resolved.target ? onTarget(one, workloadOver) : runCell(one, workloadOver));
-        done.set(one.cell.index, result);
+        done.set(one.index, result);
         write(false);
         hooks.onCell?.(result);
       } finally {

@@ -29,7 +29,7 @@ import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS, isModulePath } from '../backends/index.js';
-import { FAULT_KINDS, parseNemesisSpec } from '../nemesis/spec.js';
+import { FAULT_KINDS, type ParsedFault, parseFaults } from '../nemesis/spec.js';
 import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { nestedDeeperThan } from '../util/depth.js';
@@ -103,6 +103,11 @@ export interface CellMatch extends CellAxes {
 }
 
 export interface MatrixEntry extends CellAxes {
+  /**
+   * Each nemesis's faults, index for index, parsed as the file was checked: its cells'
+   * runs are resolved from them, not from the text again. Not part of campaign.json.
+   */
+  nemesisFaults?: (readonly ParsedFault[])[];
   label?: string;
   seeds?: number[];
   expect?: Expectation;
@@ -127,6 +132,11 @@ export interface CampaignSpec {
   seeds?: number[];
   defaults: RunOptions;
   matrix: MatrixEntry[];
+}
+
+/** The campaign as campaign.json records it: as validated, without the faults parsed out of its nemeses. */
+export function campaignRecord(spec: CampaignSpec): CampaignSpec {
+  return { ...spec, matrix: spec.matrix.map(({ nemesisFaults: _parsed, ...entry }) => entry) };
 }
 
 /** A run option's check in a campaign file, from its row: its type, and its sign (the run checks the bounds). */
@@ -168,17 +178,22 @@ const backendCheck: Check<string> = (v, p) =>
   oneOf(names.backend(), { kind: 'backend', accepts: isModulePath, others: "a module's path (./my-lock.mjs)" })(v, p);
 const workloadCheck: Check<string> = (v, p) => oneOf(names.workload(), { kind: 'workload' })(v, p);
 const scenarioCheck: Check<string> = (v, p) => oneOf(names.scenario(), { kind: 'scenario' })(v, p);
+/** A nemesis as the file gives it, and its faults: the spec is parsed here, once. */
+interface NemesisGiven {
+  text: string;
+  faults: readonly ParsedFault[];
+}
+
 /** A nemesis is what `lockchaos run --nemesis` takes: none, or fault kinds (with targets). */
-const nemesisCheck: Check<string> = (v, p) => {
+const nemesisCheck: Check<NemesisGiven> = (v, p) => {
   if (typeof v !== 'string' || v.trim() === '')
     return fail(p, `a nemesis spec (none, or some of ${nemesisNames().join(', ')})`, v);
   try {
-    parseNemesisSpec(v);
+    return { text: v.trim(), faults: parseFaults(v) };
   } catch (err) {
     if (err instanceof UserError) throw new SchemaError(p, err.message, true);
     throw err;
   }
-  return v.trim();
 };
 const nemesisNames = () => ['none', ...Object.keys(FAULT_KINDS)];
 const fencingCheck = oneOf(['on', 'off'], {
@@ -198,17 +213,20 @@ const nameList =
   (v, p) =>
     listOf(item, what().join('|'), { single: true, nonEmpty: true })(v, p);
 
-/** The checks of the axes an entry crosses and an override matches on. */
+const nemesisList: Check<NemesisGiven[]> = (v, p) =>
+  listOf(nemesisCheck, nemesisNames().join('|'), { single: true, nonEmpty: true })(v, p);
+
+/** The checks of the axes an entry crosses and an override matches on (an override's nemeses by their text). */
 const axisChecks = {
   backend: nameList(backendCheck, names.backend),
   workload: nameList(workloadCheck, names.workload),
-  nemesis: nameList(nemesisCheck, nemesisNames),
+  nemesis: nemesisList,
   scenario: nameList(scenarioCheck, names.scenario),
   fencing: fencingList,
 };
 
 const matchCheck = record(
-  { ...axisChecks, seed: seedList },
+  { ...axisChecks, nemesis: (v, p) => nemesisList(v, p).map((n) => n.text), seed: seedList },
   { what: 'a map of cell keys (backend, workload, nemesis, scenario, fencing, seed)' },
 );
 
@@ -241,6 +259,7 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   }
   const overrides = (raw.overrides ?? []).map((o) => ({ when: o.when ?? {}, expect: o.expect ?? 'valid' }));
   const entry: MatrixEntry = { options: raw.options ?? {}, overrides };
+  const given = { ...raw, nemesis: raw.nemesis?.map((n) => n.text) };
   for (const key of [
     'backend',
     'workload',
@@ -252,8 +271,9 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
     'expect',
     'availability',
   ] as const) {
-    if (raw[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = raw[key];
+    if (given[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = given[key];
   }
+  if (raw.nemesis) entry.nemesisFaults = raw.nemesis.map((n) => n.faults);
   return entry;
 };
 

@@ -4,14 +4,14 @@
  * cut short said as such, with the cells that never ran.
  */
 import { describe, expect, it } from 'vitest';
+import { specOf } from '../../test/unit/campaign-plan.js';
 import { judge } from './expect.js';
 import { expandCells } from './matrix.js';
 import type { CampaignSummary } from './report.js';
 import { summaryMarkdown } from './summary-md.js';
-import { validateCampaign } from './validate.js';
 
 const cells = expandCells(
-  validateCampaign({
+  specOf({
     name: 'n',
     seeds: [1, 2],
     matrix: [{ backend: 'redis', nemesis: 'none', fencing: 'on', expect: 'valid' }],

@@ -2,8 +2,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { BACKENDS } from '../backends/index.js';
 import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../bench/grid.js';
-import { loadModuleBackends } from '../campaign/load.js';
-import { validateCampaign } from '../campaign/validate.js';
+import { campaignSource, loadModuleBackends } from '../campaign/load.js';
+import { planCampaign } from '../campaign/validate.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { MIN_BEYOND, samplesNeeded } from '../stats/quantiles.js';
@@ -114,7 +114,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     // Every point checked, as bench() checks them before it starts anything (an unknown
     // backend, a fault it cannot take, a bad hold); checked here only when bench() is not
     // called, since the check expands and resolves every cell.
-    validateCampaign(benchCampaign(spec), 'bench');
+    planCampaign(campaignSource(benchCampaign(spec), 'bench'));
     const points = benchPoints(spec);
     if (values.json) {
       printJson({ name: spec.name, timeLimitS: spec.timeLimitS, points });

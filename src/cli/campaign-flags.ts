@@ -26,7 +26,7 @@ export function printJson(data: object): void {
   console.log(JSON.stringify(stamped(data)));
 }
 
-type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | boolean | undefined>;
 
 export function campaignOptionsOf(values: Values): CampaignOptions & { shard?: Shard; parallel: number } {
   const s = (k: string) => values[k] as string | undefined;

@@ -2,16 +2,23 @@
 
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { loadCampaignPlan, readCampaignPlan } from '../campaign/load.js';
+import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
-import { campaign, campaignCells } from '../campaign/run.js';
+import { type CampaignOptions, runCampaign } from '../campaign/run.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
-import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
+import {
+  CAMPAIGN_RUN_FLAGS,
+  campaignHooksOf,
+  campaignOptionsOf,
+  printJson,
+  runTimeLimit,
+  type Values,
+} from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
 import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, writeJobSummary } from './job-summary.js';
 
@@ -195,10 +202,10 @@ export async function campaignCommand(argv: string[]): Promise<number> {
   }
   const file = positionals[0] as string;
   const s = (k: string) => values[k] as string | undefined;
-  const timeLimitS = s('time-limit') === undefined ? undefined : runTimeLimit(s('time-limit') as string);
-  const options = {
+  // Every option once, here: planning the campaign puts them on its cells.
+  const options: CampaignOptions & { parallel: number } = {
     ...campaignOptionsOf(values),
-    timeLimitS,
+    timeLimitS: s('time-limit') === undefined ? undefined : runTimeLimit(s('time-limit') as string),
     stopOnViolation: values['stop-on-violation'] === true,
     fullTime: values['full-time'] === true,
     shrink: values.shrink === true,
@@ -206,43 +213,43 @@ export async function campaignCommand(argv: string[]): Promise<number> {
       ? {}
       : { timeBudgetS: positiveNumber('time-budget', s('time-budget') as string, false) }),
   };
-  const shard = options.shard;
+  return values['dry-run'] ? dryRun(file, options, values.json === true) : runFile(file, options, values);
+}
 
-  if (values['dry-run']) {
-    // Imports nothing and runs nothing of the file (readCampaignPlan): it may be anyone's.
-    const plan = readCampaignPlan(file);
-    const { spec, unchecked } = plan;
-    const cells = campaignCells(spec, options, plan.cells);
-    const total = plan.cells.length;
-    const notChecked = unchecked.map(
-      (m) => `module backend ${m} not imported (a dry run runs no code): its options, fencing and faults not checked`,
-    );
-    if (values.json) {
-      printJson({ name: spec.name, shard: shard ?? null, totalCells: total, cells, notChecked });
-      return 0;
-    }
-    console.log(
-      `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${plural(total, 'cell')}`,
-    );
-    const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
-    for (const c of cells) {
-      console.log(
-        `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,
-      );
-    }
-    for (const line of notChecked) console.log(`not checked: ${line}`);
+/** --dry-run: the file read and validated, this shard's cells listed; nothing of it imported or run. */
+function dryRun(file: string, options: CampaignOptions, json: boolean): number {
+  const { spec, shard, allCells, cells, unchecked } = readCampaignPlan(file, options);
+  const notChecked = unchecked.map(
+    (m) => `module backend ${m} not imported (a dry run runs no code): its options, fencing and faults not checked`,
+  );
+  if (json) {
+    printJson({ name: spec.name, shard: shard ?? null, totalCells: allCells.length, cells, notChecked });
     return 0;
   }
+  console.log(
+    `campaign ${spec.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${cells.length} of ${plural(allCells.length, 'cell')}`,
+  );
+  const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
+  for (const c of cells) {
+    console.log(
+      `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,
+    );
+  }
+  for (const line of notChecked) console.log(`not checked: ${line}`);
+  return 0;
+}
+
+/** The campaign run: planned (its module backends imported, every cell resolved), then its cells run. */
+async function runFile(file: string, options: CampaignOptions, values: Values): Promise<number> {
   // A wrong --previous found before the campaign runs, not after it.
   if (values.previous !== undefined && !existsSync(values.previous as string)) {
     throw new UserError(
       `--previous: no such folder '${values.previous}' (give the previous night's campaign folder or the store)`,
     );
   }
-  const plan = await loadCampaignPlan(file);
-
+  const plan = await loadCampaign(file, options);
   return whileInterruptible('campaign', async (signal) => {
-    const result = await campaign(plan, options, campaignHooksOf(values, signal));
+    const result = await runCampaign(plan, options, campaignHooksOf(values, signal));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
     // Report paths from the store's root: what a CI job uploads as its artifact.

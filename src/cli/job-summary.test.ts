@@ -7,15 +7,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { specOf } from '../../test/unit/campaign-plan.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { judge } from '../campaign/expect.js';
 import { expandCells } from '../campaign/matrix.js';
 import type { CampaignSummary } from '../campaign/report.js';
-import { validateCampaign } from '../campaign/validate.js';
 import { previousOf, writeJobSummary } from './job-summary.js';
 
 const [cell] = expandCells(
-  validateCampaign({ name: 'n', seeds: [1], matrix: [{ backend: 'redis', nemesis: 'none', expect: 'invalid' }] }),
+  specOf({ name: 'n', seeds: [1], matrix: [{ backend: 'redis', nemesis: 'none', expect: 'invalid' }] }),
 );
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-job-summary-'));
 const summary: CampaignSummary = {

@@ -1,7 +1,7 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
 import { resolve as resolvePath } from 'node:path';
 import { BACKENDS, backendByName } from '../backends/index.js';
-import { loadModuleBackends } from '../campaign/load.js';
+import { campaignSource, loadModuleBackends } from '../campaign/load.js';
 import { DEFAULTS, fencingWord } from '../run-data/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
@@ -115,9 +115,9 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const options = campaignOptionsOf(values);
   const points = sweepPoints(spec);
   if (values['dry-run']) {
-    const { validateCampaign } = await import('../campaign/validate.js');
+    const { planCampaign } = await import('../campaign/validate.js');
     const { sweepCampaign } = await import('../sweep/grid.js');
-    validateCampaign(sweepCampaign(spec), 'sweep');
+    planCampaign(campaignSource(sweepCampaign(spec), 'sweep'));
     if (values.json) {
       printJson({ name: spec.name, trials: spec.trials, runs: points.length * spec.trials, points });
       return 0;

@@ -10,7 +10,7 @@ import { UserError } from '../util/errors.js';
 import type { NemesisContext } from './context.js';
 import type { BuildNemesis, FaultKindModule, FaultSpec } from './kind.js';
 import type { Nemesis } from './nemesis.js';
-import { parseFaults } from './spec.js';
+import { type ParsedFault, parseFaults } from './spec.js';
 
 export type { ClientFaultTarget, NemesisContext } from './context.js';
 export type { FaultSpec } from './kind.js';
@@ -23,9 +23,13 @@ export interface Fault {
   build: BuildNemesis;
 }
 
-/** The --nemesis spec's faults on this backend; a spec it cannot run is one UserError line, before any container starts. */
-export function resolveFaults(spec: string, backend: Backend, lockNodes: number): Fault[] {
-  return parseFaults(spec).map(({ spec: s, module }) => {
+/**
+ * The --nemesis spec's faults on this backend (the spec's text, or its faults parsed where it
+ * was checked: a campaign file's); a spec it cannot run is one UserError line, before any
+ * container starts.
+ */
+export function resolveFaults(spec: string | readonly ParsedFault[], backend: Backend, lockNodes: number): Fault[] {
+  return (typeof spec === 'string' ? parseFaults(spec) : spec).map(({ spec: s, module }) => {
     const fit = module.fit(s, backend, lockNodes);
     if (typeof fit === 'function') return { spec: s, module, build: fit };
     if ('reason' in fit) throw new UserError(`--nemesis ${s.kind}:${s.target} ${fit.reason}`);

@@ -13,6 +13,7 @@ import { backendOf, isModulePath, knownBackend, locateBackendModule } from '../b
 import type { NodeSpec } from '../cluster/cluster.js';
 import { dataStoreNodeSpec } from '../datastore/datastore.js';
 import { type Fault, resolveFaults } from '../nemesis/index.js';
+import type { ParsedFault } from '../nemesis/spec.js';
 import { type Inventory, readInventory } from '../target/inventory.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
@@ -39,19 +40,34 @@ export interface ResolvedRun {
 /**
  * The run a configuration describes, its backend given (a module backend loaded first:
  * prepare.ts) or found among those known; the run named when it has no name (by the
- * backend's own name), a client program's folder located. A UserError naming the first
- * problem otherwise.
+ * backend's own name), a client program's folder located. `faults`: its --nemesis spec
+ * already parsed where it was checked (a campaign file's), not parsed again. A UserError
+ * naming the first problem otherwise.
  */
-export function resolveRun(input: TestConfig, known: Backend = knownBackend(input)): ResolvedRun {
+export function resolveRun(
+  input: TestConfig,
+  known: Backend = knownBackend(input),
+  faults?: readonly ParsedFault[],
+): ResolvedRun {
   const c = { ...input, ...locateClientDir(input), ...locateTarget(input) };
   c.name ||= testName(c, known);
-  return resolveWith(c, known);
+  return resolveWith(c, known, faults);
+}
+
+/**
+ * --fencing on for a backend whose grants carry no token: the one refusal of it, told apart
+ * so that a campaign can name the key of its file that asked for it.
+ */
+export class FencingRefused extends UserError {
+  constructor(readonly why: string) {
+    super(`--fencing on: ${why}`);
+  }
 }
 
 /** The configuration checked (resolveRun, for a caller that wants no more): a UserError naming the first problem. */
 export const validateConfig = (c: TestConfig): TestConfig => resolveRun(c).config;
 
-function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
+function resolveWith(c: TestConfig, backend: Backend, parsed: readonly ParsedFault[] | undefined): ResolvedRun {
   if (c.backendModule !== undefined && !isModulePath(c.backend)) {
     throw new UserError(
       `--backend-module is where a module backend is: give --backend a module's path, or leave --backend-module out`,
@@ -80,7 +96,7 @@ function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
   const lockNodes = lockSpecs.filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
     throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
-  const faults = resolveFaults(c.nemesis, backend, lockNodes);
+  const faults = resolveFaults(parsed ?? c.nemesis, backend, lockNodes);
   const kinds = new Set<string>(faults.map((f) => f.spec.kind));
   const stray = c.schedule?.find((f) => !kinds.has(f.kind));
   if (stray) {
@@ -88,7 +104,7 @@ function resolveWith(c: TestConfig, backend: Backend): ResolvedRun {
       `the schedule has a ${stray.kind} fault, which --nemesis '${c.nemesis}' does not run: add ${stray.kind} to --nemesis`,
     );
   }
-  if (c.fencing && !backend.fencing.supported) throw new UserError(`--fencing on: ${backend.fencing.why}`);
+  if (c.fencing && !backend.fencing.supported) throw new FencingRefused(backend.fencing.why);
   // The name is a folder under the store: one path segment, nothing that climbs out of it.
   // (: and , of older names are accepted and left out of the folder's name.)
   if (!/^[\w+-][\w.+:,=-]*$/.test(c.name) || c.name.includes('..')) {

@@ -53,7 +53,7 @@ export interface RunHooks {
   /**
    * Live progress while the workload runs: called once the clients are connected, with
    * the run's one overlap count; the observer sees every op as it is recorded. The runner
-   * only runs: progress lines and report.html are its callers' (report/reported-run.ts).
+   * only runs: progress lines and report.html are its callers' (reported-run/reported-run.ts).
    */
   progress?: ProgressStart;
   /** Build the node image when it is missing (default true). */

@@ -9,18 +9,18 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun } from '../../bench/store.js';
+import { specOf } from '../../test/unit/campaign-plan.js';
 import { judge } from '../campaign/expect.js';
 import { type Cell, expandCells } from '../campaign/matrix.js';
 import { type CampaignSummary, summaryHtml, summaryJson } from '../campaign/report.js';
 import { type CampaignRunner, estimate, thisRunner } from '../campaign/state.js';
-import { validateCampaign } from '../campaign/validate.js';
 import { storePage } from './page.js';
 import { type StoreServer, serveStore } from './server.js';
 import { scanStore } from './store-index.js';
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-state-'));
 const cells = expandCells(
-  validateCampaign({
+  specOf({
     name: 'nightly',
     seeds: [1, 2, 3],
     matrix: [{ backend: 'redis', nemesis: 'none', fencing: 'on', expect: 'valid' }],

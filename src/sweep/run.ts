@@ -6,10 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
-import { loadCampaignBackends } from '../campaign/load.js';
+import { loadCampaign } from '../campaign/load.js';
 import type { CellResult } from '../campaign/report.js';
-import { type CampaignHooks, type CampaignOptions, type CampaignResult, campaign } from '../campaign/run.js';
-import { planCampaign } from '../campaign/validate.js';
+import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
 import { loadRun } from '../run-data/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
@@ -34,11 +33,10 @@ export async function sweep(
   options: CampaignOptions = {},
   hooks: CampaignHooks = {},
 ): Promise<SweepOutcome> {
-  const file = sweepCampaign(spec);
-  await loadCampaignBackends(file, process.cwd(), 'sweep'); // a module backend, from the current folder
-  const plan = planCampaign(file, 'sweep');
+  // A module backend, from the current folder.
+  const plan = await loadCampaign(sweepCampaign(spec), options, 'sweep');
   const startedAt = new Date().toISOString();
-  const c = await campaign(plan, options, hooks);
+  const c = await runCampaign(plan, options, hooks);
   const points = sweepPoints(spec);
   const byEntry = points.map(() => [] as RunMeasure[]);
   for (const r of c.cells) {

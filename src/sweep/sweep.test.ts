@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../checkers/result.js';
+import { specOf } from '../../test/unit/campaign-plan.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { expandCells } from '../campaign/matrix.js';
-import { validateCampaign } from '../campaign/validate.js';
 import type { Op } from '../history/op.js';
 import { DEFAULTS, type TestConfig } from '../run-data/config.js';
 import { analysePoint } from './analyse.js';
@@ -111,7 +111,7 @@ const sweepSpec = {
 
 describe('a sweep as a campaign', () => {
   it('one labelled entry a point, trials as seeds, fenced points expect valid', () => {
-    const cells = expandCells(validateCampaign(sweepCampaign(sweepSpec), 'sweep'));
+    const cells = expandCells(specOf(sweepCampaign(sweepSpec), 'sweep'));
     expect(sweepPoints(sweepSpec).map(pointLabel)).toEqual([
       'pause-ttl=0.25,ttl=1000,concurrency=5',
       'pause-ttl=2,ttl=1000,concurrency=5',
@@ -126,7 +126,7 @@ describe('a sweep as a campaign', () => {
       id: 'redis/lock-set/client-pause/fenced/pause-ttl=2,ttl=1000,concurrency=5/seed-7',
       config: { pauseTtl: 2, ttlMs: 1000, concurrency: 5, timeLimitS: 10, nemesisIntervalS: 2, fencing: true },
     });
-    const unfenced = expandCells(validateCampaign(sweepCampaign({ ...sweepSpec, fencing: false }), 'sweep'));
+    const unfenced = expandCells(specOf(sweepCampaign({ ...sweepSpec, fencing: false }), 'sweep'));
     expect(new Set(unfenced.map((c) => c.expect))).toEqual(new Set(['any']));
   });
 });

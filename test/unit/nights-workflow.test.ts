@@ -27,10 +27,10 @@ import { writeSyntheticRun } from '../../bench/store.js';
 import { judge } from '../../src/campaign/expect.js';
 import { expandCells, shardCells } from '../../src/campaign/matrix.js';
 import { type CampaignSummary, summaryJson } from '../../src/campaign/report.js';
-import { validateCampaign } from '../../src/campaign/validate.js';
 import { type StoreServer, serveStore } from '../../src/serve/server.js';
 import { scanStore } from '../../src/serve/store-index.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { specOf } from './campaign-plan.js';
 
 interface Step {
   name?: string;
@@ -47,7 +47,7 @@ const restore = steps.find((s) => s.name === 'Restore the nights') as Step;
 const merge = steps.find((s) => s.name === 'Merge the shards') as Step;
 const save = steps.find((s) => s.name === 'Save the nights') as Step;
 
-const spec = validateCampaign({
+const spec = specOf({
   name: 'nightly',
   seeds: [1, 2],
   matrix: [
