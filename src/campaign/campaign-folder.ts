@@ -1,7 +1,7 @@
 /**
  * A campaign folder's layout (<store>/campaigns/<name>/<timestamp>/), in one place: what
  * the campaign writes, what a sweep and a bench add beside it, and what merge and serve
- * read back. Each cell's run folder is under runs/ (its own layout: runner/run-folder.ts).
+ * read back. Each cell's run folder is under runs/ (its own layout: run-data/run-folder.ts).
  */
 import { join } from 'node:path';
 

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 
 const oneOrMany = (item: Json): Json => ({ anyOf: [item, { type: 'array', items: item, minItems: 1 }] });
 
-/** A run option's type, from its row (runner/parameters.ts), as the campaign's check has it. */
+/** A run option's type, from its row (run-data/parameters.ts), as the campaign's check has it. */
 function optionSchema(p: Parameter): Json {
   if (p.type === 'switch') return { type: 'boolean' };
   if (p.type === 'string') return { type: 'string', ...(p.pattern ? { pattern: p.pattern } : {}) };

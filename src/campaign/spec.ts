@@ -44,7 +44,7 @@ import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError,
 export type Expectation = 'valid' | 'invalid' | 'any';
 export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid', 'any'];
 
-/** Run options as the file spells them: the `lockchaos run` flag names (runner/parameters.ts). */
+/** Run options as the file spells them: the `lockchaos run` flag names (run-data/parameters.ts). */
 export type { RunOptionsFile };
 
 type OneOrMany<T> = T | T[];

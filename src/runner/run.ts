@@ -76,7 +76,7 @@ export interface RunHooks {
   workloadSlot?: (signal: AbortSignal | undefined) => Promise<() => void>;
 }
 
-/** A resolved run (prepare.ts, resolve.ts), from the cluster's start to its verdict. */
+/** A resolved run (run-data/prepare.ts, run-data/resolve.ts), from the cluster's start to its verdict. */
 export async function run(resolved: ResolvedRun, hooks: RunHooks = {}): Promise<RunResult> {
   try {
     return await runToVerdict(resolved, hooks);
