@@ -90,7 +90,7 @@ function main(): void {
   }
   const keepAt = args.indexOf('--keep');
   const keep = keepAt >= 0 ? args[keepAt + 1] : undefined;
-  const operations = Number(args.find((a, i) => !a.startsWith('--') && i !== keepAt + 1) ?? 1_000_000);
+  const operations = Number(args.find((a, i) => !a.startsWith('--') && (keepAt < 0 || i !== keepAt + 1)) ?? 1_000_000);
   if (keep !== undefined) mkdirSync(keep, { recursive: true });
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'lockchaos-bench-report-'));
   try {
