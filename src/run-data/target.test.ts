@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { userErrorOf } from '../../test/unit/user-error.js';
 import { BACKENDS } from '../backends/index.js';
 import { resolveFaults } from '../nemesis/index.js';
 import { parseInventory } from '../target/inventory.js';
-import { UserError } from '../util/errors.js';
 import { resolveTarget } from './target.js';
 
 const redis = BACKENDS.redis;
@@ -11,15 +11,7 @@ const inv = (nodes: unknown[], backend = 'etcd') => parseInventory({ nodes }, 't
 const ssh = { user: 'root' };
 const specs = (b: typeof etcd) => b.nodeSpecs({});
 
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UserError);
-    return (err as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = userErrorOf;
 
 describe('a target resolved against the run', () => {
   const three = (extra: object) =>
