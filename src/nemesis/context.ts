@@ -38,16 +38,12 @@ export interface ClientFaultTarget {
   /** When the runner learned of the client's current grant (Date.now()), while it holds. */
   grantedAt(client: number): number | undefined;
   /**
-   * Has the client stop itself at a pause point, and step its own clock by clockStepMs
-   * when resumed; false if it did not get there in time.
-   */
-  armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean>;
-  /**
    * Has every client ask before it goes on from this code point; the first to reach it
    * within timeoutMs is stopped there (its worker and its program, SIGSTOP) and handed
-   * over with the way to let it go on (SIGCONT, then go). Undefined if none reached it.
+   * over with the way to let it go on (SIGCONT, then go, its own clock first stepped by
+   * clockStepMs: client-clock). Undefined if none reached it.
    */
-  catchAtPoint(where: string, timeoutMs: number): Promise<CaughtAtPoint | undefined>;
+  catchAtPoint(where: string, timeoutMs: number, clockStepMs?: number): Promise<CaughtAtPoint | undefined>;
   /**
    * Kills the client whole (worker and program, SIGKILL), its cycle ended on the record
    * with `why`, and starts a fresh client in its place with a new process number (Jepsen's

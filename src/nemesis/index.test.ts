@@ -35,12 +35,11 @@ function context(capabilities?: BackendCapabilities) {
     grantedAt: () => undefined,
     count: () => 2,
     grant: () => ({ votes: 2 }),
-    catchAtPoint: async () => undefined,
-    crash: () => false,
-    armPause: async (client, where) => {
-      armed.push({ client, where });
-      return true;
+    catchAtPoint: async (where) => {
+      armed.push({ client: 1, where });
+      return { client: 1, pids: [1001], resume: () => {} };
     },
+    crash: () => false,
   };
   const proxy = () => ({
     delayMs: 0,

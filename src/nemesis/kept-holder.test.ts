@@ -31,7 +31,6 @@ function clients(holders: number[], grantedAt: number) {
     grantedAt: () => grantedAt,
     count: () => 3,
     grant: () => ({}),
-    armPause: async () => false,
     catchAtPoint: async () => undefined,
     crash: () => false,
   };

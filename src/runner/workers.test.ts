@@ -95,14 +95,25 @@ describe('WorkerPool', () => {
     await until(() => !running(killed));
   });
 
-  it('arms a pause point: true once the worker stopped itself, false when it never got there', async () => {
-    const { pool: p } = pool(['ok', 'never-pauses']);
+  it('catches the first client at a code point, stopped until resumed with its clock step', async () => {
+    const { pool: p, ops } = pool(['never-pauses', 'ok']);
     await p.ready(5000);
-    expect(await p.armPause(0, 'after-acquire', 5000)).toBe(true);
-    expect(await p.armPause(1, 'after-acquire', 200)).toBe(false);
-    // stop() ends a SIGSTOPped worker too: it is killed when the grace runs out.
+    const caught = await p.catchAtPoint('after-votes', 5000, -700);
+    expect(caught?.client).toBe(1);
+    const worker = p.pid(1) as number;
+    expect(readFileSync(`/proc/${worker}/stat`, 'utf8')).toMatch(/^\d+ \(.*\) T/);
+    caught?.resume();
+    await until(() => ops.some((op) => op.f === 'went-on'));
+    expect(ops.find((op) => op.f === 'went-on')?.value).toEqual({ clockStepMs: -700 });
     await p.stop(300);
     expect(p.lost).toEqual([]);
+  });
+
+  it('catches no one when no client reaches the point in time', async () => {
+    const { pool: p } = pool(['never-pauses']);
+    await p.ready(5000);
+    expect(await p.catchAtPoint('after-votes', 200)).toBeUndefined();
+    await p.stop(300);
   });
 
   it('kills a worker that does not stop within the grace', async () => {

@@ -36,8 +36,6 @@ interface Worker {
   programPid?: number;
   /** The cgroup its program runs in, where cgroups can be made (the worker made it; its name is the run's). */
   cgroup?: string;
-  /** Resolves a pending armPause() when the worker stops itself. */
-  selfPaused?: () => void;
   /** How often it reached each code point (its latest cumulative count). */
   reached: Record<string, number>;
   /** Killed by the nemesis (client-kill) and replaced: its exit is no loss. */
@@ -239,8 +237,6 @@ export class WorkerPool implements ClientFaultTarget {
         this.send(worker, { type: 'go', origin: this.origin.toString() });
       }
       this.onReady?.();
-    } else if (m.type === 'self-paused') {
-      worker.selfPaused?.();
     } else if (m.type === 'points') {
       worker.reached = m.reached;
     } else if (m.type === 'at-point') {
@@ -265,7 +261,7 @@ export class WorkerPool implements ClientFaultTarget {
   /** The catchers of armed code points: the first worker to ask is handed to it. */
   private readonly pointCatchers = new Map<string, (worker: Worker, seq: number) => void>();
 
-  async catchAtPoint(where: string, timeoutMs: number): Promise<CaughtAtPoint | undefined> {
+  async catchAtPoint(where: string, timeoutMs: number, clockStepMs?: number): Promise<CaughtAtPoint | undefined> {
     const caught = await new Promise<CaughtAtPoint | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.pointCatchers.delete(where);
@@ -285,7 +281,7 @@ export class WorkerPool implements ClientFaultTarget {
             if (resumed) return;
             resumed = true;
             signalAll(pids, 'SIGCONT');
-            this.send(worker, { type: 'point-go', seq });
+            this.send(worker, { type: 'point-go', seq, clockStepMs });
           },
         });
       });
@@ -376,28 +372,6 @@ export class WorkerPool implements ClientFaultTarget {
     const pid = groupMembers(pgid).find((m) => m.ppid === pgid)?.pid ?? pgid;
     return { pid, pgid };
   }
-  /**
-   * Asks a worker to stop itself at a pause point, and when resumed to step its own clock
-   * by clockStepMs; true once it has stopped, false if it did not get there within
-   * timeoutMs (then the point is disarmed again).
-   */
-  async armPause(client: number, where: string, timeoutMs: number, clockStepMs?: number): Promise<boolean> {
-    const worker = this.workers[client];
-    if (!worker) return false;
-    const paused = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      worker.selfPaused = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-    });
-    this.send(worker, { type: 'arm-pause', where, clockStepMs });
-    const ok = await paused;
-    worker.selfPaused = undefined;
-    if (!ok) this.send(worker, { type: 'disarm-pause' });
-    return ok;
-  }
-
   /** The largest process number any client used. */
   maxProcess(): number {
     return Math.max(0, ...this.workers.map((w) => w.process));

@@ -51,17 +51,14 @@ export type ToWorker =
   | { type: 'stop' }
   /** Interrupted: send what was recorded and exit now, whatever is in flight. */
   | { type: 'stop-now' }
-  /**
-   * Stop yourself (SIGSTOP) the next time the client reaches this pause point; when
-   * resumed, step the client's own clock by clockStepMs (the client-clock fault).
-   */
-  | { type: 'arm-pause'; where: string; clockStepMs?: number }
-  | { type: 'disarm-pause' }
   /** Ask the runner before going on from this code point (a fault is aimed at it: client-pause:at=...). */
   | { type: 'arm-point'; where: string }
   | { type: 'disarm-point'; where: string }
-  /** Go on from the code point asked about (`seq` of its 'at-point'). */
-  | { type: 'point-go'; seq: number };
+  /**
+   * Go on from the code point asked about (`seq` of its 'at-point'), the client's own clock
+   * first stepped by clockStepMs (the client-clock fault: NTP stepping it during the stop).
+   */
+  | { type: 'point-go'; seq: number; clockStepMs?: number };
 
 export type FromWorker =
   /** Operations in the order the worker recorded them. */
@@ -69,8 +66,6 @@ export type FromWorker =
   /** Connected to the lock service and the store, waiting for 'go'. */
   | { type: 'ready' }
   | { type: 'error'; message: string }
-  /** Sent just before the worker stops itself at an armed pause point. */
-  | { type: 'self-paused'; where: string }
   /** The client program is running and answered init (a client pause stops it too). */
   | { type: 'program-started'; pid: number }
   /** At an armed code point: waits for 'point-go' with this seq. */

@@ -69,9 +69,6 @@ function flushAndDisconnect(last: FromWorker = { type: 'ops', ops: [] }) {
 
 const stop = new AbortController();
 
-/** The pause point the nemesis armed, if any (client-pause:in-acquire, client-clock). */
-let armed: { where: string; clockStepMs: number } | undefined;
-
 /**
  * The client's own clock, as the lock algorithm reads it (ClientOptions.clock): monotonic
  * time plus the steps the client-clock fault made, as NTP stepping a wall clock would.
@@ -106,24 +103,6 @@ async function atPoint(where: string): Promise<void> {
       send({ type: 'at-point', where, seq });
     });
   }
-  await pausePoint(where);
-}
-
-/** At an armed point: tell the runner, then stop this process; SIGCONT resumes here. */
-async function pausePoint(where: string): Promise<void> {
-  if (armed?.where !== where) return;
-  const { clockStepMs } = armed;
-  armed = undefined;
-  await new Promise<void>((resolve) => {
-    flushOps();
-    if (!process.connected) return resolve(); // no runner to resume us
-    process.send?.({ type: 'self-paused', where } satisfies FromWorker, () => {
-      process.kill(process.pid, 'SIGSTOP');
-      // Resumed (SIGCONT): the clock stepped while we were stopped.
-      clockOffsetNs += BigInt(Math.round(clockStepMs * NS_PER_MS));
-      resolve();
-    });
-  });
 }
 
 /** The name of this client's program cgroup: a replacement's is its own (runner/workers.ts crash). */
@@ -240,11 +219,11 @@ process.on('message', (message: ToWorker) => {
     flushOps();
     process.send?.({ type: 'ops', ops: [] } satisfies FromWorker, () => process.exit(0));
   }
-  if (message.type === 'arm-pause') armed = { where: message.where, clockStepMs: message.clockStepMs ?? 0 };
-  if (message.type === 'disarm-pause') armed = undefined;
   if (message.type === 'arm-point') askAt.add(message.where);
   if (message.type === 'disarm-point') askAt.delete(message.where);
   if (message.type === 'point-go') {
+    // Stopped until now: the clock stepped while it was (client-clock), before the client reads it.
+    clockOffsetNs += BigInt(Math.round((message.clockStepMs ?? 0) * NS_PER_MS));
     pointWaits.get(message.seq)?.();
     pointWaits.delete(message.seq);
   }

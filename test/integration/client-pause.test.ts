@@ -17,7 +17,6 @@ describe('client-pause nemesis', () => {
     grantedAt: () => undefined,
     count: () => 1,
     grant: () => undefined,
-    armPause: async () => false,
     catchAtPoint: async () => undefined,
     crash: () => false,
   });

@@ -13,7 +13,6 @@ function clients(crashed: number[], caught?: CaughtAtPoint): ClientFaultTarget {
     grantedAt: () => undefined,
     count: () => 3,
     grant: () => undefined,
-    armPause: async () => false,
     catchAtPoint: async () => caught,
     crash: (c) => {
       crashed.push(c);

@@ -6,7 +6,7 @@ import { ClientPause } from './client-pause.js';
 
 const IN_ACQUIRE_POINT = 'test:after-votes';
 
-/** Clients that stop at once when armed, recording where and with what clock step. */
+/** Clients of which the first (client 3) reaches the armed point at once, recording where and with what clock step. */
 function clients(holders: number[]) {
   const armed: { client: number; where: string; clockStepMs?: number }[] = [];
   const pool: ClientFaultTarget = {
@@ -17,12 +17,11 @@ function clients(holders: number[]) {
     grantedAt: () => undefined,
     count: () => 5,
     grant: () => undefined,
-    catchAtPoint: async () => undefined,
-    crash: () => false,
-    armPause: async (client, where, _timeoutMs, clockStepMs) => {
-      armed.push({ client, where, clockStepMs });
-      return true;
+    catchAtPoint: async (where, _timeoutMs, clockStepMs) => {
+      armed.push({ client: 3, where, clockStepMs });
+      return { client: 3, pids: [1003], resume: () => {} };
     },
+    crash: () => false,
   };
   return { pool, armed };
 }

@@ -112,9 +112,10 @@ export class ClientPause implements Nemesis {
   }
 
   /**
-   * Stops a client at the pause point for durationMs; its clock then steps by clockStepMs.
-   * It prefers a client holding the lock now: Redlock has no queue, so the client that
-   * just released is the likeliest to win the next votes, and a pause only counts there.
+   * Stops the first client to reach the pause point (any client: Redlock has no queue, so
+   * whichever wins the votes next) for durationMs; when it goes on, its own clock has
+   * stepped by clockStepMs. Aimed at the point, not at a client: one picked in advance may
+   * lose every vote for as long as the fault waits.
    */
   protected async stopInAcquire(
     rng: Rng,
@@ -122,18 +123,21 @@ export class ClientPause implements Nemesis {
     durationMs: number,
     clockStepMs: number,
   ): Promise<FaultStart | null> {
-    const pickAt = rng.next();
-    const holders = this.clients.holders();
-    const client =
-      holders.length > 0
-        ? (holders[Math.floor(pickAt * holders.length)] as number)
-        : Math.floor(pickAt * this.clients.count());
-    const pid = this.clients.pid(client);
-    if (pid === undefined) return null;
-    if (!(await this.clients.armPause(client, point, this.waitForHolderMs * 2, clockStepMs))) return null;
-    this.paused.set(pid, [pid]);
-    this.current = { client, pid };
-    const value = { client, process: this.clients.process(client), pid, at: point, ms: durationMs };
+    rng.next(); // the draw that once picked the client: the schedule's later numbers stay as they were
+    const caught = await this.clients.catchAtPoint(
+      point,
+      Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs),
+      clockStepMs === 0 ? undefined : clockStepMs,
+    );
+    if (!caught) return null;
+    this.atCaught = { ...caught, process: this.clients.process(caught.client) };
+    const value = {
+      client: caught.client,
+      process: this.atCaught.process,
+      ...stoppedProcesses(caught.pids),
+      at: point,
+      ms: durationMs,
+    };
     return { value: clockStepMs === 0 ? value : { ...value, clockStepMs }, durationMs };
   }
 
@@ -142,7 +146,9 @@ export class ClientPause implements Nemesis {
     if (caught) {
       caught.resume();
       this.atCaught = undefined;
-      return { client: caught.client, until: caught.until ?? 'the fault ended' };
+      return caught.until === undefined && this.inAcquirePoint !== undefined
+        ? { client: caught.client, process: caught.process }
+        : { client: caught.client, until: caught.until ?? 'the fault ended' };
     }
     const c = this.current;
     if (!c) return null;
