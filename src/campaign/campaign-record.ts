@@ -1,0 +1,106 @@
+/**
+ * A campaign's summary while it runs and when it ends: summary.json, junit.xml and
+ * summary.html rewritten whole after every cell and on a heartbeat, so that serve and CI
+ * read a current state, a reader elsewhere can tell a campaign that still runs from one
+ * whose runner was killed (state.ts), and a campaign killed outright leaves the cells it
+ * finished.
+ */
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { judge } from './expect.js';
+import type { Cell } from './matrix.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import { estimate, HEARTBEAT_MS, thisRunner } from './state.js';
+import type { CampaignPlan } from './validate.js';
+
+export class CampaignRecord {
+  private readonly done = new Map<number, CellResult>();
+  private readonly t0 = Date.now();
+  private readonly startedAt = new Date(this.t0).toISOString();
+  private readonly runner = thisRunner();
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly plan: CampaignPlan,
+    /** The cells this campaign runs (its shard's), as results name them. */
+    private readonly cells: readonly Cell[],
+    private readonly dir: string,
+    private readonly files: { summaryHtml: string; summaryJson: string; junit: string },
+    /** Whether the campaign was stopped, and by what. */
+    private readonly stopped: () => { aborted: boolean; by: string },
+  ) {
+    this.write(false);
+    this.heartbeat = setInterval(() => this.write(false), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Cells ended so far. */
+  get finished(): number {
+    return this.done.size;
+  }
+
+  /** Seconds since the campaign started. */
+  elapsedS(): number {
+    return (Date.now() - this.t0) / 1000;
+  }
+
+  /** One more cell ended: the summary says so at once. */
+  add(result: CellResult): void {
+    this.done.set(result.cell.index, result);
+    this.write(false);
+  }
+
+  /** No more rewrites but the final one. */
+  stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+  }
+
+  /** The final summary, written. */
+  end(): CampaignSummary {
+    this.stopHeartbeat();
+    return this.write(true);
+  }
+
+  private summary(final: boolean): CampaignSummary {
+    const { spec, shard, allCells } = this.plan;
+    const results = this.cells.map(
+      (cell) =>
+        this.done.get(cell.index) ??
+        ({ cell, durationS: 0, ...judge(cell.expect, { notRun: true }) } satisfies CellResult),
+    );
+    const { aborted: interrupted, by } = this.stopped();
+    const now = Date.now();
+    const s: CampaignSummary = {
+      name: spec.name,
+      source: spec.source,
+      dir: this.dir,
+      totalCells: allCells.length,
+      startedAt: this.startedAt,
+      finishedAt: final ? new Date(now).toISOString() : '',
+      interrupted,
+      state: !final ? 'running' : interrupted ? 'cut-short' : 'finished',
+      updatedAt: new Date(now).toISOString(),
+      progress: estimate(this.done.size, this.cells.length, (now - this.t0) / 1000),
+      runner: this.runner,
+      planned: this.cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect })),
+      met: final && !interrupted && results.every((r) => r.met),
+      cells: final ? results : results.filter((r) => this.done.has(r.cell.index)),
+    };
+    if (final && interrupted) s.cutShortBy = by;
+    if (spec.description !== undefined) s.description = spec.description;
+    if (shard) {
+      s.shard = shard;
+      // Every cell by name, so that a merge without some shards can say which cells it lacks.
+      s.allCells = allCells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+    }
+    return s;
+  }
+
+  private write(final: boolean): CampaignSummary {
+    const s = this.summary(final);
+    // Whole files only: serve and CI read them while the campaign runs.
+    writeFileAtomic(this.files.summaryJson, summaryJson(s));
+    writeFileAtomic(this.files.junit, campaignJUnit(s));
+    writeFileAtomic(this.files.summaryHtml, summaryHtml(s));
+    return s;
+  }
+}

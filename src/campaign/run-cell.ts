@@ -1,0 +1,133 @@
+/**
+ * One cell of a campaign: its run as resolved when the campaign was planned, in the
+ * campaign's folder, judged against what the cell expects. A run that fails with an error
+ * is a failed cell, not an exception; a cell that expected valid and was not comes with its
+ * smallest reproducer when the campaign shrinks.
+ */
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { runAndReport } from '../reported-run/reported-run.js';
+import { type RunTimings, runFile } from '../run-data/run-folder.js';
+import { shrinkRun } from '../shrink/shrink.js';
+import { errorMessage, errorStack } from '../util/errors.js';
+import { judge } from './expect.js';
+import type { Cell, ResolvedCell } from './matrix.js';
+import type { CellPhases, CellResult } from './report.js';
+import type { WorkloadSlots } from './workload-slots.js';
+
+/** What every cell of one campaign shares: where it writes, how it logs, when it stops. */
+export interface CellContext {
+  runsDir: string;
+  logsDir: string;
+  signal: AbortSignal;
+  slots: WorkloadSlots;
+  /** Shrink a cell that expected valid and was invalid. */
+  shrink: boolean;
+  latest?: boolean;
+  log: (line: string) => void;
+  runLog?: (cell: Cell, line: string) => void;
+}
+
+/** A run's folder name in the campaign: "007-redis-lock-set-none-fenced-seed-1". */
+export const cellSlug = (c: Cell) =>
+  `${String(c.index + 1).padStart(3, '0')}-${c.id.replace(/[/=]/g, '-').replace(/[^A-Za-z0-9._-]/g, '_')}`;
+
+/** A cell's phases: the run's, and the report written after it (the rest of the cell's time). */
+function cellPhases(timings: RunTimings, durationS: number): CellPhases {
+  const report = Math.max(0, Math.round((durationS - timings.totalS) * 100) / 100);
+  return { ...timings.phases, report };
+}
+
+/** The one run folder under <runs>/<slug>/ (run() names it by its start time). */
+function findRunDir(runsDir: string, slug: string): string | undefined {
+  const base = join(runsDir, slug);
+  if (!existsSync(base)) return undefined;
+  const stamps = readdirSync(base).sort();
+  const last = stamps[stamps.length - 1];
+  return last === undefined ? undefined : join(base, last);
+}
+
+/**
+ * Runs the cell and judges it; `workloadOver` is called once its workload slot is given
+ * back, so that the next cell may start its cluster.
+ */
+export async function runCell(
+  ctx: CellContext,
+  { resolved, ...cell }: ResolvedCell,
+  workloadOver: () => void,
+): Promise<CellResult> {
+  const slug = cellSlug(cell);
+  const logFile = join(ctx.logsDir, `${slug}.log`);
+  const runLog = (line: string) => {
+    appendFileSync(logFile, `${line}\n`);
+    ctx.runLog?.(cell, line);
+  };
+  const cellStart = Date.now();
+  const durationS = () => (Date.now() - cellStart) / 1000;
+  ctx.log(`[${cell.index + 1}] ${cell.id}: starting (expect ${cell.expect})`);
+  // Its folder in the campaign's: a name and a store change nothing that was resolved.
+  const config = { ...resolved.config, name: slug, storeDir: ctx.runsDir };
+  let result: CellResult;
+  try {
+    // Each run's lines go to its log file; live progress would interleave across runs.
+    const r = await runAndReport(
+      { ...resolved, config },
+      {
+        log: runLog,
+        progress: false,
+        signal: ctx.signal,
+        buildImage: false,
+        latest: ctx.latest,
+        workloadSlot: async (cellSignal) => {
+          const giveBack = await ctx.slots.take(cellSignal);
+          return () => {
+            giveBack();
+            workloadOver();
+          };
+        },
+      },
+    );
+    const outcome = judge(
+      cell.expect,
+      { valid: r.valid, results: r.results, aborted: ctx.signal.aborted, conditions: r.conditions },
+      cell.availability,
+    );
+    result = {
+      cell,
+      ...outcome,
+      durationS: durationS(),
+      phases: cellPhases(r.timings, durationS()),
+      dir: r.dir,
+      report: runFile(r.dir, 'report'),
+      checkers: r.results.map((c) => ({
+        checker: c.checker,
+        valid: c.valid,
+        counts: c.counts !== false,
+        summary: c.summary,
+      })),
+      ...(r.headline ? { headline: r.headline } : {}),
+      ...(r.stoppedEarly ? { stoppedEarlyS: r.stoppedEarly.atS, stoppedEarlyWhy: r.stoppedEarly.why } : {}),
+      ...(r.coverage ? { coverage: r.coverage } : {}),
+    };
+  } catch (err) {
+    const message = errorMessage(err).split('\n').filter(Boolean).join(' / ');
+    runLog(`error: ${errorStack(err)}`);
+    const runDir = findRunDir(ctx.runsDir, slug);
+    result = { cell, ...judge(cell.expect, { error: message, aborted: ctx.signal.aborted }), durationS: durationS() };
+    if (runDir) {
+      result.dir = runDir;
+      result.report = runFile(runDir, 'report');
+    }
+  }
+  // A false alarm (or a regression) comes with its smallest reproducer.
+  if (ctx.shrink && cell.expect === 'valid' && result.actual === 'invalid' && result.dir) {
+    ctx.log(`[${cell.index + 1}] ${cell.id}: expected valid, was invalid: shrinking`);
+    try {
+      const shrunk = await shrinkRun(result.dir, { maxRuns: 30, log: runLog, signal: ctx.signal });
+      result.shrink = shrunk.page;
+    } catch (err) {
+      runLog(`shrink failed: ${errorMessage(err)}`);
+    }
+  }
+  return result;
+}
