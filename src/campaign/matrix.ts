@@ -6,10 +6,10 @@
 
 import { statSync } from 'node:fs';
 import { clientProgramName } from '../backends/client-protocol.js';
-import { backendOf, isModulePath } from '../backends/index.js';
+import { type Backend, backendOf, isModulePath } from '../backends/index.js';
 import { fencingWord, type TestConfig } from '../run-data/config.js';
 import { FencingRefused, locatePaths, type ResolvedRun, resolveRun, testName } from '../run-data/resolve.js';
-import { resolveScenario, scenarioRunsOn } from '../scenarios/index.js';
+import { type RunParameters, resolveScenario, type Scenario, scenarioRunsOn } from '../scenarios/index.js';
 import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
 import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
@@ -122,6 +122,47 @@ function moduleFileExists(path: string, backend: string, module: string): void {
   if (!isFile) throw new SchemaError(child(path, 'backend'), `${backend}: no such module file (${module})`);
 }
 
+/** Counted before any cell is built: a million-cell matrix took 77 s and 1.35 GB to refuse. */
+function refuseOversizedMatrix(spec: CampaignSpec): void {
+  let count = 0;
+  spec.matrix.forEach((entry: MatrixEntry, e) => {
+    const lists = [
+      entry.scenario,
+      entry.backend,
+      entry.workload,
+      entry.nemesis,
+      entry.fencing,
+      entry.seeds ?? spec.seeds,
+    ];
+    count += lists.reduce((product: number, list) => product * (list?.length ?? 1), 1);
+    if (count > MAX_CELLS) refuseCount(`matrix[${e}]`);
+  });
+}
+
+function refuseCount(path: string): never {
+  throw new SchemaError(
+    path,
+    `the matrix expands to more than ${MAX_CELLS} cells (at 30 s a run, more than ${Math.round((MAX_CELLS * 30) / 3600)} hours): use fewer seeds or split the campaign`,
+  );
+}
+
+/** The cells made so far, each id once: two cells of one id would share a folder and a row. */
+class CellList {
+  readonly cells: (Cell | ResolvedCell)[] = [];
+  private readonly ids = new Map<string, number>(); // cell id → the entry that made it
+
+  add(cell: Cell | ResolvedCell, path: string): void {
+    if (this.cells.length >= MAX_CELLS) refuseCount(path);
+    const first = this.ids.get(cell.id);
+    if (first !== undefined) {
+      const where = first === cell.entry ? 'this entry' : `matrix[${first}]`;
+      throw new SchemaError(path, `cell ${cell.id} is also made by ${where}: drop one, or give an entry a label`);
+    }
+    this.ids.set(cell.id, cell.entry);
+    this.cells.push(cell);
+  }
+}
+
 /**
  * Every cell of the campaign, in order, the command line's options on it, its run resolved
  * once (a dry run's cells of a module not loaded: checked without it, and not resolved).
@@ -135,170 +176,166 @@ export function expandCells(
   options: CellOptions = {},
   modules: ExpandOptions = { modules: 'refuse' },
 ): (Cell | ResolvedCell)[] {
-  const cells: (Cell | ResolvedCell)[] = [];
-  const ids = new Map<string, number>(); // cell id → the entry that made it
-  const bounded = (path: string, count = cells.length + 1) => {
-    if (count <= MAX_CELLS) return;
-    throw new SchemaError(
-      path,
-      `the matrix expands to more than ${MAX_CELLS} cells (at 30 s a run, more than ${Math.round((MAX_CELLS * 30) / 3600)} hours): use fewer seeds or split the campaign`,
-    );
-  };
-  // Counted before any cell is built: a million-cell matrix took 77 s and 1.35 GB to refuse.
-  let count = 0;
-  spec.matrix.forEach((entry: MatrixEntry, e) => {
-    const n = (list: readonly unknown[] | undefined) => list?.length ?? 1;
-    const lists = [
-      entry.scenario,
-      entry.backend,
-      entry.workload,
-      entry.nemesis,
-      entry.fencing,
-      entry.seeds ?? spec.seeds,
-    ];
-    count += lists.reduce((product: number, list) => product * n(list), 1);
-    if (count > MAX_CELLS) bounded(`matrix[${e}]`, count);
+  refuseOversizedMatrix(spec);
+  const made = new CellList();
+  spec.matrix.forEach((entry, e) => {
+    entryCells({ spec, entry, e, path: `matrix[${e}]`, options, modules }, made);
   });
-  spec.matrix.forEach((entry: MatrixEntry, e) => {
-    const path = `matrix[${e}]`;
-    const seeds = entry.seeds ?? spec.seeds;
-    if (!seeds) {
+  return made.cells;
+}
+
+/** One matrix entry, as its cells are made. */
+interface EntryContext {
+  spec: CampaignSpec;
+  entry: MatrixEntry;
+  e: number;
+  path: string;
+  options: CellOptions;
+  modules: ExpandOptions;
+}
+
+/** A scenario of the entry (or none) on one of its backends: what its cells share. */
+interface CellBase extends EntryContext {
+  scenarioName?: string;
+  scenario?: Scenario;
+  base: RunParameters;
+  backend: string;
+  backendModule?: string;
+  /** The backend, known (built in, or its module loaded). */
+  b?: Backend;
+  /** A dry run's module backend, not imported: its cells are checked without it. */
+  unloaded: boolean;
+  /** Overrides of the entry that matched a cell, by their index. */
+  used: Set<number>;
+}
+
+/** The entry's cells: scenario × backend × workload × nemesis × fencing × seed, in that order. */
+function entryCells(ctx: EntryContext, made: CellList): void {
+  const { spec, entry, path } = ctx;
+  const seeds = entry.seeds ?? spec.seeds;
+  if (!seeds) {
+    throw new SchemaError(
+      child(path, 'seeds'),
+      'expected a list of seeds, got nothing (give seeds here or at the top)',
+    );
+  }
+  const used = new Set<number>();
+  // A plain entry is one pseudo-scenario: no preset, nemesis from the entry.
+  for (const scenarioName of entry.scenario ?? [undefined]) {
+    // Built-in defaults < the campaign's defaults < the scenario's own < the entry's options.
+    const { scenario, config: base } = resolveScenario(scenarioName, { under: spec.defaults, over: entry.options });
+    if (scenario) refuseAxesTheScenarioFixes(ctx, scenario, scenarioName);
+    for (const backend of entry.backend ?? [base.backend]) {
+      // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
+      const { backendModule } = locatePaths({ backend }, spec.baseDir);
+      const b = backendOf({ backend, backendModule });
+      const unloaded = ctx.modules.modules === 'unchecked' && b === undefined && isModulePath(backend);
+      if (unloaded) {
+        moduleFileExists(path, backend, backendModule ?? backend);
+        ctx.modules.unchecked?.add(backend);
+      }
+      const cellBase: CellBase = { ...ctx, scenarioName, scenario, base, backend, backendModule, b, unloaded, used };
+      for (const workload of entry.workload ?? [base.workload]) {
+        // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
+        for (const [n, nemesis] of (entry.nemesis ?? [base.nemesis]).entries()) {
+          for (const fencing of entry.fencing ?? [base.fencing]) {
+            for (const seed of seeds) made.add(makeCell(cellBase, { workload, nemesis, fencing, seed }, n, made), path);
+          }
+        }
+      }
+    }
+  }
+  entry.overrides.forEach((_, i) => {
+    if (!used.has(i)) throw new SchemaError(`${path}.overrides[${i}].when`, 'matches no cell of this entry');
+  });
+}
+
+/** A scenario fixes its workload and backend; some stories apply to other backends too. */
+function refuseAxesTheScenarioFixes({ entry, path }: EntryContext, scenario: Scenario, name?: string): void {
+  const allowed = scenarioRunsOn(scenario);
+  for (const key of ['backend', 'workload'] as const) {
+    const bad = entry[key]?.find((g) => !allowed[key].includes(g));
+    if (bad !== undefined) {
       throw new SchemaError(
-        child(path, 'seeds'),
-        'expected a list of seeds, got nothing (give seeds here or at the top)',
+        child(path, key),
+        `scenario "${name}" runs ${key} ${allowed[key].join(' or ')}, not ${bad}: leave ${key} out, or split the entry`,
       );
     }
-    const used = new Set<number>();
-    // A plain entry is one pseudo-scenario: no preset, nemesis from the entry.
-    const presets = entry.scenario ?? [undefined];
-    for (const scenarioName of presets) {
-      // Built-in defaults < the campaign's defaults < the scenario's own < the entry's options.
-      const { scenario, config: base } = resolveScenario(scenarioName, { under: spec.defaults, over: entry.options });
-      if (scenario) {
-        // A scenario fixes its workload and backend; some stories apply to other backends too.
-        const allowed = scenarioRunsOn(scenario);
-        for (const key of ['backend', 'workload'] as const) {
-          const bad = entry[key]?.find((g) => !allowed[key].includes(g));
-          if (bad !== undefined) {
-            throw new SchemaError(
-              child(path, key),
-              `scenario "${scenarioName}" runs ${key} ${allowed[key].join(' or ')}, not ${bad}: leave ${key} out, or split the entry`,
-            );
-          }
-        }
-      }
-      const backends = entry.backend ?? [base.backend];
-      const workloads = entry.workload ?? [base.workload];
-      // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
-      const nemeses = entry.nemesis ?? [base.nemesis];
-      const nemesisFaults = entry.nemesisFaults ?? [];
-      for (const backend of backends) {
-        // A module backend: its path taken from the campaign file's folder; its cells named by its own name.
-        const { backendModule } = locatePaths({ backend }, spec.baseDir);
-        const b = backendOf({ backend, backendModule });
-        const unloaded = modules.modules === 'unchecked' && b === undefined && isModulePath(backend);
-        if (unloaded) {
-          moduleFileExists(path, backend, backendModule ?? backend);
-          modules.unchecked?.add(backend);
-        }
-        for (const workload of workloads) {
-          for (const [n, nemesis] of nemeses.entries()) {
-            for (const fencing of entry.fencing ?? [base.fencing]) {
-              for (const seed of seeds) {
-                const key = {
-                  backend,
-                  workload,
-                  nemesis,
-                  fencing,
-                  seed,
-                  ...(scenarioName ? { scenario: scenarioName } : {}),
-                };
-                let expect: Expectation | undefined = entry.expect;
-                if (expect === undefined && scenario) {
-                  const e = scenario.expected[fencingWord(fencing)];
-                  if (e === 'valid' || e === 'invalid') expect = e;
-                }
-                entry.overrides.forEach((o, i) => {
-                  if (matches(o.when, key)) {
-                    expect = o.expect;
-                    used.add(i);
-                  }
-                });
-                if (expect === undefined) {
-                  throw new SchemaError(
-                    child(path, 'expect'),
-                    `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencingWord(fencing)]} ${fencingWord(fencing)})`,
-                  );
-                }
-                // A module backend and a client program are found from the campaign file's folder.
-                const config: TestConfig = withCellOptions(
-                  locatePaths(
-                    {
-                      name: '',
-                      ...base,
-                      backend,
-                      workload,
-                      nemesis,
-                      fencing,
-                      seed,
-                      ...(backendModule ? { backendModule } : {}),
-                    },
-                    spec.baseDir,
-                  ),
-                  expect,
-                  options,
-                );
-                config.name = testName(config);
-                // A scenario's own client is named by the scenario; a client the campaign gives, here.
-                const client =
-                  config.clientCommand === scenario?.config.clientCommand ? undefined : config.clientCommand;
-                const id = cellId({
-                  ...key,
-                  backend: backendModule !== undefined && b ? b.name : backend,
-                  backendOptions: config.backendOptions,
-                  ...(client !== undefined ? { client: clientProgramName(client) } : {}),
-                  label: entry.label,
-                });
-                const cell: Cell = { index: cells.length, entry: e, id, ...key, expect, config };
-                const availability = entry.availability ?? scenario?.availability;
-                if (availability !== undefined) cell.availability = availability;
-                let resolved: ResolvedRun | undefined;
-                try {
-                  if (!unloaded) resolved = resolveRun(config, b, nemesisFaults[n]);
-                } catch (err) {
-                  if (err instanceof FencingRefused) {
-                    throw new SchemaError(
-                      child(path, 'fencing'),
-                      `${backend} cannot be fenced (${err.why.replace(/\s*\([^)]*\)[.\s]*$/, '')}): give fencing off for it`,
-                    );
-                  }
-                  if (err instanceof UserError) throw new SchemaError(path, `cell ${cell.id}: ${err.message}`);
-                  throw err;
-                }
-                bounded(path);
-                // Two cells of one id would share a folder and a row: each configuration once.
-                const first = ids.get(id);
-                if (first !== undefined) {
-                  const where = first === e ? 'this entry' : `matrix[${first}]`;
-                  throw new SchemaError(
-                    path,
-                    `cell ${id} is also made by ${where}: drop one, or give an entry a label`,
-                  );
-                }
-                ids.set(id, e);
-                // A dry run shows cells; a run takes each with what resolving it found.
-                cells.push(modules.modules === 'unchecked' || resolved === undefined ? cell : { ...cell, resolved });
-              }
-            }
-          }
-        }
-      }
+  }
+}
+
+/** What the cell expects: the entry's, else its scenario's; the last override that matches wins. */
+function expectationOf(c: CellBase, key: Omit<Cell, 'index' | 'id' | 'expect' | 'config' | 'entry'>): Expectation {
+  const { entry, scenario, scenarioName } = c;
+  let expect: Expectation | undefined = entry.expect;
+  if (expect === undefined && scenario) {
+    const e = scenario.expected[fencingWord(key.fencing)];
+    if (e === 'valid' || e === 'invalid') expect = e;
+  }
+  entry.overrides.forEach((o, i) => {
+    if (matches(o.when, key)) {
+      expect = o.expect;
+      c.used.add(i);
     }
-    entry.overrides.forEach((_, i) => {
-      if (!used.has(i)) throw new SchemaError(`${path}.overrides[${i}].when`, 'matches no cell of this entry');
-    });
   });
-  return cells;
+  if (expect === undefined) {
+    throw new SchemaError(
+      child(c.path, 'expect'),
+      `expected valid|invalid, got nothing (scenario "${scenarioName}" expects ${scenario?.expected[fencingWord(key.fencing)]} ${fencingWord(key.fencing)})`,
+    );
+  }
+  return expect;
+}
+
+/** One cell: its configuration with the command line's options on it, its id, its run resolved. */
+function makeCell(
+  c: CellBase,
+  axes: Pick<Cell, 'workload' | 'nemesis' | 'fencing' | 'seed'>,
+  n: number,
+  made: CellList,
+): Cell | ResolvedCell {
+  const { backend, backendModule, scenarioName, scenario } = c;
+  const key = { backend, ...axes, ...(scenarioName ? { scenario: scenarioName } : {}) };
+  const expect = expectationOf(c, key);
+  // A module backend and a client program are found from the campaign file's folder.
+  const located = locatePaths(
+    { name: '', ...c.base, backend, ...axes, ...(backendModule ? { backendModule } : {}) },
+    c.spec.baseDir,
+  );
+  const config: TestConfig = withCellOptions(located, expect, c.options);
+  config.name = testName(config);
+  // A scenario's own client is named by the scenario; a client the campaign gives, here.
+  const client = config.clientCommand === scenario?.config.clientCommand ? undefined : config.clientCommand;
+  const id = cellId({
+    ...key,
+    backend: backendModule !== undefined && c.b ? c.b.name : backend,
+    backendOptions: config.backendOptions,
+    ...(client !== undefined ? { client: clientProgramName(client) } : {}),
+    label: c.entry.label,
+  });
+  const cell: Cell = { index: made.cells.length, entry: c.e, id, ...key, expect, config };
+  const availability = c.entry.availability ?? scenario?.availability;
+  if (availability !== undefined) cell.availability = availability;
+  if (c.unloaded) return cell;
+  const resolved = resolveCell(c, cell, n);
+  // A dry run shows cells (each checked all the same); a run takes each with what resolving it found.
+  return c.modules.modules === 'unchecked' ? cell : { ...cell, resolved };
+}
+
+/** The cell's run, resolved; what cannot run is a SchemaError at the entry. */
+function resolveCell(c: CellBase, cell: Cell, n: number): ResolvedRun {
+  try {
+    return resolveRun(cell.config, c.b, c.entry.nemesisFaults?.[n]);
+  } catch (err) {
+    if (err instanceof FencingRefused) {
+      throw new SchemaError(
+        child(c.path, 'fencing'),
+        `${c.backend} cannot be fenced (${err.why.replace(/\s*\([^)]*\)[.\s]*$/, '')}): give fencing off for it`,
+      );
+    }
+    if (err instanceof UserError) throw new SchemaError(c.path, `cell ${cell.id}: ${err.message}`);
+    throw err;
+  }
 }
 
 export interface Shard {

@@ -19,7 +19,7 @@ import { Rng } from '../util/rng.js';
 import { stamped } from '../version.js';
 import { shrinkHtml } from './html.js';
 import type { FailingRun, ShrinkResult } from './result.js';
-import { type Candidate, isSmaller, searchSmallest, type Trial, type Tried } from './search.js';
+import { type Candidate, isSmaller, type SearchResult, searchSmallest, type Trial, type Tried } from './search.js';
 
 export interface ShrinkOptions {
   trials?: number;
@@ -84,8 +84,8 @@ export function describeCandidate(c: Candidate): string {
   return `${plural(c.faults.length, 'fault')}${faults.length ? ` (${faults.join(', ')})` : ''}, time limit ${c.timeLimitS} s, ${plural(c.concurrency, 'client')}`;
 }
 
-export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promise<ShrinkResult> {
-  const original = loadFailingRun(dir);
+/** The options with their defaults, each checked: a bad one is one UserError line. */
+function shrinkOptions(options: ShrinkOptions): typeof SHRINK_DEFAULTS {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   const o = { ...SHRINK_DEFAULTS, ...given } as typeof SHRINK_DEFAULTS;
   if (!Number.isInteger(o.trials) || o.trials < 1)
@@ -96,19 +96,17 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
   if (!Number.isInteger(o.maxRuns) || o.maxRuns < 1)
     throw new UserError(`--max-runs must be a whole number >= 1, got '${o.maxRuns}'`);
   if (!(o.timeLimitS > 0)) throw new UserError(`--time-limit must be a number of seconds > 0, got '${o.timeLimitS}'`);
-  const log = options.log ?? (() => {});
-  const t0 = Date.now();
-  const out = join(dir, 'shrink');
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(join(out, 'runs'), { recursive: true });
-  const candidatesFile = join(out, 'candidates.jsonl');
-  writeFileSync(candidatesFile, '');
+  return o;
+}
 
-  const cfg = original.config;
-  const start: Candidate = { faults: cfg.schedule, timeLimitS: cfg.timeLimitS, concurrency: cfg.concurrency };
+/**
+ * Runs a candidate as one trial under out/runs/ (run-001, run-002, ...), each with a seed
+ * of its own drawn from the original's, stopping at its first counted violation.
+ */
+function trialRunner(cfg: TestConfig, out: string, signal?: AbortSignal): (c: Candidate) => Promise<Trial> {
   const seeds = new Rng(cfg.seed).fork('shrink');
   let runNo = 0;
-  const runTrial = async (c: Candidate): Promise<Trial> => {
+  return async (c) => {
     runNo++;
     const seed = seeds.nextUint32();
     const name = `run-${String(runNo).padStart(3, '0')}`;
@@ -129,14 +127,33 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
         progress: false,
         latest: false,
         buildImage: false,
-        signal: options.signal,
+        signal,
       });
       return { invalid: r.valid === false, verdict: verdictWord(r.valid), dir: r.dir, seed };
     } catch (err) {
       return { invalid: false, verdict: `error: ${errorMessage(err).split('\n')[0]}`, seed };
     }
   };
+}
 
+/**
+ * Shrinks a failing run: the smallest schedule, time limit and client count that still
+ * fails in at least minHits of trials runs, searched within the budget; written under
+ * <run>/shrink/ (candidates, the minimal schedule and run, shrink.json and its page).
+ */
+export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promise<ShrinkResult> {
+  const original = loadFailingRun(dir);
+  const o = shrinkOptions(options);
+  const log = options.log ?? (() => {});
+  const t0 = Date.now();
+  const out = join(dir, 'shrink');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(join(out, 'runs'), { recursive: true });
+  const candidatesFile = join(out, 'candidates.jsonl');
+  writeFileSync(candidatesFile, '');
+
+  const cfg = original.config;
+  const start: Candidate = { faults: cfg.schedule, timeLimitS: cfg.timeLimitS, concurrency: cfg.concurrency };
   log(`shrink: from ${describeCandidate(start)}: ${original.violation.split(';')[0]}`);
   const onTried = (t: Tried, best: Candidate, runs: number) => {
     appendFileSync(candidatesFile, `${JSON.stringify(t)}\n`);
@@ -146,7 +163,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
       `shrink: [${runs} runs, ${spent} s] ${t.step}: ${describeCandidate(t.candidate)}: invalid ${hits} of ${t.trials.length} → ${t.kept ? 'kept' : 'not kept'}; best: ${describeCandidate(best)}`,
     );
   };
-  const result = await searchSmallest(start, runTrial, {
+  const result = await searchSmallest(start, trialRunner(cfg, out, options.signal), {
     trials: o.trials,
     minHits: o.minHits,
     maxRuns: o.maxRuns,
@@ -160,10 +177,21 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     signal: options.signal,
     onTried,
   });
+  return writeShrunk(dir, out, original, start, result, Math.round((Date.now() - t0) / 100) / 10);
+}
 
+/** The search's outcome, written: the minimal schedule, its run (copied), shrink.json and the page. */
+function writeShrunk(
+  dir: string,
+  out: string,
+  original: FailingRun,
+  start: Candidate,
+  result: SearchResult,
+  elapsedS: number,
+): ShrinkResult {
   const smaller = isSmaller(result.best, start);
   const minimalConfig: TestConfig = {
-    ...cfg,
+    ...original.config,
     schedule: result.best.faults,
     timeLimitS: result.best.timeLimitS,
     concurrency: result.best.concurrency,
@@ -176,18 +204,8 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
     minimalRun = join(out, 'minimal');
     cpSync(firstHit.dir, minimalRun, { recursive: true });
   }
-  const elapsedS = Math.round((Date.now() - t0) / 100) / 10;
   const page = join(out, 'shrink.html');
-  const shrunk: ShrinkResult = {
-    ...result,
-    original,
-    out,
-    smaller,
-    minimalSchedule,
-    page,
-    minimalRun,
-    elapsedS,
-  };
+  const shrunk: ShrinkResult = { ...result, original, out, smaller, minimalSchedule, page, minimalRun, elapsedS };
   const minimal = smaller && existsSync(runFile(minimalRun, 'results')) ? loadFailingRun(minimalRun) : original;
   writeFileSync(
     join(out, 'shrink.json'),
