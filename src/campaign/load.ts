@@ -12,7 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { isModulePath, loadBackend } from '../backends/index.js';
 import { UserError } from '../util/errors.js';
 import type { CellOptions } from './matrix.js';
-import { type CampaignFile, campaignData, fallbackName, moduleBackendsOf, readCampaignFile } from './spec.js';
+import { type CampaignFile, campaignData, fallbackName, readCampaignFile } from './spec.js';
 import { type CampaignPlan, type CampaignSource, type DryRunPlan, planCampaign, planDryRun } from './validate.js';
 
 /**
@@ -37,7 +37,12 @@ export async function loadCampaign(
 ): Promise<CampaignPlan> {
   const given = campaignSource(input, source);
   try {
-    for (const name of moduleBackendsOf(given.data)) await loadBackend(name, given.baseDir);
+    // The module paths the entries give as backends, each once (malformed data: none, and
+    // validation says why).
+    const matrix = (given.data as { matrix?: unknown } | null)?.matrix;
+    const backends = Array.isArray(matrix) ? matrix.flatMap((e) => [(e as { backend?: unknown } | null)?.backend]) : [];
+    const named = new Set(backends.flat().filter((b): b is string => typeof b === 'string'));
+    for (const name of named) if (isModulePath(name)) await loadBackend(name, given.baseDir);
   } catch (err) {
     // One that cannot load is one line naming the campaign.
     if (err instanceof UserError) throw new UserError(`${given.source}: ${err.message}`);

@@ -17,7 +17,7 @@ import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
-import { type CampaignProgress, type CampaignRunner, type CampaignStateName, neverRan, progressText } from './state.js';
+import { type CampaignProgress, type CampaignRunner, type CampaignStateName, progressText } from './state.js';
 
 /** A cell by its place and id: enough to name one that has no result here. */
 export interface CellName {
@@ -207,8 +207,10 @@ function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): strin
  * absent (a runner killed, or one still running).
  */
 export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): CellName[] {
-  const ran = s.cells.filter((r) => r.actual !== 'not-run').map((r) => r.cell);
-  if (s.planned) return neverRan(s.planned, ran);
+  if (s.planned) {
+    const ran = new Set(s.cells.filter((r) => r.actual !== 'not-run').map((r) => r.cell.index));
+    return s.planned.filter((c) => !ran.has(c.index));
+  }
   return s.cells
     .filter((r) => r.actual === 'not-run')
     .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));

@@ -16,23 +16,17 @@
  * writes what was finished. The summary files are rewritten after every cell, so a
  * campaign killed outright still leaves the cells it finished.
  */
-import { copyFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
-import { DEFAULTS } from '../run-data/config.js';
-import { pointLatest } from '../run-data/run-folder.js';
 import { allClusterImages } from '../runner/images.js';
-import { makeDirs } from '../util/make-dirs.js';
 import { plural } from '../util/plural.js';
-import { stamped } from '../version.js';
-import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { CampaignRecord } from './campaign-record.js';
 import { launchCells } from './cell-launcher.js';
 import { loadCampaign } from './load.js';
 import type { Cell, CellOptions, ResolvedCell } from './matrix.js';
+import { openCampaignFolder } from './open-campaign-folder.js';
 import type { CampaignSummary, CellResult } from './report.js';
 import { runCell } from './run-cell.js';
-import { type CampaignFile, campaignRecord } from './spec.js';
+import type { CampaignFile } from './spec.js';
 import { estimate, progressText } from './state.js';
 import type { CampaignPlan } from './validate.js';
 import { WorkloadSlots } from './workload-slots.js';
@@ -98,8 +92,6 @@ export async function campaign(
   return runCampaign(await loadCampaign(input, options), options, hooks);
 }
 
-const stamp = () => new Date().toISOString().replace(/:/g, '-');
-
 /**
  * Every image any cell needs, before the first cell: a missing one is built (or the
  * campaign stops in one line), not an error in each of its cells.
@@ -110,31 +102,6 @@ async function prepareImages(runs: readonly ResolvedCell[], build: boolean, log:
   const needed = allClusterImages(runs.map((r) => r.resolved));
   log(`images for ${plural(runs.length, 'cell')}: ${needed.images.join(', ')}`);
   await ensureImage({ build, log, ...needed });
-}
-
-/** The campaign's folder, made: the campaign as validated (and its file, copied), the latest link. */
-function openCampaignFolder(plan: CampaignPlan, options: CampaignRunOptions) {
-  const { spec, shard } = plan;
-  const parent = join(options.store ?? DEFAULTS.storeDir, 'campaigns', spec.name);
-  const shardSuffix = shard ? `-shard-${shard.index}-of-${shard.count}` : '';
-  const dir = join(parent, `${stamp()}${shardSuffix}`);
-  const runsDir = join(dir, CAMPAIGN_FILES.runs);
-  const logsDir = join(dir, CAMPAIGN_FILES.logs);
-  makeDirs(runsDir);
-  makeDirs(logsDir);
-  writeFileSync(join(dir, CAMPAIGN_FILES.spec), `${JSON.stringify(stamped(campaignRecord(spec)), null, 2)}\n`);
-  try {
-    if (statSync(spec.source).isFile()) copyFileSync(spec.source, join(dir, CAMPAIGN_FILES.yaml));
-  } catch {
-    // not from a file (a campaign object)
-  }
-  if (options.latest !== false)
-    try {
-      pointLatest(parent, dir, `latest${shardSuffix}`);
-    } catch {
-      // another process on the same store got there first: the link is a convenience
-    }
-  return { dir, runsDir, logsDir, files: summaryFiles(dir) };
 }
 
 /** The caller's signal, or the time budget running out: either stops the campaign, and says which. */

@@ -369,19 +369,6 @@ export function campaignData(text: string, source: string): unknown {
   return data;
 }
 
-/** The module paths a campaign's entries give as backends, as given (malformed data: none). */
-export function moduleBackendsOf(data: unknown): string[] {
-  const matrix = (data as { matrix?: unknown } | null)?.matrix;
-  if (!Array.isArray(matrix)) return [];
-  const paths = matrix.flatMap((entry: unknown) => {
-    const backend = (entry as { backend?: unknown } | null)?.backend;
-    return (Array.isArray(backend) ? backend : [backend]).filter(
-      (b): b is string => typeof b === 'string' && isModulePath(b),
-    );
-  });
-  return [...new Set(paths)];
-}
-
 /** The largest campaign file read: a campaign of 10,000 cells is a few kB of YAML. */
 export const MAX_CAMPAIGN_FILE_BYTES = 4 * MiB;
 

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { duration, estimate, neverRan, observedState, progressText, STALE_MS, thisRunner } from './state.js';
+import { duration, estimate, observedState, progressText, STALE_MS, thisRunner } from './state.js';
 
 /** The pid of a process that has exited: nothing runs under it (until the pid is reused). */
 function deadPid(): number {
@@ -64,13 +64,5 @@ describe('progress', () => {
     expect(progressText(estimate(3, 39, 240))).toBe('3 of 39 cells, 4 min elapsed, about 48 min left');
     expect(progressText(estimate(0, 2, 12))).toBe('0 of 2 cells, 12 s elapsed');
     expect(duration(3 * 3600 + 5 * 60)).toBe('3 h 5 min');
-  });
-
-  it('names the planned cells that have no result', () => {
-    const planned = [0, 3, 6].map((index) => ({ index, id: `c${index}` }));
-    expect(neverRan(planned, [{ index: 3 }])).toEqual([
-      { index: 0, id: 'c0' },
-      { index: 6, id: 'c6' },
-    ]);
   });
 });

@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { CellName } from './report.js';
 
 export type CampaignStateName = 'running' | 'finished' | 'cut-short';
 
@@ -129,10 +128,4 @@ export function estimate(done: number, total: number, elapsedS: number): Campaig
   if (done > 0 && done < total) p.leftS = (elapsedS / done) * (total - done);
   else if (done >= total) p.leftS = 0;
   return p;
-}
-
-/** The cells of `planned` that have no result among `ran` (by index). */
-export function neverRan(planned: readonly CellName[], ran: readonly { index: number }[]): CellName[] {
-  const have = new Set(ran.map((r) => r.index));
-  return planned.filter((c) => !have.has(c.index));
 }
