@@ -16,8 +16,8 @@ export interface CheckedRun {
   paired: LenientPairing;
   /** The data store register's key: operations on it are the store's, the others the lock's. */
   storeKey: string;
-  /** Whether the clients fenced their writes with their grant's token. */
-  fenced: boolean;
+  /** Whether the clients fenced their writes with their grant's token (the run's `fencing`). */
+  fencing: boolean;
 }
 
 export interface RunChecker {
@@ -32,7 +32,7 @@ export interface RunChecker {
 export function runCheckers(
   history: readonly Op[],
   checkers: readonly RunChecker[],
-  opts: { storeKey: string; fenced: boolean },
+  opts: { storeKey: string; fencing: boolean },
 ): CheckResult[] {
   const run: CheckedRun = { history, paired: pairHistory(history), ...opts };
   return checkers.map((checker) => guarded(checker, run));

@@ -32,7 +32,7 @@ function lockSet(n: number, { fenced = false, rejectAllBut = Number.POSITIVE_INF
 
 describe('evidence', () => {
   it('is valid with grants, accepted writes and reads', () => {
-    const r = checkEvidence(lockSet(10).ops, { writes: true, storeKey: S, fenced: false });
+    const r = checkEvidence(lockSet(10).ops, { writes: true, storeKey: S, fencing: false });
     expect(r.valid).toBe(true);
     expect(r.summary).toBe('10 of 10 acquires granted, 10 of 10 writes accepted, 11 reads');
   });
@@ -41,7 +41,7 @@ describe('evidence', () => {
     const h = new H();
     for (let p = 0; p < 20; p++) h.invoke(p, 'acquire', 'L').info(p, 'acquire', 'L', undefined, 'boom');
     h.invoke(99, 'read', S).ok(99, 'read', S, null);
-    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: false });
+    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fencing: false });
     expect(r.valid).toBe('unknown');
     expect(r.summary).toMatch(/too little to judge safety: only 0 of 20 acquires granted \(0 failed, 20 timed out/);
     // The whole run: on c7f3e6e every checker passed vacuously and the run was valid, exit 0.
@@ -51,7 +51,7 @@ describe('evidence', () => {
 
   it('a fenced store that rejected 447 of 448 writes: unknown, and says so', () => {
     const h = lockSet(448, { fenced: true, rejectAllBut: 1 });
-    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: true });
+    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fencing: true });
     expect(r.valid).toBe('unknown');
     expect(r.summary).toMatch(/only 1 of 448 writes accepted \(the store rejected 447 of 448\)/);
     expect(verdict(h, config({ fencing: true }))).toBe('unknown');
@@ -61,7 +61,7 @@ describe('evidence', () => {
     const r = checkEvidence(lockSet(30, { fenced: true, rejectAllBut: 10 }).ops, {
       writes: true,
       storeKey: S,
-      fenced: true,
+      fencing: true,
     });
     expect(r.valid).toBe(true);
     expect(r.details.warnings[0]).toMatch(/the store rejected 20 of 30 writes \(66.7%\)/);
@@ -78,15 +78,15 @@ describe('evidence', () => {
   it('no read of the store: unknown', () => {
     const h = new H();
     for (let i = 0; i < 5; i++) h.acquire(0).invoke(0, 'write', S, [i]).ok(0, 'write', S, [i]).release(0);
-    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: false });
+    const r = checkEvidence(h.ops, { writes: true, storeKey: S, fencing: false });
     expect(r.valid).toBe('unknown');
     expect(r.summary).toMatch(/no successful read of the store/);
   });
 
   it('mutex workload: grants alone are enough', () => {
     const h = new H().acquire(0).release(0).acquire(1).release(1);
-    expect(checkEvidence(h.ops, { writes: false, storeKey: S, fenced: false }).valid).toBe(true);
-    expect(checkEvidence(new H().acquire(0).release(0).ops, { writes: false, storeKey: S, fenced: false }).valid).toBe(
+    expect(checkEvidence(h.ops, { writes: false, storeKey: S, fencing: false }).valid).toBe(true);
+    expect(checkEvidence(new H().acquire(0).release(0).ops, { writes: false, storeKey: S, fencing: false }).valid).toBe(
       'unknown',
     );
   });
@@ -133,7 +133,7 @@ describe('evidence: holds that outlived their lease', () => {
       { validityMs: 300, heldMs: 10, end: 'open' }, // ends with the history: 10 ms
     ]);
     expect(outlivedLeases(ops)).toEqual({ holds: 5, outlived: 2 });
-    const r = checkEvidence(ops, { writes: false, storeKey: S, fenced: false });
+    const r = checkEvidence(ops, { writes: false, storeKey: S, fencing: false });
     expect(r.valid).toBe(true);
     expect(r.summary).toBe('5 of 5 acquires granted, 2 of 5 holds outlived their lease');
     expect(r.details).toMatchObject({ leasedHolds: 5, outlived: 2 });
@@ -149,7 +149,9 @@ describe('evidence: holds that outlived their lease', () => {
   it('says nothing of grants without a validity (a foreign history)', () => {
     const h = new H().acquire(0).release(0).acquire(1).release(1);
     expect(outlivedLeases(h.ops)).toEqual({ holds: 0, outlived: 0 });
-    expect(checkEvidence(h.ops, { writes: false, storeKey: S, fenced: false }).summary).toBe('2 of 2 acquires granted');
+    expect(checkEvidence(h.ops, { writes: false, storeKey: S, fencing: false }).summary).toBe(
+      '2 of 2 acquires granted',
+    );
   });
 
   it('counts exactly the holds held longer than their validity, on random runs', () => {

@@ -34,7 +34,7 @@ export interface EvidenceOptions {
   /** Whether the workload writes the store (lock-set) or only takes the lock (mutex). */
   writes: boolean;
   storeKey: string;
-  fenced: boolean;
+  fencing: boolean;
 }
 
 export type EvidenceDetails = {
@@ -99,7 +99,7 @@ export function checkEvidence(
     const rejected = writes.filter((p) => p.outcome === 'fail').length;
     const reads = store.filter((p) => p.f === 'read' && p.outcome === 'ok').length;
     Object.assign(details, { writes: writes.length, accepted, rejected, reads });
-    if (opts.fenced && rejected > 0) {
+    if (opts.fencing && rejected > 0) {
       details.rejectedWrites = writes
         .filter((p) => p.outcome === 'fail' && p.completion)
         .slice(0, 20)
@@ -176,7 +176,7 @@ export function evidenceChecker(opts: { writes: boolean }): RunChecker {
   return {
     name: () => 'evidence',
     counts: () => true,
-    check: (run) => checkEvidence(run.history, { writes: opts.writes, storeKey: run.storeKey, fenced: run.fenced }),
+    check: (run) => checkEvidence(run.history, { writes: opts.writes, storeKey: run.storeKey, fencing: run.fencing }),
   };
 }
 

@@ -20,7 +20,7 @@ describe('fencing', () => {
       .invoke(1, 'write', S, [[1, 2], 2])
       .ok(1, 'write', S, [[1, 2], 2])
       .release(1);
-    expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(true);
+    expect(checkFencing(h.ops, { storeKey: S, fencing: true }).valid).toBe(true);
   });
 
   it('catches a store that accepted an older token after a newer one', () => {
@@ -31,7 +31,7 @@ describe('fencing', () => {
       .ok(1, 'write', S, [[2], 2])
       .invoke(0, 'write', S, [[1], 1])
       .ok(0, 'write', S, [[1], 1]);
-    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    const r = checkFencing(h.ops, { storeKey: S, fencing: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/accepted token 1 from process 0.*after it had accepted token 2/);
     expect(fencingViolations(stored(r))).toEqual([
@@ -48,7 +48,7 @@ describe('fencing', () => {
 
   it('catches a grant whose token did not grow (a lock service that forgot)', () => {
     const h = new H().acquire(0, 5).release(0).acquire(1, 5);
-    const r = checkFencing(h.ops, { storeKey: S, fenced: false });
+    const r = checkFencing(h.ops, { storeKey: S, fencing: false });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/granted token 5.*not larger than token 5/);
     expect(fencingViolations(stored(r)).map((v) => [v.kind, v.words])).toEqual([
@@ -59,7 +59,7 @@ describe('fencing', () => {
   it('names a forked token source: the same token granted to two clients', () => {
     // Two primaries counting on from the same value (Sentinel failover): both grant 7.
     const h = new H().acquire(0, 6).release(0).acquire(1, 7).acquire(2, 7).release(1);
-    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    const r = checkFencing(h.ops, { storeKey: S, fencing: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/forked: 1 tokens granted twice/);
     expect(r.summary).toMatch(/token 7 was granted twice: to process 1 .* and to process 2/);
@@ -72,11 +72,11 @@ describe('fencing', () => {
       .invoke(0, 'write', S, [[1], 1])
       .ok(1, 'write', S, [[2], 2])
       .ok(0, 'write', S, [[1], 1]);
-    expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(true);
+    expect(checkFencing(h.ops, { storeKey: S, fencing: true }).valid).toBe(true);
   });
 
   it('has nothing to say without tokens (redlock), and does not count', () => {
-    const r = checkFencing(new H().acquire(0).release(0).ops, { storeKey: S, fenced: false });
+    const r = checkFencing(new H().acquire(0).release(0).ops, { storeKey: S, fencing: false });
     expect(r).toMatchObject({ valid: true, counts: false });
   });
 
@@ -109,7 +109,7 @@ describe('fencing: a grant that outranks a holder whose lease stands', () => {
       .ok(1, 'acquire', 'L', grant(2))
       .release(0)
       .release(1);
-    const r = checkFencing(h.ops, { storeKey: S, fenced: true });
+    const r = checkFencing(h.ops, { storeKey: S, fencing: true });
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/1 grants outranked a holder whose lease stood/);
     expect(r.summary).toMatch(

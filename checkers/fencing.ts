@@ -189,9 +189,9 @@ export type FencingDetails = {
 
 export function checkFencing(
   history: readonly Op[],
-  opts: { storeKey: string; fenced: boolean },
+  opts: { storeKey: string; fencing: boolean },
 ): CheckResult & { details?: FencingDetails } {
-  const base = { checker: 'fencing', counts: opts.fenced };
+  const base = { checker: 'fencing', counts: opts.fencing };
   const pairs = pairLeniently(history);
   const grants = tokened(pairs, 'acquire', (op) => decodeGrant(op.value).token);
   if (grants.length === 0) {
@@ -199,7 +199,7 @@ export function checkFencing(
   }
   const grantRegressions = regressions(grants, true);
   const duplicated = duplicatedTokens(grants);
-  const writes = opts.fenced
+  const writes = opts.fencing
     ? tokened(
         pairs.filter((p) => p.invoke.key === opts.storeKey),
         'write',
@@ -222,7 +222,7 @@ export function checkFencing(
       valid: true,
       summary:
         `${grants.length} grants with growing tokens` +
-        (opts.fenced ? `; ${writes.length} accepted writes, no stale token accepted` : ''),
+        (opts.fencing ? `; ${writes.length} accepted writes, no stale token accepted` : ''),
       details,
     };
   }
@@ -268,8 +268,8 @@ export function checkFencing(
 /** Tokens must grow with the grants; with fencing, the store must keep stale ones out: counted then. */
 export const fencingChecker: RunChecker = {
   name: () => 'fencing',
-  counts: (run) => run.fenced,
-  check: (run) => checkFencing(run.history, { storeKey: run.storeKey, fenced: run.fenced }),
+  counts: (run) => run.fencing,
+  check: (run) => checkFencing(run.history, { storeKey: run.storeKey, fencing: run.fencing }),
 };
 
 /** The stale tokens a result says the store accepted, and the grants out of token order. */

@@ -16,7 +16,7 @@ const S = 'S';
 /** Feeds the ops in order; the first violation named, if any. */
 function firstOf(ops: readonly Op[], fenced: boolean, storeKey: string | undefined = S): string | undefined {
   const seen: Op[] = [];
-  const live = new LiveViolations({ fenced, storeKey, historySoFar: () => seen, checkEveryNs: 0 });
+  const live = new LiveViolations({ fencing: fenced, storeKey, historySoFar: () => seen, checkEveryNs: 0 });
   for (const op of ops) {
     seen.push(op);
     live.onOp(op);
@@ -103,7 +103,7 @@ describe('live violations', () => {
         }
         const prefix = h.ops.slice(0, Math.max(1, Math.round((h.ops.length * cut) / 12)));
         if (firstOf(prefix, true) !== undefined) {
-          expect(checkFencing(h.ops, { storeKey: S, fenced: true }).valid).toBe(false);
+          expect(checkFencing(h.ops, { storeKey: S, fencing: true }).valid).toBe(false);
         }
       }),
     );
@@ -156,7 +156,7 @@ describe('live violations', () => {
           }
           const whole = [...arrival].sort((a, b) => a.time - b.time).map((op, index) => ({ ...op, index }));
           if (firstOf(arrival, true) !== undefined) {
-            expect(checkFencing(whole, { storeKey: S, fenced: true }).valid).toBe(false);
+            expect(checkFencing(whole, { storeKey: S, fencing: true }).valid).toBe(false);
           }
         },
       ),

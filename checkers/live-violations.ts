@@ -5,7 +5,7 @@
  *
  * What it watches, each counted only where its checker counts:
  * - overlapping holds (mutual-exclusion, unfenced): LiveOverlaps, confirmed pairs only;
- * - the fencing rules (fencing, fenced): a stale token the store accepted, a grant whose
+ * - the fencing rules (fencing on, off): a stale token the store accepted, a grant whose
  *   token did not grow (a token granted twice is one), a grant that outranked a holder whose
  *   lease stood. Judged by the fencing checker itself on the history so far, at most once
  *   per CHECK_EVERY_NS of op time: the first two name a pair of completed operations, which
@@ -34,7 +34,7 @@ const CHECK_EVERY_NS = 500_000_000;
 const GROWTH_BETWEEN_CHECKS = 0.1;
 
 export interface LiveViolationsOptions {
-  fenced: boolean;
+  fencing: boolean;
   /** The store key of a workload that uses the store; undefined: no store to watch. */
   storeKey?: string;
   /**
@@ -77,7 +77,7 @@ export class LiveViolations {
   onOp(op: Op): void {
     this.overlaps.onOp(op);
     if (this.first !== undefined || op.process === 'nemesis') return;
-    if (!this.opts.fenced && this.overlaps.confirmed > 0)
+    if (!this.opts.fencing && this.overlaps.confirmed > 0)
       this.first = 'two clients held the lock at once (overlapping holds)';
     if (op.type === 'invoke') {
       this.pending.set(op.process, op);
@@ -86,7 +86,7 @@ export class LiveViolations {
     const invoke = this.pending.get(op.process);
     this.pending.delete(op.process);
     if (!invoke || op.type !== 'ok') return;
-    if (this.opts.fenced && (op.f === 'acquire' || op.f === 'write')) this.fencingDue = true;
+    if (this.opts.fencing && (op.f === 'acquire' || op.f === 'write')) this.fencingDue = true;
     if (this.opts.storeKey !== undefined && op.key === this.opts.storeKey) this.onStoreOp(invoke, op);
     if (this.fencingDue && op.time - this.lastFencingCheck >= (this.opts.checkEveryNs ?? CHECK_EVERY_NS))
       this.checkFencing(op.time);
@@ -113,7 +113,7 @@ export class LiveViolations {
     this.lastFencingCheck = now;
     this.checkedLength = history.length;
     this.fencingDue = false;
-    const result = checkFencing(history, { storeKey: this.opts.storeKey ?? '', fenced: true });
+    const result = checkFencing(history, { storeKey: this.opts.storeKey ?? '', fencing: true });
     const details = result.details;
     if (result.valid !== false || result.counts === false || !details) return;
     // An outranking comes first in the checker's words. A grant outranks a holder only while

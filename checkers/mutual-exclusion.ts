@@ -187,7 +187,7 @@ export function checkMutualExclusion(
  */
 export const mutualExclusionChecker: RunChecker = {
   name: () => 'mutual-exclusion',
-  counts: (run) => !run.fenced,
+  counts: (run) => !run.fencing,
   check: (run) => checkMutualExclusion(run.history, { counts: mutualExclusionChecker.counts(run) }),
 };
 

@@ -25,8 +25,8 @@ describe('the checkers that speak for their results', () => {
   it('finds each checker’s words by the name its results carry', () => {
     expect(wordsOf(checkMutualExclusion(ops, { counts: true }))).toBe(mutualExclusionWords);
     expect(wordsOf(checkLostUpdates(ops, S))).toBe(lostUpdatesWords);
-    expect(wordsOf(checkFencing(ops, { storeKey: S, fenced: false }))).toBe(fencingWords);
-    expect(wordsOf(checkEvidence(ops, { writes: true, storeKey: S, fenced: false }))).toBe(evidenceWords);
+    expect(wordsOf(checkFencing(ops, { storeKey: S, fencing: false }))).toBe(fencingWords);
+    expect(wordsOf(checkEvidence(ops, { writes: true, storeKey: S, fencing: false }))).toBe(evidenceWords);
   });
 
   it('takes a result no checker speaks for as silent, judging the data', () => {

@@ -17,7 +17,7 @@ export function checkRun(
 ): CheckResult[] {
   const workload = workloadByName(run.workload);
   if (!workload) throw new UserError(`unknown workload '${run.workload}': no checkers for it`);
-  return runCheckers(history, workload.checkers, { storeKey: opts.storeKey, fenced: run.fencing });
+  return runCheckers(history, workload.checkers, { storeKey: opts.storeKey, fencing: run.fencing });
 }
 
 /** What interruptibleCheckRun gives when the signal came first: nothing was decided. */

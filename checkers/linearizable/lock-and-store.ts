@@ -41,7 +41,7 @@ export const lockLinearizableChecker: RunChecker = {
   check: (run) => linearizableSubset(run, (op) => op.key !== run.storeKey, 'mutex', ['acquire', 'release']),
 };
 
-const storeModel = (run: CheckedRun) => (run.fenced ? 'fenced-register' : 'register');
+const storeModel = (run: CheckedRun) => (run.fencing ? 'fenced-register' : 'register');
 
 /** The store's reads and writes against a register (fenced with fencing): counted. */
 export const storeLinearizableChecker: RunChecker = {

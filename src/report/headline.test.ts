@@ -13,17 +13,17 @@ import { prepareReport } from './model.js';
 const S = 'S';
 
 /** The sentence for a history as a run would check it (results stored as JSON, as the report reads them). */
-function sentence(ops: Op[], fenced: boolean, conditions: RunCondition[] = []): string {
+function sentence(ops: Op[], fencing: boolean, conditions: RunCondition[] = []): string {
   const results = JSON.parse(
     JSON.stringify([
-      checkMutualExclusion(ops, { counts: !fenced }),
+      checkMutualExclusion(ops, { counts: !fencing }),
       checkLostUpdates(ops, S),
-      checkFencing(ops, { storeKey: S, fenced }),
-      checkEvidence(ops, { writes: true, storeKey: S, fenced }),
+      checkFencing(ops, { storeKey: S, fencing }),
+      checkEvidence(ops, { writes: true, storeKey: S, fencing }),
     ]),
   ) as CheckResult[];
   const valid = runVerdict(countedVerdict(results), conditions);
-  return headline({ valid, fenced, results, conditions }, prepareReport(ops, results));
+  return headline({ valid, fencing, results, conditions }, prepareReport(ops, results));
 }
 
 /** One step of a history: what happens next, on the builder. */
@@ -99,7 +99,7 @@ const landedBeforeItsPause: Step[] = [
 interface Case {
   title: string;
   steps: Step[];
-  fenced: boolean;
+  fencing: boolean;
   conditions?: RunCondition[];
   says: string;
 }
@@ -111,7 +111,7 @@ describe('the report headline', () => {
       // Paused 6 ms, p0 wakes and writes its stale set (dropping 1); p1 writes on from its
       // own (dropping p0's 2).
       steps: [...overtaken(), write(0, [2]), ...bothReleaseThenAdds(1, [3], [3, 4])],
-      fenced: false,
+      fencing: false,
       says: 'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost.',
     },
     {
@@ -132,7 +132,7 @@ describe('the report headline', () => {
         release(1),
         read([1, 2, 5]),
       ],
-      fenced: false,
+      fencing: false,
       says: 'Process 1 paused for 10 ms (client-pause) outlived its lease; process 3 acquired; 2 acknowledged adds lost.',
     },
     {
@@ -151,13 +151,13 @@ describe('the report headline', () => {
         release(1),
         read([1, 2, 5]),
       ],
-      fenced: false,
+      fencing: false,
       says: 'Process 4 paused for 8 ms (client-pause) outlived its lease; process 2 acquired; 1 acknowledged add lost after process 1 paused for 8 ms (client-pause).',
     },
     {
       title: 'invalid without a fault: says so, and that no add was lost',
       steps: [acquire(0), acquire(1), release(0), release(1), write(1, [1]), read([1])],
-      fenced: false,
+      fencing: false,
       says: 'Process 1 acquired while process 0 still held the lock, with no fault in effect; no acknowledged add lost.',
     },
     {
@@ -172,14 +172,14 @@ describe('the report headline', () => {
         write(1, [1]),
         read([1]),
       ],
-      fenced: false,
+      fencing: false,
       says: 'Process 1 acquired while process 0 still held the lock, during partition (majority-minority, 6 ms); no acknowledged add lost.',
     },
     {
       title: 'invalid with fencing: the stale token the store accepted, and what it cost',
       // p1 writes with token 2; p0 then gets in with its older token 1, dropping p1's add.
       steps: [...overtaken(1, 2), write(0, [2], 1), ...bothReleaseThenAdds(2, [2, 3], [2, 3, 4], 3)],
-      fenced: true,
+      fencing: true,
       says: 'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; the store accepted stale token 1 after token 2; 1 acknowledged add lost.',
     },
     {
@@ -197,13 +197,13 @@ describe('the report headline', () => {
         release(1),
         read([2, 3]),
       ],
-      fenced: false,
+      fencing: false,
       says: '1 acknowledged add lost, during client-pause (process 5, 4 ms).',
     },
     {
       title: 'valid fenced: the stale write the store rejected, after its writer paused, and no add lost',
       steps: [...overtaken(16, 17), staleWrite(0, [2], 16), ...bothReleaseThenAdds(2, [1, 3], [1, 3, 4], 18)],
-      fenced: true,
+      fencing: true,
       says: "Process 0's stale write (token 16) was rejected by the store after it paused 6 ms (client-pause); no acknowledged add lost.",
     },
     {
@@ -214,7 +214,7 @@ describe('the report headline', () => {
         staleWrite(0, [3], 16),
         ...bothReleaseThenAdds(2, [1, 4], [1, 4, 5], 18),
       ],
-      fenced: true,
+      fencing: true,
       says: "Process 0's stale write (token 16) was rejected by the store after it paused 6 ms (client-pause); 1 more stale write rejected; no acknowledged add lost.",
     },
     {
@@ -229,29 +229,29 @@ describe('the report headline', () => {
         release(1),
         read([1, 2, 3]),
       ],
-      fenced: false,
+      fencing: false,
       says: 'No two of 2 holds overlapped with no fault injected; all 3 acknowledged adds kept.',
     },
     {
       title: 'valid through faults: counts them by kind',
       steps: [acquire(0), pause(3), write(0, [1]), resume, ...addsThenHandsOver],
-      fenced: false,
+      fencing: false,
       says: 'No two of 2 holds overlapped through 1 client-pause fault; all 3 acknowledged adds kept.',
     },
     {
       title: 'not as configured: names the conditions, and does not claim a pass',
       steps: [acquire(0), write(0, [1]), ...addsThenHandsOver],
-      fenced: false,
+      fencing: false,
       conditions: [{ kind: 'interrupted', message: 'interrupted (SIGINT) at 2.7 s of 20 s' }],
       says: 'Not run as configured: interrupted (SIGINT) at 2.7 s of 20 s; no violation in what did run, which is not evidence for this configuration.',
     },
-  ])('$title', ({ steps, fenced, conditions, says }) => {
-    expect(sentence(history(steps), fenced, conditions)).toBe(says);
+  ])('$title', ({ steps, fencing, conditions, says }) => {
+    expect(sentence(history(steps), fencing, conditions)).toBe(says);
   });
 
   it("a client program that broke under a fault: named as the library's failure, beside the data's fate", () => {
     const ops = history([acquire(0), pause(0), resume, write(0, [1]), release(0), acquire(1), release(1), read([1])]);
-    const checked = [checkLostUpdates(ops, S), checkEvidence(ops, { writes: true, storeKey: S, fenced: false })];
+    const checked = [checkLostUpdates(ops, S), checkEvidence(ops, { writes: true, storeKey: S, fencing: false })];
     const program: CheckResult = {
       checker: 'client-program',
       valid: false,
@@ -261,7 +261,7 @@ describe('the report headline', () => {
     const results = JSON.parse(JSON.stringify([...checked, program])) as CheckResult[];
     const valid = runVerdict(countedVerdict(results), []);
     expect(valid).toBe(false);
-    expect(headline({ valid, fenced: false, results, conditions: [] }, prepareReport(ops, results))).toBe(
+    expect(headline({ valid, fencing: false, results, conditions: [] }, prepareReport(ops, results))).toBe(
       'The client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1; no acknowledged add lost.',
     );
     // Beside an overlap, said after it.
@@ -270,7 +270,7 @@ describe('the report headline', () => {
       JSON.stringify([checkMutualExclusion(overlapping, { counts: true }), checkLostUpdates(overlapping, S), program]),
     ) as CheckResult[];
     expect(
-      headline({ valid: false, fenced: false, results: all, conditions: [] }, prepareReport(overlapping, all)),
+      headline({ valid: false, fencing: false, results: all, conditions: [] }, prepareReport(overlapping, all)),
     ).toBe(
       'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost; the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1.',
     );

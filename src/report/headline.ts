@@ -26,7 +26,7 @@ import type { Fault, ReportData, Violation } from './model.js';
 
 export interface HeadlineRun {
   valid: Validity;
-  fenced: boolean;
+  fencing: boolean;
   results: readonly CheckResult[];
   conditions: readonly RunCondition[];
 }
@@ -202,7 +202,7 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
 
 function validSentence(run: HeadlineRun, data: ReportData): string {
   const fate = dataFate(run.results);
-  const turnedAway = run.fenced ? firstSaid(run.results, (w, r) => w.turnedAway?.(r)) : undefined;
+  const turnedAway = run.fencing ? firstSaid(run.results, (w, r) => w.turnedAway?.(r)) : undefined;
   const keptData = fate?.words;
   if (turnedAway) {
     const rejected = turnedAway.first;
@@ -225,7 +225,7 @@ function validSentence(run: HeadlineRun, data: ReportData): string {
   const overlap = data.violations.find((v) => v.kind === 'overlap' && v.processes);
   if (overlap) {
     const held = overlapCause(data, overlap);
-    const safe = run.fenced ? 'no stale token accepted' : 'not counted';
+    const safe = run.fencing ? 'no stale token accepted' : 'not counted';
     return `${held}; ${[safe, keptData].filter(Boolean).join(', ')}`;
   }
   const exclusive = firstSaid(run.results, (w, r) => w.exclusion?.(r)) ?? 'no counted checker found a violation';

@@ -189,7 +189,7 @@ export function buildRunReport(
   const data = prepareReport(run.history, run.results, options);
   beforeWrite?.();
   const sentence = headline(
-    { valid: run.valid, fenced: run.config.fencing, results: run.results, conditions: run.conditions },
+    { valid: run.valid, fencing: run.config.fencing, results: run.results, conditions: run.conditions },
     data,
   );
   const reportPath = join(dir, 'report.html');

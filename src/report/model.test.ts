@@ -43,7 +43,7 @@ function resultsOf(ops: Op[], fenced = false): CheckResult[] {
   return stored([
     checkMutualExclusion(ops, { counts: !fenced }),
     checkLostUpdates(ops, S),
-    checkFencing(ops, { storeKey: S, fenced }),
+    checkFencing(ops, { storeKey: S, fencing: fenced }),
   ]);
 }
 
@@ -113,7 +113,7 @@ describe('report data', () => {
       .ok(0, 'write', S, [[1], 5])
       .invoke(1, 'write', S, [[1, 2], 4])
       .ok(1, 'write', S, [[1, 2], 4]);
-    const d = prepareReport(h.ops, stored([checkFencing(h.ops, { storeKey: S, fenced: true })]));
+    const d = prepareReport(h.ops, stored([checkFencing(h.ops, { storeKey: S, fencing: true })]));
     expect(d.violations.map((v) => v.kind)).toEqual(['stale', 'regression']);
     expect(d.violations[0]?.marks.map((m) => m.index)).toEqual([5, 7]);
     expect(d.violations[0]?.words).toMatch(/accepted token 4 \(op #7\) after it had accepted token 5 \(op #5\)/);
@@ -244,7 +244,7 @@ describe('report violations: every kind in view', () => {
       .fail(0, 'write', S, [[10], 1], 'rejected: stale token') // #7
       .invoke(2, 'read', S)
       .ok(2, 'read', S, [11]);
-    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: true });
+    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fencing: true });
     const d = prepareReport(h.ops, stored([...resultsOf(h.ops, true), evidence]));
     const away = d.violations.filter((v) => v.kind === 'turned-away');
     expect(away).toHaveLength(1);
@@ -270,7 +270,7 @@ describe('a stale write turned away', () => {
     for (let i = 0; i < 200; i++) h.invoke(1, 'read', S).ok(1, 'read', S, []); // 400 ms of reads
     h.invoke('nemesis', 'stop-client-pause').ok('nemesis', 'stop-client-pause');
     h.invoke(0, 'write', S, [[10], 1]).fail(0, 'write', S, [[10], 1], 'rejected: stale token');
-    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fenced: true });
+    const evidence = checkEvidence(h.ops, { writes: true, storeKey: S, fencing: true });
     const d = prepareReport(h.ops, stored([evidence]));
     const away = d.violations[d.focus];
     expect(away?.kind).toBe('turned-away');

@@ -50,7 +50,7 @@ export class RunRecording {
     this.overlaps = watch.progress ? new LiveOverlaps() : undefined;
     this.live = config.stopOnViolation
       ? new LiveViolations({
-          fenced: config.fencing,
+          fencing: config.fencing,
           storeKey: watch.storeKey,
           historySoFar: () => this.writer.ops,
           overlaps: this.overlaps,
