@@ -2,12 +2,12 @@
  * The checks of a run: its workload's checkers on its history. The runner checks a run
  * when it ends; the report checks a run folder that has no results (its runner killed).
  */
-import { Worker } from 'node:worker_threads';
 import { runCheckers } from '../checkers/checker.js';
 import type { CheckResult } from '../checkers/result.js';
 import type { Op } from '../src/history/op.js';
 import { UserError } from '../src/util/errors.js';
 import { compiledBeside } from '../src/util/paths.js';
+import { threadAnswer } from '../src/util/thread-answer.js';
 import { workloadByName } from './index.js';
 
 export function checkRun(
@@ -37,29 +37,12 @@ export async function interruptibleCheckRun(
   if (signal?.aborted) return CHECK_INTERRUPTED;
   const url = compiledBeside(import.meta.url, './check-thread.js');
   if (!signal || !url) return checkRun(history, run, opts);
-  const thread = new Worker(url, {
-    workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts },
-  });
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      resolve(CHECK_INTERRUPTED);
-      void thread.terminate();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal.removeEventListener('abort', onAbort);
-    thread.once('message', (results: CheckResult[]) => {
-      settle();
-      resolve(results);
-      void thread.terminate();
-    });
-    thread.once('error', (err) => {
-      settle();
-      reject(err);
-    });
-    thread.once('exit', (code) => {
-      settle();
-      // Ended by the abort (resolved already), after its message, or of itself with nothing said.
-      if (!signal.aborted) reject(new Error(`the checking thread exited with code ${code} before it answered`));
-    });
-  });
+  const results = await threadAnswer<CheckResult[], CheckResult[]>(
+    url,
+    { workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts } },
+    signal,
+    (answer) => ({ answer }),
+    'the checking thread',
+  );
+  return results ?? CHECK_INTERRUPTED;
 }

@@ -3,10 +3,10 @@
  * built, and its heap is bounded by the history it reads (report-heap.ts).
  */
 import { statSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { runFile } from '../run-data/run-folder.js';
 import { UserError } from '../util/errors.js';
 import { compiledBeside } from '../util/paths.js';
+import { threadAnswer } from '../util/thread-answer.js';
 import { type BuiltReport, builtReport } from './built-report.js';
 import { buildRunReport } from './html.js';
 import { reportHeapMiB } from './report-heap.js';
@@ -71,36 +71,16 @@ function reportOnThread(
   hooks: ReportThreadHooks,
   boundMiB: number | undefined,
 ): Promise<BuiltReport | undefined> {
-  const listen = signal?.aborted ? undefined : signal;
-  const thread = new Worker(url, {
-    workerData: { dir },
-    ...(boundMiB === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: boundMiB } }),
-  });
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const onAbort = () => {
-      answered = true;
-      resolve(undefined);
-      void thread.terminate();
-    };
-    listen?.addEventListener('abort', onAbort, { once: true });
-    const settle = () => {
-      answered = true;
-      listen?.removeEventListener('abort', onAbort);
-    };
-    thread.on('message', (message: ReportThreadMessage) => {
-      if (message.kind === 'writing') return hooks.writing?.();
-      settle();
-      if (message.kind === 'built') resolve(message.built);
-      else reject(new UserError(message.userError));
-    });
-    thread.once('error', (err) => {
-      settle();
-      reject(err);
-    });
-    thread.once('exit', (code) => {
-      if (!answered) reject(new Error(`the report thread exited with code ${code} before it answered`));
-      settle();
-    });
-  });
+  const resourceLimits = boundMiB === undefined ? undefined : { maxOldGenerationSizeMb: boundMiB };
+  return threadAnswer<ReportThreadMessage, BuiltReport>(
+    url,
+    { workerData: { dir }, ...(resourceLimits ? { resourceLimits } : {}) },
+    signal,
+    (message) => {
+      if (message.kind === 'writing') return void hooks.writing?.();
+      if (message.kind === 'built') return { answer: message.built };
+      return { failure: new UserError(message.userError) };
+    },
+    'the report thread',
+  );
 }
