@@ -114,7 +114,22 @@ export interface Cluster {
    * absent when removing the run's labelled containers is all there is to do.
    */
   close?(): Promise<void>;
+  /**
+   * Gives the nodes the engine's full CPU weight (CPU_SHARES.running) once their cell's
+   * workload may run; absent for nodes lockchaos did not start.
+   */
+  claimCpu?(): Promise<void>;
 }
+
+/**
+ * The CPU weight of a cluster's containers (docker's cpu-shares; the engine's default is
+ * 1024). A campaign starts the next cells' clusters while others run their workloads; on
+ * a small machine their starts (a ZooKeeper ensemble's JVMs) took the CPU the running
+ * workloads' timing needs: seen as a store read stalled past a 1 s lease, and the lock's
+ * overlap that followed, in a cell that is valid on a machine at rest. Started ahead, a
+ * cluster yields; its workload's slot taken, it weighs as much as any.
+ */
+export const CPU_SHARES = { ahead: 128, running: 1024 } as const;
 
 /**
  * A node that is a container on this engine: lockchaos's own (on the run's network), or an
@@ -196,7 +211,13 @@ export class ContainerNode implements NodeHandle {
  * Starts the nodes in parallel on a fresh labelled network and waits until each is ready.
  * The caller removes everything (also after a failed start) with removeResources({ runId }).
  */
-export async function startCluster(runId: string, specs: readonly NodeSpec[], signal?: AbortSignal): Promise<Cluster> {
+export async function startCluster(
+  runId: string,
+  specs: readonly NodeSpec[],
+  signal?: AbortSignal,
+  /** Started ahead of its workload (a campaign's cell): the containers yield the CPU until claimCpu(). */
+  ahead = false,
+): Promise<Cluster> {
   const networkName = `lockchaos-${runId}`;
   await docker().createNetwork({
     Name: networkName,
@@ -223,7 +244,7 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
         Labels: runLabels(runId, spec.role),
         ...(command ? { Cmd: command } : {}),
         ...(spec.user ? { User: spec.user } : {}),
-        HostConfig: { NetworkMode: networkName },
+        HostConfig: { NetworkMode: networkName, ...(ahead ? { CpuShares: CPU_SHARES.ahead } : {}) },
       });
       await container.start();
       signal?.throwIfAborted();
@@ -253,6 +274,12 @@ export async function startCluster(runId: string, specs: readonly NodeSpec[], si
         }),
       );
       return out;
+    },
+    async claimCpu() {
+      if (!ahead) return;
+      await Promise.all(
+        nodes.map((n) => docker().getContainer(n.containerId).update({ CpuShares: CPU_SHARES.running })),
+      );
     },
   };
 }

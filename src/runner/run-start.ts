@@ -56,11 +56,12 @@ export function forkWorkers(run: RunContext): WorkerPool {
   return pool;
 }
 
-export async function startRunCluster(run: RunContext): Promise<Cluster> {
+/** The run's cluster, started; `ahead`: of its workload's slot (a campaign's cell), yielding the CPU until it has it. */
+export async function startRunCluster(run: RunContext, ahead: boolean): Promise<Cluster> {
   const { resolved, runId, log } = run;
   log(`starting ${resolved.backend.name} cluster (run ${runId})...`);
   // Ctrl-C while the nodes start (a ready() that never settles waits for nothing else).
-  const cluster = await startNodes(resolved, runId, run.signal).catch(interruptible(run));
+  const cluster = await startNodes(resolved, runId, ahead, run.signal).catch(interruptible(run));
   run.clock.clusterReady();
   run.teardown.on('target', () =>
     cluster.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`)),
@@ -69,9 +70,9 @@ export async function startRunCluster(run: RunContext): Promise<Cluster> {
 }
 
 /** The run's nodes: started in containers, or a target's reached where they are with the store started beside them. */
-function startNodes(resolved: ResolvedRun, runId: string, signal?: AbortSignal): Promise<Cluster> {
+function startNodes(resolved: ResolvedRun, runId: string, ahead: boolean, signal?: AbortSignal): Promise<Cluster> {
   const { target } = resolved;
-  if (!target) return startCluster(runId, resolved.nodeSpecs, signal);
+  if (!target) return startCluster(runId, resolved.nodeSpecs, signal, ahead);
   const store = resolved.nodeSpecs.find((s) => s.role === 'store');
   if (!store) throw new Error('a run has a data store');
   return startTargetCluster({
@@ -95,9 +96,13 @@ export async function openFaults(run: RunContext, cluster: Cluster): Promise<Run
   return faults;
 }
 
-/** A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell. */
+/**
+ * A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell;
+ * once it has it, its cluster takes its full share of the CPU.
+ */
 export async function takeWorkloadSlot(
   run: RunContext,
+  cluster: Cluster,
   slot: ((signal: AbortSignal | undefined) => Promise<() => void>) | undefined,
 ): Promise<void> {
   if (!slot) return;
@@ -105,6 +110,8 @@ export async function takeWorkloadSlot(
   run.log('waiting for a workload slot (other cells run theirs)...');
   const release = await slot(run.signal).catch(interruptible(run));
   run.teardown.on('slot', release);
+  // Best effort: an engine that does not answer leaves the weight low, which the log says.
+  await cluster.claimCpu?.().catch((err) => run.log(`cluster's CPU weight not raised: ${errorMessage(err)}`));
 }
 
 /**

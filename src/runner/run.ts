@@ -102,9 +102,9 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   let done: Workload;
   try {
     const pool = forkWorkers(run);
-    const cluster = await startRunCluster(run);
+    const cluster = await startRunCluster(run, hooks.workloadSlot !== undefined);
     const faults = await openFaults(run, cluster);
-    await takeWorkloadSlot(run, hooks.workloadSlot);
+    await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     await connectClients(run, pool, faults, hooks.progress);
     done = await runWorkload(run, { cluster, faults, pool }, hooks.stopGraceMs);
     await keepNodeLogs(run, cluster);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
-import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
+import { type Cluster, CPU_SHARES, startCluster } from '../../src/cluster/cluster.js';
 import { docker, NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
 import { leftovers, requireEngine } from './support.js';
@@ -54,6 +54,23 @@ describe.skipIf(skip)('cluster on real containers', () => {
     expect(await fresh.ping()).toBe('PONG');
     client.disconnect();
     fresh.disconnect();
+  });
+
+  it('a cluster started ahead of its workload yields the CPU until it claims it', async () => {
+    const aheadId = `${runId}a`;
+    try {
+      const ahead = await startCluster(aheadId, [redisNodeSpec('redis-1', 'node')], undefined, true);
+      const shares = async () =>
+        (await docker().getContainer(ahead.node('redis-1').containerId).inspect()).HostConfig.CpuShares;
+      expect(await shares()).toBe(CPU_SHARES.ahead);
+      await ahead.claimCpu?.();
+      expect(await shares()).toBe(CPU_SHARES.running);
+      // One started for its workload at once weighs as much as any container from the start.
+      const info = await docker().getContainer(cluster.node('redis-1').containerId).inspect();
+      expect(info.HostConfig.CpuShares ?? 0).toBe(0);
+    } finally {
+      await removeResources({ runId: aheadId });
+    }
   });
 
   it('removes everything of the run by label', async () => {
