@@ -1,12 +1,9 @@
-import { resolve as resolvePath } from 'node:path';
-import { isModulePath } from '../backends/index.js';
 import { formatSummary } from '../report/summary.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import { EXIT_INTERRUPTED, RunInterrupted, runExitCode } from '../run-data/conditions.js';
 import { fencingWord, type TestConfig } from '../run-data/config.js';
 import { helpText, PARAMETER_LIST, type Parameter } from '../run-data/parameters.js';
 import { prepareRun } from '../run-data/prepare.js';
-import { resolveRun } from '../run-data/resolve.js';
 import { parseTestJson, readRunFile, rerunConfig } from '../run-data/run-folder.js';
 import { readScheduleFile } from '../run-data/schedule-file.js';
 import { targetDryRun } from '../runner/target-dry-run.js';
@@ -182,20 +179,6 @@ function readReplayConfig(path: string, store?: string): { file: string; config:
   return { file, config: { ...stored, ...(store !== undefined ? { storeDir: store } : {}) } };
 }
 
-/** --dry-run: the target's commands, host by host; a built-in backend's run checked whole first. */
-function dryRun(config: TestConfig): string {
-  if (config.target === undefined) {
-    throw new UserError(
-      "--dry-run lists the commands a run executes on a target's hosts: give --target FILE (without one, lockchaos starts and removes its own containers)",
-    );
-  }
-  const located = { ...config, target: resolvePath(config.target) };
-  // A built-in backend is checked as the run would (a fault a node cannot take is refused);
-  // a module backend is code, and a dry run runs none.
-  if (!isModulePath(config.backend)) resolveRun(located);
-  return targetDryRun(located);
-}
-
 /** A replayed configuration's problems name its file. */
 const replayFrom = (file: string) => `--replay: '${file}'`;
 
@@ -205,8 +188,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(help());
     return 0;
   }
+  // --dry-run: the target's commands, host by host.
+  if (parsed.dryRun && parsed.config.target === undefined) {
+    throw new UserError(
+      "--dry-run lists the commands a run executes on a target's hosts: give --target FILE (without one, lockchaos starts and removes its own containers)",
+    );
+  }
   if (parsed.dryRun) {
-    console.log(dryRun(parsed.config));
+    console.log(targetDryRun(parsed.config));
     return 0;
   }
   // Ctrl-C (or SIGTERM): end the workload, heal, tear down, check what was recorded.

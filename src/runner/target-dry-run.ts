@@ -4,6 +4,8 @@
  * with the run's id as <run>. Nothing is imported, connected or started: a module backend is
  * not loaded (its defaults are unknown then, and said so), and no host is reached.
  */
+
+import { resolve as resolvePath } from 'node:path';
 import { isModulePath, knownBackend } from '../backends/index.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { removeRulesCommand } from '../nemesis/iptables.js';
@@ -11,7 +13,7 @@ import { lossRule } from '../nemesis/kinds/loss.js';
 import { partitionRule } from '../nemesis/kinds/partition.js';
 import { parseFaults } from '../nemesis/spec.js';
 import type { TestConfig } from '../run-data/parameters.js';
-import { backendOptionsOf } from '../run-data/resolve.js';
+import { backendOptionsOf, resolveRun } from '../run-data/resolve.js';
 import { hostScripts } from '../target/commands.js';
 import { describeNode, type Inventory, type NodeNeed, readInventory, type TargetNode } from '../target/inventory.js';
 
@@ -65,9 +67,15 @@ function dockerLines(node: TargetNode, inventory: Inventory, kinds: ReadonlySet<
   return lines;
 }
 
-/** The listing for a configuration with --target; a UserError for a bad inventory. */
-export function targetDryRun(config: TestConfig): string {
-  const file = config.target as string;
+/**
+ * The listing for a configuration with --target; a UserError for a bad inventory. A
+ * built-in backend's run is checked whole first, as the run would (a fault a node cannot
+ * take is refused); a module backend is code, and a dry run runs none.
+ */
+export function targetDryRun(given: TestConfig): string {
+  const config = { ...given, target: resolvePath(given.target as string) };
+  if (!isModulePath(config.backend)) resolveRun(config);
+  const file = config.target;
   const backend = isModulePath(config.backend) ? undefined : knownBackend(config);
   const port = backend?.nodeSpecs(backendOptionsOf({ ...config, nodes: undefined }, backend))[0]?.port ?? 0;
   const inventory = readInventory(file, { backend: backend?.name ?? '', port });
