@@ -4,11 +4,14 @@
  * and a signal handler on the searching thread would only run once it had finished.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { yieldCpu } from '../src/util/yield-cpu.js';
 import { checkRun } from './checks.js';
 
-const { history, run, opts } = workerData as {
+const { history, run, opts, besideWorkloads } = workerData as {
   history: Parameters<typeof checkRun>[0];
   run: Parameters<typeof checkRun>[1];
   opts: Parameters<typeof checkRun>[2];
+  besideWorkloads?: boolean;
 };
+if (besideWorkloads) yieldCpu();
 parentPort?.postMessage(checkRun(history, run, opts));

@@ -27,19 +27,21 @@ export const CHECK_INTERRUPTED = 'interrupted';
  * checkRun on a worker thread that `signal` ends: the results, or CHECK_INTERRUPTED once
  * the signal is aborted (the thread is terminated; nothing of it is kept). Without a signal,
  * or without the compiled thread (the TypeScript sources alone), on this thread.
+ * `besideWorkloads` (a campaign's cell, others running theirs): the thread yields the CPU.
  */
 export async function interruptibleCheckRun(
   history: readonly Op[],
   run: { workload: string; fencing: boolean },
   opts: { storeKey: string },
   signal?: AbortSignal,
+  besideWorkloads = false,
 ): Promise<CheckResult[] | typeof CHECK_INTERRUPTED> {
   if (signal?.aborted) return CHECK_INTERRUPTED;
   const url = compiledBeside(import.meta.url, './check-thread.js');
   if (!signal || !url) return checkRun(history, run, opts);
   const results = await threadAnswer<CheckResult[], CheckResult[]>(
     url,
-    { workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts } },
+    { workerData: { history, run: { workload: run.workload, fencing: run.fencing }, opts, besideWorkloads } },
     signal,
     (answer) => ({ answer }),
     'the checking thread',

@@ -20,6 +20,8 @@ export interface ReportThreadHooks {
   unbounded?: (boundMiB: number) => void;
   /** The heap bound in MiB (default: report-heap.ts's, from history.jsonl's size). */
   boundMiB?: number;
+  /** Other runs' workloads go on beside it (a campaign's cell): the thread yields the CPU. */
+  besideWorkloads?: boolean;
 }
 
 /**
@@ -74,7 +76,7 @@ function reportOnThread(
   const resourceLimits = boundMiB === undefined ? undefined : { maxOldGenerationSizeMb: boundMiB };
   return threadAnswer<ReportThreadMessage, BuiltReport>(
     url,
-    { workerData: { dir }, ...(resourceLimits ? { resourceLimits } : {}) },
+    { workerData: { dir, besideWorkloads: hooks.besideWorkloads }, ...(resourceLimits ? { resourceLimits } : {}) },
     signal,
     (message) => {
       if (message.kind === 'writing') return void hooks.writing?.();

@@ -35,6 +35,8 @@ export async function runAndReport(
   });
   try {
     const built = await interruptibleReport(result.dir, hooks.signal, {
+      // A campaign's cell writes its report while other cells' workloads run.
+      besideWorkloads: hooks.workloadSlot !== undefined,
       unbounded: (mib) =>
         log(`the report needed more than its bound of ${mib} MiB of heap: building it again without one`),
     });

@@ -17,4 +17,6 @@ export interface RunContext {
   clock: RunClock;
   recording: RunRecording;
   teardown: Teardown;
+  /** A campaign's cell (it takes a workload slot): other cells' workloads run beside it. */
+  besideWorkloads: boolean;
 }

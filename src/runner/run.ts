@@ -98,11 +98,22 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     storeKey: workload.usesStore ? STORE_KEY : undefined,
   });
   const teardown = new Teardown(runId, log);
-  const run: RunContext = { resolved, runId, dir, log, signal: hooks.signal, clock, recording, teardown };
+  const besideWorkloads = hooks.workloadSlot !== undefined;
+  const run: RunContext = {
+    resolved,
+    runId,
+    dir,
+    log,
+    signal: hooks.signal,
+    clock,
+    recording,
+    teardown,
+    besideWorkloads,
+  };
   let done: Workload;
   try {
     const pool = forkWorkers(run);
-    const cluster = await startRunCluster(run, hooks.workloadSlot !== undefined);
+    const cluster = await startRunCluster(run, besideWorkloads);
     const faults = await openFaults(run, cluster);
     await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     await connectClients(run, pool, faults, hooks.progress);
@@ -176,7 +187,13 @@ async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
   // the history is complete, and `report` checks it.
   const workloadInterrupted = conditions.some((c) => c.kind === 'interrupted');
   const checkSignal = workloadInterrupted ? new AbortController().signal : run.signal;
-  const checked = await interruptibleCheckRun(history, config, { storeKey: STORE_KEY }, checkSignal);
+  const checked = await interruptibleCheckRun(
+    history,
+    config,
+    { storeKey: STORE_KEY },
+    checkSignal,
+    run.besideWorkloads,
+  );
   const early = stoppedEarly ? { stoppedEarly } : {};
   if (checked === CHECK_INTERRUPTED) {
     // The workload ran and is recorded in full: only the verdict is missing, and the
