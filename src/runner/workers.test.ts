@@ -101,7 +101,8 @@ describe('WorkerPool', () => {
     const caught = await p.catchAtPoint('after-votes', 5000, -700);
     expect(caught?.client).toBe(1);
     const worker = p.pid(1) as number;
-    expect(readFileSync(`/proc/${worker}/stat`, 'utf8')).toMatch(/^\d+ \(.*\) T/);
+    // SIGSTOP is sent when the catch resolves; the kernel stops the process soon after.
+    await until(() => /^\d+ \(.*\) T/.test(readFileSync(`/proc/${worker}/stat`, 'utf8')));
     caught?.resume();
     await until(() => ops.some((op) => op.f === 'went-on'));
     expect(ops.find((op) => op.f === 'went-on')?.value).toEqual({ clockStepMs: -700 });
