@@ -8,7 +8,14 @@
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { judge } from './expect.js';
 import type { Cell } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
+import {
+  type CampaignSummary,
+  type CellName,
+  type CellResult,
+  campaignJUnit,
+  summaryHtml,
+  summaryJson,
+} from './report.js';
 import { estimate, HEARTBEAT_MS, thisRunner } from './state.js';
 import type { CampaignPlan } from './validate.js';
 
@@ -18,6 +25,7 @@ export class CampaignRecord {
   private readonly startedAt = new Date(this.t0).toISOString();
   private readonly runner = thisRunner();
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly planned: CellName[];
 
   constructor(
     private readonly plan: CampaignPlan,
@@ -28,6 +36,7 @@ export class CampaignRecord {
     /** Whether the campaign was stopped, and by what. */
     private readonly stopped: () => { aborted: boolean; by: string },
   ) {
+    this.planned = cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
     this.write(false);
     this.heartbeat = setInterval(() => this.write(false), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -81,7 +90,7 @@ export class CampaignRecord {
       updatedAt: new Date(now).toISOString(),
       progress: estimate(this.done.size, this.cells.length, (now - this.t0) / 1000),
       runner: this.runner,
-      planned: this.cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect })),
+      planned: this.planned,
       met: final && !interrupted && results.every((r) => r.met),
       cells: final ? results : results.filter((r) => this.done.has(r.cell.index)),
     };

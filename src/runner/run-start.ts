@@ -56,12 +56,15 @@ export function forkWorkers(run: RunContext): WorkerPool {
   return pool;
 }
 
-/** The run's cluster, started; `ahead`: of its workload's slot (a campaign's cell), yielding the CPU until it has it. */
-export async function startRunCluster(run: RunContext, ahead: boolean): Promise<Cluster> {
+/**
+ * The run's cluster, started; a campaign's cell (run.besideWorkloads) starts it ahead of
+ * its workload slot, yielding the CPU until it has it (takeWorkloadSlot).
+ */
+export async function startRunCluster(run: RunContext): Promise<Cluster> {
   const { resolved, runId, log } = run;
   log(`starting ${resolved.backend.name} cluster (run ${runId})...`);
   // Ctrl-C while the nodes start (a ready() that never settles waits for nothing else).
-  const cluster = await startNodes(resolved, runId, ahead, run.signal).catch(interruptible(run));
+  const cluster = await startNodes(resolved, runId, run.besideWorkloads, run.signal).catch(interruptible(run));
   run.clock.clusterReady();
   run.teardown.on('target', () =>
     cluster.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`)),

@@ -113,7 +113,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   let done: Workload;
   try {
     const pool = forkWorkers(run);
-    const cluster = await startRunCluster(run, besideWorkloads);
+    const cluster = await startRunCluster(run);
     const faults = await openFaults(run, cluster);
     await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     await connectClients(run, pool, faults, hooks.progress);

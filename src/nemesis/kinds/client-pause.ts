@@ -51,25 +51,33 @@ export class ClientPause implements Nemesis {
   private async startAtPoint(rng: Rng, point: string, plan?: FaultPlan): Promise<FaultStart | null> {
     const drawn = rng.uniform(1.2, 2.0);
     const durationMs = planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn)));
-    const caught = await this.clients.catchAtPoint(point, Math.max(4000, 2 * this.opts.ttlMs));
+    const caught = await this.catchAt(point, Math.max(4000, 2 * this.opts.ttlMs), durationMs);
     if (!caught) return null;
-    const at = Date.now();
-    const c = { ...caught, process: this.clients.process(caught.client) } as NonNullable<typeof this.atCaught>;
-    this.atCaught = c;
-    void untilHandedOver(this.clients, c.client, at + durationMs, () => this.atCaught !== c).then((why) => {
+    const c = caught.held;
+    void untilHandedOver(this.clients, c.client, Date.now() + durationMs, () => this.atCaught !== c).then((why) => {
       if (why === undefined) return;
       c.until = why;
       c.resume();
     });
+    return { value: caught.value, durationMs };
+  }
+
+  /** The first client at `point`, stopped and kept as atCaught, with its record's value. */
+  private async catchAt(point: string, timeoutMs: number, durationMs: number, clockStepMs?: number) {
+    const caught = await this.clients.catchAtPoint(point, timeoutMs, clockStepMs);
+    if (!caught) return undefined;
+    const held = { ...caught, process: this.clients.process(caught.client) } as NonNullable<typeof this.atCaught>;
+    this.atCaught = held;
     const value = {
-      client: caught.client,
-      process: c.process,
-      ...stoppedProcesses(caught.pids),
+      client: held.client,
+      process: held.process,
+      ...stoppedProcesses(held.pids),
       at: point,
       ms: durationMs,
     };
-    return { value, durationMs };
+    return { held, value };
   }
+
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     if (this.atPoint !== undefined) return this.startAtPoint(rng, this.atPoint, plan);
     if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint, plan);
@@ -124,21 +132,10 @@ export class ClientPause implements Nemesis {
     clockStepMs: number,
   ): Promise<FaultStart | null> {
     rng.next(); // the draw that once picked the client: the schedule's later numbers stay as they were
-    const caught = await this.clients.catchAtPoint(
-      point,
-      Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs),
-      clockStepMs === 0 ? undefined : clockStepMs,
-    );
+    const step = clockStepMs === 0 ? undefined : clockStepMs;
+    const caught = await this.catchAt(point, Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs), durationMs, step);
     if (!caught) return null;
-    this.atCaught = { ...caught, process: this.clients.process(caught.client) };
-    const value = {
-      client: caught.client,
-      process: this.atCaught.process,
-      ...stoppedProcesses(caught.pids),
-      at: point,
-      ms: durationMs,
-    };
-    return { value: clockStepMs === 0 ? value : { ...value, clockStepMs }, durationMs };
+    return { value: step === undefined ? caught.value : { ...caught.value, clockStepMs: step }, durationMs };
   }
 
   async stop(): Promise<unknown> {
