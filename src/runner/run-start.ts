@@ -51,8 +51,14 @@ function interruptible(run: RunContext): (err: unknown) => never {
  * given their addresses (connectClients).
  */
 export function forkWorkers(run: RunContext): WorkerPool {
-  const pool = new WorkerPool(run.runId, run.resolved.config.concurrency, run.recording.record);
+  const { config, workload } = run.resolved;
+  const pool = new WorkerPool(run.runId, config.concurrency, run.recording.record);
   run.teardown.on('workers', () => pool.kill());
+  pool.preload({
+    backend: config.backendModule ?? config.backend,
+    program: config.clientCommand !== undefined,
+    store: workload.usesStore,
+  });
   return pool;
 }
 

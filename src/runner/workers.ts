@@ -202,6 +202,11 @@ export class WorkerPool implements ClientFaultTarget {
     return true;
   }
 
+  /** Has every worker load the modules its client will need, before its configuration comes. */
+  preload(modules: { backend: string; program: boolean; store: boolean }): void {
+    for (const worker of this.workers) this.send(worker, { type: 'preload', ...modules });
+  }
+
   /** Gives each worker its configuration (client k the k-th): it connects, then says ready. */
   start(configs: readonly WorkerConfig[]): void {
     for (const config of configs) {

@@ -206,7 +206,19 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
   return client;
 }
 
+/**
+ * Loads what `start` will import (the cache keeps it), ignoring failures: the same import
+ * at the start fails again and says why there.
+ */
+function preload({ backend, program, store }: { backend: string; program: boolean; store: boolean }): void {
+  const ignore = () => {};
+  if (program) import('../backends/process-client.js').catch(ignore);
+  else importBackend(backend).catch(ignore);
+  if (store) import('../datastore/datastore.js').catch(ignore);
+}
+
 process.on('message', (message: ToWorker) => {
+  if (message.type === 'preload') preload(message);
   if (message.type === 'go') startWorkload(BigInt(message.origin));
   if (message.type === 'stop') {
     stop.abort();
