@@ -254,6 +254,23 @@ export function conditionsClause(conditions: readonly RunCondition[]): string {
   return `not run as configured: ${named}`;
 }
 
+/**
+ * The headline without the conditions it names, which the lines above it list: the reason
+ * a client program broke was printed twice. What is left starts with a capital.
+ */
+export function headlineWithoutConditions(headline: string, conditions: readonly RunCondition[]): string {
+  const clause = conditionsClause(conditions);
+  if (!clause) return headline;
+  const cap = (t: string) => `${t.charAt(0).toUpperCase()}${t.slice(1)}`;
+  const lower = `${clause.charAt(0).toLowerCase()}${clause.slice(1)}`;
+  const rest = headline
+    .replace(`; ${lower}`, '')
+    .replace(`${cap(lower)}; `, '')
+    .replace(`${cap(lower)}.`, '')
+    .trim();
+  return rest === '' ? headline : cap(rest);
+}
+
 function unknownSentence(run: HeadlineRun): string {
   const undecided = run.results.filter((r) => r.counts !== false && r.valid === 'unknown');
   const why =

@@ -37,7 +37,16 @@ export async function interruptibleReport(
   hooks: ReportThreadHooks = {},
 ): Promise<BuiltReport | undefined> {
   const url = compiledBeside(import.meta.url, './report-thread.js');
-  if (!url) return builtReport(buildRunReport(dir, {}, hooks.writing));
+  return url ? reportOnThreadOnce(url, dir, signal, hooks) : builtReport(buildRunReport(dir, {}, hooks.writing));
+}
+
+/** The report on its thread, and built again without the heap bound when it did not fit. */
+async function reportOnThreadOnce(
+  url: URL,
+  dir: string,
+  signal: AbortSignal | undefined,
+  hooks: ReportThreadHooks,
+): Promise<BuiltReport | undefined> {
   // Told once, also when the report is built a second time.
   let writing = hooks.writing;
   const once = {

@@ -7,7 +7,7 @@ import { conditionsText, type RunCondition } from '../run-data/conditions.js';
 import { fencingWord } from '../run-data/config.js';
 import { scenarioByName } from '../scenarios/index.js';
 import { paint } from '../util/terminal.js';
-import { conditionsClause } from './headline.js';
+import { headlineWithoutConditions } from './headline.js';
 
 /** The scenario's expectation against the verdict, when the run came from a preset. */
 function expectationLine(
@@ -57,6 +57,7 @@ export function formatSummary(
 ): string {
   const conditions = r.conditions ?? [];
   const expectation = expectationLine(r.config, r.valid, r.results);
+  const headline = r.headline === undefined ? undefined : headlineWithoutConditions(r.headline, conditions);
   const warnings = warningsOf(r.results);
   const width = Math.max(...r.results.map((c) => c.checker.length));
   const counted = r.results.filter((c) => c.counts !== false);
@@ -77,28 +78,11 @@ export function formatSummary(
     `verdict: ${verdictPainted(r.valid, colour).trimEnd()}  (seed ${r.config.seed})${conditions.length === 0 ? '' : conditions.length <= 2 ? `  — the run ${conditionsText(conditions)}` : `  — the run did not run as configured in ${conditions.length} ways:`}`,
     // Past two, one line each: one line of all of them ran to 700 characters.
     ...(conditions.length > 2 ? conditions.map((c) => `  - ${c.message}`) : []),
-    ...(r.headline ? [paint(colour, withoutConditions(r.headline, conditions), 'bold')] : []),
+    ...(headline ? [paint(colour, headline, 'bold')] : []),
     ...(r.stoppedEarly ? [stoppedEarlyLine(r.stoppedEarly, r.config.timeLimitS)] : []),
     ...expectation,
     `run folder: ${r.dir}`,
   ].join('\n');
-}
-
-/**
- * The headline without the conditions it names, which the lines above it list: the reason
- * a client program broke was printed twice. What is left starts with a capital.
- */
-function withoutConditions(headline: string, conditions: readonly RunCondition[]): string {
-  const clause = conditionsClause(conditions);
-  if (!clause) return headline;
-  const cap = (t: string) => `${t.charAt(0).toUpperCase()}${t.slice(1)}`;
-  const lower = `${clause.charAt(0).toLowerCase()}${clause.slice(1)}`;
-  const rest = headline
-    .replace(`; ${lower}`, '')
-    .replace(`${cap(lower)}; `, '')
-    .replace(`${cap(lower)}.`, '')
-    .trim();
-  return rest === '' ? headline : cap(rest);
 }
 
 /** How a --stop-on-violation run ended: when, of its time limit, and on what. */
