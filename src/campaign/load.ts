@@ -1,17 +1,15 @@
 /**
  * The way into a campaign: load (a file read and parsed, or an object taken as it is),
- * its module backends imported, then validated with every cell resolved once
- * (validate.ts): the plan that run.ts runs. A module backend can only be checked once
- * imported, which is asynchronous, so the paths are imported here, from the campaign
- * file's folder (an object's: the current folder), before the campaign is validated. A dry
- * run imports none: a campaign file is code (its module backends run as they are imported;
- * a run also runs its client commands and builds its Dockerfiles), and a dry run is how
- * one looks at a file before trusting it.
+ * its module backends imported (module-backends.ts, from the campaign file's folder; an
+ * object's: the current folder), then validated with every cell resolved once
+ * (validate.ts): the plan that run.ts runs. A dry run imports none: a campaign file is code
+ * (its module backends run as they are imported; a run also runs its client commands and
+ * builds its Dockerfiles), and a dry run is how one looks at a file before trusting it.
  */
 import { dirname, resolve } from 'node:path';
-import { isModulePath, loadBackend } from '../backends/index.js';
 import { UserError } from '../util/errors.js';
 import type { CellOptions } from './matrix.js';
+import { backendNamesOf, loadModuleBackends } from './module-backends.js';
 import { type CampaignFile, campaignData, fallbackName, readCampaignFile } from './spec.js';
 import { type CampaignPlan, type CampaignSource, type DryRunPlan, planCampaign, planDryRun } from './validate.js';
 
@@ -36,13 +34,9 @@ export async function loadCampaign(
   source = 'campaign',
 ): Promise<CampaignPlan> {
   const given = campaignSource(input, source);
+  const modules = backendNamesOf(given.data);
   try {
-    // The module paths the entries give as backends, each once (malformed data: none, and
-    // validation says why).
-    const matrix = (given.data as { matrix?: unknown } | null)?.matrix;
-    const backends = Array.isArray(matrix) ? matrix.flatMap((e) => [(e as { backend?: unknown } | null)?.backend]) : [];
-    const named = new Set(backends.flat().filter((b): b is string => typeof b === 'string'));
-    for (const name of named) if (isModulePath(name)) await loadBackend(name, given.baseDir);
+    await loadModuleBackends(modules, given.baseDir);
   } catch (err) {
     // One that cannot load is one line naming the campaign.
     if (err instanceof UserError) throw new UserError(`${given.source}: ${err.message}`);
@@ -58,9 +52,4 @@ export async function loadCampaign(
  */
 export function readCampaignPlan(path: string, options: CellOptions = {}): DryRunPlan {
   return planDryRun(campaignSource(path), options);
-}
-
-/** Imports those of `names` that are module paths (from `baseDir`); built-in names need nothing. */
-export async function loadModuleBackends(names: readonly string[], baseDir = process.cwd()): Promise<void> {
-  for (const name of names) if (isModulePath(name)) await loadBackend(name, baseDir);
 }

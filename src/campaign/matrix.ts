@@ -205,8 +205,6 @@ interface CellBase extends EntryContext {
   b?: Backend;
   /** A dry run's module backend, not imported: its cells are checked without it. */
   unloaded: boolean;
-  /** Overrides of the entry that matched a cell, by their index. */
-  used: Set<number>;
 }
 
 /** The entry's cells: scenario × backend × workload × nemesis × fencing × seed, in that order. */
@@ -219,7 +217,7 @@ function entryCells(ctx: EntryContext, made: CellList): void {
       'expected a list of seeds, got nothing (give seeds here or at the top)',
     );
   }
-  const used = new Set<number>();
+  const first = made.cells.length;
   // A plain entry is one pseudo-scenario: no preset, nemesis from the entry.
   for (const scenarioName of entry.scenario ?? [undefined]) {
     // Built-in defaults < the campaign's defaults < the scenario's own < the entry's options.
@@ -234,7 +232,7 @@ function entryCells(ctx: EntryContext, made: CellList): void {
         moduleFileExists(path, backend, backendModule ?? backend);
         ctx.modules.unchecked?.add(backend);
       }
-      const cellBase: CellBase = { ...ctx, scenarioName, scenario, base, backend, backendModule, b, unloaded, used };
+      const cellBase: CellBase = { ...ctx, scenarioName, scenario, base, backend, backendModule, b, unloaded };
       for (const workload of entry.workload ?? [base.workload]) {
         // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
         for (const [n, nemesis] of (entry.nemesis ?? [base.nemesis]).entries()) {
@@ -245,8 +243,10 @@ function entryCells(ctx: EntryContext, made: CellList): void {
       }
     }
   }
-  entry.overrides.forEach((_, i) => {
-    if (!used.has(i)) throw new SchemaError(`${path}.overrides[${i}].when`, 'matches no cell of this entry');
+  const mine = made.cells.slice(first);
+  entry.overrides.forEach((o, i) => {
+    if (!mine.some((cell) => matches(o.when, cell)))
+      throw new SchemaError(`${path}.overrides[${i}].when`, 'matches no cell of this entry');
   });
 }
 
@@ -272,12 +272,7 @@ function expectationOf(c: CellBase, key: Omit<Cell, 'index' | 'id' | 'expect' | 
     const e = scenario.expected[fencingWord(key.fencing)];
     if (e === 'valid' || e === 'invalid') expect = e;
   }
-  entry.overrides.forEach((o, i) => {
-    if (matches(o.when, key)) {
-      expect = o.expect;
-      c.used.add(i);
-    }
-  });
+  for (const o of entry.overrides) if (matches(o.when, key)) expect = o.expect;
   if (expect === undefined) {
     throw new SchemaError(
       child(c.path, 'expect'),

@@ -2,7 +2,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { BACKENDS } from '../backends/index.js';
 import { BENCH_DEFAULTS, type BenchSpec, benchCampaign, benchPoints } from '../bench/grid.js';
-import { campaignSource, loadModuleBackends } from '../campaign/load.js';
+import { campaignSource } from '../campaign/load.js';
+import { loadModuleBackends } from '../campaign/module-backends.js';
 import { planCampaign } from '../campaign/validate.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { DEFAULTS } from '../run-data/config.js';

@@ -1,7 +1,8 @@
 /** `lockchaos sweep`: how likely is a violation, at which pause lengths: observed against the formula. */
 import { resolve as resolvePath } from 'node:path';
 import { BACKENDS, backendByName } from '../backends/index.js';
-import { campaignSource, loadModuleBackends } from '../campaign/load.js';
+import { campaignSource } from '../campaign/load.js';
+import { loadModuleBackends } from '../campaign/module-backends.js';
 import { DEFAULTS, fencingWord } from '../run-data/config.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep, sweepTable } from '../sweep/run.js';
