@@ -58,6 +58,7 @@ export function forkWorkers(run: RunContext): WorkerPool {
     backend: config.backendModule ?? config.backend,
     program: config.clientCommand !== undefined,
     store: workload.usesStore,
+    yieldCpu: run.besideWorkloads,
   });
   return pool;
 }

@@ -203,7 +203,7 @@ export class WorkerPool implements ClientFaultTarget {
   }
 
   /** Has every worker load the modules its client will need, before its configuration comes. */
-  preload(modules: { backend: string; program: boolean; store: boolean }): void {
+  preload(modules: Omit<Extract<ToWorker, { type: 'preload' }>, 'type'>): void {
     for (const worker of this.workers) this.send(worker, { type: 'preload', ...modules });
   }
 

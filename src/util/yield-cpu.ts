@@ -5,6 +5,7 @@
  * value belongs to the thread (setpriority of "this process" from a thread sets that
  * thread's), so only the calling thread yields.
  */
+import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /** How far a yielding thread steps back: about a tenth of its share under contention. */
@@ -16,5 +17,28 @@ export function yieldCpu(): void {
     setPriority(Math.min(19, getPriority() + YIELDING_NICE));
   } catch {
     // not permitted, or not supported: the thread runs at its priority
+  }
+}
+
+/**
+ * Whether a process may yield and later take its priority back: raising one again takes
+ * CAP_SYS_NICE (root). A process that could not would stay yielded through its workload,
+ * so it does not yield at all.
+ */
+export function mayRegainCpu(): boolean {
+  return process.platform === 'linux' && process.getuid?.() === 0;
+}
+
+/**
+ * Every thread of this process back to `nice` (those started while it yielded took the
+ * yielded value with them); best effort.
+ */
+export function regainCpu(nice: number): void {
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      setPriority(Number(tid), nice);
+    } catch {
+      // a thread that ended meanwhile
+    }
   }
 }

@@ -3,7 +3,7 @@
  * (SIGSTOP) like a GC pause would. It runs one workload loop and streams every operation,
  * stamped on the system-wide monotonic clock, to the runner.
  */
-
+import { getPriority } from 'node:os';
 import { workloadByName } from '../../workloads/index.js';
 import type { LockClient } from '../backends/backend.js';
 import { importBackend } from '../backends/import.js';
@@ -14,6 +14,7 @@ import { keepTrying } from '../util/deadline.js';
 import { errorStack } from '../util/errors.js';
 import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
+import { mayRegainCpu, regainCpu, yieldCpu } from '../util/yield-cpu.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 /**
@@ -206,11 +207,19 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
   return client;
 }
 
+/** The priority this worker had before it yielded for its preload; taken back at 'start'. */
+let yieldedFrom: number | undefined;
+
 /**
  * Loads what `start` will import (the cache keeps it), ignoring failures: the same import
- * at the start fails again and says why there.
+ * at the start fails again and says why there. Beside other runs' workloads it loads at a
+ * lower priority, when it may take the priority back (util/yield-cpu.ts).
  */
-function preload({ backend, program, store }: { backend: string; program: boolean; store: boolean }): void {
+function preload({ backend, program, store, yieldCpu: beside }: Extract<ToWorker, { type: 'preload' }>): void {
+  if (beside && mayRegainCpu()) {
+    yieldedFrom = getPriority();
+    yieldCpu();
+  }
   const ignore = () => {};
   if (program) import('../backends/process-client.js').catch(ignore);
   else importBackend(backend).catch(ignore);
@@ -240,6 +249,8 @@ process.on('message', (message: ToWorker) => {
     pointWaits.delete(message.seq);
   }
   if (message.type === 'start') {
+    // Its turn: the workload's timing is measured from here on.
+    if (yieldedFrom !== undefined) regainCpu(yieldedFrom);
     run(message.config).then(
       // The last operations go before the channel closes; the runner knows the worker is
       // done when its process exits.
