@@ -118,23 +118,6 @@ describe('fencing: a grant that outranks a holder whose lease stands', () => {
     expect(fencingViolations(stored(r))[0]).toMatchObject({ kind: 'stale' });
   });
 
-  it("counts a holder's lease from its acquire's invoke: an ok answered late is not a lease that stood", () => {
-    /** Process 0 asks at 1 ms and is answered at `answeredMs` with 8 ms of validity; process 1 is granted at `laterMs`. */
-    const history = (answeredMs: number, laterMs: number) => {
-      const h = new H()
-        .invoke(0, 'acquire', 'L')
-        .ok(0, 'acquire', 'L', grant(1, 8))
-        .invoke(1, 'acquire', 'L')
-        .ok(1, 'acquire', 'L', grant(2));
-      const times = [1, answeredMs, answeredMs + 0.5, laterMs];
-      return h.ops.map((op, i) => ({ ...op, time: (times[i] as number) * 1e6 }));
-    };
-    // Answered at 9 ms, its lease ran to about 9 ms (not to 17): a grant at 10 ms outranks nobody.
-    expect(outrankings(history(9, 10))).toEqual([]);
-    // Answered at once, it stood to 7 ms at least (1 + 8 less the slack): a grant at 5 ms outranks it.
-    expect(outrankings(history(2, 5))).toHaveLength(1);
-  });
-
   it('leaves out a holder a fault touched, and a grant after the lease ran out', () => {
     const touched = new H()
       .invoke(0, 'acquire', 'L')

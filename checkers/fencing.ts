@@ -73,8 +73,9 @@ function tokened(pairs: readonly LenientOp[], f: string, token: (op: Op) => numb
 }
 
 /**
- * The lease a grant claims, less this share of it: a grant outranks a holder only well
- * inside the holder's claim (clocks that drift, a client that counts loosely).
+ * The lease a grant claims, less this share of it: a grant's ok is stamped after the
+ * server granted (a reply in flight, a loaded machine), so its lease may end that much
+ * before the claim; a grant outranks a holder only well inside the holder's claim.
  */
 const LEASE_SLACK = 0.25;
 
@@ -121,12 +122,7 @@ export function outrankings(history: readonly Op[]): Outranking[] {
     for (const earlier of earliers.reverse()) {
       const validityMs = decodeGrant(byIndex.get(earlier.acquireIndex)?.value).validityMs;
       if (validityMs === undefined) continue;
-      // A client counts its validity from when it asked, which is no earlier than its
-      // acquire's invoke: from there the lease surely stood. Counted from the ok, it stood
-      // longer by the acquire's own time, on a loaded machine more than the slack (an etcd
-      // txn answered 600 ms late read as a lease outranked while it had lapsed).
-      const askedAt = invokes.get(earlier.acquireIndex)?.time ?? earlier.start;
-      const standsUntil = askedAt + (1 - LEASE_SLACK) * validityMs * 1e6;
+      const standsUntil = earlier.start + (1 - LEASE_SLACK) * validityMs * 1e6;
       if (later.start >= standsUntil || (later.token as number) <= (earlier.token as number)) continue;
       if (touches(earlier.process, earlier.start, later.start)) continue;
       found.push({

@@ -27,7 +27,7 @@ export interface Grant {
   lock: string;
   /** The value that marks this client as the holder on the server (unique per grant). */
   owner: string;
-  /** Milliseconds the client believes the lease lasts, counted from when it asked. */
+  /** Milliseconds the client believes the lease still lasts once acquire returns (ok is stamped then). */
   validityMs: number;
   /** A fencing token from the lock service, where it has one; grows with every grant. */
   token?: number;

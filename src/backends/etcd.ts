@@ -48,7 +48,7 @@ export function classifyEtcdError(err: unknown): Error {
 
 const key = (lock: string) => Buffer.from(lock);
 
-class EtcdLockClient implements LockClient {
+export class EtcdLockClient implements LockClient {
   /** Leases of grants not yet released, by owner. */
   private readonly leases = new Map<string, KeptLease>();
 
@@ -82,7 +82,6 @@ class EtcdLockClient implements LockClient {
       throw new DefiniteFailure(`lease grant: ${errorMessage(err)}`);
     }
     for (let attempt = 0; ; attempt++) {
-      const asked = monotonicNow();
       let succeeded: boolean;
       let revision: string;
       try {
@@ -104,8 +103,12 @@ class EtcdLockClient implements LockClient {
       }
       if (succeeded) {
         this.leases.set(owner, lease);
-        // A lease that ran out before the answer came has 0 ms left, not less (grantProblem).
-        return { lock, owner, validityMs: Math.max(0, lease.validityFrom(asked)), token: Number(revision) };
+        // What is left of the lease once the answer came, as every backend counts it: from
+        // the txn's send it read longer by the txn's own time (600 ms on a loaded machine),
+        // and the fencing checker saw a lease that stood when it had lapsed. A lease that
+        // ran out before the answer has 0 ms left, not less (grantProblem).
+        const validityMs = Math.max(0, lease.validityFrom(monotonicNow()));
+        return { lock, owner, validityMs, token: Number(revision) };
       }
       const waitMs = backoffMs(attempt, this.opts.rng, this.opts.backoffJitterMs);
       if (Number(monotonicNow() - started) / NS_PER_MS + waitMs > timeoutMs) {

@@ -96,6 +96,7 @@ vi.mock('./workers.js', () => ({
     ) {
       called('fork workers');
     }
+    preload() {}
     start() {}
     async ready() {
       called('clients connected');
