@@ -3,7 +3,9 @@
  * SIGKILL (as a CI job's hard stop kills it: no handler runs, summary.json still says
  * "running"): `lockchaos serve`, in a real browser, first says running with its progress,
  * then cut short with the cells that never ran, on its page and in the summary.html it
- * serves. Three cells of 2 s each; the runner is killed once the first has finished.
+ * serves. Three cells: the first of 2 s, the runner killed once it has finished, and two
+ * of 60 s, so that the campaign is still running when it is (with 2 s each, a campaign
+ * whose next cell was started ahead finished while the page was read).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,12 +23,18 @@ const file = join(work, 'three.yaml');
 writeFileSync(
   file,
   `name: three
-seeds: [1, 2, 3]
 defaults: { time-limit: 2 }
 matrix:
   - backend: redis
     nemesis: none
     fencing: on
+    seeds: [1]
+    expect: valid
+  - backend: redis
+    nemesis: none
+    fencing: on
+    seeds: [2, 3]
+    options: { time-limit: 60 }
     expect: valid
 `,
 );
