@@ -8,14 +8,7 @@
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { judge } from './expect.js';
 import type { Cell } from './matrix.js';
-import {
-  type CampaignSummary,
-  type CellName,
-  type CellResult,
-  campaignJUnit,
-  summaryHtml,
-  summaryJson,
-} from './report.js';
+import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
 import { estimate, HEARTBEAT_MS, thisRunner } from './state.js';
 import type { CampaignPlan } from './validate.js';
 
@@ -25,7 +18,7 @@ export class CampaignRecord {
   private readonly startedAt = new Date(this.t0).toISOString();
   private readonly runner = thisRunner();
   private readonly heartbeat: NodeJS.Timeout;
-  private readonly planned: CellName[];
+  private readonly planned: CampaignSummary['planned'];
 
   constructor(
     private readonly plan: CampaignPlan,

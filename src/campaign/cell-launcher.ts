@@ -1,8 +1,8 @@
 /**
  * When each cell of a campaign starts: --parallel workloads at once, and `ahead` clusters
  * (one by default) started ahead of a free workload slot while finished cells tear down
- * and check, as memory allows. Cells on a target run one at a time: the hosts are shared, and
- * another's faults would land in its run.
+ * and check, as memory allows. Cells on a target run one at a time: the hosts are shared,
+ * and another's faults would land in its run.
  */
 import { freemem } from 'node:os';
 import type { ResolvedCell } from './matrix.js';

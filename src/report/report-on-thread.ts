@@ -37,11 +37,11 @@ export async function interruptibleReport(
   hooks: ReportThreadHooks = {},
 ): Promise<BuiltReport | undefined> {
   const url = compiledBeside(import.meta.url, './report-thread.js');
-  return url ? reportOnThreadOnce(url, dir, signal, hooks) : builtReport(buildRunReport(dir, {}, hooks.writing));
+  return url ? reportOnBoundedThread(url, dir, signal, hooks) : builtReport(buildRunReport(dir, {}, hooks.writing));
 }
 
-/** The report on its thread, and built again without the heap bound when it did not fit. */
-async function reportOnThreadOnce(
+/** The report on its thread with a bounded heap, built again without the bound when it did not fit. */
+async function reportOnBoundedThread(
   url: URL,
   dir: string,
   signal: AbortSignal | undefined,

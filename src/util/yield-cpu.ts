@@ -11,12 +11,18 @@ import { getPriority, setPriority } from 'node:os';
 /** How far a yielding thread steps back: about a tenth of its share under contention. */
 export const YIELDING_NICE = 10;
 
-/** Lowers the calling thread's priority by YIELDING_NICE (at most to 19); best effort. */
-export function yieldCpu(): void {
+/**
+ * Lowers the calling thread's priority by YIELDING_NICE (at most to 19); best effort. The
+ * priority it had, for regainCpu; undefined when it could not yield.
+ */
+export function yieldCpu(): number | undefined {
   try {
-    setPriority(Math.min(19, getPriority() + YIELDING_NICE));
+    const had = getPriority();
+    setPriority(Math.min(19, had + YIELDING_NICE));
+    return had;
   } catch {
     // not permitted, or not supported: the thread runs at its priority
+    return undefined;
   }
 }
 

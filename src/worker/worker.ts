@@ -3,7 +3,7 @@
  * (SIGSTOP) like a GC pause would. It runs one workload loop and streams every operation,
  * stamped on the system-wide monotonic clock, to the runner.
  */
-import { getPriority } from 'node:os';
+
 import { workloadByName } from '../../workloads/index.js';
 import type { LockClient } from '../backends/backend.js';
 import { importBackend } from '../backends/import.js';
@@ -216,10 +216,7 @@ let yieldedFrom: number | undefined;
  * lower priority, when it may take the priority back (util/yield-cpu.ts).
  */
 function preload({ backend, program, store, yieldCpu: beside }: Extract<ToWorker, { type: 'preload' }>): void {
-  if (beside && mayRegainCpu()) {
-    yieldedFrom = getPriority();
-    yieldCpu();
-  }
+  if (beside && mayRegainCpu()) yieldedFrom = yieldCpu();
   const ignore = () => {};
   if (program) import('../backends/process-client.js').catch(ignore);
   else importBackend(backend).catch(ignore);
