@@ -31,15 +31,21 @@ export function hostScripts(runId: string, commands: NodeCommands) {
   const path = commands.path ? `PATH=${commands.path}:$PATH; export PATH\n` : '';
   const script = (...lines: string[]) => path + lines.join('\n');
   const iptables = (rest: string) => `iptables ${rest}`;
+  const states = 'for p in $pids; do printf "%s:%s " "$p" "$(cut -d" " -f3 /proc/$p/stat)"; done';
   return {
     /** The service's pids and each one's state letter, "123:S" (is it there, is it running). */
-    probe: script(findPids(commands), 'for p in $pids; do printf "%s:%s " "$p" "$(cut -d" " -f3 /proc/$p/stat)"; done'),
-    /** SIGSTOP to every process of the service, recorded first so that a crash still resumes them. */
+    probe: script(findPids(commands), states),
+    /**
+     * SIGSTOP to every process of the service, recorded first so that a crash still resumes
+     * them; their states read once each shows stopped (T), for up to a second: a process
+     * running on another CPU stops when the signal reaches it, and read at once it said R.
+     */
     pause: script(
       findPids(commands),
       `echo "$pids" >> ${stopped}`,
       'kill -STOP $pids',
-      'for p in $pids; do printf "%s:%s " "$p" "$(cut -d" " -f3 /proc/$p/stat)"; done',
+      'n=0; while [ $n -lt 100 ]; do left=; for p in $pids; do s=$(cut -d" " -f3 /proc/$p/stat 2>/dev/null); [ -z "$s" ] || [ "$s" = T ] || left=1; done; [ -z "$left" ] && break; sleep 0.01; n=$((n+1)); done',
+      states,
     ),
     /** SIGCONT to what this run stopped. */
     resume: script(`if [ -f ${stopped} ]; then kill -CONT $(cat ${stopped}) 2>/dev/null; rm -f ${stopped}; fi`, 'true'),

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -93,6 +94,20 @@ describe("a host's scripts", () => {
     expect(s.heal).toContain("grep -v -- 'lockchaos-ab12'");
     expect(s.heal).toContain('kill -CONT $(cat /tmp/lockchaos-ab12.stopped)');
     expect(s.heal).toContain('systemctl start etcd');
+  });
+  it.runIf(process.platform === 'linux')('pause a busy process and read it back stopped (T), then resume it', () => {
+    // A process spinning on the other CPU: its stop arrives when the signal reaches it.
+    const busy = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    try {
+      const own = hostScripts(`t${process.pid}`, { process: `echo ${busy.pid}` });
+      const paused = processStates(execFileSync('sh', ['-c', own.pause], { encoding: 'utf8' }));
+      expect(paused).toEqual({ [String(busy.pid)]: 'T' });
+      execFileSync('sh', ['-c', own.resume]);
+      const resumed = processStates(execFileSync('sh', ['-c', own.probe], { encoding: 'utf8' }));
+      expect(resumed[String(busy.pid)]).not.toBe('T');
+    } finally {
+      busy.kill('SIGKILL');
+    }
   });
   it('read back process states', () => {
     expect(processStates('12:T 13:S \n')).toEqual({ '12': 'T', '13': 'S' });
