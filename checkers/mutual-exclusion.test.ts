@@ -101,6 +101,19 @@ describe('mutual exclusion', () => {
       .release(0);
     expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: client-pause/);
   });
+  it('names a fault that stopped a client inside its acquire and ended just before its grant', () => {
+    const h = new H()
+      .invoke(1, 'acquire', 'L')
+      .invoke('nemesis', 'start-client-clock')
+      .ok('nemesis', 'start-client-clock', undefined, { client: 1 })
+      .invoke('nemesis', 'stop-client-clock')
+      .ok('nemesis', 'stop-client-clock')
+      .acquire(0)
+      .ok(1, 'acquire', 'L')
+      .release(0)
+      .release(1);
+    expect(checkMutualExclusion(h.ops, { counts: true }).summary).toMatch(/faults active: client-clock/);
+  });
 });
 
 describe('mutual exclusion: how the lock came free under its holder', () => {

@@ -5,7 +5,7 @@
  * release, or when an operation of its completes `info` (it issues nothing more after
  * that, so it stops using the lock). A belief never ended lasts to the end of the test. Two
  * beliefs of different processes on one lock that overlap in time are a violation, named
- * by the pair, with the faults active at the time.
+ * by the pair, with the faults active from their acquires to the overlap.
  *
  * With fencing the overlap of beliefs is expected (a paused holder outlives its lease):
  * the run then reports it but does not count it; the data checkers decide.
@@ -84,6 +84,11 @@ export function holds(history: readonly Op[]): Hold[] {
   return result;
 }
 
+/** When the acquire that made this hold was invoked (its grant's time if the pair is not found). */
+function acquireInvokedAt(history: readonly Op[], hold: Hold): number {
+  return pairLeniently(history).find((p) => p.completion?.index === hold.acquireIndex)?.invoke.time ?? hold.start;
+}
+
 export interface Overlap {
   first: Hold;
   second: Hold;
@@ -159,8 +164,12 @@ export function checkMutualExclusion(
     };
   }
   const { first, second } = found[0] as Overlap;
+  // From the earlier of the two acquires' invokes: a client stopped inside its acquire
+  // (client-clock, in-acquire) is resumed, and its fault's window ends, just before the
+  // grant that overlaps.
+  const from = Math.min(first.start, acquireInvokedAt(history, first), acquireInvokedAt(history, second));
   const during = windows
-    .filter((w) => w.start <= second.start && (w.end ?? Number.POSITIVE_INFINITY) >= first.start)
+    .filter((w) => w.start <= second.start && (w.end ?? Number.POSITIVE_INFINITY) >= from)
     .map((w) => `${w.f} ${JSON.stringify(w.value)} ${secs(w.start)}–${w.end !== undefined ? secs(w.end) : 'end'}`);
   const under = releasedUnder(history, first, second);
   const words =
