@@ -173,3 +173,38 @@ describe.skipIf(!('parent' in cgroupSupport()))('ProcessLockClient in a cgroup',
     expect(existsSync(cgroupPath(name) as string)).toBe(false);
   });
 });
+
+describe('ProcessLockClient, launched ahead of its handshake', () => {
+  it('waits unasked until its init, then answers as one started at once', async () => {
+    const c = ProcessLockClient.launch({ command: program('ok') });
+    opened.push(c);
+    // Its interpreter and imports done meanwhile; asked nothing, it answers nothing.
+    await new Promise((r) => setTimeout(r, 500));
+    await c.handshake({ requestTimeoutMs: 10_000, initTimeoutMs: 20_000, init });
+    expect(c.name).toBe('ok');
+    const grant = await c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 });
+    expect(grant?.token).toBe(1);
+  });
+
+  it('one that exited before its handshake: the handshake throws its exit and stderr, onBroken told once', async () => {
+    const broken: string[] = [];
+    const c = ProcessLockClient.launch({ command: program('crash') });
+    opened.push(c);
+    await new Promise<void>((resolve) => {
+      const wait = setInterval(() => {
+        // The exit is known once the client has heard it (its pid's group is gone).
+        try {
+          process.kill(c.pid ?? 0, 0);
+        } catch {
+          clearInterval(wait);
+          resolve();
+        }
+      }, 20);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(c.handshake({ requestTimeoutMs: 10_000, init, onBroken: (why) => broken.push(why) })).rejects.toThrow(
+      /exited with code 1 \(stderr: ImportError: no module named lockclient\)/,
+    );
+    expect(broken).toEqual([expect.stringMatching(/exited with code 1/)]);
+  });
+});

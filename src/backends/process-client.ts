@@ -27,11 +27,22 @@ import {
 } from './client-protocol.js';
 import { splitLines } from './line-splitter.js';
 
-export interface ProcessClientOptions {
+/** How a program is started: what it needs before it is asked anything. */
+export interface ProgramLaunch {
   /** A shell command line: `python3 client.py`, `node adapter.mjs --flag`. */
   command: string;
   /** Where it runs (a module backend's folder, the campaign file's). */
   cwd?: string;
+  /**
+   * The name of a cgroup to run the program in (cluster/labels.ts clientCgroupName): all it
+   * starts, daemons that call setsid too, then ends with it. Where cgroups cannot be made
+   * (util/cgroup.ts), and without a name, the program's process group only.
+   */
+  cgroup?: string;
+}
+
+/** The program's session: its init, the run's timeouts, and who hears of its points and its break. */
+export interface ProgramSession {
   /** Per-request slack beyond the request's own timeout before the program counts as hung. */
   requestTimeoutMs: number;
   /** How long a release may take (beyond the slack); told at init. */
@@ -47,13 +58,9 @@ export interface ProcessClientOptions {
    * nemesis may stop it there first). Absent: it goes on at once.
    */
   onPoint?: (point: string) => Promise<void>;
-  /**
-   * The name of a cgroup to run the program in (cluster/labels.ts clientCgroupName): all it
-   * starts, daemons that call setsid too, then ends with it. Where cgroups cannot be made
-   * (util/cgroup.ts), and without a name, the program's process group only.
-   */
-  cgroup?: string;
 }
+
+export interface ProcessClientOptions extends ProgramLaunch, ProgramSession {}
 
 /** A release's own deadline when the run names none (--release-timeout). */
 export const DEFAULT_RELEASE_TIMEOUT_MS = 2000;
@@ -89,9 +96,12 @@ export class ProcessLockClient implements LockClient {
   /** The name it gave itself in init_ok, for the record. */
   name?: string;
 
+  /** Its init, timeouts and listeners: given at the handshake, which may come long after the launch. */
+  private session?: ProgramSession;
+
   private constructor(
     private readonly child: ChildProcess,
-    private readonly opts: ProcessClientOptions,
+    private readonly launched: ProgramLaunch,
     /** The program's cgroup, when it runs in one. */
     private readonly cgroup?: string,
   ) {
@@ -104,7 +114,7 @@ export class ProcessLockClient implements LockClient {
       this.stderrTail.push(...String(d).split('\n').filter(Boolean));
       this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 3));
     });
-    child.on('error', (err) => this.fail(`cannot start '${opts.command}': ${err.message}`));
+    child.on('error', (err) => this.fail(`cannot start '${launched.command}': ${err.message}`));
     child.on('exit', (code, signal) => {
       this.exited = true;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
@@ -118,6 +128,17 @@ export class ProcessLockClient implements LockClient {
 
   /** Starts the program and completes the handshake; throws one line when it cannot. */
   static async start(opts: ProcessClientOptions): Promise<ProcessLockClient> {
+    const client = ProcessLockClient.launch(opts);
+    await client.handshake(opts);
+    return client;
+  }
+
+  /**
+   * Starts the program, to be asked nothing until its handshake: a campaign's cell starts
+   * its clients' programs (their interpreters, their imports) while other cells' workloads
+   * run, rather than inside its own workload slot.
+   */
+  static launch(opts: ProgramLaunch): ProcessLockClient {
     // Its own process group: the shell (dash forks rather than execs the command) and the
     // program under it are paused, resumed and killed together, through the group's id.
     // In a cgroup as well, where one can be made: the shell joins it before it runs the
@@ -140,20 +161,36 @@ export class ProcessLockClient implements LockClient {
           );
     // A program that exits before reading: its stdin closes; not a crash of this process.
     child.stdin?.on('error', () => {});
-    const client = new ProcessLockClient(child, opts, cgroup);
-    const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...opts.init };
-    const line = await client.ask(init, 0, opts.initTimeoutMs ?? 30_000);
+    return new ProcessLockClient(child, { command: opts.command, cwd: opts.cwd, cgroup: opts.cgroup }, cgroup);
+  }
+
+  /** The init request and its answer; throws one line when the program declines or cannot. */
+  async handshake(session: ProgramSession): Promise<void> {
+    const { command } = this.launched;
+    this.session = session;
+    // Broken before it was asked (it exited at its start): told now, as at an init it broke on.
+    if (this.broken) {
+      session.onBroken?.(this.broken);
+      throw new ProtocolError(this.broken);
+    }
+    const init: InitRequest = { type: 'init', protocol: PROTOCOL_VERSION, ...session.init };
+    const line = await this.ask(init, 0, session.initTimeoutMs ?? 30_000);
     try {
       const ok = parseInitOk(line);
-      client.protocol = ok.protocol;
-      if (ok.name !== undefined) client.name = ok.name;
+      this.protocol = ok.protocol;
+      if (ok.name !== undefined) this.name = ok.name;
     } catch (err) {
-      client.fail((err as Error).message);
+      this.fail((err as Error).message);
       // A program that declines says why in its own words: the one line is theirs.
-      if (err instanceof InitDeclined) throw new InitDeclined(`client '${opts.command}': ${err.message}`);
-      throw new Error(`client '${opts.command}': ${(err as Error).message}`);
+      if (err instanceof InitDeclined) throw new InitDeclined(`client '${command}': ${err.message}`);
+      throw new Error(`client '${command}': ${(err as Error).message}`);
     }
-    return client;
+  }
+
+  /** The session, once the handshake began: requests come only after it. */
+  private get opts(): ProgramSession {
+    if (!this.session) throw new Error('the client program was asked before its handshake');
+    return this.session;
   }
 
   /**
@@ -269,7 +306,7 @@ export class ProcessLockClient implements LockClient {
         const go = () => {
           if (!this.broken) this.child.stdin?.write(`${JSON.stringify({ type: 'go', point })}\n`);
         };
-        void (this.opts.onPoint?.(point) ?? Promise.resolve()).then(go, go);
+        void (this.session?.onPoint?.(point) ?? Promise.resolve()).then(go, go);
         return;
       }
     }
@@ -287,6 +324,6 @@ export class ProcessLockClient implements LockClient {
     this.broken = why;
     this.waiting?.reject(new ProtocolError(why));
     if (!this.exited) this.kill();
-    this.opts.onBroken?.(why);
+    this.session?.onBroken?.(why);
   }
 }

@@ -54,12 +54,16 @@ export function forkWorkers(run: RunContext): WorkerPool {
   const { config, workload } = run.resolved;
   const pool = new WorkerPool(run.runId, config.concurrency, run.recording.record);
   run.teardown.on('workers', () => pool.kill());
-  pool.preload({
-    backend: config.backendModule ?? config.backend,
-    program: config.clientCommand !== undefined,
-    store: workload.usesStore,
-    yieldCpu: run.besideWorkloads,
-  });
+  const program = config.clientCommand;
+  pool.preload(
+    {
+      backend: config.backendModule ?? config.backend,
+      program: program !== undefined,
+      store: workload.usesStore,
+      yieldCpu: run.besideWorkloads,
+    },
+    program === undefined ? undefined : { command: program, cwd: config.clientDir },
+  );
   return pool;
 }
 
@@ -108,20 +112,28 @@ export async function openFaults(run: RunContext, cluster: Cluster): Promise<Run
 
 /**
  * A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell;
- * once it has it, its cluster takes its full share of the CPU.
+ * once it has it, its cluster takes its full share of the CPU. Returns the slot's give-back
+ * (the teardown's first step too; giving it back twice does nothing).
  */
 export async function takeWorkloadSlot(
   run: RunContext,
   cluster: Cluster,
   slot: ((signal: AbortSignal | undefined) => Promise<() => void>) | undefined,
-): Promise<void> {
-  if (!slot) return;
+): Promise<() => void> {
+  if (!slot) return () => {};
   run.clock.phases.enter('queued');
   run.log('waiting for a workload slot (other cells run theirs)...');
-  const release = await slot(run.signal).catch(interruptible(run));
+  const given = await slot(run.signal).catch(interruptible(run));
+  let back = false;
+  const release = () => {
+    if (back) return;
+    back = true;
+    given();
+  };
   run.teardown.on('slot', release);
   // Best effort: an engine that does not answer leaves the weight low, which the log says.
   await cluster.claimCpu?.().catch((err) => run.log(`cluster's CPU weight not raised: ${errorMessage(err)}`));
+  return release;
 }
 
 /**

@@ -115,9 +115,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const pool = forkWorkers(run);
     const cluster = await startRunCluster(run);
     const faults = await openFaults(run, cluster);
-    await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
+    const giveBackSlot = await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     await connectClients(run, pool, faults, hooks.progress);
     done = await runWorkload(run, { cluster, faults, pool }, hooks.stopGraceMs);
+    // The workload and its final read are over: the next cell may run its own while this
+    // one's nodes give their logs.
+    giveBackSlot();
     await keepNodeLogs(run, cluster);
   } finally {
     clock.phases.enter('teardown');

@@ -3,7 +3,6 @@
  * the nemesis), and ending them. A worker is a real process so that SIGSTOP pauses it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientCgroupName, ownerLabel, WORKER_ENV } from '../cluster/labels.js';
 import type { UnindexedOp } from '../history/recorder.js';
@@ -13,6 +12,7 @@ import { untilAborted, withDeadline } from '../util/deadline.js';
 import { UserError } from '../util/errors.js';
 import { type Origin, sinceOrigin } from '../util/monotonic-clock.js';
 import { packageRoot } from '../util/paths.js';
+import { groupMembers } from '../util/process-group.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 import { OpenCycle } from './cycle-ends.js';
 import type { BrokenProgram } from './program-failures.js';
@@ -60,22 +60,6 @@ function killProgram(w: Worker): void {
   } catch {
     // gone already
   }
-}
-
-/** The processes in process group pgid with their parents, from /proc (stat fields 4 and 5, after the command's ')'). */
-function groupMembers(pgid: number): { pid: number; ppid: number }[] {
-  const members: { pid: number; ppid: number }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid) members.push({ pid: Number(entry), ppid: Number(ppid) });
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return members;
 }
 
 /** Point counts added up. */
@@ -202,9 +186,17 @@ export class WorkerPool implements ClientFaultTarget {
     return true;
   }
 
-  /** Has every worker load the modules its client will need, before its configuration comes. */
-  preload(modules: Omit<Extract<ToWorker, { type: 'preload' }>, 'type'>): void {
-    for (const worker of this.workers) this.send(worker, { type: 'preload', ...modules });
+  /**
+   * Has every worker load the modules its client will need, before its configuration comes,
+   * and start its client program (`program`: the command and its folder), if it drives one.
+   */
+  preload(
+    modules: Omit<Extract<ToWorker, { type: 'preload' }>, 'type' | 'launch'>,
+    program?: { command: string; cwd?: string },
+  ): void {
+    this.workers.forEach((worker, client) => {
+      this.send(worker, { type: 'preload', ...modules, ...(program ? { launch: { ...program, client } } : {}) });
+    });
   }
 
   /** Gives each worker its configuration (client k the k-th): it connects, then says ready. */

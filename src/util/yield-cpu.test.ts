@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { compiledBeside } from './paths.js';
@@ -58,6 +59,52 @@ describe('regainCpu', () => {
       // The thread started while yielded has the yielded value; afterwards none has.
       expect(yielded.filter((n) => n === Math.min(19, base + YIELDING_NICE)).length).toBeGreaterThan(1);
       expect(regained.every((n) => n === base)).toBe(true);
+    },
+  );
+});
+
+describe('regainCpuOfGroup', () => {
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    "takes back every thread of a group's processes, the children they started too",
+    async () => {
+      const { regainCpuOfGroup } = await import('./yield-cpu.js');
+      // A group of its own started at the yielded value: a shell and the node it forks, whose
+      // threads (libuv's, V8's) inherit it.
+      const base = getPriority();
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          `renice -n ${YIELDING_NICE} -p $$ >/dev/null; exec sh -c '${process.execPath} -e "setTimeout(() => {}, 60000)" & wait'`,
+        ],
+        { detached: true, stdio: 'ignore' },
+      );
+      const pgid = child.pid ?? 0;
+      const nicesOfGroup = () =>
+        readdirSync('/proc')
+          .filter((e) => /^\d+$/.test(e))
+          .flatMap((pid) => {
+            try {
+              const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+              if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) return [];
+              return readdirSync(`/proc/${pid}/task`).map((t) =>
+                Number(readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ')[16]),
+              );
+            } catch {
+              return [];
+            }
+          });
+      try {
+        // Until the node under the shell is up with its threads (more than the two shells).
+        for (let i = 0; i < 100 && nicesOfGroup().length < 4; i++) await new Promise((r) => setTimeout(r, 50));
+        const yielded = nicesOfGroup();
+        expect(yielded.length).toBeGreaterThan(3);
+        expect(yielded.every((n) => n === Math.min(19, base + YIELDING_NICE))).toBe(true);
+        regainCpuOfGroup(pgid, base);
+        expect(nicesOfGroup().every((n) => n === base)).toBe(true);
+      } finally {
+        process.kill(-pgid, 'SIGKILL');
+      }
     },
   );
 });

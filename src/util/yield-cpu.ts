@@ -7,6 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { groupMembers } from './process-group.js';
 
 /** How far a yielding thread steps back: about a tenth of its share under contention. */
 export const YIELDING_NICE = 10;
@@ -45,6 +46,30 @@ export function regainCpu(nice: number): void {
       setPriority(Number(tid), nice);
     } catch {
       // a thread that ended meanwhile
+    }
+  }
+}
+
+/**
+ * Every thread of every process in process group `pgid`, and of `more` (a cgroup's, which
+ * a daemon that called setsid stays in), back to `nice`: a program started while its
+ * worker yielded took the yielded value with it. Best effort.
+ */
+export function regainCpuOfGroup(pgid: number, nice: number, more: readonly number[] = []): void {
+  const pids = new Set([...groupMembers(pgid).map((m) => m.pid), ...more]);
+  for (const pid of pids) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    for (const tid of tids) {
+      try {
+        setPriority(Number(tid), nice);
+      } catch {
+        // a thread that ended meanwhile
+      }
     }
   }
 }

@@ -7,14 +7,16 @@
 import { workloadByName } from '../../workloads/index.js';
 import type { LockClient } from '../backends/backend.js';
 import { importBackend } from '../backends/import.js';
+import type { ProcessLockClient, ProgramLaunch } from '../backends/process-client.js';
 import { clientCgroupName, WORKER_ENV } from '../cluster/labels.js';
 import type { DataStore } from '../datastore/datastore.js';
 import { Recorder, type UnindexedOp } from '../history/recorder.js';
+import { cgroupPath, cgroupPids } from '../util/cgroup.js';
 import { keepTrying } from '../util/deadline.js';
 import { errorStack } from '../util/errors.js';
 import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import { mayRegainCpu, regainCpu, yieldCpu } from '../util/yield-cpu.js';
+import { mayRegainCpu, regainCpu, regainCpuOfGroup, yieldCpu } from '../util/yield-cpu.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 /**
@@ -107,7 +109,7 @@ async function atPoint(where: string): Promise<void> {
 }
 
 /** The name of this client's program cgroup: a replacement's is its own (runner/workers.ts crash). */
-const cgroupClientName = (w: WorkerConfig) =>
+const cgroupClientName = (w: { client: number; firstProcess?: number }) =>
   w.firstProcess === undefined ? `c${w.client}` : `c${w.client}-p${w.firstProcess}`;
 
 /**
@@ -182,12 +184,10 @@ async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient
 async function startProgram(worker: WorkerConfig, command: string): Promise<LockClient> {
   const { ProcessLockClient, programTimes, DEFAULT_RELEASE_TIMEOUT_MS } = await import('../backends/process-client.js');
   const { config, backendName, backendOptions } = worker.run;
-  // Named by the run and its runner (WORKER_ENV), so that the runner and the sweep find it.
-  const [runId, owner] = (process.env[WORKER_ENV] ?? '').split('@');
-  const client = await ProcessLockClient.start({
-    command,
-    cwd: config.clientDir,
-    ...(runId && owner ? { cgroup: clientCgroupName(runId, cgroupClientName(worker), owner) } : {}),
+  const launch = { command, cwd: config.clientDir, cgroup: programCgroup(worker) };
+  const client = (await startedAhead(launch)) ?? ProcessLockClient.launch(launch);
+  if (client.pid !== undefined) send({ type: 'program-started', pid: client.pid });
+  await client.handshake({
     requestTimeoutMs: config.requestTimeoutMs,
     init: {
       client: `c${worker.client}`,
@@ -203,8 +203,58 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
       stop.abort();
     },
   });
-  if (client.pid !== undefined) send({ type: 'program-started', pid: client.pid });
   return client;
+}
+
+/** Its cgroup's name, by the run and its runner (WORKER_ENV), so that the runner and the sweep find it. */
+function programCgroup(worker: { client: number; firstProcess?: number }): string | undefined {
+  const [runId, owner] = (process.env[WORKER_ENV] ?? '').split('@');
+  return runId && owner ? clientCgroupName(runId, cgroupClientName(worker), owner) : undefined;
+}
+
+/** The client program started at the preload (launchAhead), its priority given back. */
+let ahead: Promise<{ client: ProcessLockClient; launch: ProgramLaunch; yielded?: number } | undefined> =
+  Promise.resolve(undefined);
+
+/**
+ * The program started ahead, when it was started as this client's is: the same command,
+ * folder and cgroup (a replacement's cgroup is its own); one that differs is closed.
+ */
+async function startedAhead(launch: ProgramLaunch): Promise<ProcessLockClient | undefined> {
+  const started = await ahead;
+  ahead = Promise.resolve(undefined);
+  if (!started) return undefined;
+  const same = (['command', 'cwd', 'cgroup'] as const).every((k) => started.launch[k] === launch[k]);
+  if (!same) {
+    await started.client.close();
+    return undefined;
+  }
+  // Started while this worker yielded: the program's processes and threads took the yielded
+  // priority with them.
+  const pgid = started.client.pid;
+  if (started.yielded !== undefined && pgid !== undefined) {
+    const cgroup = launch.cgroup === undefined ? undefined : cgroupPath(launch.cgroup);
+    regainCpuOfGroup(-pgid, started.yielded, cgroup === undefined ? [] : cgroupPids(cgroup));
+  }
+  return started.client;
+}
+
+/**
+ * Starts the client program now, to be given its init at 'start': its interpreter and
+ * imports overlap the cluster's start (and, a campaign's cell started ahead, other cells'
+ * workloads, at the yielded priority) rather than the workload slot. The runner hears of
+ * its pid at once, so that a run that ends before its workload kills it too.
+ */
+function launchAhead({ command, cwd, client }: { command: string; cwd?: string; client: number }): void {
+  ahead = import('../backends/process-client.js').then(
+    ({ ProcessLockClient }) => {
+      const launch = { command, cwd, cgroup: programCgroup({ client }) };
+      const started = ProcessLockClient.launch(launch);
+      if (started.pid !== undefined) send({ type: 'program-started', pid: started.pid });
+      return { client: started, launch, yielded: yieldedFrom };
+    },
+    () => undefined,
+  );
 }
 
 /** The priority this worker had before it yielded for its preload; taken back at 'start'. */
@@ -215,10 +265,11 @@ let yieldedFrom: number | undefined;
  * at the start fails again and says why there. Beside other runs' workloads it loads at a
  * lower priority, when it may take the priority back (util/yield-cpu.ts).
  */
-function preload({ backend, program, store, yieldCpu: beside }: Extract<ToWorker, { type: 'preload' }>): void {
+function preload({ backend, program, store, yieldCpu: beside, launch }: Extract<ToWorker, { type: 'preload' }>): void {
   if (beside && mayRegainCpu()) yieldedFrom = yieldCpu();
   const ignore = () => {};
-  if (program) import('../backends/process-client.js').catch(ignore);
+  if (launch) launchAhead(launch);
+  else if (program) import('../backends/process-client.js').catch(ignore);
   else importBackend(backend).catch(ignore);
   if (store) import('../datastore/datastore.js').catch(ignore);
 }
