@@ -1,7 +1,7 @@
 /**
  * A run that did not run as configured: interrupted (SIGINT/SIGTERM), a client worker
  * lost, the data store lost, the workload overran its time limit, the history not fully
- * written. Each is a condition, recorded in results.json and shown wherever the verdict
+ * written, a holder the machine stalled past its lease. Each is a condition, recorded in results.json and shown wherever the verdict
  * is (the summary, junit.xml, report.html, a campaign's cell), because the verdict is then
  * about something other than what was asked for.
  *
@@ -24,7 +24,9 @@ export type ConditionKind =
   | 'history-unwritten'
   | 'client-program-broken'
   | 'bad-grant'
-  | 'node-lost';
+  | 'node-lost'
+  /** A client worker the machine did not run for long enough to outlive its lease (runner/machine-stalls.ts). */
+  | 'machine-stall';
 
 export interface RunCondition {
   kind: ConditionKind;

@@ -89,6 +89,7 @@ vi.mock('./workers.js', () => ({
     lost = [];
     exitedOpen = [];
     brokenPrograms = [];
+    stalls = [];
     constructor(
       _runId: string,
       _count: number,

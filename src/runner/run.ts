@@ -34,6 +34,7 @@ import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { plural } from '../util/plural.js';
 import { imagesOf } from './images.js';
+import { stallsBehindOverlaps, stallsLine, unaskedStalls } from './machine-stalls.js';
 import { classifyBrokenPrograms } from './program-failures.js';
 import { type ProgressStart, RunRecording } from './recording.js';
 import type { RunContext } from './run-context.js';
@@ -172,11 +173,16 @@ async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
   if (refused) conditions.push(refused);
   // A program that broke under a fault is the library's failure (a counted result); one
   // with no fault near, a condition (program-failures.ts).
-  const programs = classifyBrokenPrograms(pool.brokenPrograms, faultWindows(history), {
+  const windows = faultWindows(history);
+  const programs = classifyBrokenPrograms(pool.brokenPrograms, windows, {
     ttlMs: config.ttlMs,
     command: clientProgramName(config.clientCommand ?? ''),
   });
   conditions.push(...programs.conditions);
+  // A holder the machine stalled past its lease: the overlap is the harness's, not the lock's.
+  conditions.push(...stallsBehindOverlaps(history, pool.stalls, windows, config.ttlMs));
+  const stalled = stallsLine(unaskedStalls(pool.stalls, windows));
+  if (stalled) run.log(stalled);
   if (pool.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 
   // test.json again, now with the faults the run applied: its schedule, as data.

@@ -15,6 +15,7 @@ import { packageRoot } from '../util/paths.js';
 import { groupMembers } from '../util/process-group.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../worker/protocol.js';
 import { OpenCycle } from './cycle-ends.js';
+import type { Stall } from './machine-stalls.js';
 import type { BrokenProgram } from './program-failures.js';
 
 /** The built worker (also when the runner itself runs from TypeScript sources, in vitest). */
@@ -79,6 +80,8 @@ export class WorkerPool implements ClientFaultTarget {
   readonly brokenPrograms: BrokenProgram[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
   readonly exitedOpen: number[] = [];
+  /** Times a worker did not run (the nemesis's pauses among them), for runner/machine-stalls.ts. */
+  readonly stalls: Stall[] = [];
   private stopping = false;
   /** Ctrl-C while the clients finished: they stop mid-cycle (stop-now), on the record by the harness. */
   private interrupting = false;
@@ -241,6 +244,8 @@ export class WorkerPool implements ClientFaultTarget {
       const catcher = this.pointCatchers.get(m.where);
       if (catcher) catcher(worker, m.seq);
       else this.send(worker, { type: 'point-go', seq: m.seq });
+    } else if (m.type === 'stall') {
+      this.stalls.push({ process: worker.process, fromNs: m.fromNs, toNs: m.toNs });
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
     } else if (m.type === 'program-broken') {

@@ -89,4 +89,6 @@ export type FromWorker =
   /** How often the client reached each code point so far (cumulative), for coverage. */
   | { type: 'points'; reached: Record<string, number> }
   /** The client program stopped speaking the protocol; the worker ends its loop. */
-  | { type: 'program-broken'; why: string };
+  | { type: 'program-broken'; why: string }
+  /** The worker did not run from fromNs to toNs (ns since the origin): paused, or not scheduled. */
+  | { type: 'stall'; fromNs: number; toNs: number };

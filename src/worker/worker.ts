@@ -143,6 +143,7 @@ async function run(worker: WorkerConfig) {
   send({ type: 'ready' });
   const origin = await go;
   const recorder = new Recorder(worker.firstProcess ?? worker.client, config.concurrency, origin, recordOp);
+  const stalls = watchStalls(origin);
   try {
     await workload.client({
       client: worker.client,
@@ -155,9 +156,32 @@ async function run(worker: WorkerConfig) {
       point: atPoint,
     });
   } finally {
+    clearInterval(stalls);
     await lock.close();
     await store?.close();
   }
+}
+
+/** How often the worker looks at its clock, and the gap between looks that is a stall. */
+const STALL_TICK_MS = 50;
+const STALL_MS = 250;
+
+/**
+ * Tells the runner of each time this worker did not run for STALL_MS or more: the nemesis
+ * stopped it (the runner knows its faults), or the machine did not schedule it. A holder
+ * stalled past its lease by nobody's fault is the harness's overlap (runner/machine-stalls.ts).
+ */
+function watchStalls(origin: bigint): NodeJS.Timeout {
+  let last = monotonicNow();
+  const tick = setInterval(() => {
+    const now = monotonicNow();
+    if (Number(now - last) / 1e6 >= STALL_MS) {
+      send({ type: 'stall', fromNs: Number(last - origin), toNs: Number(now - origin) });
+    }
+    last = now;
+  }, STALL_TICK_MS);
+  tick.unref();
+  return tick;
 }
 
 /** The backend's own client (TypeScript), with the pause points and the clock the faults use. */
