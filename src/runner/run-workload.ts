@@ -19,7 +19,7 @@ import { monotonicNow, type Origin, sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import type { RunFaults } from './faults.js';
 import { finalRead } from './final-read.js';
-import { NodeWatch } from './node-watch.js';
+import type { NodeWatch } from './node-watch.js';
 import type { RunContext } from './run-context.js';
 import type { WorkerPool } from './workers.js';
 
@@ -35,12 +35,11 @@ export interface Workload {
 
 export async function runWorkload(
   run: RunContext,
-  on: { cluster: Cluster; faults: RunFaults; pool: WorkerPool },
+  on: { cluster: Cluster; faults: RunFaults; pool: WorkerPool; watch: NodeWatch },
   stopGraceMs: number | undefined,
 ): Promise<Workload> {
-  const { cluster, faults, pool } = on;
+  const { cluster, faults, pool, watch } = on;
   const { config, workload } = run.resolved;
-  const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
   run.clock.phases.enter('workload');
   const origin = monotonicNow();
   run.recording.begin(origin);

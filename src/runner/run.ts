@@ -35,6 +35,7 @@ import { storageError } from '../util/fs-errors.js';
 import { plural } from '../util/plural.js';
 import { imagesOf } from './images.js';
 import { stallsBehindOverlaps, stallsLine, unaskedStalls } from './machine-stalls.js';
+import { NodeWatch } from './node-watch.js';
 import { classifyBrokenPrograms } from './program-failures.js';
 import { type ProgressStart, RunRecording } from './recording.js';
 import type { RunContext } from './run-context.js';
@@ -116,9 +117,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const pool = forkWorkers(run);
     const cluster = await startRunCluster(run);
     const faults = await openFaults(run, cluster);
+    // The nodes as they stand before the slot (a campaign's docker calls cost the slot
+    // nothing): one that restarts from here on without the nemesis is noticed.
+    const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
     const giveBackSlot = await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     await connectClients(run, pool, faults, hooks.progress);
-    done = await runWorkload(run, { cluster, faults, pool }, hooks.stopGraceMs);
+    done = await runWorkload(run, { cluster, faults, pool, watch }, hooks.stopGraceMs);
     // The workload and its final read are over: the next cell may run its own while this
     // one's nodes give their logs.
     giveBackSlot();
