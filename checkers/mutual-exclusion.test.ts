@@ -133,6 +133,30 @@ describe('mutual exclusion: how the lock came free under its holder', () => {
     );
   });
 
+  it('names the holder’s lease run out by the next grant before any release in flight', () => {
+    // As the release test above, but process 1 was granted with 1 ms of validity: its lease
+    // ran out before process 2's grant, whatever process 0's release did.
+    const h = new H()
+      .acquire(0)
+      .invoke(0, 'release', 'L')
+      .invoke(1, 'acquire', 'L')
+      .ok(1, 'acquire', 'L', { validityMs: 1 })
+      .ok(0, 'release', 'L')
+      .acquire(2)
+      .release(1)
+      .release(2);
+    const r = checkMutualExclusion(h.ops, { counts: true });
+    expect(r.details.first).toMatch(
+      /process 1 held .* while process 2 acquired it .*; process 1's lease had run out: granted with 1 ms of validity at 0\.005 s, to 0\.006 s, before process 2's grant/,
+    );
+    expect(r.details.first).not.toMatch(/another holder's lock released/);
+    // A lease that still stood at the next grant: the release is named, as before.
+    const standing = h.ops.map((op) =>
+      op.value && (op.value as { validityMs?: number }).validityMs === 1 ? { ...op, value: { validityMs: 1000 } } : op,
+    );
+    expect(checkMutualExclusion(standing, { counts: true }).details.first).toMatch(/another holder's lock released/);
+  });
+
   it('says nothing of a release when none landed under the holder', () => {
     const h = new H().acquire(0).acquire(1).release(0).release(1);
     expect(checkMutualExclusion(h.ops, { counts: true }).details.first).not.toMatch(/released/);

@@ -130,6 +130,22 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
   return `another holder's lock released: process ${found.invoke.process}'s release (op #${found.completion.index}), sent at ${secs(found.invoke.time)} before process ${holder.process}'s grant, completed at ${secs(found.completion.time)} while process ${holder.process} held the lock`;
 }
 
+/**
+ * The holder's lease had run out by the next grant, by its own grant's validity: the lock
+ * came free under it by time, whatever release was in flight (one that checks the owner, as
+ * etcd's and Redlock's do, deletes nothing of another's). Undefined when the grant gave no
+ * validity or it still stood.
+ */
+export function leaseLapsed(history: readonly Op[], holder: Hold, next: Hold): string | undefined {
+  const at = history[holder.acquireIndex];
+  const grant = at?.index === holder.acquireIndex ? at : history.find((op) => op.index === holder.acquireIndex);
+  const validityMs = decodeGrant(grant?.value).validityMs;
+  if (validityMs === undefined) return undefined;
+  const end = holder.start + validityMs * 1e6;
+  if (next.start < end) return undefined;
+  return `process ${holder.process}'s lease had run out: granted with ${validityMs} ms of validity at ${secs(holder.start)}, to ${secs(end)}, before process ${next.process}'s grant`;
+}
+
 /** `verb`: "also held" for the second of an overlapping pair. */
 export function describeHold(h: Hold, verb = 'held'): string {
   const end = Number.isFinite(h.end) ? secs(h.end) : 'the end of the test';
@@ -171,7 +187,7 @@ export function checkMutualExclusion(
   const during = windows
     .filter((w) => w.start <= second.start && (w.end ?? Number.POSITIVE_INFINITY) >= from)
     .map((w) => `${w.f} ${JSON.stringify(w.value)} ${secs(w.start)}–${w.end !== undefined ? secs(w.end) : 'end'}`);
-  const under = releasedUnder(history, first, second);
+  const under = leaseLapsed(history, first, second) ?? releasedUnder(history, first, second);
   const words =
     `${describeHold(first)}, while process ${second.process} acquired it at ${secs(second.start)} (op #${second.acquireIndex})` +
     (under ? `; ${under}` : '') +
