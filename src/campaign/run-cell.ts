@@ -7,6 +7,7 @@
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAndReport } from '../reported-run/reported-run.js';
+import type { RunCondition } from '../run-data/conditions.js';
 import { type RunTimings, runFile } from '../run-data/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
@@ -38,7 +39,13 @@ function cellPhases(timings: RunTimings, durationS: number): CellPhases {
   return { ...timings.phases, report };
 }
 
-/** The one run folder under <runs>/<slug>/ (run() names it by its start time). */
+/** Why a run was not as configured when that is only the machine's stalls of its holders (runner/machine-stalls.ts). */
+function machineStalledOnly(conditions: readonly RunCondition[]): string | undefined {
+  if (conditions.length === 0 || conditions.some((c) => c.kind !== 'machine-stall')) return undefined;
+  return conditions[0]?.message;
+}
+
+/** The last run folder under <runs>/<slug>/ (run() names it by its start time). */
 function findRunDir(runsDir: string, slug: string): string | undefined {
   const base = join(runsDir, slug);
   if (!existsSync(base)) return undefined;
@@ -70,23 +77,33 @@ export async function runCell(
   let result: CellResult;
   try {
     // Each run's lines go to its log file; live progress would interleave across runs.
-    const r = await runAndReport(
-      { ...resolved, config },
-      {
-        log: runLog,
-        progress: false,
-        signal: ctx.signal,
-        buildImage: false,
-        latest: ctx.latest,
-        workloadSlot: async (cellSignal) => {
-          const giveBack = await ctx.slots.take(cellSignal);
-          return () => {
-            giveBack();
-            workloadOver();
-          };
+    const once = () =>
+      runAndReport(
+        { ...resolved, config },
+        {
+          log: runLog,
+          progress: false,
+          signal: ctx.signal,
+          buildImage: false,
+          latest: ctx.latest,
+          workloadSlot: async (cellSignal) => {
+            const giveBack = await ctx.slots.take(cellSignal);
+            return () => {
+              giveBack();
+              workloadOver();
+            };
+          },
         },
-      },
-    );
+      );
+    let r = await once();
+    // Not run as configured only because the machine stalled a holder (the harness's
+    // overlap, not the lock's): run once more, and say so in the cell's message.
+    const stalled = machineStalledOnly(r.conditions);
+    if (stalled && !ctx.signal.aborted) {
+      ctx.log(`[${cell.index + 1}] ${cell.id}: ${stalled}: running it once more`);
+      runLog(`${stalled}: running it once more`);
+      r = await once();
+    }
     const outcome = judge(
       cell.expect,
       { valid: r.valid, results: r.results, aborted: ctx.signal.aborted, conditions: r.conditions },
@@ -95,6 +112,7 @@ export async function runCell(
     result = {
       cell,
       ...outcome,
+      ...(stalled ? { message: `${outcome.message} (run twice: the first ${stalled})` } : {}),
       durationS: durationS(),
       phases: cellPhases(r.timings, durationS()),
       dir: r.dir,
