@@ -38,7 +38,13 @@ vi.mock('../runner/run.js', () => ({
       const results = [
         { checker: 'mutual-exclusion', valid: !unsafe, summary: unsafe ? '2 overlapping holds' : 'no overlap' },
       ];
-      return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 }, conditions: [] };
+      // Seed 21: the machine stalls a holder in its first run only; seed 22: in every run.
+      const runs = fake.invoked.filter((name) => name === config.name).length;
+      const stalled = (config.seed === 21 && runs === 1) || config.seed === 22;
+      const conditions = stalled
+        ? [{ kind: 'machine-stall' as const, message: `the machine stalled process 0 (run ${runs})` }]
+        : [];
+      return { dir, config, valid: !unsafe, results, history: [], timings: { totalS: 0, clusterS: 0 }, conditions };
     } finally {
       fake.running -= 1;
       giveBack?.();
@@ -125,6 +131,26 @@ describe('campaign() with a fake run', () => {
       errors: 4,
       interrupted: 0,
     });
+  });
+
+  it('runs a cell the machine stalled once more, and says so; a second stall is an error', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const once = {
+      ...file,
+      seeds: [21, 22],
+      matrix: [{ backend: 'redis', nemesis: ['none'], fencing: ['on' as const], expect: 'valid' as const }],
+    };
+    const r = await campaign(once, { store });
+    expect(fake.invoked).toHaveLength(4);
+    expect(r.cells.map((c) => [c.cell.seed, c.actual, c.met])).toEqual([
+      [21, 'valid', true],
+      [22, 'error', false],
+    ]);
+    expect(r.cells[0]?.message).toBe('valid as expected (run twice: the first the machine stalled process 0 (run 1))');
+    expect(r.cells[1]?.message).toMatch(/^the run did not run as configured: the machine stalled process 0 \(run 2\)/);
+    expect(readFileSync(join(r.dir, 'logs', '001-redis-lock-set-none-fenced-seed-21.log'), 'utf8')).toContain(
+      'the machine stalled process 0 (run 1): running it once more',
+    );
   });
 
   it('starts the next cell while one runs its workload, and runs one workload at a time', async () => {
