@@ -85,7 +85,7 @@ export function holds(history: readonly Op[]): Hold[] {
 }
 
 /** When the acquire that made this hold was invoked (its grant's time if the pair is not found). */
-function acquireInvokedAt(history: readonly Op[], hold: Hold): number {
+export function acquireInvokedAt(history: readonly Op[], hold: Hold): number {
   return pairLeniently(history).find((p) => p.completion?.index === hold.acquireIndex)?.invoke.time ?? hold.start;
 }
 
@@ -137,13 +137,18 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
  * validity or it still stood.
  */
 export function leaseLapsed(history: readonly Op[], holder: Hold, next: Hold): string | undefined {
-  const at = history[holder.acquireIndex];
-  const grant = at?.index === holder.acquireIndex ? at : history.find((op) => op.index === holder.acquireIndex);
-  const validityMs = decodeGrant(grant?.value).validityMs;
+  const validityMs = grantedValidityMs(history, holder);
   if (validityMs === undefined) return undefined;
   const end = holder.start + validityMs * 1e6;
   if (next.start < end) return undefined;
   return `process ${holder.process}'s lease had run out: granted with ${validityMs} ms of validity at ${secs(holder.start)}, to ${secs(end)}, before process ${next.process}'s grant`;
+}
+
+/** The validity (ms) the hold's grant gave, when it gave one. */
+export function grantedValidityMs(history: readonly Op[], hold: Hold): number | undefined {
+  const at = history[hold.acquireIndex];
+  const grant = at?.index === hold.acquireIndex ? at : history.find((op) => op.index === hold.acquireIndex);
+  return decodeGrant(grant?.value).validityMs;
 }
 
 /** `verb`: "also held" for the second of an overlapping pair. */

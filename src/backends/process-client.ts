@@ -101,7 +101,8 @@ export class ProcessLockClient implements LockClient {
 
   private constructor(
     private readonly child: ChildProcess,
-    private readonly launched: ProgramLaunch,
+    /** Its command line, as errors name it. */
+    private readonly command: string,
     /** The program's cgroup, when it runs in one. */
     private readonly cgroup?: string,
   ) {
@@ -114,7 +115,7 @@ export class ProcessLockClient implements LockClient {
       this.stderrTail.push(...String(d).split('\n').filter(Boolean));
       this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 3));
     });
-    child.on('error', (err) => this.fail(`cannot start '${launched.command}': ${err.message}`));
+    child.on('error', (err) => this.fail(`cannot start '${command}': ${err.message}`));
     child.on('exit', (code, signal) => {
       this.exited = true;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
@@ -161,12 +162,12 @@ export class ProcessLockClient implements LockClient {
           );
     // A program that exits before reading: its stdin closes; not a crash of this process.
     child.stdin?.on('error', () => {});
-    return new ProcessLockClient(child, { command: opts.command, cwd: opts.cwd, cgroup: opts.cgroup }, cgroup);
+    return new ProcessLockClient(child, opts.command, cgroup);
   }
 
   /** The init request and its answer; throws one line when the program declines or cannot. */
   async handshake(session: ProgramSession): Promise<void> {
-    const { command } = this.launched;
+    const { command } = this;
     this.session = session;
     // Broken before it was asked (it exited at its start): told now, as at an init it broke on.
     if (this.broken) {

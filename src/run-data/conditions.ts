@@ -1,9 +1,10 @@
 /**
  * A run that did not run as configured: interrupted (SIGINT/SIGTERM), a client worker
  * lost, the data store lost, the workload overran its time limit, the history not fully
- * written, a holder the machine stalled past its lease. Each is a condition, recorded in results.json and shown wherever the verdict
- * is (the summary, junit.xml, report.html, a campaign's cell), because the verdict is then
- * about something other than what was asked for.
+ * written, a holder the machine stalled past its lease. Each is a condition, recorded in
+ * results.json and shown wherever the verdict is (the summary, junit.xml, report.html, a
+ * campaign's cell), because the verdict is then about something other than what was asked
+ * for.
  *
  * What it does to the verdict: a violation found is still a violation (the history is
  * real), but "valid" becomes unknown: no violation in a run cut to 2.7 s of 20, or with one

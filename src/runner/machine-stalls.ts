@@ -6,8 +6,8 @@
  * and the run says it did not run as configured rather than read it as the lock's.
  */
 import type { FaultWindow } from '../../checkers/fault-windows.js';
-import { holdsOf, overlaps } from '../../checkers/mutual-exclusion.js';
-import { decodeGrant } from '../../checkers/op-values.js';
+import { acquireInvokedAt, grantedValidityMs, holdsOf, overlaps } from '../../checkers/mutual-exclusion.js';
+import { secs } from '../../checkers/seconds.js';
 import type { Op } from '../history/op.js';
 import type { RunCondition } from '../run-data/conditions.js';
 
@@ -18,8 +18,12 @@ export interface Stall {
   toNs: number;
 }
 
-const ms = (ns: number) => ns / 1e6;
-const s2 = (ns: number) => `${(ns / 1e9).toFixed(2)} s`;
+const lengthMs = (s: Stall) => ((s.toNs - s.fromNs) / 1e6).toFixed(0);
+
+/** The longest of some stalls, if any. */
+function longestOf(stalls: readonly Stall[]): Stall | undefined {
+  return stalls.reduce<Stall | undefined>((a, s) => (!a || s.toNs - s.fromNs > a.toNs - a.fromNs ? s : a), undefined);
+}
 
 /**
  * The processes a fault names: a client fault's own (client-pause, client-kill, a code-point
@@ -51,63 +55,36 @@ export function unaskedStalls(stalls: readonly Stall[], windows: readonly FaultW
 
 /** The run log's line about them, if any: how many, and the longest. */
 export function stallsLine(unasked: readonly Stall[]): string | undefined {
-  const longest = unasked.reduce<Stall | undefined>(
-    (a, s) => (!a || s.toNs - s.fromNs > a.toNs - a.fromNs ? s : a),
-    undefined,
-  );
+  const longest = longestOf(unasked);
   if (!longest) return undefined;
   const times = unasked.length === 1 ? 'once' : `${unasked.length} times`;
-  return `the machine stalled client workers ${times} with no fault on them (longest ${ms(longest.toNs - longest.fromNs).toFixed(0)} ms, process ${longest.process} at ${s2(longest.fromNs)})`;
-}
-
-/** When the acquire that made the grant at `index` was invoked: the process's last acquire invoke before it. */
-function acquireInvokedAt(history: readonly Op[], index: number, process: number): number | undefined {
-  for (let i = Math.min(index, history.length - 1); i >= 0; i--) {
-    const op = history[i];
-    if (op?.process === process && op.f === 'acquire' && op.type === 'invoke') return op.time;
-  }
-  return undefined;
-}
-
-/** The validity the grant gave (ms), else the run's lease. */
-function leaseMs(history: readonly Op[], acquireIndex: number, ttlMs: number): number {
-  const at = history[acquireIndex];
-  const grant = at?.index === acquireIndex ? at : history.find((op) => op.index === acquireIndex);
-  return decodeGrant(grant?.value).validityMs ?? ttlMs;
+  return `the machine stalled client workers ${times} with no fault on them (longest ${lengthMs(longest)} ms, process ${longest.process} at ${secs(longest.fromNs)})`;
 }
 
 /**
- * One condition per holder whose overlap a stall explains: stalls between its acquire and
- * its hold's end, under no fault of its own, at least as long as the hold outlived its lease.
+ * One condition per holder whose overlap a stall explains: stalls no fault explains
+ * (unaskedStalls), between its acquire and its hold's end, at least as long as the hold
+ * outlived its lease (its grant's validity, else the run's TTL).
  */
-export function stallsBehindOverlaps(
-  history: readonly Op[],
-  stalls: readonly Stall[],
-  windows: readonly FaultWindow[],
-  ttlMs: number,
-): RunCondition[] {
-  const unasked = unaskedStalls(stalls, windows);
+export function stallsBehindOverlaps(history: readonly Op[], unasked: readonly Stall[], ttlMs: number): RunCondition[] {
   if (unasked.length === 0) return [];
   const found: RunCondition[] = [];
   const told = new Set<number>();
   for (const { first, second } of overlaps(holdsOf(history))) {
     if (told.has(first.acquireIndex)) continue;
-    const leaseEnd = first.start + leaseMs(history, first.acquireIndex, ttlMs) * 1e6;
+    const leaseEnd = first.start + (grantedValidityMs(history, first) ?? ttlMs) * 1e6;
     if (first.end <= leaseEnd) continue; // within its lease: the stall explains nothing
     // From the acquire's invoke: a lease made as the client began to wait (etcd's, ZooKeeper's
     // session) lapses when the stalled client cannot keep it alive, before its grant too.
-    const from = acquireInvokedAt(history, first.acquireIndex, first.process) ?? first.start;
+    const from = acquireInvokedAt(history, first);
     const inHold = unasked.filter((s) => s.process === first.process && s.fromNs < first.end && s.toNs > from);
     const stalledNs = inHold.reduce((sum, s) => sum + Math.min(s.toNs, first.end) - Math.max(s.fromNs, from), 0);
-    const longest = inHold.reduce<Stall | undefined>(
-      (a, s) => (!a || s.toNs - s.fromNs > a.toNs - a.fromNs ? s : a),
-      undefined,
-    );
+    const longest = longestOf(inHold);
     if (!longest || first.end - stalledNs > leaseEnd) continue;
     told.add(first.acquireIndex);
     found.push({
       kind: 'machine-stall',
-      message: `the machine stalled process ${first.process} for ${ms(longest.toNs - longest.fromNs).toFixed(0)} ms at ${s2(longest.fromNs)} while it acquired or held the lock, with no fault on it: its hold outlived its lease into process ${second.process}'s (op #${second.acquireIndex}), an overlap the harness made (too loaded to run as configured)`,
+      message: `the machine stalled process ${first.process} for ${lengthMs(longest)} ms at ${secs(longest.fromNs)} while it acquired or held the lock, with no fault on it: its hold outlived its lease into process ${second.process}'s (op #${second.acquireIndex}), an overlap the harness made (too loaded to run as configured)`,
     });
   }
   return found;

@@ -56,12 +56,7 @@ export function forkWorkers(run: RunContext): WorkerPool {
   run.teardown.on('workers', () => pool.kill());
   const program = config.clientCommand;
   pool.preload(
-    {
-      backend: config.backendModule ?? config.backend,
-      program: program !== undefined,
-      store: workload.usesStore,
-      yieldCpu: run.besideWorkloads,
-    },
+    { backend: config.backendModule ?? config.backend, store: workload.usesStore, yieldCpu: run.besideWorkloads },
     program === undefined ? undefined : { command: program, cwd: config.clientDir },
   );
   return pool;

@@ -184,8 +184,9 @@ async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
   });
   conditions.push(...programs.conditions);
   // A holder the machine stalled past its lease: the overlap is the harness's, not the lock's.
-  conditions.push(...stallsBehindOverlaps(history, pool.stalls, windows, config.ttlMs));
-  const stalled = stallsLine(unaskedStalls(pool.stalls, windows));
+  const unasked = unaskedStalls(pool.stalls, windows);
+  conditions.push(...stallsBehindOverlaps(history, unasked, config.ttlMs));
+  const stalled = stallsLine(unasked);
   if (stalled) run.log(stalled);
   if (pool.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
 

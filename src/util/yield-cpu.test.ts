@@ -63,11 +63,12 @@ describe('regainCpu', () => {
   );
 });
 
-describe('regainCpuOfGroup', () => {
+describe('regainCpuOf', () => {
   it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
     "takes back every thread of a group's processes, the children they started too",
     async () => {
-      const { regainCpuOfGroup } = await import('./yield-cpu.js');
+      const { regainCpuOf } = await import('./yield-cpu.js');
+      const { groupMembers } = await import('./process-group.js');
       // A group of its own started at the yielded value: a shell and the node it forks, whose
       // threads (libuv's, V8's) inherit it.
       const base = getPriority();
@@ -100,7 +101,10 @@ describe('regainCpuOfGroup', () => {
         const yielded = nicesOfGroup();
         expect(yielded.length).toBeGreaterThan(3);
         expect(yielded.every((n) => n === Math.min(19, base + YIELDING_NICE))).toBe(true);
-        regainCpuOfGroup(pgid, base);
+        regainCpuOf(
+          groupMembers(pgid).map((m) => m.pid),
+          base,
+        );
         expect(nicesOfGroup().every((n) => n === base)).toBe(true);
       } finally {
         process.kill(-pgid, 'SIGKILL');

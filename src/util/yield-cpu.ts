@@ -7,7 +7,6 @@
  */
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { groupMembers } from './process-group.js';
 
 /** How far a yielding thread steps back: about a tenth of its share under contention. */
 export const YIELDING_NICE = 10;
@@ -51,12 +50,10 @@ export function regainCpu(nice: number): void {
 }
 
 /**
- * Every thread of every process in process group `pgid`, and of `more` (a cgroup's, which
- * a daemon that called setsid stays in), back to `nice`: a program started while its
- * worker yielded took the yielded value with it. Best effort.
+ * Every thread of these processes back to `nice`: a program started while its worker
+ * yielded took the yielded value with it, into every process and thread it made. Best effort.
  */
-export function regainCpuOfGroup(pgid: number, nice: number, more: readonly number[] = []): void {
-  const pids = new Set([...groupMembers(pgid).map((m) => m.pid), ...more]);
+export function regainCpuOf(pids: readonly number[], nice: number): void {
   for (const pid of pids) {
     let tids: string[];
     try {

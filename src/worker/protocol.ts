@@ -46,17 +46,16 @@ export interface WorkerConfig {
 
 export type ToWorker =
   /**
-   * The modules the client will need, loaded now (the backend's, or the program client's,
-   * and the store's): their CPU then overlaps the cluster's start, not the workload slot.
-   * `yieldCpu`: other runs' workloads go on meanwhile (a campaign's cell started ahead):
-   * load at a lower priority, taken back at 'start'. `launch`: the client program, started
-   * now (its interpreter, its imports) and given its init at 'start'; `client` is the slot
-   * this worker will be given.
+   * The modules the client will need, loaded now (the backend's, or, for a client program,
+   * the program client's, and the store's): their CPU then overlaps the cluster's start, not
+   * the workload slot. `yieldCpu`: other runs' workloads go on meanwhile (a campaign's cell
+   * started ahead): load at a lower priority, taken back at 'start'. `launch`: the client
+   * program, started now (its interpreter, its imports) and given its init at 'start';
+   * `client` is the slot this worker will be given.
    */
   | {
       type: 'preload';
       backend: string;
-      program: boolean;
       store: boolean;
       yieldCpu: boolean;
       launch?: { command: string; cwd?: string; client: number };

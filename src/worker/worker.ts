@@ -15,8 +15,9 @@ import { cgroupPath, cgroupPids } from '../util/cgroup.js';
 import { keepTrying } from '../util/deadline.js';
 import { errorStack } from '../util/errors.js';
 import { monotonicNow, NS_PER_MS } from '../util/monotonic-clock.js';
+import { groupMembers } from '../util/process-group.js';
 import { Rng } from '../util/rng.js';
-import { mayRegainCpu, regainCpu, regainCpuOfGroup, yieldCpu } from '../util/yield-cpu.js';
+import { mayRegainCpu, regainCpu, regainCpuOf, yieldCpu } from '../util/yield-cpu.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
 
 /**
@@ -209,8 +210,7 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
   const { ProcessLockClient, programTimes, DEFAULT_RELEASE_TIMEOUT_MS } = await import('../backends/process-client.js');
   const { config, backendName, backendOptions } = worker.run;
   const launch = { command, cwd: config.clientDir, cgroup: programCgroup(worker) };
-  const client = (await startedAhead(launch)) ?? ProcessLockClient.launch(launch);
-  if (client.pid !== undefined) send({ type: 'program-started', pid: client.pid });
+  const client = (await startedAhead(launch)) ?? launchNow(ProcessLockClient, launch);
   await client.handshake({
     requestTimeoutMs: config.requestTimeoutMs,
     init: {
@@ -254,13 +254,24 @@ async function startedAhead(launch: ProgramLaunch): Promise<ProcessLockClient | 
     return undefined;
   }
   // Started while this worker yielded: the program's processes and threads took the yielded
-  // priority with them.
-  const pgid = started.client.pid;
-  if (started.yielded !== undefined && pgid !== undefined) {
+  // priority with them. Its cgroup holds them all (cheap to read); else its process group.
+  const group = started.client.pid;
+  if (started.yielded !== undefined && group !== undefined) {
     const cgroup = launch.cgroup === undefined ? undefined : cgroupPath(launch.cgroup);
-    regainCpuOfGroup(-pgid, started.yielded, cgroup === undefined ? [] : cgroupPids(cgroup));
+    const pids = cgroup === undefined ? groupMembers(-group).map((m) => m.pid) : cgroupPids(cgroup);
+    regainCpuOf(pids, started.yielded);
   }
   return started.client;
+}
+
+/** Starts the program and tells the runner its process group, so that a run that ends early kills it too. */
+function launchNow(
+  ProcessLockClient: typeof import('../backends/process-client.js').ProcessLockClient,
+  launch: ProgramLaunch,
+): ProcessLockClient {
+  const started = ProcessLockClient.launch(launch);
+  if (started.pid !== undefined) send({ type: 'program-started', pid: started.pid });
+  return started;
 }
 
 /**
@@ -273,9 +284,7 @@ function launchAhead({ command, cwd, client }: { command: string; cwd?: string; 
   ahead = import('../backends/process-client.js').then(
     ({ ProcessLockClient }) => {
       const launch = { command, cwd, cgroup: programCgroup({ client }) };
-      const started = ProcessLockClient.launch(launch);
-      if (started.pid !== undefined) send({ type: 'program-started', pid: started.pid });
-      return { client: started, launch, yielded: yieldedFrom };
+      return { client: launchNow(ProcessLockClient, launch), launch, yielded: yieldedFrom };
     },
     () => undefined,
   );
@@ -289,11 +298,10 @@ let yieldedFrom: number | undefined;
  * at the start fails again and says why there. Beside other runs' workloads it loads at a
  * lower priority, when it may take the priority back (util/yield-cpu.ts).
  */
-function preload({ backend, program, store, yieldCpu: beside, launch }: Extract<ToWorker, { type: 'preload' }>): void {
+function preload({ backend, store, yieldCpu: beside, launch }: Extract<ToWorker, { type: 'preload' }>): void {
   if (beside && mayRegainCpu()) yieldedFrom = yieldCpu();
   const ignore = () => {};
   if (launch) launchAhead(launch);
-  else if (program) import('../backends/process-client.js').catch(ignore);
   else importBackend(backend).catch(ignore);
   if (store) import('../datastore/datastore.js').catch(ignore);
 }
