@@ -99,6 +99,35 @@ describe('ProcessLockClient', () => {
     expect(broken).toHaveLength(1);
   });
 
+  it('a crash whose last stderr comes after its exit: the failure still names it', async () => {
+    // The shell exits at once; what it started writes the reason only once the shell is
+    // gone (reaped), as a runtime's last words can reach the pipe after the exit is heard.
+    const broken: string[] = [];
+    const late = `( while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo 'ReplyError: late words' >&2 ) & exit 1`;
+    const c = ProcessLockClient.launch({ command: late });
+    opened.push(c);
+    await expect(c.handshake({ requestTimeoutMs: 10_000, init, onBroken: (why) => broken.push(why) })).rejects.toThrow(
+      /exited with code 1 \(stderr: ReplyError: late words\)/,
+    );
+    expect(broken).toHaveLength(1);
+  });
+
+  it('a crash that leaves its stderr held open: the failure is told all the same', async () => {
+    const broken: string[] = [];
+    const c = ProcessLockClient.launch({ command: `sleep 30 & echo 'the reason' >&2; exit 1` });
+    opened.push(c);
+    try {
+      await expect(
+        c.handshake({ requestTimeoutMs: 10_000, init, onBroken: (why) => broken.push(why) }),
+      ).rejects.toThrow(/exited with code 1 \(stderr: the reason\)/);
+    } finally {
+      // What it left running (no cgroup here): its process group.
+      try {
+        process.kill(-(c.pid ?? 0), 'SIGKILL');
+      } catch {}
+    }
+  });
+
   it.each([
     ['garbage', /acquire 1: not JSON: lock acquired!/],
     ['string-token', /acquire 1: token "1" is not an integer/],

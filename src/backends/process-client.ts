@@ -83,6 +83,24 @@ const TICK_MS = 50;
 /** A gap between ticks longer than this was a pause (SIGSTOP of this process): counted as this much. */
 const MAX_TICK_MS = 250;
 
+/** How long a program's exit waits for the rest of its stderr, when the pipe stays open. */
+const STDERR_DRAIN_MS = 500;
+
+/** Resolves when the stream has ended or closed, or after `ms`, whichever is first. */
+function drained(stream: NodeJS.ReadableStream | null | undefined, ms: number): Promise<void> {
+  const s = stream as (NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }) | null | undefined;
+  if (!s || s.readableEnded || s.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    s.once('end', done);
+    s.once('close', done);
+  });
+}
+
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
   /** The request waiting for its answer (one at a time): the next line the program writes is it. */
@@ -119,11 +137,16 @@ export class ProcessLockClient implements LockClient {
     child.on('exit', (code, signal) => {
       this.exited = true;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
-      this.fail(`the client program ${how}${tail}`);
-      // The program is over: what it left running goes with its cgroup, also when nobody
-      // closes it (a start that failed).
-      if (this.cgroup !== undefined) void removeCgroup(this.cgroup);
+      // Its exit can come before the last of its stderr is read, and that last line is
+      // usually the reason it crashed: the failure is told once the pipe is drained, or
+      // after a moment when something it left running holds the pipe open.
+      void drained(child.stderr, STDERR_DRAIN_MS).then(() => {
+        const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
+        this.fail(`the client program ${how}${tail}`);
+        // The program is over: what it left running goes with its cgroup, also when nobody
+        // closes it (a start that failed).
+        if (this.cgroup !== undefined) void removeCgroup(this.cgroup);
+      });
     });
   }
 
