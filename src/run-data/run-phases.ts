@@ -1,11 +1,11 @@
 /**
  * Where a run's time goes, phase by phase: the fixed cost around its workload (starting the
- * cluster, waiting for a campaign's workload slot, connecting the clients, tearing down,
+ * cluster, connecting the clients, waiting for a campaign's workload slot, tearing down,
  * checking) is what a campaign of many short cells pays on every cell.
  */
 
 /** A run's phases in the order they happen. */
-export const RUN_PHASES = ['start', 'queued', 'ready', 'workload', 'teardown', 'check'] as const;
+export const RUN_PHASES = ['start', 'ready', 'queued', 'workload', 'teardown', 'check'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** Seconds spent in each phase; a phase a run did not reach is absent. */

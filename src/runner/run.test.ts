@@ -196,7 +196,8 @@ describe('a run, phase by phase', () => {
   it('starts, runs its workload, tears down in order, then checks', async () => {
     const r = await runWith(undefined);
     expect(fake.calls).toEqual([
-      ...['engine', 'image', 'fork workers', 'start cluster', 'open proxies', 'take slot', 'clients connected'],
+      // The clients connect before the slot: the slot holds the workload only.
+      ...['engine', 'image', 'fork workers', 'start cluster', 'open proxies', 'clients connected', 'take slot'],
       ...['go', 'nemesis', 'heal', 'stop clients', 'progress done'],
       // The slot goes as the workload ends, before the teardown (whose own give-back is then a no-op).
       'give slot back',
@@ -204,7 +205,7 @@ describe('a run, phase by phase', () => {
       'check',
     ]);
     expect(r.valid).toBe(true);
-    expect(Object.keys(r.timings.phases ?? {})).toEqual(['start', 'queued', 'ready', 'workload', 'teardown', 'check']);
+    expect(Object.keys(r.timings.phases ?? {})).toEqual(['start', 'ready', 'queued', 'workload', 'teardown', 'check']);
   });
 
   it('Ctrl-C while the cluster starts: the workers go, then what carries the run id', async () => {

@@ -1,7 +1,7 @@
 /**
  * One test run, start to verdict: the host made ready, the run folder made, then the run's
- * phases in order: the clients forked, the cluster started, its faults' proxies opened, a
- * campaign's workload slot taken, the clients connected, the workload run and healed, the
+ * phases in order: the clients forked, the cluster started, its faults' proxies opened, the
+ * clients connected, a campaign's workload slot taken, the workload run and healed, the
  * teardown, the check. Each resource hands its end to the teardown as it begins
  * (teardown.ts), which ends them in `finally`, also on abort (Ctrl-C).
  */
@@ -69,8 +69,8 @@ export interface RunHooks {
    */
   stopGraceMs?: number;
   /**
-   * A campaign's limit on workloads at once: taken once the cluster is ready, before the
-   * clients connect, and given back (the function it resolves to) once the workload and
+   * A campaign's limit on workloads at once: taken once the cluster is ready and the
+   * clients are connected, before the workload, and given back (the function it resolves to) once the workload and
    * its final read are over, before teardown and checking. So the next cells' clusters
    * start, and the last ones' tear down and check, while these run. Rejects when the
    * signal is aborted while waiting.
@@ -120,8 +120,10 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     // The nodes as they stand before the slot (a campaign's docker calls cost the slot
     // nothing): one that restarts from here on without the nemesis is noticed.
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
-    const giveBackSlot = await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
+    // Clients connect before the slot: a campaign's cell waits for it ready to go, and its
+    // slot holds the workload only.
     await connectClients(run, pool, faults, hooks.progress);
+    const giveBackSlot = await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
     done = await runWorkload(run, { cluster, faults, pool, watch }, hooks.stopGraceMs);
     // The workload and its final read are over: the next cell may run its own while this
     // one's nodes give their logs.
