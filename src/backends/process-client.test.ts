@@ -114,17 +114,17 @@ describe('ProcessLockClient', () => {
 
   it('a crash that leaves its stderr held open: the failure is told all the same', async () => {
     const broken: string[] = [];
-    const c = ProcessLockClient.launch({ command: `sleep 30 & echo 'the reason' >&2; exit 1` });
+    // What it leaves holds its pipes until killed: waiting for them alone would never end.
+    const c = ProcessLockClient.launch({ command: `sleep infinity & echo 'the reason' >&2; exit 1` });
     opened.push(c);
     try {
       await expect(
         c.handshake({ requestTimeoutMs: 10_000, init, onBroken: (why) => broken.push(why) }),
       ).rejects.toThrow(/exited with code 1 \(stderr: the reason\)/);
+      expect(broken).toHaveLength(1);
     } finally {
-      // What it left running (no cgroup here): its process group.
-      try {
-        process.kill(-(c.pid ?? 0), 'SIGKILL');
-      } catch {}
+      // What it left running (no cgroup here): its process group (pid is the group's, negated).
+      if (c.pid !== undefined) process.kill(c.pid, 'SIGKILL');
     }
   });
 

@@ -9,9 +9,11 @@
  * line (the worker stops its loop, and the run is marked not as configured).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { DefiniteFailure } from '../history/definite-failure.js';
 import { createCgroup, killCgroup, removeCgroup } from '../util/cgroup.js';
+import { withDeadline } from '../util/deadline.js';
 import type { AcquireOptions, Grant, LockClient, ReleaseResult } from './backend.js';
 import {
   type Answer,
@@ -83,23 +85,8 @@ const TICK_MS = 50;
 /** A gap between ticks longer than this was a pause (SIGSTOP of this process): counted as this much. */
 const MAX_TICK_MS = 250;
 
-/** How long a program's exit waits for the rest of its stderr, when the pipe stays open. */
+/** How long a program's exit waits for the rest of its stderr, when something holds the pipe open. */
 const STDERR_DRAIN_MS = 500;
-
-/** Resolves when the stream has ended or closed, or after `ms`, whichever is first. */
-function drained(stream: NodeJS.ReadableStream | null | undefined, ms: number): Promise<void> {
-  const s = stream as (NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }) | null | undefined;
-  if (!s || s.readableEnded || s.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    s.once('end', done);
-    s.once('close', done);
-  });
-}
 
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
@@ -138,15 +125,16 @@ export class ProcessLockClient implements LockClient {
       this.exited = true;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       // Its exit can come before the last of its stderr is read, and that last line is
-      // usually the reason it crashed: the failure is told once the pipe is drained, or
-      // after a moment when something it left running holds the pipe open.
-      void drained(child.stderr, STDERR_DRAIN_MS).then(() => {
+      // usually the reason it crashed: the failure is told at 'close' (its pipes ended), or
+      // after a moment when something it left running holds them open.
+      const tell = () => {
         const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
         this.fail(`the client program ${how}${tail}`);
         // The program is over: what it left running goes with its cgroup, also when nobody
         // closes it (a start that failed).
         if (this.cgroup !== undefined) void removeCgroup(this.cgroup);
-      });
+      };
+      void withDeadline(once(child, 'close'), STDERR_DRAIN_MS, () => new Error('pipes held open')).then(tell, tell);
     });
   }
 

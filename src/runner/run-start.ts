@@ -1,6 +1,6 @@
 /**
  * A run's start, up to its workload: the workers forked, the cluster started, the faults'
- * proxies opened, a campaign's workload slot taken, the clients connected. Each resource
+ * proxies opened, the clients connected, a campaign's workload slot taken. Each resource
  * hands its end to the teardown as it begins. A Ctrl-C here leaves nothing to check, and
  * ends what the start waits on at once: a phase's own deadline would keep the user waiting.
  */
@@ -106,32 +106,6 @@ export async function openFaults(run: RunContext, cluster: Cluster): Promise<Run
 }
 
 /**
- * A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell;
- * once it has it, its cluster takes its full share of the CPU. Returns the slot's give-back
- * (the teardown's first step too; giving it back twice does nothing).
- */
-export async function takeWorkloadSlot(
-  run: RunContext,
-  cluster: Cluster,
-  slot: ((signal: AbortSignal | undefined) => Promise<() => void>) | undefined,
-): Promise<() => void> {
-  if (!slot) return () => {};
-  run.clock.phases.enter('queued');
-  run.log('waiting for a workload slot (other cells run theirs)...');
-  const given = await slot(run.signal).catch(interruptible(run));
-  let back = false;
-  const release = () => {
-    if (back) return;
-    back = true;
-    given();
-  };
-  run.teardown.on('slot', release);
-  // Best effort: an engine that does not answer leaves the weight low, which the log says.
-  await cluster.claimCpu?.().catch((err) => run.log(`cluster's CPU weight not raised: ${errorMessage(err)}`));
-  return release;
-}
-
-/**
  * Every client given the run's parameters (not its schedule), what resolving found, and its
  * addresses, and connected: the time limit starts once they are, so all of it is workload.
  */
@@ -169,4 +143,30 @@ export async function connectClients(
       `${err.message}: '${cliCommand} client-check --backend ${config.backend} -- ${config.clientCommand}' tries it alone`,
     );
   });
+}
+
+/**
+ * A campaign's workload slot (RunHooks.workloadSlot), when the run is a campaign's cell;
+ * once it has it, its cluster takes its full share of the CPU. Returns the slot's give-back
+ * (the teardown's first step too; giving it back twice does nothing).
+ */
+export async function takeWorkloadSlot(
+  run: RunContext,
+  cluster: Cluster,
+  slot: ((signal: AbortSignal | undefined) => Promise<() => void>) | undefined,
+): Promise<() => void> {
+  if (!slot) return () => {};
+  run.clock.phases.enter('queued');
+  run.log('waiting for a workload slot (other cells run theirs)...');
+  const given = await slot(run.signal).catch(interruptible(run));
+  let back = false;
+  const release = () => {
+    if (back) return;
+    back = true;
+    given();
+  };
+  run.teardown.on('slot', release);
+  // Best effort: an engine that does not answer leaves the weight low, which the log says.
+  await cluster.claimCpu?.().catch((err) => run.log(`cluster's CPU weight not raised: ${errorMessage(err)}`));
+  return release;
 }

@@ -70,8 +70,8 @@ export interface RunHooks {
   stopGraceMs?: number;
   /**
    * A campaign's limit on workloads at once: taken once the cluster is ready and the
-   * clients are connected, before the workload, and given back (the function it resolves to) once the workload and
-   * its final read are over, before teardown and checking. So the next cells' clusters
+   * clients are connected, and given back (the function it resolves to) once the workload
+   * and its final read are over, before teardown and checking. So the next cells' clusters
    * start, and the last ones' tear down and check, while these run. Rejects when the
    * signal is aborted while waiting.
    */

@@ -329,8 +329,8 @@ process.on('message', (message: ToWorker) => {
     pointWaits.delete(message.seq);
   }
   if (message.type === 'start') {
-    // Its cell's cluster is ready: it connects at its own priority (a brief burst; a
-    // connect starved at the yielded one times out), then idles until go.
+    // Its cell's cluster is ready: it connects at its own priority (a brief burst; one
+    // starved at the yielded priority could outlast the setup's patience), then idles until go.
     if (yieldedFrom !== undefined) regainCpu(yieldedFrom);
     run(message.config).then(
       // The last operations go before the channel closes; the runner knows the worker is
