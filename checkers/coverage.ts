@@ -15,7 +15,7 @@ import type { CheckResult } from './result.js';
 import { violationsOf } from './violations.js';
 
 /** The points every run lists, reached or not (workloads/workload.ts STANDARD_POINTS). */
-const LISTED = ['after-grant', 'before-release', 'in-extend'];
+const LISTED = ['after-grant', 'in-hold', 'before-release', 'in-extend'];
 
 export interface CoverageRow {
   point: string;

@@ -71,6 +71,8 @@ async function holdAndAdd(ctx: StoreContext, grant: Grant, added: number): Promi
   });
   if (read.type === 'info') return false;
   if (current === null) return true; // rejected: nothing to write, release
+  // Read and not yet written: a holder paused here writes a set it read before the handover.
+  await ctx.point?.('in-hold');
   await sleep(opts.holdMs);
   const next = [...(current as number[]), added];
   const value = encodeWrite(next, opts.fencing, token);

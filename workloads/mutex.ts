@@ -16,6 +16,7 @@ export const mutexWorkload: Workload = {
     while (!ctx.stop.aborted) {
       const grant = await recordAcquire(ctx);
       if (grant) {
+        await ctx.point?.('in-hold');
         await sleep(ctx.opts.holdMs);
         await recordRelease(ctx, grant);
       }

@@ -50,10 +50,11 @@ export interface ClientContext {
 
 /**
  * The code points every client reaches, whatever its library: after a grant (before the
- * holder uses it) and before a release; `in-extend` is a library's auto-extension, which
+ * holder uses it), as its hold begins (lock-set: after its read, before its write; mutex:
+ * after its grant) and before a release; `in-extend` is a library's auto-extension, which
  * only a client program can announce (docs/client-protocol.md).
  */
-export const STANDARD_POINTS = ['after-grant', 'before-release', 'in-extend'] as const;
+export const STANDARD_POINTS = ['after-grant', 'in-hold', 'before-release', 'in-extend'] as const;
 
 export interface Workload {
   name: string;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ClientFaultTarget } from '../../src/nemesis/context.js';
+import { type ClientFaultTarget, signalAll } from '../../src/nemesis/context.js';
 import { ClientPause } from '../../src/nemesis/kinds/client-pause.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
@@ -9,15 +9,23 @@ import { Rng } from '../../src/util/rng.js';
 const ticker = `let n = 0; setInterval(() => process.send(++n), 10);`;
 
 describe('client-pause nemesis', () => {
-  const clients = (holders: number[]): ClientFaultTarget => ({
-    holders: () => holders,
+  /**
+   * The ticker as the one client; `holding`: it reaches its hold at once, and is stopped
+   * there as the worker pool stops a client at a code point (SIGSTOP, SIGCONT to resume).
+   */
+  const clients = (holding: boolean): ClientFaultTarget => ({
+    holders: () => [],
     pid: () => child.pid,
     pids: () => [child.pid].filter((p): p is number => p !== undefined),
     process: () => 0,
     grantedAt: () => undefined,
     count: () => 1,
     grant: () => undefined,
-    catchAtPoint: async () => undefined,
+    catchAtPoint: async (_where, timeoutMs) => {
+      if (!holding) return sleep(timeoutMs).then(() => undefined);
+      const pids = signalAll([child.pid as number], 'SIGSTOP');
+      return { client: 0, pids, resume: () => void signalAll(pids, 'SIGCONT') };
+    },
     crash: () => false,
   });
   const child = spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -28,7 +36,7 @@ describe('client-pause nemesis', () => {
   it('stops a holding client for real and resumes it', async () => {
     // On the ticker's state, not on delays: a busy machine starts a process late.
     await until(() => last > 0);
-    const nemesis = new ClientPause(clients([0]), { nemesisIntervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(clients(true), { nemesisIntervalS: 1, ttlMs: 500 });
     const started = await nemesis.start(new Rng(1));
     expect(started?.durationMs).toBeGreaterThanOrEqual(400);
     expect(started?.durationMs).toBeLessThanOrEqual(1000);
@@ -48,13 +56,13 @@ describe('client-pause nemesis', () => {
     expect(last).toBeGreaterThan(during + 5);
   });
 
-  it('skips when no client holds the lock', async () => {
-    const nemesis = new ClientPause(clients([]), { nemesisIntervalS: 1, ttlMs: 500 }, 50);
+  it('skips when no client begins a hold', async () => {
+    const nemesis = new ClientPause(clients(false), { nemesisIntervalS: 1, ttlMs: 50 }, 50);
     expect(await nemesis.start(new Rng(1))).toBeNull();
   });
 
   it('heals every paused client', async () => {
-    const nemesis = new ClientPause(clients([0]), { nemesisIntervalS: 1, ttlMs: 500 });
+    const nemesis = new ClientPause(clients(true), { nemesisIntervalS: 1, ttlMs: 500 });
     await nemesis.start(new Rng(2));
     await nemesis.healAll();
     const before = last;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../util/rng.js';
 import type { ClientFaultTarget } from '../context.js';
 import { ClientClockStep } from './client-clock.js';
-import { ClientPause } from './client-pause.js';
+import { ClientPause, HOLDER_POINT } from './client-pause.js';
 
 const IN_ACQUIRE_POINT = 'test:after-votes';
 
@@ -58,65 +58,85 @@ describe('client-clock', () => {
   });
 });
 
-describe('client-pause with a fixed pause/TTL ratio (--pause-ttl)', () => {
-  it('pauses exactly that many TTLs, and draws the same numbers as without it', async () => {
-    const kill = process.kill;
-    const signals: [number, string][] = [];
-    process.kill = ((pid: number, signal: string) => {
-      signals.push([pid, signal]);
-      return true;
-    }) as typeof process.kill;
-    try {
-      const fixed = await new ClientPause(clients([2]).pool, {
-        nemesisIntervalS: 1,
-        ttlMs: 1000,
-        pauseTtl: 0.25,
-      }).start(new Rng(3));
-      expect(fixed?.durationMs).toBe(250);
-      const drawn = await new ClientPause(clients([2]).pool, { nemesisIntervalS: 1, ttlMs: 1000 }).start(new Rng(3));
-      expect(drawn?.durationMs).toBeGreaterThanOrEqual(800);
-      expect(drawn?.durationMs).toBeLessThanOrEqual(2000);
-      // The ratio replaces the draw, not the draws after it: the same holder is picked.
-      expect((fixed?.value as { client?: number } | undefined)?.client).toBe(
-        (drawn?.value as { client?: number } | undefined)?.client,
-      );
-      expect(signals).toEqual([
-        [1002, 'SIGSTOP'],
-        [1002, 'SIGSTOP'],
-      ]);
-    } finally {
-      process.kill = kill;
-    }
-  });
-});
+describe('client-pause of a holder', () => {
+  const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
 
-describe('client-pause of a client that is gone', () => {
-  it("records no pause when none of the holder's processes could be stopped", async () => {
-    const gone: ClientFaultTarget = {
-      ...clients([2]).pool,
-      pid: () => 99_999_999, // beyond any pid_max: kill answers ESRCH, as for an exited worker
-      pids: () => [99_999_999],
+  it('stops the next client to begin its hold, at in-hold, for the drawn length, and lets it go at the stop', async () => {
+    const { pool, armed } = clients([]);
+    let resumed = 0;
+    const caught: ClientFaultTarget = {
+      ...pool,
+      catchAtPoint: async (where) => {
+        armed.push({ client: 3, where });
+        return { client: 3, pids: [1003], resume: () => resumed++ };
+      },
     };
-    const nemesis = new ClientPause(gone, { nemesisIntervalS: 1, ttlMs: 1000 }, 0);
-    expect(await nemesis.start(new Rng(1))).toBeNull();
+    const nemesis = new ClientPause(caught, opts);
+    const started = await nemesis.start(new Rng(3));
+    expect(armed).toEqual([{ client: 3, where: HOLDER_POINT }]);
+    expect(HOLDER_POINT).toBe('in-hold');
+    expect(started?.durationMs).toBeGreaterThanOrEqual(800);
+    expect(started?.durationMs).toBeLessThanOrEqual(2000);
+    expect(resumed).toBe(0);
+    expect(await nemesis.stop()).toEqual({ client: 3, pid: 1003 });
+    expect(resumed).toBe(1);
+    expect(await nemesis.stop()).toBeNull();
+  });
+
+  it('with --pause-ttl pauses exactly that many TTLs, and draws the same numbers as without it', async () => {
+    const fixedRng = new Rng(3);
+    const fixed = await new ClientPause(clients([]).pool, { ...opts, pauseTtl: 0.25 }).start(fixedRng);
+    expect(fixed?.durationMs).toBe(250);
+    const drawnRng = new Rng(3);
+    const drawn = await new ClientPause(clients([]).pool, opts).start(drawnRng);
+    expect(drawn?.durationMs).toBeGreaterThanOrEqual(800);
+    expect(drawn?.durationMs).toBeLessThanOrEqual(2000);
+    // The ratio replaces the draw, not the draws after it: the schedule goes on the same.
+    expect(fixedRng.next()).toBe(drawnRng.next());
+  });
+
+  it('draws as many numbers as when it picked among the holders, so that seeds keep their schedules', async () => {
+    const rng = new Rng(11);
+    const twin = new Rng(11);
+    await new ClientPause(clients([]).pool, opts).start(rng);
+    twin.uniform(0.8, 2.0);
+    twin.next();
+    expect(rng.next()).toBe(twin.next());
+  });
+
+  it('records no pause, and lets the client go, when none of its processes could be stopped', async () => {
+    let resumed = 0;
+    const gone: ClientFaultTarget = {
+      ...clients([]).pool,
+      // Stopped nothing: kill answered ESRCH for each, as for an exited worker.
+      catchAtPoint: async () => ({ client: 2, pids: [], resume: () => resumed++ }),
+    };
+    expect(await new ClientPause(gone, opts, 0).start(new Rng(1))).toBeNull();
+    expect(resumed).toBe(1);
+  });
+
+  it('records nothing when no client was granted the lock in time', async () => {
+    const none: ClientFaultTarget = { ...clients([]).pool, catchAtPoint: async () => undefined };
+    expect(await new ClientPause(none, opts, 0).start(new Rng(1))).toBeNull();
   });
 });
 
 describe('client-pause record', () => {
   it("names the client program's pid and process group beside the worker's, when the client drives one", async () => {
-    const kill = process.kill;
-    process.kill = (() => true) as typeof process.kill;
-    try {
-      const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
-      const { pool } = clients([2]);
-      const withProgram: ClientFaultTarget = { ...pool, program: (c) => ({ pid: 2001 + c, pgid: 2000 + c }) };
-      const started = await new ClientPause(withProgram, opts).start(new Rng(3));
-      expect(started?.value).toMatchObject({ client: 2, process: 2, pid: 1002, programPid: 2003, programGroup: 2002 });
-      // A built-in client has no program: the record is as before.
-      const builtIn = await new ClientPause({ ...pool, program: () => undefined }, opts).start(new Rng(3));
-      expect(Object.keys(builtIn?.value as object)).toEqual(['client', 'process', 'pid', 'ms']);
-    } finally {
-      process.kill = kill;
-    }
+    const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
+    const { pool } = clients([]);
+    const withProgram: ClientFaultTarget = { ...pool, program: (c) => ({ pid: 2001 + c, pgid: 2000 + c }) };
+    const started = await new ClientPause(withProgram, opts).start(new Rng(3));
+    expect(started?.value).toMatchObject({
+      client: 3,
+      process: 3,
+      pid: 1003,
+      programPid: 2004,
+      programGroup: 2003,
+      at: 'in-hold',
+    });
+    // A built-in client has no program: no program in the record.
+    const builtIn = await new ClientPause({ ...pool, program: () => undefined }, opts).start(new Rng(3));
+    expect(Object.keys(builtIn?.value as object)).toEqual(['client', 'process', 'pid', 'at', 'ms']);
   });
 });

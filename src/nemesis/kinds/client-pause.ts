@@ -1,34 +1,30 @@
 /**
  * client-pause: SIGSTOP a client worker process for a while, then SIGCONT: a GC pause, as
- * in Kleppmann's critique of Redlock. It prefers a client that holds the lock right now
- * (a pause of an idle client shows nothing), and pauses for a seeded duration around the
- * TTL, mostly longer, so that the lease expires under the paused holder.
+ * in Kleppmann's critique of Redlock. It stops a client that holds the lock: the next one
+ * to begin its hold, at the standard point in-hold (lock-set: read, not yet written). A
+ * pause of an idle client shows nothing, and one aimed at whoever held a moment ago lands,
+ * on a busy machine, as often as not after its release was sent. It pauses for a seeded
+ * duration around the TTL, mostly longer, so that the lease expires under the paused holder.
  */
-import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import {
-  type CaughtAtPoint,
-  type ClientFaultTarget,
-  signalAll,
-  stoppedProcesses,
-  untilHandedOver,
-} from '../context.js';
+import { type CaughtAtPoint, type ClientFaultTarget, stoppedProcesses, untilHandedOver } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
 /** Pause lengths as multiples of the TTL. */
 export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 
+/** The standard point where a holder pause stops its client: its hold begins (workloads/workload.ts STANDARD_POINTS). */
+export const HOLDER_POINT = 'in-hold';
+
 export class ClientPause implements Nemesis {
   readonly kind: string = 'client-pause';
-  /** The processes of each paused client, by their worker's pid. */
-  private readonly paused = new Map<number, number[]>();
-  private current: { client: number; pid: number } | undefined;
 
   constructor(
     protected readonly clients: ClientFaultTarget,
     protected readonly opts: FaultTiming,
+    /** How long a fault waits for a client to reach its point (doubled, at least 2 TTLs). */
     protected readonly waitForHolderMs = 2000,
     /**
      * Absent: pause a client that holds the lock. Given: stop one at this point inside its
@@ -81,28 +77,43 @@ export class ClientPause implements Nemesis {
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     if (this.atPoint !== undefined) return this.startAtPoint(rng, this.atPoint, plan);
     if (this.inAcquirePoint !== undefined) return this.startInAcquire(rng, this.inAcquirePoint, plan);
+    return this.startInHold(rng, plan);
+  }
+
+  /**
+   * Stops the next client to begin its hold (the standard point in-hold), for the drawn
+   * length: a holder for certain, whatever the machine's speed. Picking whoever held a
+   * moment before, a SIGSTOP that reached it 60 ms later under load found it releasing
+   * (a hold of 100 ms): a paused releaser, whose lease lapsing shows nothing (a CI run of
+   * etcd3-lock-gc-pause, 12 s, whose pauses all missed so).
+   */
+  private async startInHold(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     // Draw the duration first, so the schedule's numbers do not depend on who held (a
     // fixed ratio draws too, so that the rest of the schedule is the same).
     const drawn = rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max);
     const durationMs = planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn)));
-    const pickAt = rng.next();
-    let holders = this.clients.holders();
-    for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
-      await sleep(5);
-      holders = this.clients.holders();
-    }
-    if (holders.length === 0) return null;
-    const client = holders[Math.floor(pickAt * holders.length)] as number;
-    const pid = this.clients.pid(client);
-    if (pid === undefined) return null;
+    rng.next(); // the draw that once picked among the holders: the schedule's later numbers stay as they were
+    const timeoutMs = Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs);
+    const caught = await this.clients.catchAtPoint(HOLDER_POINT, timeoutMs);
+    if (!caught) return null;
     // A client whose processes have all exited (its worker lost) is not paused: no record of one.
-    const pids = signalAll(this.clients.pids(client), 'SIGSTOP');
-    if (pids.length === 0) return null;
-    this.paused.set(pid, pids);
-    this.current = { client, pid };
-    const program = this.clients.program?.(client);
+    const pid = caught.pids.find((p) => p > 0);
+    if (pid === undefined) {
+      caught.resume();
+      return null;
+    }
+    this.atCaught = { ...caught, process: this.clients.process(caught.client) };
+    const program = this.clients.program?.(caught.client);
     const of = program ? { programPid: program.pid, programGroup: program.pgid } : {};
-    return { value: { client, process: this.clients.process(client), pid, ...of, ms: durationMs }, durationMs };
+    const value = {
+      client: caught.client,
+      process: this.atCaught.process,
+      pid,
+      ...of,
+      at: HOLDER_POINT,
+      ms: durationMs,
+    };
+    return { value, durationMs };
   }
 
   /**
@@ -140,30 +151,17 @@ export class ClientPause implements Nemesis {
 
   async stop(): Promise<unknown> {
     const caught = this.atCaught;
-    if (caught) {
-      caught.resume();
-      this.atCaught = undefined;
-      return caught.until === undefined && this.inAcquirePoint !== undefined
-        ? { client: caught.client, process: caught.process }
-        : { client: caught.client, until: caught.until ?? 'the fault ended' };
-    }
-    const c = this.current;
-    if (!c) return null;
-    this.resume(c.pid);
-    this.current = undefined;
-    return { client: c.client, pid: c.pid };
-  }
-
-  private resume(pid: number) {
-    signalAll(this.paused.get(pid) ?? [pid], 'SIGCONT');
-    this.paused.delete(pid);
+    if (!caught) return null;
+    caught.resume();
+    this.atCaught = undefined;
+    if (this.atPoint !== undefined) return { client: caught.client, until: caught.until ?? 'the fault ended' };
+    if (this.inAcquirePoint !== undefined) return { client: caught.client, process: caught.process };
+    return { client: caught.client, pid: caught.pids.find((p) => p > 0) };
   }
 
   async healAll(): Promise<void> {
     this.atCaught?.resume();
     this.atCaught = undefined;
-    for (const pid of [...this.paused.keys()]) this.resume(pid);
-    this.current = undefined;
   }
 }
 
@@ -184,7 +182,7 @@ export const clientPause = faultKind({
     form: 'at=<point>',
     test: (t) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(t),
   },
-  what: "SIGSTOP a client worker that holds the lock, for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes; at=<point>: the first client at a code point (after-grant, before-release, in-extend, or a client program's own), until another client holds the lock",
+  what: "SIGSTOP a client that holds the lock (its worker and program), the next to begin its hold (in-hold), for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes; at=<point>: the first client at a code point (after-grant, in-hold, before-release, in-extend, or a client program's own), until another client holds the lock",
   fit: (s, backend) => {
     if (s.target.startsWith('at=')) {
       const at = s.target.slice('at='.length);
