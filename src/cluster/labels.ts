@@ -63,6 +63,12 @@ export function runLabels(runId: string, role: string): Record<string, string> {
 export interface Removed {
   containers: string[];
   networks: string[];
+  /**
+   * Networks of runs whose runner is gone that the engine would not remove: it counts an
+   * endpoint in them (a container a third party attached, or a stale endpoint that dockerd
+   * kept after its container was removed, which only a restart of dockerd clears).
+   */
+  inUse: string[];
 }
 
 /** Waits (up to 30 s) until the engine no longer knows the container. */
@@ -85,7 +91,7 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
   const filters = typeof which === 'object' ? { label: [`${LABEL_RUN}=${which.runId}`] } : { label: [LABEL_RUN] };
   const keep = (labels: Record<string, string> | undefined) =>
     which === 'orphaned' && ownerAlive(labels?.[LABEL_OWNER]);
-  const removed: Removed = { containers: [], networks: [] };
+  const removed: Removed = { containers: [], networks: [], inUse: [] };
   const containers = await docker().listContainers({ all: true, filters });
   await Promise.all(
     containers
@@ -120,7 +126,8 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
       // Still attached: a container that a third party attached, which the next sweep may
       // find gone. A run's own network has no container left here.
       const busy = which === 'orphaned' && /active endpoints/.test(String(err));
-      if (!busy && !/No such network|not found/.test(String(err))) throw err;
+      if (busy) removed.inUse.push(n.Name);
+      else if (!/No such network|not found/.test(String(err))) throw err;
     }
   }
   return removed;

@@ -146,6 +146,8 @@ async function readyTheHost(resolved: ResolvedRun, build: boolean, log: (line: s
       `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}`,
     );
   }
+  for (const name of swept.inUse)
+    log(`a crashed run's network is still in use, not removed: ${name} (lockchaos cleanup says more)`);
   const healed = await reclaimTargets();
   if (healed.runs > 0) log(`healed what crashed runs left on their targets: ${plural(healed.runs, 'run')}`);
   for (const problem of healed.problems) log(`a crashed run's target is not healed yet: ${problem}`);

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docker } from '../../src/cluster/docker-engine.js';
+import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN } from '../../src/cluster/labels.js';
 import { orphanWorkers } from '../../src/cluster/reclaim.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
@@ -91,5 +93,29 @@ describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/removed [2-9]\d* containers, [1-9]\d* networks/);
     expect(await leftovers(pid)).toEqual([]);
+  });
+
+  it("lockchaos cleanup names a crashed run's network that something still uses, and counts it", async () => {
+    // A runner that is gone (no process has this pid), and a container someone else attached.
+    const labels = { [LABEL_RUN]: 'c1ea0b5e', [LABEL_OWNER]: `${hostname()}:999999999:0`, [LABEL_ROLE]: 'network' };
+    const network = await docker().createNetwork({ Name: 'lockchaos-c1ea0b5e', Labels: labels });
+    const other = await docker().createContainer({
+      Image: 'lockchaos/node:3',
+      Cmd: ['sleep', '600'],
+      HostConfig: { NetworkMode: 'lockchaos-c1ea0b5e' },
+    });
+    try {
+      await other.start();
+      const r = await lockchaos(['cleanup']);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^removed 0 containers, 0 networks, .*, 1 networks left in use$/);
+      expect(r.stderr).toMatch(/^not removed: network lockchaos-c1ea0b5e: the engine counts an endpoint in it/);
+      await other.remove({ force: true });
+      const again = await lockchaos(['cleanup']);
+      expect(again.stdout.trim()).toMatch(/^removed 0 containers, 1 networks, .*targets healed$/);
+    } finally {
+      await other.remove({ force: true }).catch(() => undefined);
+      await network.remove().catch(() => undefined);
+    }
   });
 });
