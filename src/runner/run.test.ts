@@ -27,7 +27,7 @@ vi.mock('../cluster/docker-engine.js', async (original) => ({
 }));
 vi.mock('../cluster/reclaim.js', async (original) => ({
   ...(await original<object>()),
-  reclaimOrphans: async () => ({ containers: [], networks: [], workers: 0, cgroups: 0 }),
+  reclaimOrphans: async () => ({ containers: [], networks: [], inUse: [], workers: 0, cgroups: 0 }),
   removeRunCgroups: async () => called('remove cgroups'),
 }));
 vi.mock('../cluster/labels.js', async (original) => ({
