@@ -133,10 +133,17 @@ export async function untilHandedOver(
   }
 }
 
-/** The processes a fault stopped, as its record names them: the worker's pid, the program's group. */
-export function stoppedProcesses(pids: readonly number[]): { pid?: number; programGroup?: number } {
-  const worker = pids.find((p) => p > 0);
+/**
+ * The processes a fault stopped, as its record names them: the worker's pid (`worker`, when
+ * it was among them), the program's group. The others stopped (the members of the
+ * program's cgroup) are not named: the first positive pid is one of those, not the worker.
+ */
+export function stoppedProcesses(
+  pids: readonly number[],
+  worker: number | undefined,
+): { pid?: number; programGroup?: number } {
   const program = pids.find((p) => p < 0);
+  if (worker !== undefined && !pids.includes(worker)) worker = undefined;
   return {
     ...(worker === undefined ? {} : { pid: worker }),
     ...(program === undefined ? {} : { programGroup: -program }),

@@ -53,7 +53,7 @@ export class ClientKill implements Nemesis {
     return {
       client,
       process: this.clients.process(client),
-      ...stoppedProcesses(pids),
+      ...stoppedProcesses(pids, this.clients.pid(client)),
       ...(at === undefined ? {} : { at }),
     };
   }

@@ -140,3 +140,17 @@ describe('client-pause record', () => {
     expect(Object.keys(builtIn?.value as object)).toEqual(['client', 'process', 'pid', 'at', 'ms']);
   });
 });
+
+describe('client-pause at a code point, of a program in a cgroup', () => {
+  it("names the worker's pid, not the first member of the program's cgroup stopped with it", async () => {
+    // As the worker pool stops a client: the program's group, its cgroup's members, the worker last.
+    const pool: ClientFaultTarget = {
+      ...clients([]).pool,
+      catchAtPoint: async () => ({ client: 3, pids: [-2003, 2003, 2004, 1003], resume: () => {} }),
+    };
+    const started = await new ClientPause(pool, { nemesisIntervalS: 1, ttlMs: 1000 }, 0, undefined, 'in-extend').start(
+      new Rng(1),
+    );
+    expect(started?.value).toMatchObject({ client: 3, pid: 1003, programGroup: 2003, at: 'in-extend' });
+  });
+});

@@ -67,7 +67,7 @@ export class ClientPause implements Nemesis {
     const value = {
       client: held.client,
       process: held.process,
-      ...stoppedProcesses(held.pids),
+      ...stoppedProcesses(held.pids, this.clients.pid(held.client)),
       at: point,
       ms: durationMs,
     };
@@ -97,8 +97,8 @@ export class ClientPause implements Nemesis {
     const caught = await this.clients.catchAtPoint(HOLDER_POINT, timeoutMs);
     if (!caught) return null;
     // A client whose processes have all exited (its worker lost) is not paused: no record of one.
-    const pid = caught.pids.find((p) => p > 0);
-    if (pid === undefined) {
+    const pid = this.clients.pid(caught.client);
+    if (pid === undefined || !caught.pids.includes(pid)) {
       caught.resume();
       return null;
     }
@@ -156,7 +156,7 @@ export class ClientPause implements Nemesis {
     this.atCaught = undefined;
     if (this.atPoint !== undefined) return { client: caught.client, until: caught.until ?? 'the fault ended' };
     if (this.inAcquirePoint !== undefined) return { client: caught.client, process: caught.process };
-    return { client: caught.client, pid: caught.pids.find((p) => p > 0) };
+    return { client: caught.client, pid: this.clients.pid(caught.client) };
   }
 
   async healAll(): Promise<void> {

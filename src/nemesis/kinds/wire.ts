@@ -109,7 +109,7 @@ export class WireFault implements Nemesis {
       at: wirePoint(this.request),
       mode: this.mode,
     };
-    Object.assign(value, stoppedProcesses(got.pids ?? []), { ms: durationMs });
+    Object.assign(value, stoppedProcesses(got.pids ?? [], this.clients.pid(got.client)), { ms: durationMs });
     return { value, durationMs };
   }
 
