@@ -24,11 +24,21 @@ function clients(crashed: number[], caught?: CaughtAtPoint): ClientFaultTarget {
 const timing = { nemesisIntervalS: 1, ttlMs: 1000 };
 
 describe('client-kill', () => {
-  it('kills a holder whole and records whom: its process, worker and program group', async () => {
+  it('kills the next holder as its hold begins, whole, and records whom: its process, worker and program group', async () => {
     const crashed: number[] = [];
-    const started = await new ClientKill(clients(crashed), timing).start(new Rng(1));
+    const armed: string[] = [];
+    const caught = { client: 1, pids: [-201, 101], resume: () => {} };
+    const pool: ClientFaultTarget = {
+      ...clients(crashed),
+      catchAtPoint: async (where) => {
+        armed.push(where);
+        return caught;
+      },
+    };
+    const started = await new ClientKill(pool, timing).start(new Rng(1));
+    expect(armed).toEqual(['in-hold']);
     expect(crashed).toEqual([1]);
-    expect(started?.value).toEqual({ client: 1, process: 4, pid: 101, programGroup: 201 });
+    expect(started?.value).toEqual({ client: 1, process: 4, pid: 101, programGroup: 201, at: 'in-hold' });
   });
 
   it('kills the client caught at a code point, where it stands (never resumed)', async () => {
