@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clientCgroupName } from '../cluster/labels.js';
 import { cgroupPath, cgroupSupport } from '../util/cgroup.js';
 import { packageRoot } from '../util/paths.js';
-import { ProcessLockClient, programTimes } from './process-client.js';
+import { ProcessLockClient, programTimes, STDERR_DRAIN_MS } from './process-client.js';
 
 const program = (how: string) => `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')} ${how}`;
 const init = {
@@ -230,10 +230,12 @@ describe('ProcessLockClient, launched ahead of its handshake', () => {
         }
       }, 20);
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Past the longest wait for its stderr: the failure is known before the handshake.
+    await new Promise((r) => setTimeout(r, STDERR_DRAIN_MS + 100));
     await expect(c.handshake({ requestTimeoutMs: 10_000, init, onBroken: (why) => broken.push(why) })).rejects.toThrow(
-      /exited with code 1 \(stderr: ImportError: no module named lockclient\)/,
+      /^the client program exited with code 1 \(stderr: ImportError: no module named lockclient\)$/,
     );
+    // Told by the handshake itself: the failure came when nobody was listening yet.
     expect(broken).toEqual([expect.stringMatching(/exited with code 1/)]);
   });
 });

@@ -86,7 +86,7 @@ const TICK_MS = 50;
 const MAX_TICK_MS = 250;
 
 /** How long a program's exit waits for the rest of its stderr, when something holds the pipe open. */
-const STDERR_DRAIN_MS = 500;
+export const STDERR_DRAIN_MS = 500;
 
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
