@@ -55,10 +55,40 @@ describe('code point coverage', () => {
     expect(result?.summary).toMatch(/aimed at wire:INCR, but no client reached it \(the clients sent wire:INCRBY\)/);
   });
 
+  it("shows a holder's pause at in-hold, where it catches its client; one that never hit leaves the verdict alone", () => {
+    const aimed = aimedFaults([{ kind: 'client-pause', target: 'holder' }]);
+    expect(aimed).toEqual([{ kind: 'client-pause', point: 'in-hold', counts: false }]);
+    const hit = new H()
+      .acquire(0)
+      .invoke('nemesis', 'start-client-pause')
+      .ok('nemesis', 'start-client-pause', undefined, { client: 0, process: 0, at: 'in-hold', ms: 1500 })
+      .acquire(1)
+      .invoke('nemesis', 'stop-client-pause')
+      .ok('nemesis', 'stop-client-pause', undefined, { client: 0 })
+      .release(0)
+      .release(1);
+    const results = [checkMutualExclusion(hit.ops, { counts: true })];
+    const rows = coverage(hit.ops, results, { 'in-hold': 9 }, aimed, TTL);
+    expect(rows[0]).toEqual({
+      point: 'in-hold',
+      fault: 'client-pause',
+      reached: 9,
+      hits: 1,
+      followed: 1,
+      counts: false,
+    });
+    expect(coverageLines(rows)[0]).toMatch(/in-hold\s+reached 9×\s+client-pause: hit 1×, a violation followed 1 of 1/);
+    const never = coverage(new H().acquire(0).release(0).ops, [], { 'in-hold': 1 }, aimed, TTL);
+    expect(never[0]).toMatchObject({ point: 'in-hold', hits: 0 });
+    expect(codePointsResult(never)).toEqual([]);
+  });
+
   it("names the in-acquire point by the backend's own name", () => {
     expect(aimedFaults([{ kind: 'client-pause', target: 'in-acquire' }], 'after-votes')).toEqual([
       { kind: 'client-pause', point: 'after-votes' },
     ]);
-    expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([]);
+    expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([
+      { kind: 'client-pause', point: 'in-hold', counts: false },
+    ]);
   });
 });
