@@ -36,7 +36,7 @@ export class ClientPause implements Nemesis {
   ) {}
 
   /** The client stopped at a code point, while it is. */
-  private atCaught?: CaughtAtPoint & { process: number; until?: string };
+  private atCaught?: CaughtAtPoint & { process: number; worker: number; until?: string };
 
   /**
    * Stops the first client that reaches the code point, until another client holds the
@@ -58,16 +58,29 @@ export class ClientPause implements Nemesis {
     return { value: caught.value, durationMs };
   }
 
-  /** The first client at `point`, stopped and kept as atCaught, with its record's value. */
+  /**
+   * The first client at `point`, stopped and kept as atCaught, with its record's value: its
+   * worker's pid and, when it drives one, its program's. A client whose worker could not be
+   * stopped (it had exited) is let go: no record of a pause.
+   */
   private async catchAt(point: string, timeoutMs: number, durationMs: number, clockStepMs?: number) {
     const caught = await this.clients.catchAtPoint(point, timeoutMs, clockStepMs);
     if (!caught) return undefined;
-    const held = { ...caught, process: this.clients.process(caught.client) } as NonNullable<typeof this.atCaught>;
+    const worker = this.clients.pid(caught.client);
+    if (worker === undefined || !caught.pids.includes(worker)) {
+      caught.resume();
+      return undefined;
+    }
+    const held = { ...caught, process: this.clients.process(caught.client), worker } as NonNullable<
+      typeof this.atCaught
+    >;
     this.atCaught = held;
+    const program = this.clients.program?.(held.client);
     const value = {
       client: held.client,
       process: held.process,
-      ...stoppedProcesses(held.pids, this.clients.pid(held.client)),
+      ...stoppedProcesses(held.pids, worker),
+      ...(program ? { programPid: program.pid, programGroup: program.pgid } : {}),
       at: point,
       ms: durationMs,
     };
@@ -93,27 +106,12 @@ export class ClientPause implements Nemesis {
     const drawn = rng.uniform(PAUSE_TTL_FACTOR.min, PAUSE_TTL_FACTOR.max);
     const durationMs = planned(plan, Math.round(this.opts.ttlMs * (this.opts.pauseTtl ?? drawn)));
     rng.next(); // the draw that once picked among the holders: the schedule's later numbers stay as they were
-    const timeoutMs = Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs);
-    const caught = await this.clients.catchAtPoint(HOLDER_POINT, timeoutMs);
-    if (!caught) return null;
-    // A client whose processes have all exited (its worker lost) is not paused: no record of one.
-    const pid = this.clients.pid(caught.client);
-    if (pid === undefined || !caught.pids.includes(pid)) {
-      caught.resume();
-      return null;
-    }
-    this.atCaught = { ...caught, process: this.clients.process(caught.client) };
-    const program = this.clients.program?.(caught.client);
-    const of = program ? { programPid: program.pid, programGroup: program.pgid } : {};
-    const value = {
-      client: caught.client,
-      process: this.atCaught.process,
-      pid,
-      ...of,
-      at: HOLDER_POINT,
-      ms: durationMs,
-    };
-    return { value, durationMs };
+    const caught = await this.catchAt(
+      HOLDER_POINT,
+      Math.max(2 * this.waitForHolderMs, 2 * this.opts.ttlMs),
+      durationMs,
+    );
+    return caught ? { value: caught.value, durationMs } : null;
   }
 
   /**
@@ -156,7 +154,7 @@ export class ClientPause implements Nemesis {
     this.atCaught = undefined;
     if (this.atPoint !== undefined) return { client: caught.client, until: caught.until ?? 'the fault ended' };
     if (this.inAcquirePoint !== undefined) return { client: caught.client, process: caught.process };
-    return { client: caught.client, pid: this.clients.pid(caught.client) };
+    return { client: caught.client, pid: caught.worker };
   }
 
   async healAll(): Promise<void> {
