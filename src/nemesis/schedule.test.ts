@@ -57,7 +57,7 @@ describe('runSchedule', () => {
     expect(replayed.faults.map(({ did, ...f }) => f)).toEqual(drawn.faults.map(({ did, ...f }) => f));
     // Each starts no earlier than its time (and stops after its duration).
     for (const [i, o] of replayed.started.entries()) {
-      expect(o.time / NS_PER_MS).toBeGreaterThanOrEqual((drawn.faults[i] as ScheduledFault).atMs - 1);
+      expect(o.time / NS_PER_MS).toBeGreaterThanOrEqual((drawn.faults[i] as ScheduledFault).atMs);
     }
   });
 

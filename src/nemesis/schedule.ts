@@ -57,7 +57,8 @@ export async function runSchedule(opts: {
     if (given) {
       const next = given[i];
       if (!next) break;
-      await sleep(next.atMs - nowMs(), signal);
+      // Not a bare timer: it may wake up to a millisecond early against the clock the start is stamped on.
+      await sleepAtLeast(next.atMs, origin, signal);
       fault = { kind: nemesis.kind, atMs: next.atMs, seed: next.seed, durationMs: next.durationMs };
     } else {
       await sleep(1000 * opts.intervalS * rng.uniform(0.5, 1.5), signal);

@@ -32,11 +32,12 @@ export const NS_PER_MS = 1_000_000;
  * Sleeps until at least ms have passed on the monotonic clock since `from` (hrtime ns). A
  * timer alone can end up to a millisecond early against hrtime, since libuv counts timers
  * from the loop's cached, millisecond-truncated time; a fault's recorded length is a claim
- * (the sweep compares it with the lease), so it must hold.
+ * (the sweep compares it with the lease), so it must hold; so must a given fault's start
+ * time (a replay starts each fault no earlier than the schedule says). A signal cuts it short.
  */
-export async function sleepAtLeast(ms: number, from: bigint): Promise<void> {
+export async function sleepAtLeast(ms: number, from: bigint, signal?: AbortSignal): Promise<void> {
   const end = from + BigInt(Math.ceil(ms * NS_PER_MS));
-  for (let left = end - monotonicNow(); left > 0n; left = end - monotonicNow()) {
-    await sleep(Math.ceil(Number(left) / NS_PER_MS));
+  for (let left = end - monotonicNow(); left > 0n && !signal?.aborted; left = end - monotonicNow()) {
+    await sleep(Math.ceil(Number(left) / NS_PER_MS), signal);
   }
 }
