@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { BACKENDS } from '../src/backends/index.js';
 import { type NodeSpec, startCluster } from '../src/cluster/cluster.js';
 import { ensureEngine, ensureImage, POSTGRES_IMAGE } from '../src/cluster/docker-engine.js';
-import { removeResources } from '../src/cluster/labels.js';
+import { removeResources } from '../src/cluster/remove-resources.js';
 import { dataStoreNodeSpec } from '../src/datastore/datastore.js';
 import { nearestRank } from '../src/stats/quantiles.js';
 

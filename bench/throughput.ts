@@ -25,7 +25,7 @@ import type { NodeAddress } from '../src/backends/backend.js';
 import { redisBackend } from '../src/backends/redis.js';
 import { startCluster } from '../src/cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../src/cluster/docker-engine.js';
-import { removeResources } from '../src/cluster/labels.js';
+import { removeResources } from '../src/cluster/remove-resources.js';
 import { DEFAULTS } from '../src/run-data/config.js';
 import { prepareRun } from '../src/run-data/prepare.js';
 import { run } from '../src/runner/run.js';

@@ -19,7 +19,8 @@ import {
   POSTGRES_IMAGE,
   START_ENGINE,
 } from '../cluster/docker-engine.js';
-import { removeResources, runLabels } from '../cluster/labels.js';
+import { runLabels } from '../cluster/labels.js';
+import { removeResources } from '../cluster/remove-resources.js';
 import { type CgroupSupport, cgroupSupport } from '../util/cgroup.js';
 import { EXIT_ERROR, errorMessage } from '../util/errors.js';
 import { sleep } from '../util/monotonic-clock.js';

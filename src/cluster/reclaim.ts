@@ -6,7 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cgroupPath, listCgroups, removeCgroup } from '../util/cgroup.js';
-import { cgroupOwner, ownerAlive, removeResources, WORKER_ENV } from './labels.js';
+import { cgroupOwner, ownerAlive, WORKER_ENV } from './labels.js';
+import { removeResources } from './remove-resources.js';
 
 /** Worker processes whose runner is gone: their env names the runner's owner label. */
 export function orphanWorkers(): number[] {

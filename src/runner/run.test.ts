@@ -30,8 +30,7 @@ vi.mock('../cluster/reclaim.js', async (original) => ({
   reclaimOrphans: async () => ({ containers: [], networks: [], inUse: [], workers: 0, cgroups: 0 }),
   removeRunCgroups: async () => called('remove cgroups'),
 }));
-vi.mock('../cluster/labels.js', async (original) => ({
-  ...(await original<object>()),
+vi.mock('../cluster/remove-resources.js', () => ({
   removeResources: async () => called('remove containers'),
 }));
 vi.mock('../target/heal.js', () => ({ reclaimTargets: async () => ({ runs: 0, problems: [] }) }));

@@ -14,7 +14,7 @@ vi.mock('../cluster/reclaim.js', () => ({
     return 0;
   },
 }));
-vi.mock('../cluster/labels.js', () => ({
+vi.mock('../cluster/remove-resources.js', () => ({
   removeResources: async () => {
     swept.ended.push('containers');
     if (swept.fails) throw new Error('docker is gone');

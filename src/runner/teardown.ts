@@ -4,8 +4,9 @@
  * the cluster starts (their imports load meanwhile), yet end before the proxies and nodes
  * they talk to; a campaign's workload slot, taken last, is given back once the faults heal.
  */
-import { removeResources } from '../cluster/labels.js';
+
 import { removeRunCgroups } from '../cluster/reclaim.js';
+import { removeResources } from '../cluster/remove-resources.js';
 
 const ORDER = [
   'progress',

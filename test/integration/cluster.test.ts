@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import { type Cluster, CPU_SHARES, startCluster } from '../../src/cluster/cluster.js';
 import { docker, NODE_IMAGE } from '../../src/cluster/docker-engine.js';
-import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN, removeResources } from '../../src/cluster/labels.js';
+import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN } from '../../src/cluster/labels.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
 import { leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { etcdBackend, leaseTtlSeconds } from '../../src/backends/etcd.js';
 import { startCluster } from '../../src/cluster/cluster.js';
-import { removeResources } from '../../src/cluster/labels.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
 import { Rng } from '../../src/util/rng.js';
 import { endToEndSuite, grantAskingAgain, lockServiceSuite } from './lock-service.js';
 import { requireEngine } from './support.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisClient, redisNodeSpec, SHIFT_TTLS } from '../../src/backends/redis-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
-import { removeResources } from '../../src/cluster/labels.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
 import { type NodeFaultContext, nodeFaultContext } from '../../src/nemesis/context.js';
 import { ClockJump, ClockStrobe } from '../../src/nemesis/kinds/clock.js';
 import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Backend, Grant, LockClient, NodeAddress } from '../../src/backends/backend.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
-import { removeResources } from '../../src/cluster/labels.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
 import { nodeFaultContext } from '../../src/nemesis/context.js';
 import { NodeKill } from '../../src/nemesis/kinds/kill-node.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';

@@ -10,7 +10,7 @@ import { redisClient } from '../../src/backends/redis-node.js';
 import { redisSentinelBackend } from '../../src/backends/redis-sentinel.js';
 import { SENTINEL_PORT, sentinelGroupSpecs, sentinelPrimary } from '../../src/backends/redis-sentinel-node.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
-import { removeResources } from '../../src/cluster/labels.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
 import { nodeFaultContext } from '../../src/nemesis/context.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
