@@ -8,7 +8,14 @@ import { judge } from './expect.js';
 import { loadCampaign } from './load.js';
 import { shardCells } from './matrix.js';
 import { mergeCampaign } from './merge.js';
-import { type CampaignSummary, type CellResult, summaryHtml, summaryJson, terminalTable } from './report.js';
+import {
+  type CampaignSummary,
+  type CellResult,
+  pointsByConfiguration,
+  summaryHtml,
+  summaryJson,
+  terminalTable,
+} from './report.js';
 
 const { spec, allCells: cells } = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 
@@ -22,6 +29,18 @@ function resultFor(cell: (typeof cells)[number], dir: string): CellResult {
     durationS: 20 + cell.index,
     dir: runDir,
     report: join(runDir, 'report.html'),
+    // Code points as a run lists them: reached, and the fault's hits at one (a pattern).
+    coverage: [
+      { point: 'in-hold', reached: 40 + cell.index, hits: 0, followed: 0 },
+      {
+        point: 'in-hold',
+        fault: 'client-pause',
+        reached: 40 + cell.index,
+        hits: cell.index % 3,
+        followed: cell.index % 2,
+        counts: false,
+      },
+    ],
   };
 }
 
@@ -65,6 +84,11 @@ describe('campaign merge', () => {
     expect(merged.configurations).toEqual(whole.configurations);
     expect(merged.configurations.some((c: { seeds: number }) => c.seeds === 2)).toBe(true);
     expect(merged.totals).toEqual(whole.totals);
+    // The code points each cell reached and hit come through the shards whole.
+    expect(merged.cells.map((c: CellResult) => c.coverage)).toEqual(whole.cells.map((c: CellResult) => c.coverage));
+    const unsharded = pointsByConfiguration(summaryOf('/whole'));
+    expect(unsharded.some((t) => t.hits > 0)).toBe(true);
+    expect(pointsByConfiguration(summary)).toEqual(unsharded);
     expect(merged.cells.map((c: { index: number }) => c.index)).toEqual(cells.map((c) => c.index));
     expect(merged.missing).toBe(0);
     expect(summary.met).toBe(false); // the pattern leaves some cells unmet
@@ -129,6 +153,20 @@ describe('campaign merge', () => {
     writeFileSync(join(other, 'summary.json'), summaryJson({ ...summaryOf(other), name: 'other' }));
     expect(() => mergeCampaign([one, other], out)).toThrow(/merge the shards of one campaign/);
     expect(() => mergeCampaign([`${out}/nope`], out)).toThrow(/has no summary\.json/);
+  });
+
+  it('refuses, in one line naming the cell, a shard whose code points are not rows of counts', () => {
+    const bad = shardFolder({ index: 1, count: 4 });
+    const path = join(bad, 'summary.json');
+    const stored = JSON.parse(readFileSync(path, 'utf8'));
+    stored.cells[1].coverage = [{ point: 'in-hold', hits: '<img src=x>', followed: 0 }];
+    writeFileSync(path, JSON.stringify(stored));
+    const out = mkdtempSync(join(tmpdir(), 'lockchaos-merged-'));
+    expect(() => mergeCampaign([bad], out)).toThrow(
+      new RegExp(
+        `^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cell #${stored.cells[1].index + 1}'s coverage is not a list of code-point rows`,
+      ),
+    );
   });
 });
 

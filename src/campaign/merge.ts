@@ -12,6 +12,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { CoverageRow } from '../../checkers/coverage.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
@@ -48,6 +49,33 @@ interface StoredSummary {
   cells: StoredCell[];
 }
 
+const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+
+/**
+ * A cell's code points as summary.json stored them (checkers/coverage.ts's rows), checked
+ * before they are tallied into the merged page: a shard's file is input like any other.
+ */
+function storedCoverage(rows: unknown, where: string): CoverageRow[] {
+  const row = (x: unknown): x is CoverageRow => {
+    if (typeof x !== 'object' || x === null) return false;
+    const r = x as Record<string, unknown>;
+    return (
+      typeof r.point === 'string' &&
+      (r.fault === undefined || typeof r.fault === 'string') &&
+      (r.reached === undefined || isCount(r.reached)) &&
+      isCount(r.hits) &&
+      isCount(r.followed) &&
+      (r.counts === undefined || r.counts === false)
+    );
+  };
+  if (!Array.isArray(rows) || !rows.every(row)) {
+    throw new UserError(
+      `${where}'s coverage is not a list of code-point rows ({point, fault?, reached?, hits, followed}): give the summary.json lockchaos campaign wrote`,
+    );
+  }
+  return rows;
+}
+
 /** A shard folder's summary.json, its paths made absolute. */
 export function readShard(dir: string): CampaignSummary {
   const path = join(dir, CAMPAIGN_FILES.summaryJson);
@@ -79,6 +107,7 @@ export function readShard(dir: string): CampaignSummary {
       stoppedEarlyS,
       stoppedEarlyWhy,
       phases,
+      coverage,
       shrink,
       ...cell
     }) => {
@@ -90,6 +119,7 @@ export function readShard(dir: string): CampaignSummary {
       if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
       if (stoppedEarlyWhy !== undefined) r.stoppedEarlyWhy = stoppedEarlyWhy;
       if (phases !== undefined) r.phases = phases;
+      if (coverage !== undefined) r.coverage = storedCoverage(coverage, `${path}: cell #${cell.index + 1}`);
       if (shrink !== undefined) r.shrink = abs(shrink);
       return r;
     },

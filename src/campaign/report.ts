@@ -274,6 +274,7 @@ export function summaryJson(s: CampaignSummary): string {
       ...(r.stoppedEarlyS !== undefined ? { stoppedEarlyS: r.stoppedEarlyS } : {}),
       ...(r.stoppedEarlyWhy !== undefined ? { stoppedEarlyWhy: r.stoppedEarlyWhy } : {}),
       ...(r.phases !== undefined ? { phases: r.phases } : {}),
+      ...(r.coverage !== undefined ? { coverage: r.coverage } : {}),
       ...(r.shrink !== undefined ? { shrink: rel(r.shrink) } : {}),
       checkers: r.checkers,
       config: r.cell.config,
