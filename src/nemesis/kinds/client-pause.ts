@@ -18,6 +18,13 @@ export const PAUSE_TTL_FACTOR = { min: 0.8, max: 2.0 };
 /** The standard point where a holder pause stops its client: its hold begins (workloads/workload.ts STANDARD_POINTS). */
 export const HOLDER_POINT = 'in-hold';
 
+/** A client stopped at a code point, as the fault keeps it: its process number, its worker's pid, and why it was let go. */
+interface HeldAtPoint extends CaughtAtPoint {
+  process: number;
+  worker: number;
+  until?: string;
+}
+
 export class ClientPause implements Nemesis {
   readonly kind: string = 'client-pause';
 
@@ -36,7 +43,7 @@ export class ClientPause implements Nemesis {
   ) {}
 
   /** The client stopped at a code point, while it is. */
-  private atCaught?: CaughtAtPoint & { process: number; worker: number; until?: string };
+  private atCaught?: HeldAtPoint;
 
   /**
    * Stops the first client that reaches the code point, until another client holds the
@@ -71,9 +78,7 @@ export class ClientPause implements Nemesis {
       caught.resume();
       return undefined;
     }
-    const held = { ...caught, process: this.clients.process(caught.client), worker } as NonNullable<
-      typeof this.atCaught
-    >;
+    const held: HeldAtPoint = { ...caught, process: this.clients.process(caught.client), worker };
     this.atCaught = held;
     const program = this.clients.program?.(held.client);
     const value = {
