@@ -3,13 +3,6 @@
  * (one by default) started ahead of a free workload slot while finished cells tear down
  * and check, as memory allows. Cells on a target run one at a time: the hosts are shared,
  * and another's faults would land in its run.
- *
- * Cells that run their full time start first, those that will stop at their first violation
- * after them, each in file order: the full-time cells' workloads, which time leases, run
- * beside each other's, with a cluster start every half a minute beside them rather than a
- * churn of short cells' starts and teardowns; and the short cells fill the slots at the end,
- * as the longest-first rule of scheduling has it, where a long cell last would hold one slot
- * while the other idles.
  */
 import { freemem } from 'node:os';
 import type { ResolvedCell } from './matrix.js';
@@ -26,21 +19,11 @@ function roomForAnotherCluster(started: number, parallel: number, ahead: number)
   return started < parallel + ahead && freemem() >= SPARE_MEMORY_FOR_A_CLUSTER;
 }
 
-/** Whether a cell ends at its first violation: one that expects invalid, unless told to run its full time. */
-export function stopsEarly(cell: ResolvedCell): boolean {
-  return cell.expect === 'invalid' && cell.resolved.config.stopOnViolation === true;
-}
-
-/** The order cells start in: the full-time ones, then the early stoppers, each in file order. */
-export function launchOrder<C extends ResolvedCell>(cells: readonly C[]): C[] {
-  return [...cells.filter((c) => !stopsEarly(c)), ...cells.filter(stopsEarly)];
-}
-
 /** Runs one cell; it calls `workloadOver` once its workload is over (its slot given back). */
 export type CellRunner = (cell: ResolvedCell, workloadOver: () => void) => Promise<void>;
 
 /**
- * Starts every cell in launch order as room allows, until `signal` aborts (then none more);
+ * Starts every cell in order as room allows, until `signal` aborts (then none more);
  * resolves when every cell started has ended.
  */
 export async function launchCells(
@@ -73,7 +56,7 @@ export async function launchCells(
   const mayStartAnother = () =>
     inProgress.size < 2 * room.parallel + room.ahead &&
     roomForAnotherCluster(beforeTheirWorkloadEnds.size, room.parallel, room.ahead);
-  for (const one of launchOrder(cells)) {
+  for (const one of cells) {
     while (!signal.aborted && !mayStartAnother()) await Promise.race([...beforeTheirWorkloadEnds, ...inProgress]);
     if (signal.aborted) break;
     const cell = launch(one);
