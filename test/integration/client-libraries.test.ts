@@ -22,11 +22,11 @@ const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 
 /**
  * Runs preset `name` once, up to 12 s of workload, seed 3; an unfenced run stops at its
- * first overlap (--stop-on-violation), the evidence its test needs.
+ * first overlap (--stop-on-violation), the evidence its test needs, and so does a fenced one
+ * that must fail when asked (seed-fenced-lock's forked tokens).
  */
-async function preset(name: string, fencing: boolean) {
+async function preset(name: string, fencing: boolean, stopOnViolation = !fencing) {
   const { config } = resolveScenario(name, { over: { timeLimitS: 12 } });
-  const stopOnViolation = !fencing;
   return run(await prepareRun({ ...config, name: '', seed: 3, storeDir: store, fencing, stopOnViolation }), {
     latest: false,
   });
@@ -78,7 +78,8 @@ describe.skipIf(skip)('the example lock libraries', () => {
   });
 
   it('seed-fenced-lock, fenced: every client counts from 0, the fencing checker names tokens granted twice', async () => {
-    const r = await preset('seed-fenced-lock', true);
+    const r = await preset('seed-fenced-lock', true, true);
+    expect(r.stoppedEarly).toBeDefined();
     expect(checker(r, 'fencing')?.summary).toMatch(
       /\d+ tokens granted twice; .*token \d+ was granted twice: to process \d+/,
     );
