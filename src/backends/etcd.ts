@@ -12,12 +12,12 @@
  * policies): every request is sent once and its outcome recorded as it was observed.
  */
 
-import { createRequire } from 'node:module';
 import { noop } from 'cockatiel';
 import type * as EtcdPackage from 'etcd3';
 import type { Etcd3 } from 'etcd3';
 import { errorMessage } from '../util/errors.js';
 import { monotonicNow, NS_PER_MS, sleep } from '../util/monotonic-clock.js';
+import { requirePackage } from '../util/require-package.js';
 import {
   type AcquireOptions,
   type Backend,
@@ -33,16 +33,8 @@ import { KeptLease } from './etcd-lease.js';
 import { ETCD_CLIENT_PORT, etcdLeader, etcdNodeSpecs } from './etcd-node.js';
 import { newOwner } from './owner.js';
 
-/**
- * etcd3 by require, not import: Node 20's import of a CommonJS package parses each of its
- * modules for their exports, 305 ms of CPU against 220 ms by require, paid by every client
- * worker of an etcd run.
- */
-const {
-  ClientClosedError,
-  Etcd3: EtcdClient,
-  EtcdLeaseInvalidError,
-} = createRequire(import.meta.url)('etcd3') as typeof EtcdPackage;
+/** By require: a client worker's start (util/require-package.ts). */
+const { ClientClosedError, Etcd3: EtcdClient, EtcdLeaseInvalidError } = requirePackage<typeof EtcdPackage>('etcd3');
 
 /** etcd leases are whole seconds: the TTL asked for a ttlMs lock. */
 export const leaseTtlSeconds = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs / 1000));

@@ -4,20 +4,16 @@
  * every command. (With ioredis's defaults a command is queued while disconnected and
  * replayed later, which both hides anomalies and fakes them.)
  */
-import { createRequire } from 'node:module';
 import type * as IORedis from 'ioredis';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { NodeSpec, PeerNames } from '../cluster/cluster.js';
 import { errorMessage } from '../util/errors.js';
+import { requirePackage } from '../util/require-package.js';
 import { DefiniteFailure, type ShiftTtls } from './backend.js';
 import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
 
-/**
- * ioredis by require, not import: Node 20's import of a CommonJS package parses each of its
- * modules for their exports, 189 ms of CPU against 100 ms by require, paid by every client
- * worker of every run (a campaign's cell forks 5-10 of them).
- */
-const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+/** By require: a client worker's start (util/require-package.ts). */
+const { Redis: RedisClient } = requirePackage<typeof IORedis>('ioredis');
 
 export const REDIS_PORT = 6379;
 

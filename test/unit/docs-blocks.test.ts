@@ -18,6 +18,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { readCampaignPlan } from '../../src/campaign/load.js';
@@ -83,14 +84,11 @@ describe('the code blocks of the README and docs/', () => {
       // --help after the command (and merge's own word): parsed in full, then only the help printed.
       const cut = args[0] === 'campaign' && args[1] === 'merge' ? 2 : 1;
       const withHelp = [...args.slice(0, cut), '--help', ...args.slice(cut)];
-      const r = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(
-          process.execPath,
-          [CLI, ...withHelp],
-          { env: { ...process.env, NO_COLOR: '1' } },
-          (err, stdout, stderr) =>
-            resolve({ status: typeof err?.code === 'number' ? err.code : err ? -1 : 0, stdout, stderr }),
-        ),
+      const r = await promisify(execFile)(process.execPath, [CLI, ...withHelp], {
+        env: { ...process.env, NO_COLOR: '1' },
+      }).then(
+        ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+        (err: { code?: number; stdout: string; stderr: string }) => ({ ...err, status: err.code ?? -1 }),
       );
       if (r.status === 0 && /^Usage: lockchaos /.test(r.stdout)) return undefined;
       return `${at}: lockchaos ${args.join(' ')}: ${r.status} ${r.stderr.trim()}`;
