@@ -3,6 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { campaignCommand } from '../cli/campaign.js';
+import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { loadCampaign } from './load.js';
@@ -167,6 +168,52 @@ describe('campaign merge', () => {
         `^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cell #${stored.cells[1].index + 1}'s coverage is not a list of code-point rows`,
       ),
     );
+  });
+
+  it('refuses, in one line naming the cell and the field, a stored cell any field of which is not as written', () => {
+    const good = shardFolder({ index: 1, count: 4 });
+    const path = join(good, 'summary.json');
+    const written = readFileSync(path, 'utf8');
+    const out = mkdtempSync(join(tmpdir(), 'lockchaos-merged-'));
+    const refusal = (change: (stored: { cells: Record<string, unknown>[] } & Record<string, unknown>) => void) => {
+      const stored = JSON.parse(written);
+      change(stored);
+      writeFileSync(path, JSON.stringify(stored));
+      try {
+        mergeCampaign([good], out);
+        return 'merged';
+      } catch (err) {
+        expect(err).toBeInstanceOf(UserError);
+        return (err as Error).message.replace(`${path}: `, '');
+      }
+    };
+    const cell = (field: string, value: unknown) =>
+      refusal((s) => {
+        if (s.cells[0]) s.cells[0][field] = value;
+      });
+    expect(refusal(() => {})).toBe('merged');
+    const index = JSON.parse(written).cells[0].index + 1;
+    expect(cell('durationS', 'x')).toBe(
+      `cell #${index}'s durationS is not seconds ("x"): give the summary.json lockchaos campaign wrote`,
+    );
+    expect(cell('id', 7)).toMatch(new RegExp(`^cell #${index}'s id is not a string \\(7\\)`));
+    expect(cell('message', { a: 1 })).toMatch(/'s message is not a string/);
+    expect(cell('actual', 'fine')).toMatch(/'s actual is not one of valid, invalid, unknown/);
+    expect(cell('phases', { start: 'x' })).toMatch(/'s phases is not seconds per phase/);
+    expect(cell('checkers', [{ checker: 5 }])).toMatch(/'s checkers is not a list of \{checker/);
+    expect(cell('config', undefined)).toMatch(
+      /'s config is not a run's configuration, its timeLimitS in seconds \(missing\)/,
+    );
+    expect(cell('index', 'x')).toMatch(/^cell 1 of its list's index is not a cell number from 0/);
+    expect(cell('index', 10_000)).toMatch(/^cell 10001 \(.*\) is beyond its \d+ cells/);
+    // A long value is shown cut short: the line stays one line.
+    expect(cell('expect', 'v'.repeat(5000)).length).toBeLessThan(200);
+    expect(refusal((s) => (s.cells[0] = null as unknown as Record<string, unknown>))).toMatch(
+      /^cell 1 of its list is not an object/,
+    );
+    expect(refusal((s) => (s.startedAt = 5))).toMatch(/^its startedAt is not as lockchaos campaign writes it/);
+    expect(refusal((s) => (s.planned = [{ index: 'x' }]))).toMatch(/^its planned is not/);
+    expect(refusal((s) => (s.shard = { index: 1, count: 0 }))).toMatch(/^its shard is not/);
   });
 });
 

@@ -6,17 +6,16 @@
  * folder, so shards downloaded as CI artifacts merge wherever they lie) and writes the
  * merged files into the output folder, with links to each run's report.
  *
- * Refused, in one line: a folder without summary.json, shards of different campaigns or
- * shard counts, the same cell twice. Shards not given leave their cells out, and the merge
+ * Refused, in one line: a folder without summary.json, one any field of which is not as
+ * the campaign wrote it (stored-cell.ts), shards of different campaigns or shard counts,
+ * the same cell twice. Shards not given leave their cells out, and the merge
  * says how many are missing (the campaign then did not meet its expectations).
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { CoverageRow } from '../../checkers/coverage.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
-import type { Cell } from './matrix.js';
 import {
   type CampaignSummary,
   type CellName,
@@ -26,9 +25,7 @@ import {
   summaryJson,
 } from './report.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
-
-/** One cell as summary.json stores it: the cell's fields and its result's, paths relative. */
-type StoredCell = Cell & Omit<CellResult, 'cell'>;
+import { isCellName, isCount, isObject, isSeconds, shown, storedCell } from './stored-cell.js';
 
 interface StoredSummary {
   allCells?: CellName[];
@@ -46,34 +43,7 @@ interface StoredSummary {
   progress?: CampaignProgress;
   runner?: CampaignRunner;
   planned?: CellName[];
-  cells: StoredCell[];
-}
-
-const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
-
-/**
- * A cell's code points as summary.json stored them (checkers/coverage.ts's rows), checked
- * before they are tallied into the merged page: a shard's file is input like any other.
- */
-function storedCoverage(rows: unknown, where: string): CoverageRow[] {
-  const row = (x: unknown): x is CoverageRow => {
-    if (typeof x !== 'object' || x === null) return false;
-    const r = x as Record<string, unknown>;
-    return (
-      typeof r.point === 'string' &&
-      (r.fault === undefined || typeof r.fault === 'string') &&
-      (r.reached === undefined || isCount(r.reached)) &&
-      isCount(r.hits) &&
-      isCount(r.followed) &&
-      (r.counts === undefined || r.counts === false)
-    );
-  };
-  if (!Array.isArray(rows) || !rows.every(row)) {
-    throw new UserError(
-      `${where}'s coverage is not a list of code-point rows ({point, fault?, reached?, hits, followed}): give the summary.json lockchaos campaign wrote`,
-    );
-  }
-  return rows;
+  cells: unknown[];
 }
 
 /** A shard folder's summary.json, its paths made absolute. */
@@ -93,37 +63,42 @@ export function readShard(dir: string): CampaignSummary {
   if (!s || typeof s.name !== 'string' || !Array.isArray(s.cells) || typeof s.totalCells !== 'number') {
     throw new UserError(`${path} is not a campaign summary (no name, totalCells or cells)`);
   }
+  // Every field the merged pages show, checked: a night in the store is read here too.
+  const names = (x: unknown) => x === undefined || (Array.isArray(x) && x.every(isCellName));
+  const summaryFields: [string, boolean][] = [
+    ['source', typeof s.source === 'string'],
+    ['description', s.description === undefined || typeof s.description === 'string'],
+    ['startedAt', typeof s.startedAt === 'string'],
+    ['finishedAt', typeof s.finishedAt === 'string'],
+    ['interrupted', typeof s.interrupted === 'boolean'],
+    ['totalCells', isCount(s.totalCells)],
+    ['shard', !s.shard || (isObject(s.shard) && isCount(s.shard.index) && isCount(s.shard.count) && s.shard.count > 0)],
+    ['planned', names(s.planned)],
+    ['allCells', names(s.allCells)],
+    [
+      'progress',
+      s.progress === undefined ||
+        (isObject(s.progress) &&
+          isCount(s.progress.done) &&
+          isCount(s.progress.total) &&
+          isSeconds(s.progress.elapsedS) &&
+          (s.progress.leftS === undefined || isSeconds(s.progress.leftS))),
+    ],
+  ];
+  const wrong = summaryFields.find(([, ok]) => !ok);
+  if (wrong) {
+    throw new UserError(
+      `${path}: its ${wrong[0]} is not as lockchaos campaign writes it: give the summary.json lockchaos campaign wrote`,
+    );
+  }
   const abs = (p: string) => resolve(dir, p);
-  const cells: CellResult[] = s.cells.map(
-    ({
-      actual,
-      met,
-      message,
-      headline,
-      durationS,
-      dir: runDir,
-      report,
-      checkers,
-      stoppedEarlyS,
-      stoppedEarlyWhy,
-      phases,
-      coverage,
-      shrink,
-      ...cell
-    }) => {
-      const r: CellResult = { cell, actual, met, message, durationS };
-      if (headline !== undefined) r.headline = headline;
-      if (runDir !== undefined) r.dir = abs(runDir);
-      if (report !== undefined) r.report = abs(report);
-      if (checkers) r.checkers = checkers;
-      if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
-      if (stoppedEarlyWhy !== undefined) r.stoppedEarlyWhy = stoppedEarlyWhy;
-      if (phases !== undefined) r.phases = phases;
-      if (coverage !== undefined) r.coverage = storedCoverage(coverage, `${path}: cell #${cell.index + 1}`);
-      if (shrink !== undefined) r.shrink = abs(shrink);
-      return r;
-    },
-  );
+  const cells = s.cells.map((x, position) => storedCell(x, position, path, abs));
+  const beyond = cells.find((r) => r.cell.index >= s.totalCells);
+  if (beyond) {
+    throw new UserError(
+      `${path}: cell ${beyond.cell.index + 1} (${shown(beyond.cell.id)}) is beyond its ${s.totalCells} cells: give the summary.json lockchaos campaign wrote`,
+    );
+  }
   const summary: CampaignSummary = {
     name: s.name,
     source: s.source,
@@ -138,13 +113,13 @@ export function readShard(dir: string): CampaignSummary {
     cells,
   };
   if (typeof s.updatedAt === 'string') summary.updatedAt = s.updatedAt;
-  if (s.progress && typeof s.progress === 'object') summary.progress = s.progress;
+  if (s.progress) summary.progress = s.progress;
   if (s.runner && typeof s.runner === 'object') summary.runner = s.runner;
-  if (Array.isArray(s.planned)) summary.planned = s.planned;
+  if (s.planned) summary.planned = s.planned;
   if (summary.state === 'finished') summary.met = !s.interrupted && cells.every((r) => r.met);
   if (s.description !== undefined) summary.description = s.description;
   if (s.shard) summary.shard = s.shard;
-  if (Array.isArray(s.allCells)) summary.allCells = s.allCells;
+  if (s.allCells) summary.allCells = s.allCells;
   return summary;
 }
 

@@ -1,0 +1,146 @@
+/**
+ * A cell as a shard's summary.json stores it (the cell's fields and its result's), checked
+ * field by field before `campaign merge` tallies it into the merged pages: a shard's file,
+ * or a night's in the store, is input like any other. A field of the wrong kind is one line
+ * naming the cell and the field, never a stack from the page that would have shown it.
+ */
+import type { CoverageRow } from '../../checkers/coverage.js';
+import { UserError } from '../util/errors.js';
+import type { Actual } from './expect.js';
+import type { Cell } from './matrix.js';
+import type { CellResult } from './report.js';
+import { EXPECTATIONS } from './spec.js';
+
+const ACTUALS: readonly Actual[] = ['valid', 'invalid', 'unknown', 'error', 'aborted', 'not-run'];
+
+export const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+export const isSeconds = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const isString = (x: unknown) => typeof x === 'string';
+export const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+const optional = (test: (x: unknown) => boolean) => (x: unknown) => x === undefined || test(x);
+
+/** A code-point row (checkers/coverage.ts). */
+function isCoverageRow(x: unknown): x is CoverageRow {
+  if (!isObject(x)) return false;
+  return (
+    typeof x.point === 'string' &&
+    (x.fault === undefined || typeof x.fault === 'string') &&
+    (x.reached === undefined || isCount(x.reached)) &&
+    isCount(x.hits) &&
+    isCount(x.followed) &&
+    (x.counts === undefined || x.counts === false)
+  );
+}
+
+/** A cell by name, as a summary lists those planned and all of the campaign's. */
+export function isCellName(x: unknown): boolean {
+  return isObject(x) && isCount(x.index) && isString(x.id) && optional(isExpectation)(x.expect);
+}
+
+const isExpectation = (x: unknown) => (EXPECTATIONS as readonly unknown[]).includes(x);
+
+/** A checker's line: its name, its verdict, whether it counts, its summary. */
+function isCheckerLine(x: unknown): boolean {
+  return (
+    isObject(x) &&
+    isString(x.checker) &&
+    (x.valid === true || x.valid === false || x.valid === 'unknown') &&
+    typeof x.counts === 'boolean' &&
+    isString(x.summary)
+  );
+}
+
+/** Each stored field, what it must be, and the words for it. */
+const FIELDS: Record<string, [test: (x: unknown) => boolean, what: string]> = {
+  index: [isCount, 'a cell number from 0'],
+  entry: [isCount, 'a matrix entry number from 0'],
+  id: [isString, 'a string'],
+  backend: [isString, 'a string'],
+  workload: [isString, 'a string'],
+  nemesis: [isString, 'a string'],
+  scenario: [optional(isString), 'a string'],
+  fencing: [(x) => typeof x === 'boolean', 'true or false'],
+  seed: [(x) => typeof x === 'number' && Number.isInteger(x), 'an integer'],
+  expect: [isExpectation, `one of ${EXPECTATIONS.join(', ')}`],
+  availability: [optional((x) => typeof x === 'number' && x >= 0 && x <= 1), 'a share from 0 to 1'],
+  config: [
+    (x) => isObject(x) && (x.timeLimitS === undefined || isSeconds(x.timeLimitS)),
+    "a run's configuration, its timeLimitS in seconds",
+  ],
+  actual: [(x) => (ACTUALS as readonly unknown[]).includes(x), `one of ${ACTUALS.join(', ')}`],
+  met: [(x) => typeof x === 'boolean', 'true or false'],
+  message: [isString, 'a string'],
+  durationS: [isSeconds, 'seconds'],
+  headline: [optional(isString), 'a string'],
+  dir: [optional(isString), 'a path'],
+  report: [optional(isString), 'a path'],
+  shrink: [optional(isString), 'a path'],
+  checkers: [
+    optional((x) => Array.isArray(x) && x.every(isCheckerLine)),
+    'a list of {checker, valid, counts, summary}',
+  ],
+  stoppedEarlyS: [optional(isSeconds), 'seconds'],
+  stoppedEarlyWhy: [optional(isString), 'a string'],
+  phases: [optional((x) => isObject(x) && Object.values(x).every(isSeconds)), 'seconds per phase'],
+  coverage: [
+    optional((x) => Array.isArray(x) && x.every(isCoverageRow)),
+    'a list of code-point rows ({point, fault?, reached?, hits, followed})',
+  ],
+};
+
+/** A stored value as the error shows it: JSON, cut short (a field may be of any length). */
+export function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'missing';
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * The stored cell `x` (the `position`th of `path`'s cells) as a result, its paths made
+ * absolute by `abs`; a UserError naming the first field that is not what
+ * lockchaos campaign writes.
+ */
+export function storedCell(x: unknown, position: number, path: string, abs: (p: string) => string): CellResult {
+  if (!isObject(x)) {
+    throw new UserError(
+      `${path}: cell ${position + 1} of its list is not an object: give the summary.json lockchaos campaign wrote`,
+    );
+  }
+  const where = isCount(x.index)
+    ? `${path}: cell #${Number(x.index) + 1}`
+    : `${path}: cell ${position + 1} of its list`;
+  for (const [field, [test, what]] of Object.entries(FIELDS)) {
+    if (!test(x[field])) {
+      throw new UserError(
+        `${where}'s ${field} is not ${what} (${shown(x[field])}): give the summary.json lockchaos campaign wrote`,
+      );
+    }
+  }
+  const {
+    actual,
+    met,
+    message,
+    headline,
+    durationS,
+    dir,
+    report,
+    checkers,
+    stoppedEarlyS,
+    stoppedEarlyWhy,
+    phases,
+    coverage,
+    shrink,
+    ...cell
+  } = x as unknown as Cell & Omit<CellResult, 'cell'>;
+  const r: CellResult = { cell, actual, met, message, durationS };
+  if (headline !== undefined) r.headline = headline;
+  if (dir !== undefined) r.dir = abs(dir);
+  if (report !== undefined) r.report = abs(report);
+  if (checkers) r.checkers = checkers;
+  if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
+  if (stoppedEarlyWhy !== undefined) r.stoppedEarlyWhy = stoppedEarlyWhy;
+  if (phases !== undefined) r.phases = phases;
+  if (coverage !== undefined) r.coverage = coverage;
+  if (shrink !== undefined) r.shrink = abs(shrink);
+  return r;
+}
