@@ -3,6 +3,14 @@
  * (one by default) started ahead of a free workload slot while finished cells tear down
  * and check, as memory allows. Cells on a target run one at a time: the hosts are shared,
  * and another's faults would land in its run.
+ *
+ * Cells start in file order, but for the campaign's last ones: among the cells in flight
+ * together at its end (2 × --parallel + ahead, the launcher's depth), those that run their
+ * full time start before those that will stop at their first violation. A full-time cell
+ * started last would hold one slot for its whole workload while the other idles; started
+ * first, the short cells fill the other slot beside it (the longest-first rule of
+ * scheduling, kept to the end: all of a campaign in that order put the full-time workloads,
+ * which time leases, beside a churn of short cells' starts, and was no faster).
  */
 import { freemem } from 'node:os';
 import type { ResolvedCell } from './matrix.js';
@@ -19,11 +27,26 @@ function roomForAnotherCluster(started: number, parallel: number, ahead: number)
   return started < parallel + ahead && freemem() >= SPARE_MEMORY_FOR_A_CLUSTER;
 }
 
+/** Whether a cell ends at its first violation: one that expects invalid, unless told to run its full time. */
+export function stopsEarly(cell: ResolvedCell): boolean {
+  return cell.expect === 'invalid' && cell.resolved.config.stopOnViolation === true;
+}
+
+/**
+ * The order cells start in: file order, but among the last `depth` cells, those that run
+ * their full time first, then the early stoppers, each in file order.
+ */
+export function launchOrder<C extends ResolvedCell>(cells: readonly C[], depth: number): C[] {
+  const cut = Math.max(0, cells.length - depth);
+  const last = cells.slice(cut);
+  return [...cells.slice(0, cut), ...last.filter((c) => !stopsEarly(c)), ...last.filter(stopsEarly)];
+}
+
 /** Runs one cell; it calls `workloadOver` once its workload is over (its slot given back). */
 export type CellRunner = (cell: ResolvedCell, workloadOver: () => void) => Promise<void>;
 
 /**
- * Starts every cell in order as room allows, until `signal` aborts (then none more);
+ * Starts every cell in launch order as room allows, until `signal` aborts (then none more);
  * resolves when every cell started has ended.
  */
 export async function launchCells(
@@ -56,7 +79,7 @@ export async function launchCells(
   const mayStartAnother = () =>
     inProgress.size < 2 * room.parallel + room.ahead &&
     roomForAnotherCluster(beforeTheirWorkloadEnds.size, room.parallel, room.ahead);
-  for (const one of cells) {
+  for (const one of launchOrder(cells, 2 * room.parallel + room.ahead)) {
     while (!signal.aborted && !mayStartAnother()) await Promise.race([...beforeTheirWorkloadEnds, ...inProgress]);
     if (signal.aborted) break;
     const cell = launch(one);
