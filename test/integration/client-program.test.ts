@@ -131,7 +131,9 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it.each([
+  // Two at a time (the integration project's maxConcurrency), as are the client-checks below:
+  // each starts servers of its own, and no fault's timing is asserted.
+  it.concurrent.each([
     [
       'true',
       /client \d's program broke at its start: the client program exited with code 0: '.* client-check --backend redis -- true' tries it alone/,
@@ -185,7 +187,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(daemonPids(daemons)).toEqual([]);
   });
 
-  it.each([
+  it.concurrent.each([
     ['crash', /c0: the client program exited with code 1 \(stderr: ImportError: no module named lockclient\)/],
     ['silent', /c0: no answer to init within 2000 ms/],
     ['garbage', /c0: acquire 1: not JSON: lock acquired!/],
@@ -200,7 +202,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it('client-check with no --backend says it assumed redis, and refuses a program never granted the lock', async () => {
+  it.concurrent('client-check with no --backend says it assumed redis, and refuses a program never granted the lock', async () => {
     // As python-etcd3's adapter checked against Redis: four unknown acquires passed, exit 0.
     const r = await lockchaos(['client-check', '--', ...REFUSING.split(' '), 'never']);
     const lines = r.stdout.trim().split('\n');
@@ -214,7 +216,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it("client-check shows a refused release with the program's own reason", async () => {
+  it.concurrent("client-check shows a refused release with the program's own reason", async () => {
     const r = await lockchaos(['client-check', '--backend', 'redis', '--', ...REFUSING.split(' '), 'release']);
     expect(r.stdout).not.toMatch(/assumed/);
     expect(r.stdout).toMatch(/ {2}c0 release: fail \(lock expired before DEL: not deleted\)\n/);
@@ -222,7 +224,7 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(r.code).toBe(0);
   });
 
-  it('client-check of redis-py Lock: exit 0', async () => {
+  it.concurrent('client-check of redis-py Lock: exit 0', async () => {
     const r = await lockchaos(['client-check', '--', ...REDIS_PY.split(' ')]);
     expect(r.stdout).toMatch(/^backend: redis \(assumed: no --backend given\)\n/);
     expect(r.stdout).toMatch(/c1 acquire while c0 holds: fail \(timeout: lock busy\)/);

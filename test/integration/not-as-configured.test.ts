@@ -12,10 +12,17 @@ import { describe, expect, it } from 'vitest';
 import { CLI, type CliResult, leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 
-/** Runs `lockchaos run`; `afterMs` (2 s) after its clients start, `act(runner pid, run id)`. */
-function runAndAct(args: string[], act: (pid: number, runId: string) => unknown, afterMs = 2000): Promise<CliResult> {
+/**
+ * Runs `lockchaos run` in a store of its own (the tests run two at a time); `afterMs` (2 s)
+ * after its clients start, `act(runner pid, run id)`.
+ */
+function runAndAct(
+  args: string[],
+  act: (pid: number, runId: string) => unknown,
+  afterMs = 2000,
+): Promise<CliResult & { store: string }> {
+  const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, 'run', '--store', store, '--concurrency', '3', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,31 +39,33 @@ function runAndAct(args: string[], act: (pid: number, runId: string) => unknown,
         setTimeout(() => void act(child.pid as number, runId), afterMs);
       }
     });
-    child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr }));
+    child.on('close', (code) => resolve({ pid: child.pid ?? 0, code, stdout, stderr, store }));
   });
 }
 
-function runFolder() {
+function runFolder(store: string) {
   const dir = realpathSync(join(store, 'latest'));
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
   return { results: JSON.parse(read('results.json')), junit: read('junit.xml'), html: read('report.html') };
 }
 
 describe.skipIf(skip)('a run that did not run as configured', () => {
-  it('interrupted by SIGINT: exit 130, marked everywhere, torn down', async () => {
+  // The first five two at a time (the integration project's maxConcurrency): each acts on its
+  // own run. The last polls Docker from this thread and waits for its turn alone.
+  it.concurrent('interrupted by SIGINT: exit 130, marked everywhere, torn down', async () => {
     const r = await runAndAct(['--time-limit', '20', '--seed', '1'], (pid) => process.kill(pid, 'SIGINT'));
     expect(r.stdout).toMatch(
       /verdict: unknown .*did not run as configured: interrupted \(SIGINT\) at \d+(\.\d)? s of 20 s/,
     );
     expect(r.code).toBe(130);
-    const f = runFolder();
+    const f = runFolder(r.store);
     expect(f.results.conditions).toEqual([{ kind: 'interrupted', message: expect.stringMatching(/SIGINT/) }]);
     expect(f.junit).toContain('name="run as configured"');
     expect(f.html).toContain('id="not-as-configured"');
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it('a client worker killed: reported, exit 3', async () => {
+  it.concurrent('a client worker killed: reported, exit 3', async () => {
     const r = await runAndAct(['--time-limit', '6', '--seed', '2'], (pid) => {
       const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
         .trim()
@@ -65,18 +74,18 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     });
     expect(r.stdout).toMatch(/did not run as configured: client worker \d killed by SIGKILL at \d+(\.\d)? s/);
     expect(r.code).toBe(3);
-    expect(runFolder().results.conditions[0].kind).toBe('worker-lost');
+    expect(runFolder(r.store).results.conditions[0].kind).toBe('worker-lost');
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it('the data store lost: results written, exit 3, no stack', async () => {
+  it.concurrent('the data store lost: results written, exit 3, no stack', async () => {
     const r = await runAndAct(['--time-limit', '5', '--seed', '3'], (_pid, runId) => {
       execFileSync('docker', ['kill', `lockchaos-${runId}-store`]);
     });
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     expect(r.stdout).toMatch(/did not run as configured: the data store did not answer the final read/);
     expect(r.code).toBe(3);
-    const f = runFolder();
+    const f = runFolder(r.store);
     expect(f.results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['store-lost']);
     // No final read to judge by: lost updates cannot be told, and say why (not "in the final read").
     expect(r.stdout).toMatch(/lost-updates +unknown +no final read: the data store did not answer it/);
@@ -87,7 +96,7 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it('the lock node killed outside the nemesis: not valid, exit 3, the node named', async () => {
+  it.concurrent('the lock node killed outside the nemesis: not valid, exit 3, the node named', async () => {
     const r = await runAndAct(['--time-limit', '5', '--seed', '4', '--nemesis', 'none'], (_pid, runId) => {
       execFileSync('docker', ['kill', `lockchaos-${runId}-redis-1`]);
     });
@@ -97,11 +106,11 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     );
     expect(r.stdout).not.toMatch(/verdict: valid/);
     expect(r.code).toBe(3);
-    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toContain('node-lost');
+    expect(runFolder(r.store).results.conditions.map((c: { kind: string }) => c.kind)).toContain('node-lost');
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
-  it('the only lock node cut off with docker network disconnect: not valid, exit 3, the node named', async () => {
+  it.concurrent('the only lock node cut off with docker network disconnect: not valid, exit 3, the node named', async () => {
     const r = await runAndAct(['--time-limit', '5', '--seed', '5', '--nemesis', 'none'], (_pid, runId) => {
       execFileSync('docker', ['network', 'disconnect', `lockchaos-${runId}`, `lockchaos-${runId}-redis-1`]);
     });
@@ -110,7 +119,7 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
     );
     expect(r.stdout).not.toMatch(/verdict: valid/);
     expect(r.code).toBe(3);
-    expect(runFolder().results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['node-lost']);
+    expect(runFolder(r.store).results.conditions.map((c: { kind: string }) => c.kind)).toEqual(['node-lost']);
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
@@ -138,7 +147,7 @@ describe.skipIf(skip)('a run that did not run as configured', () => {
       },
       0,
     );
-    const kinds = runFolder().results.conditions.map((c: { kind: string }) => c.kind);
+    const kinds = runFolder(r.store).results.conditions.map((c: { kind: string }) => c.kind);
     expect(kinds).toContain('overran');
     expect(kinds).toContain('node-lost');
     expect(r.stdout).toMatch(/the workload took .*: a fault's stop failed after/);
