@@ -56,6 +56,22 @@ describe('untilAborted', () => {
     await expect(untilAborted(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
     await expect(untilAborted(Promise.resolve(7), abort.signal)).rejects.toBe('SIGINT');
   });
+
+  it('a promise given after the abort that fails later is no unhandled rejection', async () => {
+    const abort = new AbortController();
+    abort.abort('SIGINT');
+    let fail: (err: Error) => void = () => {};
+    const slow = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    await expect(untilAborted(slow, abort.signal)).rejects.toBe('SIGINT');
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    fail(new Error('workers still running after 150 ms'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    process.off('unhandledRejection', unhandled);
+    expect(unhandled).not.toHaveBeenCalled();
+  });
 });
 
 describe('keepTrying', () => {

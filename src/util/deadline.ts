@@ -20,7 +20,12 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, makeError: () =
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // Not waited on, it goes on all the same: its failure later (workers' grace running out
+    // after a Ctrl-C) must be no unhandled rejection, which would end the CLI as a crash.
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason);
