@@ -8,8 +8,10 @@ const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 
 describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
-  it('catches Redlock without fencing under client pauses: overlapping holders and lost updates', async () => {
-    const r = await runAndRead(store, [
+  // The first two side by side (the integration project's maxConcurrency), each in a store
+  // of its own (a run is read through its store's latest link): neither verdict hangs on timing.
+  it.concurrent('catches Redlock without fencing under client pauses: overlapping holders and lost updates', async () => {
+    const r = await runAndRead(mkdtempSync(join(tmpdir(), 'lockchaos-store-')), [
       ...['--backend', 'redlock', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'off'],
       ...['--time-limit', '12', '--nemesis-interval', '2', '--seed', '3'],
     ]);
@@ -19,8 +21,13 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
     expect(r.left).toEqual([]);
   });
 
-  it('keeps the data safe with fencing on redis, while showing the overlapping beliefs', async () => {
-    await expectFencingHoldsUnderPauses(store, ['--backend', 'redis', '--seed', '3']);
+  it.concurrent('keeps the data safe with fencing on redis, while showing the overlapping beliefs', async () => {
+    await expectFencingHoldsUnderPauses(mkdtempSync(join(tmpdir(), 'lockchaos-store-')), [
+      '--backend',
+      'redis',
+      '--seed',
+      '3',
+    ]);
   });
 
   it('writes a complete run folder and exits 0 without faults', async () => {
