@@ -76,10 +76,10 @@ export async function launchCells(
   const inProgress = new Set<Promise<void>>();
   // Past their workload, as many as there are slots finish beside the running ones: more
   // would take the CPU the workloads' timing needs.
+  const depth = 2 * room.parallel + room.ahead;
   const mayStartAnother = () =>
-    inProgress.size < 2 * room.parallel + room.ahead &&
-    roomForAnotherCluster(beforeTheirWorkloadEnds.size, room.parallel, room.ahead);
-  for (const one of launchOrder(cells, 2 * room.parallel + room.ahead)) {
+    inProgress.size < depth && roomForAnotherCluster(beforeTheirWorkloadEnds.size, room.parallel, room.ahead);
+  for (const one of launchOrder(cells, depth)) {
     while (!signal.aborted && !mayStartAnother()) await Promise.race([...beforeTheirWorkloadEnds, ...inProgress]);
     if (signal.aborted) break;
     const cell = launch(one);

@@ -211,9 +211,16 @@ describe('campaign merge', () => {
     expect(refusal((s) => (s.cells[0] = null as unknown as Record<string, unknown>))).toMatch(
       /^cell 1 of its list is not an object/,
     );
-    expect(refusal((s) => (s.startedAt = 5))).toMatch(/^its startedAt is not as lockchaos campaign writes it/);
-    expect(refusal((s) => (s.planned = [{ index: 'x' }]))).toMatch(/^its planned is not/);
-    expect(refusal((s) => (s.shard = { index: 1, count: 0 }))).toMatch(/^its shard is not/);
+    // The summary's own fields: the same line, its value shown.
+    expect(refusal((s) => (s.startedAt = 5))).toBe(
+      `${path}'s startedAt is not a time (5): give the summary.json lockchaos campaign wrote`,
+    );
+    expect(refusal((s) => (s.planned = [{ index: 'x' }]))).toMatch(
+      /'s planned is not a list of cells .*\(\[\{"index":"x"\}\]\)/,
+    );
+    expect(refusal((s) => (s.shard = { index: 1, count: 0 }))).toMatch(
+      /'s shard is not a shard \{index, count\} with a count from 1/,
+    );
   });
 });
 

@@ -25,7 +25,17 @@ import {
   summaryJson,
 } from './report.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
-import { isCellName, isCount, isObject, isSeconds, shown, storedCell } from './stored-cell.js';
+import {
+  checkFields,
+  type FieldTable,
+  isCellName,
+  isCount,
+  isObject,
+  isSeconds,
+  optional,
+  shown,
+  storedCell,
+} from './stored-cell.js';
 
 interface StoredSummary {
   allCells?: CellName[];
@@ -46,6 +56,35 @@ interface StoredSummary {
   cells: unknown[];
 }
 
+const names = (x: unknown) => Array.isArray(x) && x.every(isCellName);
+
+/** The summary's own fields, beside its cells' (stored-cell.ts). */
+const SUMMARY_FIELDS: FieldTable = {
+  source: [(x) => typeof x === 'string', 'a path'],
+  description: [optional((x) => typeof x === 'string'), 'a string'],
+  startedAt: [(x) => typeof x === 'string', 'a time'],
+  finishedAt: [(x) => typeof x === 'string', 'a time'],
+  interrupted: [(x) => typeof x === 'boolean', 'true or false'],
+  totalCells: [isCount, 'a count'],
+  shard: [
+    (x) => !x || (isObject(x) && isCount(x.index) && isCount(x.count) && Number(x.count) > 0),
+    'a shard {index, count} with a count from 1',
+  ],
+  planned: [optional(names), 'a list of cells ({index, id, expect?})'],
+  allCells: [optional(names), 'a list of cells ({index, id, expect?})'],
+  progress: [
+    optional(
+      (x) =>
+        isObject(x) &&
+        isCount(x.done) &&
+        isCount(x.total) &&
+        isSeconds(x.elapsedS) &&
+        (x.leftS === undefined || isSeconds(x.leftS)),
+    ),
+    'progress {done, total, elapsedS, leftS?}',
+  ],
+};
+
 /** A shard folder's summary.json, its paths made absolute. */
 export function readShard(dir: string): CampaignSummary {
   const path = join(dir, CAMPAIGN_FILES.summaryJson);
@@ -64,33 +103,7 @@ export function readShard(dir: string): CampaignSummary {
     throw new UserError(`${path} is not a campaign summary (no name, totalCells or cells)`);
   }
   // Every field the merged pages show, checked: a night in the store is read here too.
-  const names = (x: unknown) => x === undefined || (Array.isArray(x) && x.every(isCellName));
-  const summaryFields: [string, boolean][] = [
-    ['source', typeof s.source === 'string'],
-    ['description', s.description === undefined || typeof s.description === 'string'],
-    ['startedAt', typeof s.startedAt === 'string'],
-    ['finishedAt', typeof s.finishedAt === 'string'],
-    ['interrupted', typeof s.interrupted === 'boolean'],
-    ['totalCells', isCount(s.totalCells)],
-    ['shard', !s.shard || (isObject(s.shard) && isCount(s.shard.index) && isCount(s.shard.count) && s.shard.count > 0)],
-    ['planned', names(s.planned)],
-    ['allCells', names(s.allCells)],
-    [
-      'progress',
-      s.progress === undefined ||
-        (isObject(s.progress) &&
-          isCount(s.progress.done) &&
-          isCount(s.progress.total) &&
-          isSeconds(s.progress.elapsedS) &&
-          (s.progress.leftS === undefined || isSeconds(s.progress.leftS))),
-    ],
-  ];
-  const wrong = summaryFields.find(([, ok]) => !ok);
-  if (wrong) {
-    throw new UserError(
-      `${path}: its ${wrong[0]} is not as lockchaos campaign writes it: give the summary.json lockchaos campaign wrote`,
-    );
-  }
+  checkFields(s as unknown as Record<string, unknown>, SUMMARY_FIELDS, path);
   const abs = (p: string) => resolve(dir, p);
   const cells = s.cells.map((x, position) => storedCell(x, position, path, abs));
   const beyond = cells.find((r) => r.cell.index >= s.totalCells);

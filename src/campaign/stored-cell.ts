@@ -6,19 +6,17 @@
  */
 import type { CoverageRow } from '../../checkers/coverage.js';
 import { UserError } from '../util/errors.js';
-import type { Actual } from './expect.js';
+import { ACTUALS } from './expect.js';
 import type { Cell } from './matrix.js';
 import type { CellResult } from './report.js';
 import { EXPECTATIONS } from './spec.js';
-
-const ACTUALS: readonly Actual[] = ['valid', 'invalid', 'unknown', 'error', 'aborted', 'not-run'];
 
 export const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 export const isSeconds = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
 const isString = (x: unknown) => typeof x === 'string';
 export const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
-const optional = (test: (x: unknown) => boolean) => (x: unknown) => x === undefined || test(x);
+export const optional = (test: (x: unknown) => boolean) => (x: unknown) => x === undefined || test(x);
 
 /** A code-point row (checkers/coverage.ts). */
 function isCoverageRow(x: unknown): x is CoverageRow {
@@ -52,7 +50,9 @@ function isCheckerLine(x: unknown): boolean {
 }
 
 /** Each stored field, what it must be, and the words for it. */
-const FIELDS: Record<string, [test: (x: unknown) => boolean, what: string]> = {
+export type FieldTable = Record<string, [test: (x: unknown) => boolean, what: string]>;
+
+const FIELDS: FieldTable = {
   index: [isCount, 'a cell number from 0'],
   entry: [isCount, 'a matrix entry number from 0'],
   id: [isString, 'a string'],
@@ -95,6 +95,17 @@ export function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
+/** A UserError naming `where`'s first field that is not what `table` says, and its value. */
+export function checkFields(x: Record<string, unknown>, table: FieldTable, where: string): void {
+  for (const [field, [test, what]] of Object.entries(table)) {
+    if (!test(x[field])) {
+      throw new UserError(
+        `${where}'s ${field} is not ${what} (${shown(x[field])}): give the summary.json lockchaos campaign wrote`,
+      );
+    }
+  }
+}
+
 /**
  * The stored cell `x` (the `position`th of `path`'s cells) as a result, its paths made
  * absolute by `abs`; a UserError naming the first field that is not what
@@ -109,13 +120,7 @@ export function storedCell(x: unknown, position: number, path: string, abs: (p: 
   const where = isCount(x.index)
     ? `${path}: cell #${Number(x.index) + 1}`
     : `${path}: cell ${position + 1} of its list`;
-  for (const [field, [test, what]] of Object.entries(FIELDS)) {
-    if (!test(x[field])) {
-      throw new UserError(
-        `${where}'s ${field} is not ${what} (${shown(x[field])}): give the summary.json lockchaos campaign wrote`,
-      );
-    }
-  }
+  checkFields(x, FIELDS, where);
   const {
     actual,
     met,

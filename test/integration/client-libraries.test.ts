@@ -5,8 +5,6 @@
  * outcome the preset promises and the evidence for it (a stale token refused, a token
  * granted twice), not only the verdict.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleClientsCheck } from '../../src/cli/doctor-clients.js';
@@ -15,10 +13,10 @@ import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { resolveScenario } from '../../src/scenarios/index.js';
 import { packageRoot } from '../../src/util/paths.js';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 /**
  * Runs preset `name` once, up to 12 s of workload, seed 3; an unfenced run stops at its

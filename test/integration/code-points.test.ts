@@ -6,8 +6,7 @@
  * test/fixtures/libraries/code-points.yaml (a campaign: too long for CI).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../../src/history/op.js';
@@ -15,10 +14,10 @@ import { DEFAULTS } from '../../src/run-data/parameters.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { packageRoot } from '../../src/util/paths.js';
-import { requireEngine } from './support.js';
+import { freshStore, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 const library = (name: string) => `/usr/bin/python3 ${join(packageRoot, 'test/fixtures/libraries', name, 'client.py')}`;
 
 const config = (more: Partial<typeof DEFAULTS>) => ({

@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { docker } from '../../src/cluster/docker-engine.js';
 import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN } from '../../src/cluster/labels.js';
 import { orphanWorkers } from '../../src/cluster/reclaim.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
-import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
+import { CLI, freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 describe.skipIf(skip)('a runner killed with SIGKILL mid-run', () => {
   it('leaves resources that the next start removes', async () => {

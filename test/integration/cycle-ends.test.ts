@@ -8,18 +8,15 @@
  * was the harness's doing is not counted.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holds } from '../../checkers/mutual-exclusion.js';
 import { DEFAULTS } from '../../src/run-data/parameters.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { type RunObserver, run } from '../../src/runner/run.js';
-import { leftovers, requireEngine } from './support.js';
+import { freshStore, leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 /** Three clients, holds of most of a second under a long lease, no faults. */
 const config = (backend: string, seed: number) => ({

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { CLI, leftovers, lockchaos, requireEngine } from './support.js';
+import { CLI, freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
 /**
  * `lockchaos run ARGS`, SIGINT once stderr matches `when`: its exit, its output, and what

@@ -3,17 +3,15 @@
  * machine would by not scheduling it): the worker sees the gap in its own timers, and the
  * run says the machine stalled its clients, with no fault on them, rather than nothing.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/run-data/config.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
-import { leftovers, requireEngine } from './support.js';
+import { freshStore, leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 /** This process's client workers (forked children running the worker module), from /proc. */
 function workerPids(): number[] {

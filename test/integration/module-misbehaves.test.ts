@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { CLI, type CliResult, leftovers, lockchaos, requireEngine } from './support.js';
+import { CLI, type CliResult, freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 const dir = mkdtempSync(join(tmpdir(), 'lockchaos-mod-'));
 
 /** A module `file` that is the example backend with `fields` (JS source) in place of its own. */

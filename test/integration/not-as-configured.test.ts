@@ -5,11 +5,10 @@
  * third an "internal error" with a stack and no results.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, type CliResult, leftovers, requireEngine } from './support.js';
+import { CLI, type CliResult, freshStore, leftovers, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 
@@ -22,7 +21,7 @@ function runAndAct(
   act: (pid: number, runId: string) => unknown,
   afterMs = 2000,
 ): Promise<CliResult & { store: string }> {
-  const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+  const store = freshStore();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, 'run', '--store', store, '--concurrency', '3', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,9 +4,6 @@
  * the run and removed with it, also after a runner is killed with SIGKILL.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresNodeSpec } from '../../src/backends/postgres-node.js';
 import { type Cluster, type NodeHandle, startCluster } from '../../src/cluster/cluster.js';
@@ -19,11 +16,11 @@ import { Partition } from '../../src/nemesis/kinds/partition.js';
 import type { FaultStart } from '../../src/nemesis/nemesis.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
-import { expectFencingHoldsUnderPauses, leftovers, lockchaos, requireEngine } from './support.js';
+import { expectFencingHoldsUnderPauses, freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 if (!skip) await ensureImage({ build: true, images: [POSTGRES_IMAGE] });
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 /** Can `from` open a TCP connection to `to`'s PostgreSQL? (bash's /dev/tcp, from inside from) */
 async function reaches(from: NodeHandle, to: NodeHandle): Promise<boolean> {

@@ -2,16 +2,16 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectFencingHoldsUnderPauses, lockchaos, requireEngine, runAndRead } from './support.js';
+import { expectFencingHoldsUnderPauses, freshStore, lockchaos, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   // The first two side by side (the integration project's maxConcurrency), each in a store
   // of its own (a run is read through its store's latest link): neither verdict hangs on timing.
   it.concurrent('catches Redlock without fencing under client pauses: overlapping holders and lost updates', async () => {
-    const r = await runAndRead(mkdtempSync(join(tmpdir(), 'lockchaos-store-')), [
+    const r = await runAndRead(freshStore(), [
       ...['--backend', 'redlock', '--workload', 'lock-set', '--nemesis', 'client-pause', '--fencing', 'off'],
       ...['--time-limit', '12', '--nemesis-interval', '2', '--seed', '3'],
     ]);
@@ -22,12 +22,7 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   });
 
   it.concurrent('keeps the data safe with fencing on redis, while showing the overlapping beliefs', async () => {
-    await expectFencingHoldsUnderPauses(mkdtempSync(join(tmpdir(), 'lockchaos-store-')), [
-      '--backend',
-      'redis',
-      '--seed',
-      '3',
-    ]);
+    await expectFencingHoldsUnderPauses(freshStore(), ['--backend', 'redis', '--seed', '3']);
   });
 
   it('writes a complete run folder and exits 0 without faults', async () => {

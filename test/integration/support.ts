@@ -4,12 +4,16 @@
  * the reason.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { docker, imageExists, NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { LABEL_OWNER, LABEL_RUN } from '../../src/cluster/labels.js';
 import { packageRoot } from '../../src/util/paths.js';
+
+/** A store folder of its own, for a run whose `latest` or folders a test reads. */
+export const freshStore = () => mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
 
 export async function engineMissing(): Promise<string | undefined> {
   try {

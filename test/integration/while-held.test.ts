@@ -4,14 +4,11 @@
  * and another client holds the forgotten lock, so the overlap does not depend on how fast
  * this machine restarts a container (on a loaded runner, 2.6 s outlived a 5 s hold's rest).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { requireEngine, runAndRead } from './support.js';
+import { freshStore, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 
 describe.skipIf(skip)('a node fault aimed at the lock state', () => {
   it('redis-restart-amnesia: every kill catches a holder, and each one is overtaken', async () => {
