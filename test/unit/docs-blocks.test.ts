@@ -88,7 +88,8 @@ describe('the code blocks of the README and docs/', () => {
         env: { ...process.env, NO_COLOR: '1' },
       }).then(
         ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-        (err: { code?: number; stdout: string; stderr: string }) => ({ ...err, status: err.code ?? -1 }),
+        // code: the exit status, or the spawn's own error ('ENOENT'), shown as it is.
+        (err: { code?: number | string; stdout: string; stderr: string }) => ({ ...err, status: err.code ?? -1 }),
       );
       if (r.status === 0 && /^Usage: lockchaos /.test(r.stdout)) return undefined;
       return `${at}: lockchaos ${args.join(' ')}: ${r.status} ${r.stderr.trim()}`;
