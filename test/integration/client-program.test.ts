@@ -5,18 +5,17 @@
  * run not as configured, in one line; client-check names what a broken program does wrong.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/run-data/parameters.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { packageRoot } from '../../src/util/paths.js';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { freshStore, leftovers, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
-const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
+const store = freshStore();
 const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
 const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
