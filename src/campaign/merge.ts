@@ -28,10 +28,12 @@ import { type CampaignProgress, type CampaignRunner, type CampaignStateName, obs
 import {
   checkFields,
   type FieldTable,
+  isBoolean,
   isCellName,
   isCount,
   isObject,
   isSeconds,
+  isString,
   optional,
   shown,
   storedCell,
@@ -60,11 +62,11 @@ const names = (x: unknown) => Array.isArray(x) && x.every(isCellName);
 
 /** The summary's own fields, beside its cells' (stored-cell.ts). */
 const SUMMARY_FIELDS: FieldTable = {
-  source: [(x) => typeof x === 'string', 'a path'],
-  description: [optional((x) => typeof x === 'string'), 'a string'],
-  startedAt: [(x) => typeof x === 'string', 'a time'],
-  finishedAt: [(x) => typeof x === 'string', 'a time'],
-  interrupted: [(x) => typeof x === 'boolean', 'true or false'],
+  source: [isString, 'a path'],
+  description: [optional(isString), 'a string'],
+  startedAt: [isString, 'a time'],
+  finishedAt: [isString, 'a time'],
+  interrupted: [isBoolean, 'true or false'],
   totalCells: [isCount, 'a count'],
   shard: [
     (x) => !x || (isObject(x) && isCount(x.index) && isCount(x.count) && Number(x.count) > 0),
@@ -75,11 +77,7 @@ const SUMMARY_FIELDS: FieldTable = {
   progress: [
     optional(
       (x) =>
-        isObject(x) &&
-        isCount(x.done) &&
-        isCount(x.total) &&
-        isSeconds(x.elapsedS) &&
-        (x.leftS === undefined || isSeconds(x.leftS)),
+        isObject(x) && isCount(x.done) && isCount(x.total) && isSeconds(x.elapsedS) && optional(isSeconds)(x.leftS),
     ),
     'progress {done, total, elapsedS, leftS?}',
   ],

@@ -13,7 +13,8 @@ import { EXPECTATIONS } from './spec.js';
 
 export const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 export const isSeconds = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
-const isString = (x: unknown) => typeof x === 'string';
+export const isString = (x: unknown) => typeof x === 'string';
+export const isBoolean = (x: unknown) => typeof x === 'boolean';
 export const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
 export const optional = (test: (x: unknown) => boolean) => (x: unknown) => x === undefined || test(x);
@@ -44,7 +45,7 @@ function isCheckerLine(x: unknown): boolean {
     isObject(x) &&
     isString(x.checker) &&
     (x.valid === true || x.valid === false || x.valid === 'unknown') &&
-    typeof x.counts === 'boolean' &&
+    isBoolean(x.counts) &&
     isString(x.summary)
   );
 }
@@ -52,6 +53,7 @@ function isCheckerLine(x: unknown): boolean {
 /** Each stored field, what it must be, and the words for it. */
 export type FieldTable = Record<string, [test: (x: unknown) => boolean, what: string]>;
 
+// A stored cell's fields: what each must be, in the words a refusal uses.
 const FIELDS: FieldTable = {
   index: [isCount, 'a cell number from 0'],
   entry: [isCount, 'a matrix entry number from 0'],
@@ -60,7 +62,7 @@ const FIELDS: FieldTable = {
   workload: [isString, 'a string'],
   nemesis: [isString, 'a string'],
   scenario: [optional(isString), 'a string'],
-  fencing: [(x) => typeof x === 'boolean', 'true or false'],
+  fencing: [isBoolean, 'true or false'],
   seed: [(x) => typeof x === 'number' && Number.isInteger(x), 'an integer'],
   expect: [isExpectation, `one of ${EXPECTATIONS.join(', ')}`],
   availability: [optional((x) => typeof x === 'number' && x >= 0 && x <= 1), 'a share from 0 to 1'],
@@ -69,7 +71,7 @@ const FIELDS: FieldTable = {
     "a run's configuration, its timeLimitS in seconds",
   ],
   actual: [(x) => (ACTUALS as readonly unknown[]).includes(x), `one of ${ACTUALS.join(', ')}`],
-  met: [(x) => typeof x === 'boolean', 'true or false'],
+  met: [isBoolean, 'true or false'],
   message: [isString, 'a string'],
   durationS: [isSeconds, 'seconds'],
   headline: [optional(isString), 'a string'],
