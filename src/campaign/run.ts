@@ -19,6 +19,7 @@
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { allClusterImages } from '../runner/images.js';
 import { plural } from '../util/plural.js';
+import { removeIdleSideCpuGroups } from '../util/side-cpu-group.js';
 import { CampaignRecord } from './campaign-record.js';
 import { launchCells } from './cell-launcher.js';
 import { loadCampaign } from './load.js';
@@ -168,6 +169,8 @@ export async function runCampaign(
   } finally {
     record.stopHeartbeat();
     stop.dispose();
+    // Every cell has checked and reported: the group their side work ran in is empty.
+    removeIdleSideCpuGroups();
   }
   return { ...record.end(), files: folder.files };
 }

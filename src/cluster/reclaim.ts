@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cgroupPath, listCgroups, removeCgroup } from '../util/cgroup.js';
+import { removeIdleSideCpuGroups } from '../util/side-cpu-group.js';
 import { cgroupOwner, ownerAlive, WORKER_ENV } from './labels.js';
 import { removeResources } from './remove-resources.js';
 
@@ -39,6 +40,7 @@ export async function reclaimOrphans(which: 'orphaned' | 'all' = 'orphaned') {
     }
   }
   const cgroups = await reclaimCgroups(which);
+  removeIdleSideCpuGroups(); // empty ones only: a live run's busy group refuses
   const removed = await removeResources(which);
   return { ...removed, workers, cgroups };
 }

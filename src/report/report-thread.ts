@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { UserError } from '../util/errors.js';
+import { joinSideCpuGroup } from '../util/side-cpu-group.js';
 import { yieldCpu } from '../util/yield-cpu.js';
 import { type BuiltReport, builtReport } from './built-report.js';
 import { buildRunReport } from './html.js';
@@ -22,7 +23,10 @@ const post = (message: ReportThreadMessage) => parentPort?.postMessage(message);
 
 try {
   const { dir, besideWorkloads } = workerData as { dir: string; besideWorkloads?: boolean };
-  if (besideWorkloads) yieldCpu();
+  if (besideWorkloads) {
+    yieldCpu();
+    joinSideCpuGroup();
+  }
   post({ kind: 'built', built: builtReport(buildRunReport(dir, {}, () => post({ kind: 'writing' }))) });
 } catch (err) {
   if (!(err instanceof UserError)) throw err;
