@@ -4,8 +4,7 @@
  * and a signal handler on the searching thread would only run once it had finished.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { joinSideCpuGroup } from '../src/util/side-cpu-group.js';
-import { yieldCpu } from '../src/util/yield-cpu.js';
+import { yieldAsSideWork } from '../src/util/side-cpu-group.js';
 import { checkRun } from './checks.js';
 
 const { history, run, opts, besideWorkloads } = workerData as {
@@ -14,8 +13,5 @@ const { history, run, opts, besideWorkloads } = workerData as {
   opts: Parameters<typeof checkRun>[2];
   besideWorkloads?: boolean;
 };
-if (besideWorkloads) {
-  yieldCpu();
-  joinSideCpuGroup();
-}
+if (besideWorkloads) yieldAsSideWork();
 parentPort?.postMessage(checkRun(history, run, opts));

@@ -9,8 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { UserError } from '../util/errors.js';
-import { joinSideCpuGroup } from '../util/side-cpu-group.js';
-import { yieldCpu } from '../util/yield-cpu.js';
+import { yieldAsSideWork } from '../util/side-cpu-group.js';
 import { type BuiltReport, builtReport } from './built-report.js';
 import { buildRunReport } from './html.js';
 
@@ -23,10 +22,7 @@ const post = (message: ReportThreadMessage) => parentPort?.postMessage(message);
 
 try {
   const { dir, besideWorkloads } = workerData as { dir: string; besideWorkloads?: boolean };
-  if (besideWorkloads) {
-    yieldCpu();
-    joinSideCpuGroup();
-  }
+  if (besideWorkloads) yieldAsSideWork();
   post({ kind: 'built', built: builtReport(buildRunReport(dir, {}, () => post({ kind: 'writing' }))) });
 } catch (err) {
   if (!(err instanceof UserError)) throw err;

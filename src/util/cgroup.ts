@@ -26,7 +26,8 @@ export function cgroup2Mount(mounts = readMounts()): string | undefined {
   return found.find((m) => m === '/sys/fs/cgroup') ?? found[0];
 }
 
-function readMounts(): string {
+/** /proc/self/mounts, or nothing where it cannot be read. */
+export function readMounts(): string {
   try {
     return readFileSync('/proc/self/mounts', 'utf8');
   } catch {

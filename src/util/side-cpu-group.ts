@@ -13,8 +13,10 @@
  * where the runner is not root, the thread keeps its nice value alone. Best effort: side
  * work runs wherever it can.
  */
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readMounts } from './cgroup.js';
+import { yieldCpu } from './yield-cpu.js';
 
 /** The side group's weight against a group's default 1024: a tenth, as YIELDING_NICE. */
 export const SIDE_CPU_SHARES = 102;
@@ -28,14 +30,6 @@ export function cpuV1Mount(mounts = readMounts()): string | undefined {
     if (type === 'cgroup' && options?.split(',').includes('cpu')) return path;
   }
   return undefined;
-}
-
-function readMounts(): string {
-  try {
-    return readFileSync('/proc/self/mounts', 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** The side group of this process, whether made or not; undefined without cgroup v1's cpu controller. */
@@ -63,26 +57,29 @@ export function joinSideCpuGroup(): boolean {
   }
 }
 
+/** Side work beside workloads yields both ways: its nice value, and its CPU group. */
+export function yieldAsSideWork(): void {
+  yieldCpu();
+  joinSideCpuGroup();
+}
+
 /**
  * Removes the side groups that hold no thread (of processes gone, or between their side
- * work); a process that yields again makes its group again. How many were removed.
+ * work); a process that yields again makes its group again.
  */
-export function removeIdleSideCpuGroups(mount = cpuV1Mount()): number {
-  if (mount === undefined) return 0;
-  let removed = 0;
+export function removeIdleSideCpuGroups(mount = cpuV1Mount()): void {
+  if (mount === undefined) return;
   let names: string[];
   try {
     names = readdirSync(mount).filter((name) => name.startsWith(PREFIX));
   } catch {
-    return 0;
+    return;
   }
   for (const name of names) {
     try {
       rmdirSync(join(mount, name)); // refused (EBUSY) while a thread is in it
-      removed++;
     } catch {
       // busy, or gone already
     }
   }
-  return removed;
 }
