@@ -40,7 +40,10 @@ describe('run configuration', () => {
     [['--workload', 'x'], /unknown workload 'x': choose one of lock-set, mutex/],
     [['--nemesis', 'x'], /unknown nemesis 'x' in --nemesis 'x': choose none or some of client-pause, pause-node/],
     [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition/],
-    [['--nemesis', 'partition:halves'], /needs at least 2 nodes; redis has 1: use partition:clients/],
+    [
+      ['--nemesis', 'partition:halves'],
+      /needs at least 2 nodes \(it cuts nodes off from each other\); redis has 1: use partition:clients/,
+    ],
     [['--backend', 'redlock', '--fencing', 'on'], /Redlock has no fencing token/],
     [['--fencing', 'maybe'], /--fencing takes on or off/],
     [['--ttl', 'abc'], /--ttl takes a number/],

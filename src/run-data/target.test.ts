@@ -3,7 +3,7 @@ import { userErrorOf } from '../../test/unit/user-error.js';
 import { BACKENDS } from '../backends/index.js';
 import { resolveFaults } from '../nemesis/index.js';
 import { parseInventory } from '../target/inventory.js';
-import { resolveTarget } from './target.js';
+import { resolveTarget, targetNotes } from './target.js';
 
 const redis = BACKENDS.redis;
 const etcd = BACKENDS.etcd;
@@ -62,5 +62,19 @@ describe('a target resolved against the run', () => {
     expect(refusal(() => resolveTarget(three({}), specs(redis), [], { backend: 'redis', target: 't.yaml' }))).toMatch(
       /--target t\.yaml names 3 nodes; backend redis runs 1: list 1 in the inventory/,
     );
+  });
+});
+
+describe('notes on a target', () => {
+  const sized = (n: number) => inv(Array.from({ length: n }, (_, i) => ({ name: `e${i}`, address: `10.0.0.${i}` })));
+  it('say that an even-sized etcd survives no more node failures than one node fewer', () => {
+    expect(targetNotes('etcd', sized(2))).toEqual([
+      'note: --target t.yaml: 2 etcd nodes need 2 for a majority: it survives 0 node failures, no more than 1 would (list an odd number of nodes unless that is what is tested)',
+    ]);
+    expect(targetNotes('zookeeper', sized(4))[0]).toMatch(
+      /need 3 for a majority: it survives 1 node failure, no more than 3 would/,
+    );
+    expect(targetNotes('etcd', sized(3))).toEqual([]);
+    expect(targetNotes('redlock', sized(4))).toEqual([]);
   });
 });

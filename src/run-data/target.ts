@@ -6,7 +6,7 @@
  */
 import type { NodeSpec } from '../cluster/cluster.js';
 import type { Fault } from '../nemesis/index.js';
-import type { Inventory, NodeNeed, TargetNode } from '../target/inventory.js';
+import { checkChannelFiles, type Inventory, type NodeNeed, type TargetNode } from '../target/inventory.js';
 import type { Ready } from '../target/target-node.js';
 import { UserError } from '../util/errors.js';
 import type { TestConfig } from './parameters.js';
@@ -35,6 +35,21 @@ function cannot(node: TargetNode, need: NodeNeed): string | undefined {
   return undefined;
 }
 
+/** Backends whose nodes agree by majority: an even count tolerates no more failures than one fewer. */
+const MAJORITY = new Set(['etcd', 'zookeeper']);
+
+/**
+ * What a reader of a run on this target should know before it starts, one line each (on
+ * stderr, and in --dry-run's listing): nothing wrong enough to refuse, but not as it seems.
+ */
+export function targetNotes(backend: string, inventory: Inventory): string[] {
+  const n = inventory.nodes.length;
+  if (!MAJORITY.has(backend) || n % 2 !== 0) return [];
+  return [
+    `note: --target ${inventory.path}: ${n} ${backend} nodes need ${n / 2 + 1} for a majority: it survives ${(n - 2) / 2} node failure${n === 4 ? '' : 's'}, no more than ${n - 1} would (list an odd number of nodes unless that is what is tested)`,
+  ];
+}
+
 export function resolveTarget(
   inventory: Inventory,
   lockSpecs: readonly NodeSpec[],
@@ -48,6 +63,7 @@ export function resolveTarget(
       `--target ${file} names ${inventory.nodes.length} node${inventory.nodes.length === 1 ? '' : 's'}; backend ${c.backend} runs ${lock.length}: list ${lock.length} in the inventory`,
     );
   }
+  checkChannelFiles(inventory);
   const needs = new Set<NodeNeed>();
   for (const f of faults) {
     const wanted = f.module.nodeNeeds?.(f.spec) ?? [];

@@ -14,8 +14,16 @@ import { partitionRule } from '../nemesis/kinds/partition.js';
 import { parseFaults } from '../nemesis/spec.js';
 import type { TestConfig } from '../run-data/parameters.js';
 import { backendOptionsOf, resolveRun } from '../run-data/resolve.js';
+import { targetNotes } from '../run-data/target.js';
 import { hostScripts } from '../target/commands.js';
-import { describeNode, type Inventory, type NodeNeed, readInventory, type TargetNode } from '../target/inventory.js';
+import {
+  checkChannelFiles,
+  describeNode,
+  type Inventory,
+  type NodeNeed,
+  readInventory,
+  type TargetNode,
+} from '../target/inventory.js';
 
 const RUN = '<run>';
 
@@ -79,6 +87,8 @@ export function targetDryRun(given: TestConfig): string {
   const backend = isModulePath(config.backend) ? undefined : knownBackend(config);
   const port = backend?.nodeSpecs(backendOptionsOf({ ...config, nodes: undefined }, backend))[0]?.port ?? 0;
   const inventory = readInventory(file, { backend: backend?.name ?? '', port });
+  // A module backend's run is not resolved above: its files are checked here all the same.
+  checkChannelFiles(inventory);
   const faults = parseFaults(config.nemesis);
   const needs = new Set<NodeNeed>(faults.flatMap(({ spec, module }) => module.nodeNeeds?.(spec) ?? []));
   const kinds = new Set<string>(
@@ -89,6 +99,7 @@ export function targetDryRun(given: TestConfig): string {
   const out = [
     `lockchaos run --dry-run: the commands a run of --nemesis ${config.nemesis} on ${file} executes, host by host`,
     `(<run> stands for the run's id; nothing was connected or started${backend ? '' : '; the module backend was not loaded, so its defaults are not shown'})`,
+    ...targetNotes(backend?.name ?? '', inventory),
     '',
   ];
   for (const node of inventory.nodes) {

@@ -6,6 +6,7 @@
  * name the processes it stopped and the services it killed, from which a heal, or the next
  * start after the runner was killed, undoes exactly what this run did.
  */
+import { shellQuote } from '../backends/node-start.js';
 import type { NodeCommands } from './inventory.js';
 
 /** The tag on every rule and file of a run on a host. */
@@ -28,7 +29,7 @@ function findPids(commands: NodeCommands): string {
 export function hostScripts(runId: string, commands: NodeCommands) {
   const stopped = marker(runId, 'stopped');
   const killed = marker(runId, 'killed');
-  const path = commands.path ? `PATH=${commands.path}:$PATH; export PATH\n` : '';
+  const path = commands.path ? `PATH=${shellQuote(commands.path)}:$PATH; export PATH\n` : '';
   const script = (...lines: string[]) => path + lines.join('\n');
   const iptables = (rest: string) => `iptables ${rest}`;
   const states = 'for p in $pids; do printf "%s:%s " "$p" "$(cut -d" " -f3 /proc/$p/stat)"; done';

@@ -1,11 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { hostScripts, hostTag, processStates } from './commands.js';
-import { parseInventory } from './inventory.js';
+import { checkChannelFiles, parseInventory } from './inventory.js';
 import { inventoryJsonSchema } from './json-schema.js';
 
 const etcd = { backend: 'etcd', port: 2379 };
@@ -77,6 +78,115 @@ describe('an inventory', () => {
     expect(refusal({ nodes: [{ name: 'store', address: 'x' }] })).toMatch(/data store/);
     expect(refusal({ nodes: [{ name: 'a', address: 'x\ny' }] })).toMatch(/must be one line/);
     for (const bad of [[], 'nodes', null, 3]) expect(refusal(bad)).toMatch(/the file must be a mapping/);
+  });
+
+  it('refuses a value that would reach a command line as anything but what it names, in one line with its place', () => {
+    const node = (more: Record<string, unknown>) => ({
+      nodes: [
+        { name: 'a', address: '10.0.0.1' },
+        { name: 'b', ...more },
+      ],
+    });
+    const hostile = [
+      '10.9.9.9$(touch /tmp/x)',
+      '10.9.9.8;touch /tmp/y;true',
+      '`id`',
+      '10.0.0.1 -j ACCEPT',
+      '-oProxyCommand=touch /tmp/z',
+      '10.0.0.1|sh',
+      "a'b",
+      'fe80::1%eth0',
+    ];
+    for (const bad of hostile) {
+      expect(refusal(node({ address: '10.0.0.2', peerAddress: bad }))).toBe(
+        `--target t.yaml: nodes[1].peerAddress must be a host name or an IP address (got ${JSON.stringify(bad)})`,
+      );
+      expect(refusal(node({ address: bad }))).toMatch(
+        /^--target t\.yaml: nodes\[1\]\.address must be a host name or an IP address \(got /,
+      );
+      expect(refusal(node({ address: '10.0.0.2', ssh: { user: 'root', host: bad } }))).toMatch(
+        /nodes\[1\]\.ssh\.host must be a host name or an IP address/,
+      );
+      expect(refusal({ defaults: { ssh: { user: bad } }, nodes: [{ name: 'a', address: 'h' }] })).toMatch(
+        /^--target t\.yaml: defaults\.ssh\.user must be a user name .*\(got /,
+      );
+      expect(refusal(node({ address: 'h', docker: { container: bad } }))).toMatch(
+        /nodes\[1\]\.docker\.container must be a container name or id/,
+      );
+      expect(refusal(node({ address: 'h', commands: { path: bad } }))).toMatch(
+        /nodes\[1\]\.commands\.path must be folders/,
+      );
+    }
+    for (const bad of ['-oProxyCommand=x', 'my key', 'k%h', 'k"x']) {
+      expect(refusal(node({ address: 'h', ssh: { user: 'root', key: bad } }))).toMatch(
+        /nodes\[1\]\.ssh\.key must be a file path without spaces/,
+      );
+      expect(refusal(node({ address: 'h', ssh: { user: 'root', knownHosts: bad } }))).toMatch(
+        /nodes\[1\]\.ssh\.knownHosts must be a file path/,
+      );
+    }
+    // A long hostile value is cut in the line, which stays one line.
+    const long = refusal(node({ address: `${'a'.repeat(300)};reboot` }));
+    expect(long.length).toBeLessThan(200);
+    expect(long.split('\n')).toHaveLength(1);
+  });
+
+  it('takes what a team writes: names, IPv4, IPv6, Compose names, users, folders', () => {
+    const inv = parsed({
+      defaults: { ssh: { user: 'deploy_user.1' }, commands: { path: '/usr/sbin:/sbin' } },
+      nodes: [
+        { name: 'a', address: 'etcd-1.staging.example.com', peerAddress: '10.0.0.1' },
+        { name: 'b', address: '2001:db8::2', ssh: { user: 'root', host: 'bastion-hop' } },
+        { name: 'c', address: 'myapp_etcd_3', docker: { container: 'myapp_etcd_3' } },
+        { name: 'd', address: 'ETCD4.' },
+      ],
+    });
+    expect(inv.nodes.map((n) => n.peerAddress)).toEqual(['10.0.0.1', '2001:db8::2', 'myapp_etcd_3', 'ETCD4.']);
+  });
+
+  it('reads key and knownHosts beside the inventory file (and ~/ in the home folder), not in the current folder', () => {
+    const inv = parseInventory(
+      {
+        defaults: { ssh: { user: 'root', key: 'keys/id', knownHosts: './known_hosts' } },
+        nodes: [
+          { name: 'a', address: 'h' },
+          { name: 'b', address: 'h', ssh: { user: 'root', key: '~/.ssh/id', knownHosts: '/etc/kh' } },
+        ],
+      },
+      '/srv/inv/staging.yaml',
+      etcd,
+    );
+    expect(inv.nodes[0]?.control).toMatchObject({ key: '/srv/inv/keys/id', knownHosts: '/srv/inv/known_hosts' });
+    expect(inv.nodes[1]?.control).toMatchObject({ key: join(homedir(), '.ssh/id'), knownHosts: '/etc/kh' });
+  });
+
+  it('says which key gave a node its port', () => {
+    const inv = parsed({
+      defaults: { port: 1 },
+      nodes: [
+        { name: 'a', address: 'h', port: 2 },
+        { name: 'b', address: 'h' },
+      ],
+    });
+    expect(inv.nodes.map((n) => n.portFrom)).toEqual(['nodes[0].port', 'defaults.port']);
+    expect(parsed({ nodes: [{ name: 'a', address: 'h' }] }).nodes[0]?.portFrom).toBe(
+      "nodes[0].port (not set: etcd's 2379)",
+    );
+  });
+
+  it('refuses, in one line naming the node and the file, a key or knownHosts that is not there', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lcx-inv-'));
+    writeFileSync(join(dir, 'known_hosts'), '');
+    const file = join(dir, 'inv.yaml');
+    const inv = (ssh: Record<string, unknown>) =>
+      parseInventory({ nodes: [{ name: 'a', address: 'h', ssh: { user: 'root', ...ssh } }] }, file, etcd);
+    expect(() => checkChannelFiles(inv({ knownHosts: 'known_hosts' }))).not.toThrow();
+    const missing = () => checkChannelFiles(inv({ knownHosts: 'known_hosts', key: 'id_missing' }));
+    expect(missing).toThrow(UserError);
+    expect(missing).toThrow(
+      `--target ${file}: node a: ssh.key ${join(dir, 'id_missing')} does not exist: give the file's path (a relative one is read beside the inventory, ~/ in the home folder)`,
+    );
+    expect(() => checkChannelFiles(inv({ knownHosts: '.' }))).toThrow(/ssh\.knownHosts .* is not a file/);
   });
 
   it('has the JSON Schema shipped in examples/ (regenerate: see json-schema.ts)', () => {

@@ -7,10 +7,13 @@
  * Per node, the commands the faults need, with defaults by backend. Parsing is strict:
  * an unknown key or a wrong type is one UserError line with its path in the file.
  */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { nearestOr } from '../util/did-you-mean.js';
-import { UserError } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { readRegularFile } from '../util/regular-file.js';
+import { besideInventory, CONTAINER, HOST_OR_IP, SEARCH_PATH, type Shape, SSH_PATH, USER } from './value-shapes.js';
 
 /**
  * What a fault needs of a lock node's control channel: stop or kill the service's process
@@ -25,9 +28,9 @@ export interface SshChannel {
   host: string;
   port: number;
   user: string;
-  /** A private key file; absent: the agent (SSH_AUTH_SOCK) or ssh's own defaults. */
+  /** A private key file (absolute: a relative one is read beside the inventory); absent: the agent (SSH_AUTH_SOCK) or ssh's own defaults. */
   key?: string;
-  /** A known_hosts file; absent: ssh's own (~/.ssh/known_hosts). */
+  /** A known_hosts file (absolute, as key); absent: ssh's own (~/.ssh/known_hosts). */
   knownHosts?: string;
   /** StrictHostKeyChecking=yes (the default); false: accept a new host's key (never a changed one). */
   hostKeyChecking: boolean;
@@ -66,6 +69,8 @@ export interface TargetNode {
   port: number;
   /** The address the other nodes reach it at, for partition rules (default: address). */
   peerAddress: string;
+  /** Where its port was given, for messages: "nodes[1].port", "defaults.port", or the backend's. */
+  portFrom?: string;
   control: ControlChannel;
   commands: NodeCommands;
 }
@@ -121,6 +126,15 @@ class Reader {
   optionalString(v: unknown, at: string): string | undefined {
     return v === undefined ? undefined : this.string(v, at);
   }
+  /** A value that reaches a host's command line or ssh's argv, held to `shape`: what it must be. */
+  shaped(v: unknown, at: string, shape: Shape): string {
+    const s = this.string(v, at);
+    if (!shape.test(s)) this.fail(at, `must be ${shape.what} (got ${shown(s)})`);
+    return s;
+  }
+  optionalShaped(v: unknown, at: string, shape: Shape): string | undefined {
+    return v === undefined ? undefined : this.shaped(v, at, shape);
+  }
   port(v: unknown, at: string): number {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535)
       this.fail(at, 'must be a port from 1 to 65535');
@@ -135,6 +149,9 @@ class Reader {
 
 /** A node's name: what its log file and its records are called. */
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/i;
+
+/** A hostile value, shown in a refusal on one line and not too long. */
+const shown = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}...` : s);
 
 /**
  * The inventory an object describes (a parsed file's contents), for a backend: defaults of
@@ -155,26 +172,32 @@ export function parseInventory(data: unknown, file: string, defaults: { backend:
     if (name === 'store') r.fail(`${at}.name`, "must not be 'store' (the run's data store is called so)");
     if (seen.has(name)) r.fail(`${at}.name`, `names '${name}' a second time: give each node its own name`);
     seen.add(name);
-    const address = r.string(n.address, `${at}.address`);
+    const address = r.shaped(n.address, `${at}.address`, HOST_OR_IP);
+    const portFrom =
+      n.port !== undefined
+        ? `${at}.port`
+        : shared.port !== undefined
+          ? 'defaults.port'
+          : `${at}.port (not set: ${defaults.backend || 'the backend'}'s ${defaults.port})`;
     const port =
       n.port !== undefined
         ? r.port(n.port, `${at}.port`)
         : shared.port !== undefined
           ? r.port(shared.port, 'defaults.port')
           : defaults.port;
-    const peerAddress = r.optionalString(n.peerAddress, `${at}.peerAddress`) ?? address;
+    const peerAddress = r.optionalShaped(n.peerAddress, `${at}.peerAddress`, HOST_OR_IP) ?? address;
     if (n.ssh !== undefined && n.docker !== undefined) r.fail(at, 'has both ssh and docker: give one control channel');
-    const control = channelOf(r, n, shared, at, address);
+    const control = channelOf(r, n, shared, at, address, dirname(file));
     const commands = commandsOf(r, n.commands, shared.commands, at, defaults.backend);
-    return { name, address, port, peerAddress, control, commands };
+    return { name, address, port, peerAddress, portFrom, control, commands };
   });
   return { path: file, nodes };
 }
 
-function channelOf(r: Reader, n: Obj, shared: Obj, at: string, address: string): ControlChannel {
+function channelOf(r: Reader, n: Obj, shared: Obj, at: string, address: string, folder: string): ControlChannel {
   if (n.docker !== undefined) {
     const d = r.object(n.docker, `${at}.docker`, ['container']);
-    return { kind: 'docker', container: r.string(d.container, `${at}.docker.container`) };
+    return { kind: 'docker', container: r.shaped(d.container, `${at}.docker.container`, CONTAINER) };
   }
   // A node with no ssh of its own takes the defaults' only when it says `ssh: {}` or the
   // defaults have one: a list of rented nodes needs no ssh at all.
@@ -185,13 +208,17 @@ function channelOf(r: Reader, n: Obj, shared: Obj, at: string, address: string):
   const s = { ...base, ...own };
   const where = (k: string) => (k in own ? `${at}.ssh.${k}` : `defaults.ssh.${k}`);
   if (s.user === undefined) r.fail(`${at}.ssh.user`, 'is missing: name the user ssh logs in as');
+  const file = (k: 'key' | 'knownHosts') => {
+    const given = r.optionalShaped(s[k], where(k), SSH_PATH);
+    return given === undefined ? undefined : besideInventory(given, folder);
+  };
   return {
     kind: 'ssh',
-    host: r.optionalString(s.host, where('host')) ?? address,
+    host: r.optionalShaped(s.host, where('host'), HOST_OR_IP) ?? address,
     port: s.port === undefined ? 22 : r.port(s.port, where('port')),
-    user: r.string(s.user, where('user')),
-    key: r.optionalString(s.key, where('key')),
-    knownHosts: r.optionalString(s.knownHosts, where('knownHosts')),
+    user: r.shaped(s.user, where('user'), USER),
+    key: file('key'),
+    knownHosts: file('knownHosts'),
     hostKeyChecking: r.boolean(s.hostKeyChecking, where('hostKeyChecking'), true),
     sudo: r.boolean(s.sudo, where('sudo'), false),
   };
@@ -205,7 +232,7 @@ function commandsOf(r: Reader, own: unknown, shared: unknown, at: string, backen
   return {
     process: r.optionalString(c.process, where('process')) ?? defaultProcessCommand(backend),
     start: r.optionalString(c.start, where('start')),
-    path: r.optionalString(c.path, where('path')),
+    path: r.optionalShaped(c.path, where('path'), SEARCH_PATH),
     logs: r.optionalString(c.logs, where('logs')),
   };
 }
@@ -224,6 +251,34 @@ export function readInventory(path: string, defaults: { backend: string; port: n
     throw new UserError(`--target ${path}: not YAML (${first}): fix the file`);
   }
   return parseInventory(data, path, defaults);
+}
+
+/**
+ * Checks that the files the ssh channels name (key, knownHosts) are there, as `--dry-run`
+ * and a run's start do before any host is reached: ssh would otherwise say only that it
+ * could not log in, or that the host is unknown.
+ */
+export function checkChannelFiles(inventory: Inventory): void {
+  for (const n of inventory.nodes) {
+    const c = n.control;
+    if (c.kind !== 'ssh') continue;
+    for (const [k, path] of [
+      ['key', c.key],
+      ['knownHosts', c.knownHosts],
+    ] as const) {
+      if (path === undefined) continue;
+      let why: string | undefined;
+      try {
+        if (!statSync(path).isFile()) why = 'is not a file';
+      } catch (err) {
+        why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : errorMessage(err);
+      }
+      if (why)
+        throw new UserError(
+          `--target ${inventory.path}: node ${n.name}: ssh.${k} ${path} ${why}: give the file's path (a relative one is read beside the inventory, ~/ in the home folder)`,
+        );
+    }
+  }
 }
 
 /** Which nodes take node faults, and how each is reached, without anything secret: for test.json and the report. */

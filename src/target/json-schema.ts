@@ -5,21 +5,27 @@
  * it with the file shipped in examples/.
  */
 import { COMMAND_KEYS, NODE_KEYS, SSH_KEYS } from './inventory.js';
+import { CONTAINER, HOST_OR_IP, SEARCH_PATH, type Shape, SSH_PATH, USER } from './value-shapes.js';
 
 type Json = Record<string, unknown>;
 
 const text = (description: string): Json => ({ type: 'string', minLength: 1, description });
+/** A value held to a shape (value-shapes.ts): its pattern, for an editor to check as it is typed. */
+const shaped = (shape: Shape, description: string): Json => ({ ...text(description), pattern: shape.pattern });
 const port = (description: string): Json => ({ type: 'integer', minimum: 1, maximum: 65535, description });
 
 const DESCRIBE: Record<string, Json> = {
-  host: text("where ssh connects (default: the node's address)"),
+  host: shaped(HOST_OR_IP, "where ssh connects, a host name or an IP address (default: the node's address)"),
   port: port('the SSH port (default 22)'),
-  user: text('the user ssh logs in as'),
-  key: text('a private key file (default: the agent, or ssh defaults)'),
-  knownHosts: text("a known_hosts file (default: ssh's own)"),
+  user: shaped(USER, 'the user ssh logs in as'),
+  key: shaped(
+    SSH_PATH,
+    'a private key file, read beside the inventory when relative (default: the agent, or ssh defaults)',
+  ),
+  knownHosts: shaped(SSH_PATH, "a known_hosts file, read beside the inventory when relative (default: ssh's own)"),
   hostKeyChecking: {
     type: 'boolean',
-    description: "check the host's key (default true); false: accept a new host's key",
+    description: "check the host's key (default true); false: accept a new host's key, into a copy private to the run",
   },
   sudo: { type: 'boolean', description: 'run the commands under sudo -n (default false)' },
 };
@@ -27,7 +33,7 @@ const DESCRIBE: Record<string, Json> = {
 const COMMANDS: Record<string, Json> = {
   process: text("prints the service's pids, one per line (default by backend: pgrep -x etcd ...)"),
   start: text('starts the service again after kill-node; must return once it is started'),
-  path: text('folders put before PATH for every command (where iptables is: /usr/sbin:/sbin)'),
+  path: shaped(SEARCH_PATH, 'folders put before PATH for every command (where iptables is: /usr/sbin:/sbin)'),
   logs: text("prints the service's recent log, kept as nodes/<name>.log"),
 };
 
@@ -49,11 +55,16 @@ export function inventoryJsonSchema(): Json {
         pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
         description: "the node's name in records and logs",
       },
-      address: text('where the clients dial it'),
+      address: shaped(HOST_OR_IP, 'where the clients dial it: a host name or an IP address'),
       port: port("the service's client port (default: the backend's)"),
-      peerAddress: text('where the other nodes reach it, for partition rules (default: address)'),
+      peerAddress: shaped(
+        HOST_OR_IP,
+        'where the other nodes reach it, for partition rules: a host name or an IP address (default: address)',
+      ),
       ssh: { ...ssh, description: 'reach the host over SSH' },
-      docker: object(['container'], { container: text('an existing container, by name or id') }, ['container']),
+      docker: object(['container'], { container: shaped(CONTAINER, 'an existing container, by name or id') }, [
+        'container',
+      ]),
       commands,
     },
     ['name', 'address'],

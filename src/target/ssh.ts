@@ -8,8 +8,8 @@
  * path that ssh reads.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResult } from '../cluster/exec.js';
 import type { SshChannel } from './inventory.js';
@@ -22,12 +22,30 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export class SshHost {
   private readonly controlDir = mkdtempSync(join(tmpdir(), 'lockchaos-ssh-'));
+  /** The known_hosts file ssh reads, and writes a new host's key to when checking is off. */
+  private readonly knownHosts: string | undefined;
 
   constructor(
     readonly channel: SshChannel,
     /** Seconds a command may take before it is given up (the host is gone, the network cut). */
     private readonly timeoutS = 30,
-  ) {}
+  ) {
+    this.knownHosts = channel.hostKeyChecking ? channel.knownHosts : this.privateKnownHosts();
+  }
+
+  /**
+   * With hostKeyChecking off, ssh adds a new host's key to its known_hosts file: a copy of
+   * the inventory's (or the user's) in the run's own folder takes it, so that a run never
+   * writes into a file the team keeps, and a changed key is still refused (the copy has
+   * the old one).
+   */
+  private privateKnownHosts(): string {
+    const copy = join(this.controlDir, 'known_hosts');
+    const from = this.channel.knownHosts ?? join(homedir(), '.ssh', 'known_hosts');
+    if (existsSync(from)) copyFileSync(from, copy);
+    else writeFileSync(copy, '', { mode: 0o600 });
+    return copy;
+  }
 
   /** ssh's options, the same for every command of the host. */
   private options(): string[] {
@@ -56,7 +74,7 @@ export class SshHost {
       '-l',
       c.user,
     ];
-    if (c.knownHosts) o.push('-o', `UserKnownHostsFile=${c.knownHosts}`);
+    if (this.knownHosts) o.push('-o', `UserKnownHostsFile=${this.knownHosts}`);
     if (c.key) o.push('-i', c.key, '-o', 'IdentitiesOnly=yes');
     return o;
   }
@@ -69,7 +87,8 @@ export class SshHost {
   /** Runs a script on the host: its exit code and its output (stdout then stderr). */
   run(script: string): Promise<ExecResult> {
     return new Promise((resolve) => {
-      const child = spawn('ssh', [...this.options(), this.channel.host, '--', this.remoteCommand(script)], {
+      // `--` before the host: whatever the inventory said, ssh takes it as a host, never an option.
+      const child = spawn('ssh', [...this.options(), '--', this.channel.host, this.remoteCommand(script)], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const out: Buffer[] = [];
@@ -99,7 +118,7 @@ export class SshHost {
   /** Closes the shared connection and its socket folder. */
   async close(): Promise<void> {
     await new Promise<void>((resolve) => {
-      const child = spawn('ssh', [...this.options(), '-O', 'exit', this.channel.host], { stdio: 'ignore' });
+      const child = spawn('ssh', [...this.options(), '-O', 'exit', '--', this.channel.host], { stdio: 'ignore' });
       child.on('error', () => resolve());
       child.on('close', () => resolve());
     });

@@ -61,7 +61,7 @@ export class SshNode extends TargetNodeBase implements NodeHandle {
   private withPath(command: string[]): string {
     const line = command.map(shellQuote).join(' ');
     const path = this.target.commands.path;
-    return path ? `PATH=${path}:$PATH; export PATH; ${line}` : line;
+    return path ? `PATH=${shellQuote(path)}:$PATH; export PATH; ${line}` : line;
   }
   exec(command: string[]) {
     return this.host.run(this.withPath(command));

@@ -5,6 +5,7 @@
  * apart).
  */
 
+import { shellQuote } from '../../backends/node-start.js';
 import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit } from '../applicability.js';
@@ -27,9 +28,13 @@ export const PARTITIONS = [
   'clients-majorities',
 ] as const;
 
-/** The rule that drops what comes from `peer` (a node's address), tagged with the run. */
+/**
+ * The rule that drops what comes from `peer` (a node's address), tagged with the run: a
+ * shell line, run as root on a target's host, so the address is quoted as one word even
+ * though the inventory admits only host names and IP literals.
+ */
 export const partitionRule = (peer: string | undefined, runId: string) =>
-  `iptables -A INPUT -s ${peer} -m comment --comment ${ruleTag(runId)} -j DROP`;
+  `iptables -A INPUT -s ${shellQuote(String(peer))} -m comment --comment ${ruleTag(runId)} -j DROP`;
 
 /** Where a node's peers see it come from: its own network address unless it says otherwise. */
 const peerAddress = (n: { ip: string; peerIp?: string } | undefined) => n?.peerIp ?? n?.ip;
@@ -56,10 +61,7 @@ export class Partition extends IptablesFault {
       const node = byName.get(name);
       if (!node || drops.size === 0) continue;
       await whenAvailable(this.ctx, node);
-      const rules = [...drops].map(
-        (d) =>
-          `iptables -A INPUT -s ${peerAddress(byName.get(d))} -m comment --comment ${ruleTag(this.ctx.runId)} -j DROP`,
-      );
+      const rules = [...drops].map((d) => partitionRule(peerAddress(byName.get(d)), this.ctx.runId));
       // The count of the run's rules read back in the same command: the record shows they took.
       const count = `iptables-save | grep -c -- '${ruleTag(this.ctx.runId)}'`;
       const out = await mustNetExec(node, ['bash', '-c', [...rules, count].join(' && ')]);
@@ -163,7 +165,9 @@ export const partition = faultKind({
       return { reason: `needs at least 3 nodes; ${backend.name} has ${lockNodes}` };
     }
     if (!cutsClients(s.target) && lockNodes < 2) {
-      return { reason: `needs at least 2 nodes; ${backend.name} has ${lockNodes}: use partition:clients` };
+      return {
+        reason: `needs at least 2 nodes (it cuts nodes off from each other); ${backend.name} has ${lockNodes}: use partition:clients (cuts clients off from the node)`,
+      };
     }
     return (ctx) =>
       cutsClients(s.target) ? new ClientPartition(ctx.routes, ctx, s.target) : new Partition(ctx, s.target);
