@@ -14,7 +14,9 @@ import { errorMessage, UserError } from '../util/errors.js';
 import { removeContainerRules } from './heal.js';
 import { describeNode, type Inventory, type NodeNeed, type TargetNode } from './inventory.js';
 import { Ledger } from './ledger.js';
+import { checkServicePort, serviceNotReady } from './service-port.js';
 import { SshHost } from './ssh.js';
+import { sshReason } from './ssh-reason.js';
 import { DockerTargetNode, type Ready, SshNode, UncontrolledNode } from './target-node.js';
 
 /** A target's cluster: a Cluster whose close() heals and lets go of the nodes. */
@@ -22,12 +24,18 @@ export interface TargetCluster extends Cluster {
   close(): Promise<void>;
 }
 
-/** A first line of a channel's failure, and what to check, as one UserError. */
-function unreachable(node: TargetNode, why: string): UserError {
-  return new UserError(`--target: ${describeNode(node)}: ${why.trim().split('\n')[0] || 'no answer'}`);
+/** A first line of a channel's failure, and what to check, as one UserError naming the file and the node. */
+function unreachable(file: string, node: TargetNode, why: string): UserError {
+  return new UserError(`--target ${file}: ${describeNode(node)}: ${why.trim().split('\n')[0] || 'no answer'}`);
 }
 
-async function openNode(node: TargetNode, ready: Ready, runId: string, ledger: Ledger): Promise<NodeHandle> {
+async function openNode(
+  file: string,
+  node: TargetNode,
+  ready: Ready,
+  runId: string,
+  ledger: Ledger,
+): Promise<NodeHandle> {
   const c = node.control;
   if (c.kind === 'none') return new UncontrolledNode(node, ready);
   if (c.kind === 'docker') {
@@ -36,6 +44,7 @@ async function openNode(node: TargetNode, ready: Ready, runId: string, ledger: L
       id = (await docker().getContainer(c.container).inspect()).Id;
     } catch (err) {
       throw unreachable(
+        file,
         node,
         `no container '${c.container}' on this engine (${errorMessage(err)}): name a running container`,
       );
@@ -55,20 +64,26 @@ async function openNode(node: TargetNode, ready: Ready, runId: string, ledger: L
 }
 
 /** Checks, on each node, what the run's faults will do there; a UserError naming the first that cannot. */
-async function probe(node: NodeHandle, target: TargetNode, needs: ReadonlySet<NodeNeed>) {
+async function probe(file: string, node: NodeHandle, target: TargetNode, needs: ReadonlySet<NodeNeed>) {
   if (!(node instanceof SshNode)) return;
   const { scripts } = node;
   const hello = await node.host.run('true');
-  if (hello.exitCode !== 0) throw unreachable(target, `ssh failed: ${hello.output}`);
+  if (hello.exitCode !== 0)
+    throw unreachable(file, target, `ssh failed: ${sshReason(hello.output, node.host.channel)}`);
   if (needs.has('process')) {
     const r = await node.host.run(scripts.probe);
     if (r.exitCode !== 0)
-      throw unreachable(target, `${r.output.trim()}: set commands.process to a command that prints the service's pids`);
+      throw unreachable(
+        file,
+        target,
+        `${r.output.trim()}: set commands.process to a command that prints the service's pids`,
+      );
   }
   if (needs.has('network')) {
     const r = await node.host.run(scripts.canIptables);
     if (r.exitCode !== 0)
       throw unreachable(
+        file,
         target,
         `iptables cannot run there (${r.output.trim()}): log in as root, set ssh.sudo, or commands.path`,
       );
@@ -98,12 +113,23 @@ export async function startTargetCluster(opts: {
   try {
     for (const [i, target] of inventory.nodes.entries()) {
       opts.signal?.throwIfAborted();
-      const node = await openNode(target, opts.ready[i] as Ready, runId, ledger);
+      const node = await openNode(inventory.path, target, opts.ready[i] as Ready, runId, ledger);
       nodes.push(node);
-      await probe(node, target, opts.needs);
+      await probe(inventory.path, node, target, opts.needs);
     }
+    // The clients dial each node from here: a port nothing listens on is said now, by name.
+    await Promise.all(inventory.nodes.map((t) => checkServicePort(inventory.path, t, opts.signal)));
     storeCluster = await startCluster(runId, [opts.store], opts.signal);
-    await untilAborted(Promise.all(nodes.map((n, i) => (opts.ready[i] as Ready)(n, { restart: false }))), opts.signal);
+    await untilAborted(
+      Promise.all(
+        nodes.map((n, i) =>
+          (opts.ready[i] as Ready)(n, { restart: false }).catch((err) => {
+            throw serviceNotReady(inventory.path, inventory.nodes[i] as TargetNode, errorMessage(err));
+          }),
+        ),
+      ),
+      opts.signal,
+    );
   } catch (err) {
     await close();
     throw err;
