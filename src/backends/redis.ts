@@ -18,10 +18,19 @@ import {
 import { newOwner } from './owner.js';
 import { classifyRedisError, REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
 
-/** KEYS[1] lock, KEYS[2] token counter; ARGV[1] owner, ARGV[2] ttl ms. Token or nil. */
+/**
+ * How long a lock's token counter outlives its last grant. On a Redis the team runs (a
+ * target) nothing of the run's is to stay: the counter goes a day after the run's last
+ * grant, long past any gap between grants of one run (whose tokens must keep growing).
+ */
+export const TOKEN_COUNTER_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** KEYS[1] lock, KEYS[2] token counter; ARGV[1] owner, ARGV[2] ttl ms, ARGV[3] the counter's ttl ms. Token or nil. */
 export const ACQUIRE_WITH_TOKEN = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return redis.call('INCR', KEYS[2])
+  local token = redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  return token
 end
 return false`;
 
@@ -51,7 +60,15 @@ export class RedisLockClient implements LockClient {
       const asked = monotonicNow();
       let token: number | null;
       try {
-        token = (await this.redis.eval(ACQUIRE_WITH_TOKEN, 2, lock, `${lock}:token`, owner, ttlMs)) as number | null;
+        token = (await this.redis.eval(
+          ACQUIRE_WITH_TOKEN,
+          2,
+          lock,
+          `${lock}:token`,
+          owner,
+          ttlMs,
+          TOKEN_COUNTER_TTL_MS,
+        )) as number | null;
         if (token !== null && this.waitReplicas > 0) {
           const acked = (await this.redis.wait(this.waitReplicas, Math.max(1, Math.round(ttlMs / 4)))) as number;
           if (acked < this.waitReplicas) {

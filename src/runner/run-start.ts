@@ -9,6 +9,7 @@ import { STORE_KEY } from '../datastore/keys.js';
 import { interrupted, RunInterrupted } from '../run-data/conditions.js';
 import type { ResolvedRun } from '../run-data/resolve.js';
 import { writeResults } from '../run-data/run-folder.js';
+import { targetNotes } from '../run-data/target.js';
 import { startTargetCluster } from '../target/target-cluster.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
@@ -68,7 +69,14 @@ export function forkWorkers(run: RunContext): WorkerPool {
  */
 export async function startRunCluster(run: RunContext): Promise<Cluster> {
   const { resolved, runId, log } = run;
-  log(`starting ${resolved.backend.name} cluster (run ${runId})...`);
+  const { target } = resolved;
+  if (target) {
+    for (const note of targetNotes(resolved.backend.name, target.inventory)) log(note);
+    const n = target.inventory.nodes.length;
+    log(
+      `connecting to the ${resolved.backend.name} target (${n} node${n === 1 ? '' : 's'}) and starting the data store (run ${runId})...`,
+    );
+  } else log(`starting ${resolved.backend.name} cluster (run ${runId})...`);
   // Ctrl-C while the nodes start (a ready() that never settles waits for nothing else).
   const cluster = await startNodes(resolved, runId, run.besideWorkloads, run.signal).catch(interruptible(run));
   run.clock.clusterReady();
