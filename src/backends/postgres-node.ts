@@ -41,7 +41,8 @@ export function postgresNodeSpec(name: string, ttlMs: number): NodeSpec {
       ...setting('max_connections', 300),
       ...setting('log_connections', 'off'),
     ],
-    ready: (node) => waitForPostgres(node.ip),
+    // A target's node may listen elsewhere than the default port (its inventory's `port`).
+    ready: (node) => waitForPostgres(node.ip, undefined, node.port),
   };
 }
 
@@ -76,9 +77,9 @@ export async function pgConnect(
 }
 
 /** Ready when a session answers and the token sequence exists (made here, once). */
-export function waitForPostgres(ip: string, deadlineMs = 30_000): Promise<void> {
-  return waitUntilReady(`postgres at ${ip}`, deadlineMs, 100, async () => {
-    const client = await pgConnect(ip, 1000);
+export function waitForPostgres(ip: string, deadlineMs = 30_000, port = PG_PORT): Promise<void> {
+  return waitUntilReady(`postgres at ${ip}:${port}`, deadlineMs, 100, async () => {
+    const client = await pgConnect(ip, 1000, port);
     try {
       await client.query(`CREATE SEQUENCE IF NOT EXISTS ${TOKEN_SEQUENCE}`);
       return true;

@@ -67,7 +67,8 @@ export function zkNodeSpecs(count = ZK_NODES): NodeSpec[] {
         `cat > /etc/lockchaos-zoo.cfg <<'EOF'\n${zooCfg(i + 1, names.map(peers.host))}\nEOF`,
         `mkdir -p ${DATA_DIR}/zookeeper && echo ${i + 1} > ${DATA_DIR}/zookeeper/myid`,
       ]),
-    ready: (node) => waitForZooKeeper(node.ip),
+    // A target's node may listen elsewhere than the default port (its inventory's `port`).
+    ready: (node) => waitForZooKeeper(node.ip, undefined, node.port),
   }));
 }
 
@@ -85,8 +86,8 @@ export function fourLetterWord(ip: string, word: string, timeoutMs = 1000, port 
 }
 
 /** The server's mode from `srvr` ("leader", "follower", "standalone"), or undefined if not serving. */
-export async function zkMode(ip: string, timeoutMs = 1000): Promise<string | undefined> {
-  const answer = await fourLetterWord(ip, 'srvr', timeoutMs);
+export async function zkMode(ip: string, timeoutMs = 1000, port = ZK_CLIENT_PORT): Promise<string | undefined> {
+  const answer = await fourLetterWord(ip, 'srvr', timeoutMs, port);
   return /^Mode: (\w+)/m.exec(answer)?.[1];
 }
 
@@ -95,9 +96,9 @@ export async function zkMode(ip: string, timeoutMs = 1000): Promise<string | und
  * "This ZooKeeper instance is not currently serving requests"). The servers start in
  * parallel, so each waits here for the others.
  */
-export function waitForZooKeeper(ip: string, deadlineMs = 60_000): Promise<void> {
-  return waitUntilReady(`zookeeper at ${ip}`, deadlineMs, 50, async () =>
-    (await zkMode(ip)) ? true : 'not serving yet',
+export function waitForZooKeeper(ip: string, deadlineMs = 60_000, port = ZK_CLIENT_PORT): Promise<void> {
+  return waitUntilReady(`zookeeper at ${ip}:${port}`, deadlineMs, 50, async () =>
+    (await zkMode(ip, 1000, port)) ? true : 'not serving yet',
   );
 }
 
@@ -106,7 +107,10 @@ export async function zkLeader(nodes: NodeHandle[], timeoutMs = 1000): Promise<s
   const modes = await Promise.all(
     nodes
       .filter((n) => n.role === 'node')
-      .map(async (n) => ({ name: n.name, mode: await zkMode(n.ip, timeoutMs).catch(() => undefined) })),
+      .map(async (n) => ({
+        name: n.name,
+        mode: await zkMode(n.ip, timeoutMs, n.port).catch(() => undefined),
+      })),
   );
   return modes.find((m) => m.mode === 'leader')?.name;
 }
