@@ -14,7 +14,7 @@ import { partitionRule } from '../nemesis/kinds/partition.js';
 import { parseFaults } from '../nemesis/spec.js';
 import type { TestConfig } from '../run-data/parameters.js';
 import { backendOptionsOf, resolveRun } from '../run-data/resolve.js';
-import { hostScripts } from '../target/commands.js';
+import { HEARTBEAT_S, hostScripts } from '../target/commands.js';
 import { describeNode, type Inventory, type NodeNeed, readInventory, type TargetNode } from '../target/inventory.js';
 
 const RUN = '<run>';
@@ -33,6 +33,7 @@ function sshLines(node: TargetNode, inventory: Inventory, needs: ReadonlySet<Nod
   lines.push(block('connect (at the start)', 'true'));
   if (needs.has('process')) lines.push(block('find the service (at the start, and to watch it)', s.probe));
   if (needs.has('network')) lines.push(block('check iptables (at the start)', s.canIptables));
+  lines.push(block(`record the run (at the start; touched every ${HEARTBEAT_S} s while it goes)`, s.record('<runner>')));
   if (kinds.has('pause-node')) lines.push(block('pause-node', s.pause), block('pause-node heal', s.resume));
   if (kinds.has('kill-node')) lines.push(block('kill-node', s.kill), block('kill-node heal', s.start));
   const handle = { confined: true, port: node.port } as Pick<NodeHandle, 'confined' | 'port'>;
