@@ -100,7 +100,7 @@ export interface HostsHealed {
 }
 
 /** How a run found on a host is taken: healed now, watched a while (heard from lately), or left alone. */
-function judge(run: { ageS?: number; owner?: string }, which: 'orphaned' | 'all'): 'heal' | 'watch' | 'live' {
+export function judgeRun(run: { ageS?: number; owner?: string }, which: 'orphaned' | 'all'): 'heal' | 'watch' | 'live' {
   if (which === 'all' || run.owner === undefined) return 'heal';
   if (run.owner.split(':')[0] === hostname()) return ownerAlive(run.owner) ? 'live' : 'heal';
   return (run.ageS ?? 0) <= STALE_S ? 'watch' : 'heal';
@@ -139,7 +139,7 @@ async function healHost(node: TargetNode & { control: SshChannel }, which: 'orph
   };
   try {
     let runs = await list();
-    const watched = runs.filter((r) => judge(r, which) === 'watch');
+    const watched = runs.filter((r) => judgeRun(r, which) === 'watch');
     if (watched.length > 0) {
       // Long enough that a live runner has touched its record since.
       const youngest = Math.min(...watched.map((r) => r.ageS ?? 0));
@@ -148,7 +148,7 @@ async function healHost(node: TargetNode & { control: SshChannel }, which: 'orph
       runs = runs.filter((r) => again.has(r.runId)).map((r) => again.get(r.runId) as typeof r);
     }
     for (const run of runs) {
-      const how = judge(run, which);
+      const how = judgeRun(run, which);
       if (how === 'heal') await heal(run.runId);
       else
         done.live.push(
@@ -156,7 +156,7 @@ async function healHost(node: TargetNode & { control: SshChannel }, which: 'orph
         );
     }
   } catch (err) {
-    done.problems.push(`${where}: not reached: ${errorMessage(err).split('\n')[0]}`);
+    done.problems.push(`${where}: not read: ${errorMessage(err).split('\n')[0]}`);
   } finally {
     await host.close();
   }
