@@ -134,6 +134,8 @@ export function hostScripts(runId: string, commands: NodeCommands) {
       'lc_file "$lc_killed_file"',
       ': >> "$lc_killed_file" || { echo "could not mark $lc_killed_file: nothing killed" >&2; exit 4; }',
       'kill -KILL $pids',
+      // Dead before it returns (a zombie at most), so that a start right after does not take it for the service.
+      'n=0; while [ -n "$(lc_live $pids)" ] && [ $n -lt 100 ]; do sleep 0.01; n=$((n+1)); done',
       'echo $pids',
     ),
     /**
