@@ -74,9 +74,12 @@ export function hostScripts(runId: string, commands: NodeCommands) {
     `lc_start=${shellQuote(commands.start ?? 'false')}`,
     'lc_stopped_file=$lc_dir/$lc_tag.stopped; lc_killed_file=$lc_dir/$lc_tag.killed; lc_record=$lc_dir/$lc_tag.run',
   ];
-  const script = (...lines: string[]) => path + [...head, ...lines].join('\n');
+  /** What every script but the log's begins with: a dry run shows it once. */
+  const shared = `${path}${head.join('\n')}\n`;
+  const script = (...lines: string[]) => shared + lines.join('\n');
   const startService = '( eval "$lc_start" ) >/dev/null 2>&1 </dev/null';
   return {
+    shared,
     /** The service's live pids and each one's state letter, "123:S" (is it there, is it running). */
     probe: script(...FIND_LIVE, 'lc_states'),
     /**
