@@ -111,9 +111,10 @@ export interface Cluster {
   collectLogs(): Promise<Record<string, string>>;
   /**
    * Lets go of nodes the run did not create (a target's: heals them, closes their channels);
-   * absent when removing the run's labelled containers is all there is to do.
+   * absent when removing the run's labelled containers is all there is to do. Resolves to
+   * what it could not undo, a line per node naming it and what is left (none: all healed).
    */
-  close?(): Promise<void>;
+  close?(): Promise<readonly string[]>;
   /**
    * Gives the nodes the engine's full CPU weight (CPU_SHARES.running) once their cell's
    * workload may run; absent for nodes lockchaos did not start.

@@ -26,6 +26,8 @@ export type ConditionKind =
   | 'client-program-broken'
   | 'bad-grant'
   | 'node-lost'
+  /** A target's node the run's heal did not restore (a process still stopped, a rule, a service down). */
+  | 'not-healed'
   /** A client worker the machine did not run for long enough to outlive its lease (runner/machine-stalls.ts). */
   | 'machine-stall';
 
@@ -175,6 +177,18 @@ export function programsBroken(broken: readonly { client: number; why: string }[
       message: `${whose} broke (${why}): the request ended unknown and the client stopped there`,
     };
   });
+}
+
+/**
+ * What the heal at the end could not undo on a target's node (target-cluster.ts): the run
+ * left the system it tested in another state than it found it, and the faults it meant to
+ * end may not have ended when it says.
+ */
+export function notHealed(line: string): RunCondition {
+  return {
+    kind: 'not-healed',
+    message: `not healed after the run: ${line} (${cliCommand} cleanup --target FILE tries again)`,
+  };
 }
 
 /** Thrown when a run is interrupted before its workload began: nothing to check. */

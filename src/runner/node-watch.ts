@@ -29,7 +29,13 @@ export class NodeWatch {
       const now = await node.state().catch(() => undefined);
       if (!now?.running) {
         const how = now ? `exited with code ${now.exitCode}` : 'is gone';
-        conditions.push(nodeLost(`lock node ${node.name} ${how}, and no fault of the run took it down`));
+        conditions.push(
+          nodeLost(
+            killed.has(node.name)
+              ? `lock node ${node.name} is down after the run (${how}): kill-node took it down and its start did not bring it back`
+              : `lock node ${node.name} ${how}, and no fault of the run took it down`,
+          ),
+        );
       } else if (now.onNetwork === false) {
         conditions.push(
           nodeLost(

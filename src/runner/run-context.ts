@@ -19,4 +19,6 @@ export interface RunContext {
   teardown: Teardown;
   /** A campaign's cell (it takes a workload slot): other cells' workloads run beside it. */
   besideWorkloads: boolean;
+  /** What the teardown could not heal on a target's nodes, a line per node: conditions of the run. */
+  notHealed: string[];
 }

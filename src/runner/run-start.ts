@@ -80,9 +80,15 @@ export async function startRunCluster(run: RunContext): Promise<Cluster> {
   // Ctrl-C while the nodes start (a ready() that never settles waits for nothing else).
   const cluster = await startNodes(resolved, runId, run.besideWorkloads, run.signal).catch(interruptible(run));
   run.clock.clusterReady();
-  run.teardown.on('target', () =>
-    cluster.close?.().catch((err) => log(`the target of run ${runId} not let go: ${errorMessage(err)}`)),
-  );
+  run.teardown.on('target', async () => {
+    const left = await cluster
+      .close?.()
+      .catch((err) => [`the target of run ${runId} not let go: ${errorMessage(err)}`]);
+    for (const line of left ?? []) {
+      log(`not healed: ${line}`);
+      run.notHealed.push(line);
+    }
+  });
   return cluster;
 }
 

@@ -56,7 +56,11 @@ export async function runWorkload(
   if (over) conditions.push(over);
   for (const lost of pool.lost) conditions.push(workerLost(lost));
   for (const client of pool.exitedOpen) conditions.push(cycleLeftOpen(client));
-  conditions.push(...(await watch.lost(timed.applied)));
+  // A node left down is said at once, as well as in the verdict: the system is not as the run found it.
+  for (const lost of await watch.lost(timed.applied)) {
+    run.log(lost.message);
+    conditions.push(lost);
+  }
   run.recording.finishProgress(); // after "time is up": every client's last op is in the count
 
   if (workload.usesStore && !run.recording.writer.error) {

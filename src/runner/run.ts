@@ -16,7 +16,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
 import { STORE_KEY } from '../datastore/keys.js';
-import { badGrants, checkInterrupted, runVerdict } from '../run-data/conditions.js';
+import { badGrants, checkInterrupted, notHealed, runVerdict } from '../run-data/conditions.js';
 import type { TestConfig } from '../run-data/config.js';
 import type { ResolvedRun } from '../run-data/resolve.js';
 import {
@@ -111,6 +111,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     recording,
     teardown,
     besideWorkloads,
+    notHealed: [],
   };
   let done: Workload;
   try {
@@ -177,6 +178,7 @@ async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
     throw stored ?? writer.error;
   }
   const history = writer.finish();
+  conditions.push(...run.notHealed.map(notHealed));
   const refused = badGrants(history, backend.name);
   if (refused) conditions.push(refused);
   // A program that broke under a fault is the library's failure (a counted result); one

@@ -15,7 +15,7 @@ import { parseFaults } from '../nemesis/spec.js';
 import type { TestConfig } from '../run-data/parameters.js';
 import { backendOptionsOf, resolveRun } from '../run-data/resolve.js';
 import { targetNotes } from '../run-data/target.js';
-import { hostScripts } from '../target/commands.js';
+import { HEARTBEAT_S, hostScripts } from '../target/commands.js';
 import {
   checkChannelFiles,
   describeNode,
@@ -35,14 +35,25 @@ const block = (verb: string, script: string) =>
   [`  ${verb}:`, ...script.split('\n').map((line) => `      ${line}`)].join('\n');
 
 function sshLines(node: TargetNode, inventory: Inventory, needs: ReadonlySet<NodeNeed>, kinds: ReadonlySet<string>) {
-  const s = hostScripts(RUN, node.commands);
+  const all = hostScripts(RUN, node.commands);
+  // Each script after its shared beginning, shown once (the functions and the run's names).
+  const body = (script: string) => (script.startsWith(all.shared) ? script.slice(all.shared.length) : script);
+  const s = { ...all, probe: body(all.probe), pause: body(all.pause), resume: body(all.resume) };
+  const more = {
+    kill: body(all.kill),
+    start: body(all.start),
+    heal: body(all.heal),
+    record: body(all.record('<runner>')),
+  };
   const c = node.control;
   const lines = [`${describeNode(node)}${c.kind === 'ssh' && c.sudo ? ', under sudo -n' : ''}`];
   lines.push(block('connect (at the start)', 'true'));
+  lines.push(block('every script below but iptables and logs begins with', all.shared.trimEnd()));
   if (needs.has('process')) lines.push(block('find the service (at the start, and to watch it)', s.probe));
   if (needs.has('network')) lines.push(block('check iptables (at the start)', s.canIptables));
+  lines.push(block(`record the run (at the start; touched every ${HEARTBEAT_S} s while it goes)`, more.record));
   if (kinds.has('pause-node')) lines.push(block('pause-node', s.pause), block('pause-node heal', s.resume));
-  if (kinds.has('kill-node')) lines.push(block('kill-node', s.kill), block('kill-node heal', s.start));
+  if (kinds.has('kill-node')) lines.push(block('kill-node', more.kill), block('kill-node heal', more.start));
   const handle = { confined: true, port: node.port } as Pick<NodeHandle, 'confined' | 'port'>;
   if (kinds.has('partition-nodes')) {
     const peers = inventory.nodes.filter((n) => n !== node).map((n) => partitionRule(n.peerAddress, RUN));
@@ -51,7 +62,7 @@ function sshLines(node: TargetNode, inventory: Inventory, needs: ReadonlySet<Nod
   if (kinds.has('loss')) lines.push(block('loss', shown(lossRule(handle, RUN))));
   if (needs.has('network')) lines.push(block('partition and loss heal', shown(removeRulesCommand(RUN))));
   if (s.logs) lines.push(block('logs (at the end)', s.logs));
-  lines.push(block('heal (at the end, on Ctrl-C, and at the next start after a crash)', s.heal));
+  lines.push(block('heal (at the end, on Ctrl-C, and at the next start or cleanup after a crash)', more.heal));
   return lines;
 }
 

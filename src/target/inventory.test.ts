@@ -199,11 +199,11 @@ describe("a host's scripts", () => {
   const s = hostScripts('ab12', { process: 'pgrep -x etcd', start: 'systemctl start etcd' });
   it('tag every trace with the run, and record what they stop before stopping it', () => {
     expect(hostTag('ab12')).toBe('lockchaos-ab12');
-    expect(s.pause.indexOf('>> /tmp/lockchaos-ab12.stopped')).toBeLessThan(s.pause.indexOf('kill -STOP'));
-    expect(s.kill.indexOf('touch /tmp/lockchaos-ab12.killed')).toBeLessThan(s.kill.indexOf('kill -KILL'));
-    expect(s.heal).toContain("grep -v -- 'lockchaos-ab12'");
-    expect(s.heal).toContain('kill -CONT $(cat /tmp/lockchaos-ab12.stopped)');
-    expect(s.heal).toContain('systemctl start etcd');
+    expect(s.pause.indexOf('>> "$lc_stopped_file"')).toBeLessThan(s.pause.indexOf('kill -STOP'));
+    expect(s.kill.indexOf(': >> "$lc_killed_file"')).toBeLessThan(s.kill.indexOf('kill -KILL'));
+    expect(s.heal).toContain('lc_tag=lockchaos-ab12');
+    expect(s.heal).toContain('grep -v -- "$lc_tag"');
+    expect(s.heal).toContain("lc_start='systemctl start etcd'");
   });
   it.runIf(process.platform === 'linux')('pause a busy process and read it back stopped (T), then resume it', () => {
     // A process spinning on the other CPU: its stop arrives when the signal reaches it.

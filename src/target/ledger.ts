@@ -3,8 +3,9 @@
  * (kill -9, a CI job's time limit). Before the first command reaches a target, the run
  * writes a ledger entry on this machine: its id, its runner (the owner label, as on its
  * containers), and the target's nodes with their channels. At the end the heal removes the
- * entry; the next start (and `lockchaos cleanup`) heals the nodes of every entry whose
- * runner is gone. The entry holds how to reach a host (user, address, a key's path), never a
+ * entry once every node is healed; the next start (and `lockchaos cleanup`) heals the nodes
+ * of every entry whose runner is gone. (A runner whose machine went with it, a CI job's
+ * container, leaves its record on the hosts too: heal.ts's healHosts.) The entry holds how to reach a host (user, address, a key's path), never a
  * key or a password; it is the user's own file (0600) outside any run folder.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

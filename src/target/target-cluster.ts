@@ -9,8 +9,10 @@
 import type { Cluster, NodeHandle, NodeSpec } from '../cluster/cluster.js';
 import { startCluster } from '../cluster/cluster.js';
 import { docker } from '../cluster/docker-engine.js';
+import { ownerLabel } from '../cluster/labels.js';
 import { untilAborted } from '../util/deadline.js';
 import { errorMessage, UserError } from '../util/errors.js';
+import { HEARTBEAT_S } from './commands.js';
 import { removeContainerRules } from './heal.js';
 import { describeNode, type Inventory, type NodeNeed, type TargetNode } from './inventory.js';
 import { Ledger } from './ledger.js';
@@ -19,9 +21,9 @@ import { SshHost } from './ssh.js';
 import { sshReason } from './ssh-reason.js';
 import { DockerTargetNode, type Ready, SshNode, UncontrolledNode } from './target-node.js';
 
-/** A target's cluster: a Cluster whose close() heals and lets go of the nodes. */
+/** A target's cluster: a Cluster whose close() heals and lets go of the nodes, and says what it could not heal. */
 export interface TargetCluster extends Cluster {
-  close(): Promise<void>;
+  close(): Promise<readonly string[]>;
 }
 
 /** A first line of a channel's failure, and what to check, as one UserError naming the file and the node. */
@@ -105,10 +107,15 @@ export async function startTargetCluster(opts: {
   ledger.save();
   const nodes: NodeHandle[] = [];
   let storeCluster: Cluster | undefined;
-  const close = async () => {
-    await Promise.all(nodes.map((n) => healNode(n, runId).catch(() => undefined)));
+  let heartbeat: NodeJS.Timeout | undefined;
+  const close = async (): Promise<string[]> => {
+    clearInterval(heartbeat);
+    const left = await Promise.all(nodes.map((n) => healNode(n, runId)));
     await Promise.all(nodes.map((n) => (n instanceof SshNode ? n.host.close() : undefined)));
-    ledger.remove();
+    const problems = left.filter((p): p is string => p !== undefined);
+    // Kept while something is left: the next start (or `cleanup`) tries again.
+    if (problems.length === 0) ledger.remove();
+    return problems;
   };
   try {
     for (const [i, target] of inventory.nodes.entries()) {
@@ -116,9 +123,15 @@ export async function startTargetCluster(opts: {
       const node = await openNode(inventory.path, target, opts.ready[i] as Ready, runId, ledger);
       nodes.push(node);
       await probe(inventory.path, node, target, opts.needs);
+      if (node instanceof SshNode) await recordRun(inventory.path, node, target);
     }
     // The clients dial each node from here: a port nothing listens on is said now, by name.
     await Promise.all(inventory.nodes.map((t) => checkServicePort(inventory.path, t, opts.signal)));
+    // A run that goes touches its records; a cleanup from another machine tells it so from one left behind.
+    heartbeat = setInterval(() => {
+      for (const n of nodes) if (n instanceof SshNode) n.heartbeat().catch(() => undefined);
+    }, HEARTBEAT_S * 1000);
+    heartbeat.unref();
     storeCluster = await startCluster(runId, [opts.store], opts.signal);
     await untilAborted(
       Promise.all(
@@ -158,13 +171,31 @@ export async function startTargetCluster(opts: {
   };
 }
 
-/** Undoes what the run did on one node: a host's traces by its heal script; a container's by the engine. */
-async function healNode(node: NodeHandle, runId: string): Promise<void> {
-  if (node instanceof SshNode) {
-    const r = await node.heal();
-    if (r.exitCode !== 0) throw new Error(`${node.name}: heal failed: ${r.output.trim()}`);
-  } else if (node instanceof DockerTargetNode) {
-    await removeContainerRules(runId, (cmd) => node.netExec(cmd));
-    await node.removeNetHelper();
+/** The run's record on a host, before any fault reaches it; a UserError naming the host when it cannot be kept. */
+async function recordRun(file: string, node: SshNode, target: TargetNode): Promise<void> {
+  try {
+    await node.record(ownerLabel());
+  } catch (err) {
+    throw unreachable(file, target, `the run's record not kept on the host (${errorMessage(err)})`);
   }
+}
+
+/**
+ * Undoes what the run did on one node (a host's traces by its heal script, which checks
+ * its effect; a container's by the engine): what is left, in a line naming the node.
+ */
+async function healNode(node: NodeHandle, runId: string): Promise<string | undefined> {
+  try {
+    if (node instanceof SshNode) {
+      const left = await node.heal();
+      return left === undefined ? undefined : `${describeNode(node.target)}: ${left}`;
+    }
+    if (node instanceof DockerTargetNode) {
+      await removeContainerRules(runId, (cmd) => node.netExec(cmd));
+      await node.removeNetHelper();
+    }
+  } catch (err) {
+    return `${node.name}: not healed: ${errorMessage(err).split('\n')[0]}`;
+  }
+  return undefined;
 }

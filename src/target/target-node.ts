@@ -9,7 +9,7 @@
 import { shellQuote } from '../backends/node-start.js';
 import { ContainerNode, type NodeHandle, type NodeState, type PauseRecord } from '../cluster/cluster.js';
 import type { ExecResult } from '../cluster/exec.js';
-import { hostScripts, processStates } from './commands.js';
+import { healLeft, hostScripts, processStates } from './commands.js';
 import type { TargetNode } from './inventory.js';
 import type { SshHost } from './ssh.js';
 
@@ -94,9 +94,20 @@ export class SshNode extends TargetNodeBase implements NodeHandle {
     if (!this.scripts.logs) return '(no logs command in the inventory for this node)';
     return (await this.host.run(this.scripts.logs)).output;
   }
-  /** Undoes all the run did on the host (rules, stopped and killed processes). */
-  async heal(): Promise<ExecResult> {
-    return this.host.run(this.scripts.heal);
+  /** The run's record on the host (its runner, its commands), before the run does anything there. */
+  async record(owner: string): Promise<void> {
+    must(this.name, 'record of the run', await this.host.run(this.scripts.record(owner)));
+  }
+  /** The record touched: the run still goes (a cleanup from another machine leaves it alone). */
+  async heartbeat(): Promise<void> {
+    await this.host.run(this.scripts.heartbeat);
+  }
+  /**
+   * Undoes all the run did on the host (rules, stopped and killed processes) and checks it
+   * took: what is left, in words (none: healed).
+   */
+  async heal(): Promise<string | undefined> {
+    return healLeft(await this.host.run(this.scripts.heal));
   }
 }
 

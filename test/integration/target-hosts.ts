@@ -44,9 +44,13 @@ const ENTRY = [
   'exec sleep infinity',
 ].join('\n');
 
-/** Starts one host per service command, named `<prefix>-<name>`, on a fresh network. */
+/**
+ * Starts one host per service command, named `<prefix>-<name>`, on a fresh network. A host
+ * with `init: false` has no init that reaps (its PID 1 is `sleep infinity`): a killed
+ * service stays there as a zombie, as on a container started without --init.
+ */
 export function startHosts(
-  services: { name: string; command: (hostOf: (name: string) => string) => string }[],
+  services: { name: string; command: (hostOf: (name: string) => string) => string; init?: boolean }[],
 ): TestHosts {
   const id = Math.random().toString(16).slice(2, 8);
   const network = `lcxtest-${id}`;
@@ -56,12 +60,12 @@ export function startHosts(
   const publicKey = readFileSync(`${key}.pub`, 'utf8').trim();
   docker('network', 'create', network);
   const hostOf = (name: string) => `${network}-${name}`;
-  const hosts: TestHost[] = services.map(({ name, command }) => {
+  const hosts: TestHost[] = services.map(({ name, command, init = true }) => {
     const container = hostOf(name);
     docker(
       'run',
       '-d',
-      '--init',
+      ...(init ? ['--init'] : []),
       '--name',
       container,
       '--hostname',
@@ -116,6 +120,10 @@ export function removeHosts(h: TestHosts | undefined) {
 
 /** A command run on the host (as its operator would look): its output. */
 export const onHost = (h: TestHost, script: string) => docker('exec', h.container, 'sh', '-c', script);
+
+/** A command run on the host as another of its users (not root): its output. */
+export const asUser = (h: TestHost, user: string, script: string) =>
+  docker('exec', '-u', user, h.container, 'sh', '-c', script);
 
 /** The etcd member command of host `name` among `names`, peers by their host names. */
 export const etcdCommand = (name: string, names: string[]) => (hostOf: (n: string) => string) =>

@@ -24,11 +24,11 @@ import {
 const skip = await requireEngine();
 const ETCD = ['etcd-1', 'etcd-2', 'etcd-3'];
 
-/** What a host carries of lockchaos's: its rules, its marker files, its stopped processes. */
+/** What a host carries of lockchaos's: its rules, its run files (and any in /tmp), its stopped processes. */
 function traces(h: TestHost): string[] {
   const out = onHost(
     h,
-    'echo rules=$(iptables-save | grep -c lockchaos); ls /tmp | grep lockchaos; for p in $(pgrep -x "etcd|redis-server"); do echo "$p:$(cut -d" " -f3 /proc/$p/stat)"; done',
+    'echo rules=$(iptables-save | grep -c lockchaos); { ls -A /var/tmp/lockchaos-0 2>/dev/null; ls /tmp; } | grep lockchaos; for p in $(pgrep -x "etcd|redis-server"); do echo "$p:$(cut -d" " -f3 /proc/$p/stat)"; done',
   );
   return out.split('\n').filter((l) => l !== 'rules=0' && !/^\d+:[SR]$/.test(l) && l !== '');
 }
