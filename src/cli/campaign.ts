@@ -4,7 +4,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign, readShard } from '../campaign/merge.js';
-import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
+import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
 import { DEFAULTS } from '../run-data/config.js';
@@ -156,22 +156,42 @@ async function mergeCommand(argv: string[]): Promise<number> {
   // The night in the store; with --out as well, tonight's folder alone there too (an artifact, its junit.xml).
   const night = store === undefined ? undefined : nightFolder(store, name, first);
   const previousDir = store === undefined ? undefined : previousNight(store, name, first.slice(0, 10));
+  const sameNight =
+    store === undefined
+      ? undefined
+      : nightsOf(store, name).find((n) => n.night === first.slice(0, 10) && resolve(n.dir) !== resolve(night ?? ''));
+  if (sameNight) {
+    // A night is a UTC date (nights.ts): a second merge that date is no night of its own.
+    console.error(
+      `the store already holds a night of ${sameNight.night} (${sameNight.dir}): a night is a UTC date, so this merge is compared with the night before it${previousDir ? ` (${previousDir})` : ' (none)'}, not with that one, and --keep-nights keeps or removes the two together`,
+    );
+  }
   const out =
     (values.out as string | undefined) ??
     night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
-  const { summary } = mergeCampaign(positionals, out);
+  const { summary, skippedLinks } = mergeCampaign(
+    positionals,
+    out,
+    night !== undefined && resolve(out) === resolve(night) ? store : undefined,
+  );
   console.log(terminalTable(summary));
+  if (skippedLinks.length > 0) {
+    console.error(
+      `${plural(skippedLinks.length, 'symbolic link')} in the shards not copied (a merge copies no link), e.g. ${skippedLinks[0]}`,
+    );
+  }
   if (night !== undefined && resolve(night) !== resolve(out)) {
     // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
     cpSync(out, night, { recursive: true });
     console.log(`night added to the store: ${night}`);
   }
+  // Read before pruning: --keep-nights 1 removes the very night compared with.
+  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   if (store !== undefined && keep !== undefined) {
     const gone = pruneNights(store, summary.name, keep);
     if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
   }
-  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   for (const f of writeJobSummary(summary, values, {
     ...(previous ? { previous } : {}),
     artifactRoot: values.out === undefined ? (store ?? out) : out,
