@@ -125,8 +125,15 @@ ${JOB_SUMMARY_HELP}
 Example (a nightly CI job, after the shards' artifacts are downloaded into shards/):
   lockchaos campaign merge shards/*/campaigns/*/* --out merged --store nights --keep-nights 30
 
+A night is a UTC date (of its earliest shard's start): two merges on one date are one
+night, compared with the night of the date before and kept or pruned together. A shard's
+name and times name the night's folder: a name that is not a plain name, or a time not an
+ISO time, is refused, and nothing is written or removed that resolves outside the store.
+Links in a shard are not copied.
+
 Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
-(a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
+(a folder that is not a campaign, shards of different campaigns, a cell or a shard given
+twice, unsharded folders of different starts, a path that would leave the store).`;
 
 const MERGE_OPTIONS = {
   ...JOB_SUMMARY_FLAGS,
