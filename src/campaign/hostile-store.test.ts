@@ -3,7 +3,7 @@
  * are paths, links that lead out of the store or the shard, counts past what the folder
  * holds, folders of two runs passed off as two shards of one.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -157,6 +157,19 @@ describe('campaign merge bounds what a shard says by what it holds', () => {
     expect(existsSync(join(out, 'runs', '0', 'R', 'history.jsonl'))).toBe(false);
     expect(existsSync(join(out, 'runs', '2'))).toBe(false);
     expect(skippedLinks.sort()).toEqual([join(run, 'history.jsonl'), join(dir, 'runs', '2')].sort());
+  });
+});
+
+describe('campaign merge --out writes nothing through a link there', () => {
+  it('refuses a summary.json in the out folder that is a link: the file it leads to stays as it was', () => {
+    const victim = join(mkdtempSync(join(tmpdir(), 'lockchaos-victim-')), 'authorized_keys');
+    writeFileSync(victim, 'ssh-ed25519 AAAA mine\n');
+    const out = mkdtempSync(join(tmpdir(), 'lockchaos-merged-'));
+    symlinkSync(victim, join(out, 'summary.json'));
+    expect(() => mergeCampaign([shard(undefined, '2026-12-01T02:00:00.000Z')], out)).toThrow(
+      /^refused to write .*summary\.json: it is a link, and a merge writes nothing through one/,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA mine\n');
   });
 });
 

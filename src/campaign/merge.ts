@@ -11,7 +11,7 @@
  * the same cell twice. Shards not given leave their cells out, and the merge
  * says how many are missing (the campaign then did not meet its expectations).
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
@@ -27,7 +27,7 @@ import {
 } from './report.js';
 import { NAME } from './spec.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
-import { insideStore } from './store-path.js';
+import { copyNoLink, insideStore, notALink } from './store-path.js';
 import {
   checkFields,
   type FieldTable,
@@ -275,7 +275,7 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
 export function mergeCampaign(dirs: readonly string[], out: string, store?: string) {
   const shards = dirs.map(readShard);
   checkOneSplit(shards);
-  const writable = (path: string) => (store === undefined ? path : insideStore(store, path, 'write'));
+  const writable = (path: string) => (store === undefined ? notALink(path) : insideStore(store, path, 'write'));
   mkdirSync(writable(out), { recursive: true });
   const skippedLinks: string[] = [];
   for (const shard of shards) bringRuns(shard, resolve(out), writable, skippedLinks);
@@ -302,11 +302,7 @@ function bringRuns(shard: CampaignSummary, out: string, writable: (path: string)
     const rel = p === undefined ? undefined : inside(p);
     return rel === undefined ? p : join(out, rel);
   };
-  const notLink = (src: string) => {
-    if (!lstatSync(src).isSymbolicLink()) return true;
-    skipped.push(src);
-    return false;
-  };
+  const notLink = copyNoLink(skipped);
   for (const r of shard.cells) {
     const rel = r.dir === undefined ? undefined : inside(r.dir);
     if (rel === undefined) continue;

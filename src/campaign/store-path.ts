@@ -48,3 +48,20 @@ export function insideStore(store: string, path: string, doing: 'write' | 'remov
   }
   return path;
 }
+
+/** `path`, unless it is a link (a write would follow it wherever it leads): a folder given with --out may hold one. */
+export function notALink(path: string): string {
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw new UserError(`refused to write ${path}: it is a link, and a merge writes nothing through one: remove it`);
+  }
+  return path;
+}
+
+/** cpSync's filter that copies no link (a merge's rule): each one skipped is added to `skipped`. */
+export const copyNoLink =
+  (skipped: string[]) =>
+  (src: string): boolean => {
+    if (!lstatSync(src).isSymbolicLink()) return true;
+    skipped.push(src);
+    return false;
+  };

@@ -7,6 +7,7 @@ import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
+import { copyNoLink } from '../campaign/store-path.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
@@ -190,7 +191,9 @@ async function mergeCommand(argv: string[]): Promise<number> {
   }
   if (night !== undefined && resolve(night) !== resolve(out)) {
     // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
-    cpSync(out, night, { recursive: true });
+    const links: string[] = [];
+    cpSync(out, night, { recursive: true, filter: copyNoLink(links) });
+    if (links.length > 0) console.error(`${plural(links.length, 'symbolic link')} in ${out} not copied into the store`);
     console.log(`night added to the store: ${night}`);
   }
   // Read before pruning: --keep-nights 1 removes the very night compared with.
