@@ -7,9 +7,12 @@
  * merged files into the output folder, with links to each run's report.
  *
  * Refused, in one line: a folder without summary.json, one any field of which is not as
- * the campaign wrote it (stored-cell.ts), shards of different campaigns or shard counts,
- * the same cell twice. Shards not given leave their cells out, and the merge
- * says how many are missing (the campaign then did not meet its expectations).
+ * the campaign wrote it (stored-cell.ts; its name a plain name, its times ISO times, its
+ * counts within what it holds), shards of different campaigns or shard counts, the same
+ * cell or shard number twice, unsharded folders of different starts (two runs). Shards
+ * not given leave their cells out, and the merge says how many are missing (the campaign
+ * then did not meet its expectations). A shard is data: no link of it is copied, and in a
+ * store nothing is written that resolves outside it (store-path.ts).
  */
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';

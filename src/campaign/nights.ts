@@ -3,6 +3,9 @@
  * uploaded), so that `lockchaos serve` over it shows each configuration night after night.
  * A night's merged campaign goes to <store>/campaigns/<name>/<its start>-merged/, beside
  * the nights before it; the store keeps the newest nights up to a limit you choose.
+ * A night is a UTC calendar date (of its start), as serve's trends key it: two merges on
+ * one date are one night (docs/nightly.md), kept or pruned together, and compared with the
+ * night of an earlier date.
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
