@@ -115,6 +115,25 @@ describe('campaign merge --store never writes or removes outside the store', () 
     for (const v of victims) expect(existsSync(v), v).toBe(true);
   });
 
+  it('copies nothing through a link in a night folder already there (the same start merged again)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lockchaos-victim-'));
+    const victim = join(root, 'victim');
+    mkdirSync(victim);
+    const store = join(root, 'S');
+    const good = shard({ index: 1, count: 2 }, '2026-12-01T02:00:00.000Z');
+    const run = join(good, 'runs', '0', 'R');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'report.html'), '<p>the report</p>');
+    const night = join(store, 'campaigns', spec.name, '2026-12-01T02-00-00.000Z-merged');
+    mkdirSync(night, { recursive: true });
+    symlinkSync(victim, join(night, 'runs'));
+    quiet();
+    await expect(campaignCommand(['merge', good, '--out', join(root, 'merged'), '--store', store])).rejects.toThrow(
+      /^refused to write .*runs.* outside the store/,
+    );
+    expect(readdirSync(victim)).toEqual([]);
+  });
+
   it('still adds a night to a plain store and prunes the oldest', async () => {
     const store = mkdtempSync(join(tmpdir(), 'lockchaos-store-'));
     const [old] = nightsAt(store, spec.name, ['2026-11-01T02:00:00.000Z']);

@@ -305,7 +305,7 @@ function bringRuns(shard: CampaignSummary, out: string, writable: (path: string)
     const rel = p === undefined ? undefined : inside(p);
     return rel === undefined ? p : join(out, rel);
   };
-  const notLink = copyNoLink(skipped);
+  const notLink = copyNoLink(skipped, writable);
   for (const r of shard.cells) {
     const rel = r.dir === undefined ? undefined : inside(r.dir);
     if (rel === undefined) continue;

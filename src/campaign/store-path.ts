@@ -57,11 +57,18 @@ export function notALink(path: string): string {
   return path;
 }
 
-/** cpSync's filter that copies no link (a merge's rule): each one skipped is added to `skipped`. */
+/**
+ * cpSync's filter that copies no link (a merge's rule): each one skipped is added to
+ * `skipped`. With `writable`, every destination is checked by it before it is written (a
+ * folder already there may hold a link that leads out of the store).
+ */
 export const copyNoLink =
-  (skipped: string[]) =>
-  (src: string): boolean => {
-    if (!lstatSync(src).isSymbolicLink()) return true;
-    skipped.push(src);
-    return false;
+  (skipped: string[], writable?: (path: string) => string) =>
+  (src: string, dest: string): boolean => {
+    if (lstatSync(src).isSymbolicLink()) {
+      skipped.push(src);
+      return false;
+    }
+    writable?.(dest);
+    return true;
   };

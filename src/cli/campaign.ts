@@ -7,7 +7,7 @@ import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
-import { copyNoLink } from '../campaign/store-path.js';
+import { copyNoLink, insideStore } from '../campaign/store-path.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
@@ -192,7 +192,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
   if (night !== undefined && resolve(night) !== resolve(out)) {
     // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
     const links: string[] = [];
-    cpSync(out, night, { recursive: true, filter: copyNoLink(links) });
+    cpSync(out, night, { recursive: true, filter: copyNoLink(links, (p) => insideStore(store as string, p, 'write')) });
     if (links.length > 0) console.error(`${plural(links.length, 'symbolic link')} in ${out} not copied into the store`);
     console.log(`night added to the store: ${night}`);
   }
