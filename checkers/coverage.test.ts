@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { H } from '../test/unit/history-builder.js';
-import { aimedFaults, codePointsResult, coverage, coverageLines } from './coverage.js';
+import { aimedFaults, cappedPointsResult, codePointsResult, coverage, coverageLines } from './coverage.js';
 import { checkMutualExclusion } from './mutual-exclusion.js';
 
 const TTL = 1;
@@ -90,5 +90,19 @@ describe('code point coverage', () => {
     expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([
       { kind: 'client-pause', point: 'in-hold', counts: false },
     ]);
+  });
+});
+
+describe('programs that announce too many points', () => {
+  it('lines for 200,000 points without overflowing the stack', () => {
+    const rows = Array.from({ length: 200_000 }, (_, i) => ({ point: `p-${i}`, reached: 1, hits: 0, followed: 0 }));
+    expect(coverageLines(rows)).toHaveLength(200_000);
+  });
+
+  it('a note among the results that does not count, naming the clients once each', () => {
+    expect(cappedPointsResult([], 64)).toEqual([]);
+    const [note] = cappedPointsResult([2, 0, 2], 64);
+    expect(note).toMatchObject({ checker: 'code-points-capped', counts: false });
+    expect(note?.summary).toMatch(/^the client program of c0, c2 announced more than 64 distinct code points/);
   });
 });

@@ -129,7 +129,8 @@ export function aimedFaults(
 /** One line a row: the point, how often reached, the fault, its hits and what followed. */
 export function coverageLines(rows: readonly CoverageRow[]): string[] {
   if (rows.length === 0) return [];
-  const width = Math.max(...rows.map((r) => r.point.length));
+  // A reduce, not Math.max(...rows): a spread of 200,000 rows overflows the stack.
+  const width = rows.reduce((w, r) => Math.max(w, r.point.length), 0);
   return rows.map((r) => {
     const reach = r.reached === undefined ? 'reached ?' : r.reached === 0 ? 'not exercised' : `reached ${r.reached}×`;
     const fault =
@@ -154,6 +155,24 @@ export function coverageWarnings(rows: readonly CoverageRow[]): string[] {
       const reach = (r.reached ?? 0) === 0 ? 'no client reached it' : 'the fault never caught a client there';
       return `${r.fault} aimed at ${r.point}, but ${reach}${others}: the verdict says nothing about that point`;
     });
+}
+
+/**
+ * Client programs that announced more distinct code points than one may (`cap`, in
+ * src/backends/client-protocol.ts): a result that does not count (the verdict stays), so
+ * that the report, the summary and a campaign's cell say the coverage left names out.
+ */
+export function cappedPointsResult(clients: readonly number[], cap: number): CheckResult[] {
+  if (clients.length === 0) return [];
+  const which = [...new Set(clients)].sort((a, b) => a - b).map((c) => `c${c}`);
+  return [
+    {
+      checker: 'code-points-capped',
+      counts: false,
+      valid: 'unknown',
+      summary: `the client program of ${which.join(', ')} announced more than ${cap} distinct code points: only the first ${cap} (and any a fault aims at) are counted, the rest answered at once; give each point one name`,
+    },
+  ];
 }
 
 /**

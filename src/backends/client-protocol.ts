@@ -95,6 +95,14 @@ export class InitDeclined extends Error {
 /** A code point a program announces (protocol 2): `{"type":"at","point":"after-grant"}`. */
 export const POINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/**
+ * The most distinct points one program counts: a library has a handful (a check, a write,
+ * an extension). Past it a program's new names are answered `go` at once and not counted:
+ * one that announced 200,000 ended its run in a RangeError, and 20,000 names per acquire
+ * made a summary of 60,007 lines. Its verdict stays; the run says so once.
+ */
+export const MAX_PROGRAM_POINTS = 64;
+
 /** The point an `at` line names; undefined if the line is not one; a ProtocolError if it names none well. */
 export function parseAt(m: Record<string, unknown>): string | undefined {
   if (m.type !== 'at') return undefined;

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clientCgroupName } from '../cluster/labels.js';
 import { cgroupPath, cgroupSupport } from '../util/cgroup.js';
 import { packageRoot } from '../util/paths.js';
+import { MAX_PROGRAM_POINTS } from './client-protocol.js';
 import { ProcessLockClient, programTimes, STDERR_DRAIN_MS } from './process-client.js';
 
 const program = (how: string) => `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')} ${how}`;
@@ -68,6 +69,31 @@ describe('ProcessLockClient, protocol 2', () => {
     expect(granted).toBe(false); // held at the point until the nemesis says go
     letGo();
     expect(await grant).toMatchObject({ token: 1 });
+  });
+
+  it('counts at most MAX_PROGRAM_POINTS distinct points of a program (and one aimed at), says so once, answers every one', async () => {
+    const counted = new Set<string>();
+    const capped: number[] = [];
+    const c = await ProcessLockClient.start({
+      command: `${program('many-points')} 2000`,
+      requestTimeoutMs: 10_000,
+      initTimeoutMs: 20_000,
+      init,
+      onPoint: async (point) => {
+        counted.add(point);
+      },
+      aimedAt: (point) => point === 'p-1500',
+      onPointsCapped: (cap) => capped.push(cap),
+    });
+    opened.push(c);
+    expect(await c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 })).toMatchObject({ token: 1 });
+    // Again: the same names, the lock now held (the points come before the answer).
+    await expect(c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 })).rejects.toThrow('busy');
+    expect(counted.size).toBe(MAX_PROGRAM_POINTS + 1);
+    expect(counted.has('p-0') && counted.has(`p-${MAX_PROGRAM_POINTS - 1}`) && counted.has('p-1500')).toBe(true);
+    expect(counted.has(`p-${MAX_PROGRAM_POINTS}`)).toBe(false);
+    expect(capped).toEqual([MAX_PROGRAM_POINTS]);
+    expect(c.pointsPastCap).toBe(2 * (2000 - MAX_PROGRAM_POINTS - 1));
   });
 
   it('a program that declines init says why, in its own words', async () => {

@@ -19,6 +19,7 @@ import {
   type Answer,
   InitDeclined,
   type InitRequest,
+  MAX_PROGRAM_POINTS,
   PROTOCOL_VERSION,
   ProtocolError,
   parseAnswer,
@@ -60,6 +61,10 @@ export interface ProgramSession {
    * nemesis may stop it there first). Absent: it goes on at once.
    */
   onPoint?: (point: string) => Promise<void>;
+  /** Whether a fault is aimed at `point`: such a point is counted past MAX_PROGRAM_POINTS too. */
+  aimedAt?: (point: string) => boolean;
+  /** Told once, when the program first announces a new point past MAX_PROGRAM_POINTS (not counted). */
+  onPointsCapped?: (cap: number) => void;
 }
 
 export interface ProcessClientOptions extends ProgramLaunch, ProgramSession {}
@@ -98,6 +103,10 @@ export class ProcessLockClient implements LockClient {
   private exited = false;
   /** The version the program answered init with: 1 announces no code points. */
   protocol = 1;
+  /** The distinct points this program announced that are counted (at most MAX_PROGRAM_POINTS, and aimed ones). */
+  private readonly points = new Set<string>();
+  /** Announcements of points past the cap, answered at once and not counted. */
+  pointsPastCap = 0;
   /** The name it gave itself in init_ok, for the record. */
   name?: string;
 
@@ -318,6 +327,10 @@ export class ProcessLockClient implements LockClient {
         const go = () => {
           if (!this.broken) this.child.stdin?.write(`${JSON.stringify({ type: 'go', point })}\n`);
         };
+        if (!this.counts(point)) {
+          go();
+          return;
+        }
         void (this.session?.onPoint?.(point) ?? Promise.resolve()).then(go, go);
         return;
       }
@@ -328,6 +341,17 @@ export class ProcessLockClient implements LockClient {
       return;
     }
     waiting.resolve(line);
+  }
+
+  /** Whether `point` is counted: one already seen, one aimed at, or a new one within MAX_PROGRAM_POINTS. */
+  private counts(point: string): boolean {
+    if (this.points.has(point)) return true;
+    if (this.points.size < MAX_PROGRAM_POINTS || this.session?.aimedAt?.(point)) {
+      this.points.add(point);
+      return true;
+    }
+    if (this.pointsPastCap++ === 0) this.session?.onPointsCapped?.(MAX_PROGRAM_POINTS);
+    return false;
   }
 
   /** The program is broken from now on: the request waiting ends (unknown), onBroken is told once. */

@@ -149,7 +149,7 @@ describe('campaign merge', () => {
       /redis\/lock-set\/none\/unfenced<\/td><td>valid<\/td><td class="num">0 of 0<\/td><td class="num">2</,
     );
     expect(readFileSync(files.junit, 'utf8')).toContain(`tests="${cells.length}"`);
-    expect(() => mergeCampaign([one, one], out)).toThrow(/cell 1 \(.*\) is in both .* give each shard once/);
+    expect(() => mergeCampaign([one, one], out)).toThrow(/are both shard 1\/4 .* give each shard once/);
     const other = mkdtempSync(join(tmpdir(), 'lockchaos-other-'));
     writeFileSync(join(other, 'summary.json'), summaryJson({ ...summaryOf(other), name: 'other' }));
     expect(() => mergeCampaign([one, other], out)).toThrow(/merge the shards of one campaign/);
@@ -213,13 +213,13 @@ describe('campaign merge', () => {
     );
     // The summary's own fields: the same line, its value shown.
     expect(refusal((s) => (s.startedAt = 5))).toBe(
-      `${path}'s startedAt is not a time (5): give the summary.json lockchaos campaign wrote`,
+      `${path}'s startedAt is not an ISO time (2026-12-01T02:00:00.000Z) (5): give the summary.json lockchaos campaign wrote`,
     );
     expect(refusal((s) => (s.planned = [{ index: 'x' }]))).toMatch(
       /'s planned is not a list of cells .*\(\[\{"index":"x"\}\]\)/,
     );
     expect(refusal((s) => (s.shard = { index: 1, count: 0 }))).toMatch(
-      /'s shard is not a shard \{index, count\} with a count from 1/,
+      /'s shard is not a shard \{index, count\}: an index from 1 to its count/,
     );
   });
 });

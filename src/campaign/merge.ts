@@ -7,15 +7,19 @@
  * merged files into the output folder, with links to each run's report.
  *
  * Refused, in one line: a folder without summary.json, one any field of which is not as
- * the campaign wrote it (stored-cell.ts), shards of different campaigns or shard counts,
- * the same cell twice. Shards not given leave their cells out, and the merge
- * says how many are missing (the campaign then did not meet its expectations).
+ * the campaign wrote it (stored-cell.ts; its name a plain name, its times ISO times, its
+ * counts within what it holds), shards of different campaigns or shard counts, the same
+ * cell or shard number twice, unsharded folders of different starts (two runs). Shards
+ * not given leave their cells out, and the merge says how many are missing (the campaign
+ * then did not meet its expectations). A shard is data: no link of it is copied, and in a
+ * store nothing is written that resolves outside it (store-path.ts).
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
-import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
+import { CAMPAIGN_FILES, readSummaryText, summaryFiles } from './campaign-folder.js';
+import { MAX_CELLS } from './matrix.js';
 import {
   type CampaignSummary,
   type CellName,
@@ -24,7 +28,9 @@ import {
   summaryHtml,
   summaryJson,
 } from './report.js';
+import { NAME } from './spec.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
+import { copyNoLink, insideStore, notALink } from './store-path.js';
 import {
   checkFields,
   type FieldTable,
@@ -60,17 +66,33 @@ interface StoredSummary {
 
 const names = (x: unknown) => Array.isArray(x) && x.every(isCellName);
 
-/** The summary's own fields, beside its cells' (stored-cell.ts). */
+/** An ISO time as a campaign writes it (new Date().toISOString()): it names a folder in a store. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
+const isTime = (x: unknown) => typeof x === 'string' && ISO_TIME.test(x) && Number.isFinite(Date.parse(x));
+
+/**
+ * The summary's own fields, beside its cells' (stored-cell.ts). The name and the start
+ * become a folder in a store (nights.ts): data, held to a plain name and an ISO time.
+ */
 const SUMMARY_FIELDS: FieldTable = {
+  name: [(x) => typeof x === 'string' && NAME.test(x), "a plain name (letters, digits, . _ -, not '..')"],
   source: [isString, 'a path'],
   description: [optional(isString), 'a string'],
-  startedAt: [isString, 'a time'],
-  finishedAt: [isString, 'a time'],
+  startedAt: [isTime, 'an ISO time (2026-12-01T02:00:00.000Z)'],
+  finishedAt: [(x) => x === '' || isTime(x), "an ISO time, or '' (not finished)"],
   interrupted: [isBoolean, 'true or false'],
-  totalCells: [isCount, 'a count'],
+  totalCells: [(x) => isCount(x) && Number(x) <= MAX_CELLS, `a count of cells up to ${MAX_CELLS}`],
   shard: [
-    (x) => !x || (isObject(x) && isCount(x.index) && isCount(x.count) && Number(x.count) > 0),
-    'a shard {index, count} with a count from 1',
+    (x) =>
+      !x ||
+      (isObject(x) &&
+        isCount(x.count) &&
+        Number(x.count) > 0 &&
+        Number(x.count) <= MAX_CELLS &&
+        isCount(x.index) &&
+        Number(x.index) >= 1 &&
+        Number(x.index) <= Number(x.count)),
+    'a shard {index, count}: an index from 1 to its count',
   ],
   planned: [optional(names), 'a list of cells ({index, id, expect?})'],
   allCells: [optional(names), 'a list of cells ({index, id, expect?})'],
@@ -91,9 +113,10 @@ export function readShard(dir: string): CampaignSummary {
       `${dir} is not a campaign folder: it has no summary.json (give the folders lockchaos campaign wrote)`,
     );
   }
+  const text = readSummaryText(path);
   let s: StoredSummary;
   try {
-    s = JSON.parse(readFileSync(path, 'utf8')) as StoredSummary;
+    s = JSON.parse(text) as StoredSummary;
   } catch (err) {
     throw new UserError(`${path} is not readable JSON (${(err as Error).message.split('\n')[0]})`);
   }
@@ -102,6 +125,16 @@ export function readShard(dir: string): CampaignSummary {
   }
   // Every field the merged pages show, checked: a night in the store is read here too.
   checkFields(s as unknown as Record<string, unknown>, SUMMARY_FIELDS, path);
+  // Every count bounded by what the file holds: a merge loops over them.
+  const held = (list: unknown[] | undefined, what: string, exact: boolean) => {
+    if (list === undefined || (exact ? list.length === s.totalCells : list.length <= s.totalCells)) return;
+    throw new UserError(
+      `${path}: its ${what} lists ${list.length} cells, its totalCells is ${s.totalCells}: give the summary.json lockchaos campaign wrote`,
+    );
+  };
+  held(s.allCells, 'allCells', true);
+  held(s.planned, 'planned', false);
+  held(s.cells, 'cells', false);
   const abs = (p: string) => resolve(dir, p);
   const cells = s.cells.map((x, position) => storedCell(x, position, path, abs));
   const beyond = cells.find((r) => r.cell.index >= s.totalCells);
@@ -134,8 +167,12 @@ export function readShard(dir: string): CampaignSummary {
   return summary;
 }
 
-/** The shards as one campaign, written to `dir` (its paths relative to that folder). */
-export function mergeSummaries(shards: readonly CampaignSummary[], dir: string): CampaignSummary & { missing: number } {
+/**
+ * Refuses, in one line, folders that are not the shards of one split of one campaign:
+ * another campaign or shard count, unsharded folders of different starts (two runs, two
+ * nights: a crashed one beside a finished one), a shard number given twice.
+ */
+function checkOneSplit(shards: readonly CampaignSummary[]): CampaignSummary {
   const [first] = shards;
   if (!first) throw new UserError(`give the shard folders to merge: ${cliCommand} campaign merge DIR...`);
   for (const s of shards) {
@@ -150,6 +187,32 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
       );
     }
   }
+  // Folders of one split only: unsharded ones of different starts are two runs (two
+  // nights), a shard number given twice is two runs of that shard.
+  const unsharded = shards.filter((s) => !s.shard);
+  const other = unsharded.length > 0 ? shards.find((s) => s.startedAt !== unsharded[0]?.startedAt) : undefined;
+  if (unsharded[0] && other) {
+    throw new UserError(
+      `${unsharded[0].dir} (started ${unsharded[0].startedAt}) and ${other.dir} (started ${other.startedAt}) are two runs of campaign ${first.name}, not shards of one (neither has a shard number): merge the folders of one --shard i/n split`,
+    );
+  }
+  const byShard = new Map<number, string>();
+  for (const s of shards) {
+    if (!s.shard) continue;
+    const again = byShard.get(s.shard.index);
+    if (again !== undefined) {
+      throw new UserError(
+        `${again} and ${s.dir} are both shard ${s.shard.index}/${s.shard.count} of campaign ${first.name}: give each shard once (the run of the night you mean)`,
+      );
+    }
+    byShard.set(s.shard.index, s.dir);
+  }
+  return first;
+}
+
+/** The shards as one campaign, written to `dir` (its paths relative to that folder). */
+export function mergeSummaries(shards: readonly CampaignSummary[], dir: string): CampaignSummary & { missing: number } {
+  const first = checkOneSplit(shards);
   const byIndex = new Map<number, CellResult>();
   const from = new Map<number, string>();
   for (const s of shards) {
@@ -208,25 +271,31 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
 /**
  * Reads the shard folders, copies each cell's run folder into `out`/runs/ (so that the
  * merged folder, uploaded or moved alone, has every run its page links), and writes the
- * merged summary.html, summary.json and junit.xml.
+ * merged summary.html, summary.json and junit.xml. With `store`, `out` is in it: every path
+ * written is checked to resolve inside it first (store-path.ts). A link in a shard is not
+ * copied (it would point elsewhere wherever the copy lands): `skippedLinks` names them.
  */
-export function mergeCampaign(dirs: readonly string[], out: string) {
+export function mergeCampaign(dirs: readonly string[], out: string, store?: string) {
   const shards = dirs.map(readShard);
-  mkdirSync(out, { recursive: true });
-  for (const shard of shards) bringRuns(shard, resolve(out));
+  checkOneSplit(shards);
+  const writable = (path: string) => (store === undefined ? notALink(path) : insideStore(store, path, 'write'));
+  mkdirSync(writable(out), { recursive: true });
+  const skippedLinks: string[] = [];
+  for (const shard of shards) bringRuns(shard, resolve(out), writable, skippedLinks);
   const summary = mergeSummaries(shards, resolve(out));
   const files = summaryFiles(out);
-  writeFileSync(files.summaryJson, summaryJson(summary));
-  writeFileSync(files.junit, campaignJUnit(summary));
-  writeFileSync(files.summaryHtml, summaryHtml(summary));
-  return { summary, files };
+  writeFileSync(writable(files.summaryJson), summaryJson(summary));
+  writeFileSync(writable(files.junit), campaignJUnit(summary));
+  writeFileSync(writable(files.summaryHtml), summaryHtml(summary));
+  return { summary, files, skippedLinks };
 }
 
 /**
  * A shard's run folders copied into `out` at the same place under it (runs/NNN-cell/...),
  * and its results' paths pointed at the copies. A path outside the shard's folder is left.
+ * Links are not copied: each one skipped is added to `skipped`.
  */
-function bringRuns(shard: CampaignSummary, out: string): void {
+function bringRuns(shard: CampaignSummary, out: string, writable: (path: string) => string, skipped: string[]): void {
   if (resolve(shard.dir) === out) return;
   const inside = (p: string) => {
     const rel = relative(shard.dir, p);
@@ -236,12 +305,15 @@ function bringRuns(shard: CampaignSummary, out: string): void {
     const rel = p === undefined ? undefined : inside(p);
     return rel === undefined ? p : join(out, rel);
   };
+  const notLink = copyNoLink(skipped, writable);
   for (const r of shard.cells) {
     const rel = r.dir === undefined ? undefined : inside(r.dir);
     if (rel === undefined) continue;
     // The cell's whole folder (runs/NNN-cell/), with its shrink/ and every run in it.
     const top = rel.split(sep).slice(0, 2).join(sep);
-    if (existsSync(join(shard.dir, top))) cpSync(join(shard.dir, top), join(out, top), { recursive: true });
+    if (existsSync(join(shard.dir, top))) {
+      cpSync(join(shard.dir, top), writable(join(out, top)), { recursive: true, filter: notLink });
+    }
     r.dir = moved(r.dir);
     r.report = moved(r.report);
     r.shrink = moved(r.shrink);

@@ -3,17 +3,25 @@
  * uploaded), so that `lockchaos serve` over it shows each configuration night after night.
  * A night's merged campaign goes to <store>/campaigns/<name>/<its start>-merged/, beside
  * the nights before it; the store keeps the newest nights up to a limit you choose.
+ * A night is a UTC calendar date (of its start), as serve's trends key it: two merges on
+ * one date are one night (docs/nightly.md), kept or pruned together, and compared with the
+ * night of an earlier date.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAMPAIGN_FILES } from './campaign-folder.js';
+import { CAMPAIGN_FILES, readSummaryText } from './campaign-folder.js';
+import { insideStore } from './store-path.js';
 
 /** A folder name from a time: what `campaign` names its folders by (':' is not portable). */
 export const stampOf = (iso: string) => iso.replace(/:/g, '-');
 
-/** Where a night of campaign `name` that started at `startedAt` goes in the store. */
+/**
+ * Where a night of campaign `name` that started at `startedAt` goes in the store: a path
+ * inside it (store-path.ts), else a UserError. `name` and `startedAt` come from a shard
+ * (merge.ts checks them: a plain name, an ISO time); the store's own links are checked here.
+ */
 export const nightFolder = (store: string, name: string, startedAt: string) =>
-  join(store, 'campaigns', name, `${stampOf(startedAt)}-merged`);
+  insideStore(store, join(store, 'campaigns', name, `${stampOf(startedAt)}-merged`), 'write');
 
 interface NightDir {
   dir: string;
@@ -31,7 +39,7 @@ export function nightsOf(store: string, name: string): NightDir[] {
     if (!e.isDirectory()) continue;
     const dir = join(parent, e.name);
     try {
-      const s = JSON.parse(readFileSync(join(dir, CAMPAIGN_FILES.summaryJson), 'utf8')) as { startedAt?: unknown };
+      const s = JSON.parse(readSummaryText(join(dir, CAMPAIGN_FILES.summaryJson))) as { startedAt?: unknown };
       if (typeof s.startedAt === 'string' && s.startedAt !== '')
         out.push({ dir, night: s.startedAt.slice(0, 10), startedAt: s.startedAt });
     } catch {
@@ -53,6 +61,8 @@ export function pruneNights(store: string, name: string, keep: number): string[]
   const all = nightsOf(store, name);
   const kept = new Set([...new Set(all.map((n) => n.night))].slice(-keep));
   const gone = all.filter((n) => !kept.has(n.night)).map((n) => n.dir);
+  // Every folder checked before any is removed: a link in the store removes nothing.
+  for (const dir of gone) insideStore(store, dir, 'remove');
   for (const dir of gone) rmSync(dir, { recursive: true, force: true });
   return gone;
 }

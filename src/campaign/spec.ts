@@ -277,7 +277,8 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   return entry;
 };
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A campaign's name: a folder name under <store>/campaigns/ (merge.ts holds a shard's to it too). */
+export const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LABEL = /^[\w.+=,-]+$/;
 
 const campaignCheck = record(

@@ -4,9 +4,10 @@ import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign, readShard } from '../campaign/merge.js';
-import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
+import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
 import { summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
+import { copyNoLink, insideStore } from '../campaign/store-path.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
@@ -125,8 +126,15 @@ ${JOB_SUMMARY_HELP}
 Example (a nightly CI job, after the shards' artifacts are downloaded into shards/):
   lockchaos campaign merge shards/*/campaigns/*/* --out merged --store nights --keep-nights 30
 
+A night is a UTC date (of its earliest shard's start): two merges on one date are one
+night, compared with the night of the date before and kept or pruned together. A shard's
+name and times name the night's folder: a name that is not a plain name, or a time not an
+ISO time, is refused, and nothing is written or removed that resolves outside the store.
+Links in a shard are not copied.
+
 Exit codes: 0 every cell met its expectation and none is missing, 1 otherwise, 3 error
-(a folder that is not a campaign, shards of different campaigns, a cell given twice).`;
+(a folder that is not a campaign, shards of different campaigns, a cell or a shard given
+twice, unsharded folders of different starts, a path that would leave the store).`;
 
 const MERGE_OPTIONS = {
   ...JOB_SUMMARY_FLAGS,
@@ -156,22 +164,44 @@ async function mergeCommand(argv: string[]): Promise<number> {
   // The night in the store; with --out as well, tonight's folder alone there too (an artifact, its junit.xml).
   const night = store === undefined ? undefined : nightFolder(store, name, first);
   const previousDir = store === undefined ? undefined : previousNight(store, name, first.slice(0, 10));
+  const sameNight =
+    store === undefined
+      ? undefined
+      : nightsOf(store, name).find((n) => n.night === first.slice(0, 10) && resolve(n.dir) !== resolve(night ?? ''));
+  if (sameNight) {
+    // A night is a UTC date (nights.ts): a second merge that date is no night of its own.
+    console.error(
+      `the store already holds a night of ${sameNight.night} (${sameNight.dir}): a night is a UTC date, so this merge is compared with the night before it${previousDir ? ` (${previousDir})` : ' (none)'}, not with that one, and --keep-nights keeps or removes the two together`,
+    );
+  }
   const out =
     (values.out as string | undefined) ??
     night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
-  const { summary } = mergeCampaign(positionals, out);
+  const { summary, skippedLinks } = mergeCampaign(
+    positionals,
+    out,
+    night !== undefined && resolve(out) === resolve(night) ? store : undefined,
+  );
   console.log(terminalTable(summary));
+  if (skippedLinks.length > 0) {
+    console.error(
+      `${plural(skippedLinks.length, 'symbolic link')} in the shards not copied (a merge copies no link), e.g. ${skippedLinks[0]}`,
+    );
+  }
   if (night !== undefined && resolve(night) !== resolve(out)) {
     // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
-    cpSync(out, night, { recursive: true });
+    const links: string[] = [];
+    cpSync(out, night, { recursive: true, filter: copyNoLink(links, (p) => insideStore(store as string, p, 'write')) });
+    if (links.length > 0) console.error(`${plural(links.length, 'symbolic link')} in ${out} not copied into the store`);
     console.log(`night added to the store: ${night}`);
   }
+  // Read before pruning: --keep-nights 1 removes the very night compared with.
+  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   if (store !== undefined && keep !== undefined) {
     const gone = pruneNights(store, summary.name, keep);
     if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
   }
-  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   for (const f of writeJobSummary(summary, values, {
     ...(previous ? { previous } : {}),
     artifactRoot: values.out === undefined ? (store ?? out) : out,

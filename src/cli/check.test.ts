@@ -187,6 +187,35 @@ describe('lockchaos check', () => {
     expect(out).toEqual([]);
   });
 
+  it('deeply nested values: exit 3 and one line, the rule report holds a run to, in each format', async () => {
+    // A read that returns a value nested 65 levels or 100,000 (past any stack).
+    const deepJson = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`;
+    const write = toJsonl(h([0, 'invoke', 'write', 1], [0, 'ok', 'write', 1], [1, 'invoke', 'read']));
+    const edn = (d: number) =>
+      `[{:type :invoke, :f :write, :process 0, :value 1} {:type :ok, :f :write, :process 0, :value 1} {:type :invoke, :f :read, :process 1} {:type :ok, :f :read, :process 1, :value ${deepJson(d)}}]`;
+    const cases: [string, string, RegExp][] = [
+      [
+        'deep.jsonl',
+        `${write}{"index":3,"type":"ok","f":"read","process":1,"time":3,"value":${deepJson(100_000)}}\n`,
+        /: op #3 nests more than 64 levels deep/,
+      ],
+      [
+        'deep.json',
+        `${write}{"index":3,"type":"ok","f":"read","process":1,"time":3,"value":${deepJson(65)}}\n`,
+        /: op #3 nests more than 64 levels deep/,
+      ],
+      ['deep.edn', edn(100), /: op #3 nests more than 64 levels deep: not a history of a lock or a store/],
+      ['deeper.edn', edn(100_000), /line 1: collections nested more than 128 levels deep: not a history/],
+    ];
+    for (const [name, text, refusal] of cases) {
+      err = [];
+      expect(await checkCommand([file(name, text), '--model', 'register']), name).toBe(3);
+      expect(err, name).toHaveLength(1);
+      expect(err[0]).toMatch(refusal);
+    }
+    expect(out).toEqual([]);
+  });
+
   it('a hostile history cannot reach the terminal: escapes in f, key, process and values are shown escaped in every line', async () => {
     const ESC = '\x1b';
     // Cursor moves, a colour, a screen clear, a title set ended by BEL, a carriage return,

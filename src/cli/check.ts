@@ -24,6 +24,7 @@ import {
   readHistoryFile,
   readingBytes,
 } from '../history/read.js';
+import { ReadingOverBudget } from '../history/reading-budget.js';
 import { ReadingTimedOut } from '../history/reading-deadline.js';
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
@@ -65,9 +66,11 @@ function help(): string {
     '                     reading it included)',
     `  --memory-limit MB  give up past MB MiB, answering unknown (default ${DEFAULT_MEMORY_LIMIT_MB}); each file, and each part`,
     "                     (key) of it, has its own: reading the file plus the part's search (states, memo, stack).",
-    '                     A file larger is not read (nor one past 512 MiB, nor anything but a regular file).',
+    '                     A file larger is not read (nor one past 512 MiB, nor anything but a regular file), and',
+    '                     reading, in every format, stops once its text and operations so far are past it.',
     '                     It bounds what the check holds, not the process: Node, worker threads and garbage not',
-    '                     yet collected come on top (600k events: peak 235 MiB at 100, 392 at 200, 591 at 400)',
+    '                     yet collected come on top (600k events: peak 235 MiB at 100, 392 at 200, 591 at 400;',
+    '                     a 65 MB EDN history: 187 MiB at 100, 455 at 200 on two threads)',
     '  --threads N        check the keys on N threads at most, this one and N-1 workers, whatever the size',
     '                     of the file (1: this thread alone); default: one per core for a file of',
     `                     ${MIN_OPERATIONS.toLocaleString('en-US')} operations or more, else this thread alone. The verdict and the`,
@@ -228,6 +231,7 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
       maxBytes: options.memoryLimitBytes,
       fix: 'give a larger --memory-limit',
       deadline,
+      budgetBytes: options.memoryLimitBytes,
     });
     const baseBytes = readingBytes(textLength, history.length);
     const absent = requireOperations(history, options.only);
@@ -254,6 +258,7 @@ async function checkFile(file: string, options: Options): Promise<FileOutcome> {
     return guessed === undefined ? { file, result, format } : { file, result, format, guessed };
   } catch (err) {
     if (err instanceof ReadingTimedOut) return { file, unknown: timeUp(options) };
+    if (err instanceof ReadingOverBudget) return { file, unknown: overBudget(err.bytes, options) };
     if (err instanceof UserError) {
       // A history the guessed model does not fit: say it was a guess.
       const why = guessed === undefined ? '' : ` (the model was guessed from its ${guessed}: give --model)`;

@@ -2,6 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { serveStore } from '../serve/server.js';
 import { UserError } from '../util/errors.js';
+import { plural } from '../util/plural.js';
+import { printable } from '../util/printable.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
 
 export const SERVE_HELP = `Usage: lockchaos serve [--store DIR] [--port N]
@@ -53,10 +55,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
       throw new UserError(`--port ${port} is in use: give another, or --port 0 for any free one`);
     throw err;
   }
-  const { runs, campaigns, ms } = served.indexed;
+  const { runs, campaigns, ms, problems } = served.indexed;
   console.log(
     `serving ${store} (${runs} runs, ${campaigns} campaign folders, read in ${ms} ms) on ${served.url} (Ctrl-C to stop)`,
   );
+  if (problems.length > 0) {
+    // Skipped folders said once here, and listed on the page.
+    console.error(printable(`${plural(problems.length, 'folder')} not shown (listed on the page): ${problems[0]}`));
+  }
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -12,9 +12,18 @@
  * "nemesis", sets become arrays, maps become objects. A missing `:index` is the op's
  * position.
  */
+import { MAX_DEPTH } from '../util/depth.js';
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
+import { checkReading, LOOK_EVERY, type ParseLimits } from './reading-budget.js';
 import { toOp } from './validate.js';
+
+/**
+ * The most forms the reader holds open at once: a history's vector, an op's map and its
+ * value's MAX_DEPTH levels, with room to spare (value-depth.ts then holds each op to
+ * MAX_DEPTH, as every reader does).
+ */
+const MAX_READ_DEPTH = 2 * MAX_DEPTH;
 
 export class Keyword {
   constructor(readonly name: string) {}
@@ -80,6 +89,8 @@ const END = Symbol('end');
 class EdnReader {
   private i = 0;
   private line = 1;
+  /** Forms open now, this one included. */
+  private depth = 0;
 
   constructor(
     private readonly s: string,
@@ -128,10 +139,61 @@ class EdnReader {
   }
 
   /**
+   * Each operation form of a history, handed to `each` as it is read (the forms are not all
+   * held at once): the items of a text that is one vector or list, else each top-level form.
+   */
+  readHistoryItems(each: (v: EdnValue) => void): void {
+    this.skipSpace();
+    const ch = this.s[this.i];
+    if (ch !== '[' && ch !== '(') {
+      const forms: EdnValue[] = [];
+      for (let v = this.readTop(); v !== END; v = this.readTop()) forms.push(v);
+      const items = forms.length === 1 && Array.isArray(forms[0]) ? forms[0] : forms;
+      for (const item of items) each(item);
+      return;
+    }
+    const closer = CLOSERS[ch];
+    const what = closer === ']' ? 'vector' : 'list';
+    const openLine = this.line;
+    this.i++;
+    this.depth++;
+    try {
+      for (;;) {
+        if (this.atEnd()) this.fail(`end of input inside the ${what} opened at line ${openLine}: expected '${closer}'`);
+        const v = this.read(closer);
+        if (v === END) break;
+        if (v !== DISCARD) each(v);
+      }
+    } finally {
+      this.depth--;
+    }
+    if (this.readTop() !== END) {
+      this.fail(
+        `a form follows the ${what} of operations opened at line ${openLine}: give one vector or list of operation maps, or a stream of them`,
+      );
+    }
+  }
+
+  /**
    * One form. `closer` is the delimiter that ends the enclosing collection: meeting it
    * returns END; meeting any other closer is an error.
    */
   private read(closer: string | undefined): EdnValue | typeof END | typeof DISCARD {
+    // Bounded here, not by the stack: a value read deeper than a walk of it can go
+    // (ednToJs, a model's canonical value) overflowed after the reader was done.
+    if (++this.depth > MAX_READ_DEPTH) {
+      this.fail(
+        `collections nested more than ${MAX_READ_DEPTH} levels deep: not a history (its operations nest a few levels)`,
+      );
+    }
+    try {
+      return this.readForm(closer);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private readForm(closer: string | undefined): EdnValue | typeof END | typeof DISCARD {
     this.skipSpace();
     const s = this.s;
     if (this.i >= s.length) return END;
@@ -450,19 +512,30 @@ export function ednToJs(v: EdnValue): unknown {
 
 const OP_FIELDS = new Set(['type', 'f', 'process', 'value', 'time', 'index', 'key', 'error']);
 
-/** Reads a Jepsen EDN history: a vector or list of op maps, or a bare stream of them. */
-export function parseEdnHistory(text: string, source = 'history.edn'): Op[] {
-  const forms = parseEdn(text, source);
-  const items = forms.length === 1 && Array.isArray(forms[0]) ? forms[0] : forms;
+/**
+ * Reads a Jepsen EDN history: a vector or list of op maps, or a bare stream of them. Each
+ * map becomes an op as it is read, within `limits` (reading-budget.ts).
+ */
+export function parseEdnHistory(text: string, source = 'history.edn', limits: ParseLimits = {}): Op[] {
+  const reader = new EdnReader(text, source);
   const ops: Op[] = [];
-  for (const item of items) {
+  const add = (item: EdnValue) => {
     const map = item instanceof Tagged && item.value instanceof EdnMap ? item.value : item;
     if (!(map instanceof EdnMap)) {
       throw new HistoryError(
         `${source}: expected operation maps like {:type :invoke, :f :read, :process 0}, got ${describeForm(map)}`,
       );
     }
+    if (ops.length % LOOK_EVERY === 0) checkReading(limits, text.length, ops.length);
     ops.push(opFromMap(map, `${source} line ${map.line}`, ops.length));
+  };
+  try {
+    reader.readHistoryItems(add);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new HistoryError(`${source} line ${reader.nextLine()}: collections nested too deeply to read`);
+    }
+    throw err;
   }
   return ops;
 }

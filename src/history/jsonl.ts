@@ -6,7 +6,7 @@
  */
 import { HistoryError } from './errors.js';
 import type { Op } from './op.js';
-import { checkDeadline } from './reading-deadline.js';
+import { checkReading, LOOK_EVERY, type ParseLimits } from './reading-budget.js';
 import { adoptOp, toOp } from './validate.js';
 
 /**
@@ -18,7 +18,7 @@ export function parseJsonl(
   source = 'history.jsonl',
   firstLine = 1,
   ops: Op[] = [],
-  deadline?: number,
+  limits: ParseLimits = {},
 ): Op[] {
   // A final newline leaves nothing after it; any other last line was cut short if it fails
   // to parse. Lines are found one at a time, not split into an array all at once: a large
@@ -33,8 +33,8 @@ export function parseJsonl(
     const last = end === text.length;
     start = end + 1;
     if (line === '') continue;
-    // Parsing counts against a check's time limit (read.ts): looked at every 4096 lines.
-    if (deadline !== undefined && (i & 4095) === 0) checkDeadline(deadline);
+    // Parsing counts against a check's time limit and memory budget (read.ts): looked at every few thousand lines.
+    if (i % LOOK_EVERY === 0) checkReading(limits, text.length, ops.length);
     let raw: unknown;
     try {
       raw = JSON.parse(line);

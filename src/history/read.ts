@@ -9,7 +9,11 @@ import { HistoryError } from './errors.js';
 import { parseJepsenLog } from './jepsen-log.js';
 import { parseJsonl } from './jsonl.js';
 import type { Op } from './op.js';
+import { type ParseLimits, readingBytes } from './reading-budget.js';
 import { checkDeadline, type Deadline } from './reading-deadline.js';
+import { refuseDeepOps } from './value-depth.js';
+
+export { readingBytes };
 
 export type HistoryFormat = 'jsonl' | 'edn' | 'jepsen-log';
 export const HISTORY_FORMATS: readonly HistoryFormat[] = ['jsonl', 'edn', 'jepsen-log'];
@@ -34,23 +38,22 @@ export function guessFormat(name: string, text: string): HistoryFormat {
   );
 }
 
-export function parseHistory(text: string, format: HistoryFormat, source: string, deadline?: Deadline): Op[] {
+/** The operations of a history text in `format`, each within the depth every reader holds to (value-depth.ts). */
+export function parseHistory(text: string, format: HistoryFormat, source: string, limits: ParseLimits = {}): Op[] {
+  const ops = parseAs(text, format, source, limits);
+  refuseDeepOps(ops, source);
+  return ops;
+}
+
+function parseAs(text: string, format: HistoryFormat, source: string, limits: ParseLimits): Op[] {
   switch (format) {
     case 'jsonl':
-      return parseJsonl(text, source, 1, [], deadline);
+      return parseJsonl(text, source, 1, [], limits);
     case 'edn':
-      return parseEdnHistory(text, source);
+      return parseEdnHistory(text, source, limits);
     case 'jepsen-log':
       return parseJepsenLog(text, source);
   }
-}
-
-/**
- * Memory a history takes to read, estimated: its text, then about 160 bytes per operation
- * (measured on our JSON Lines and Porcupine's kv logs: 100-140).
- */
-export function readingBytes(textLength: number, operations: number): number {
-  return textLength + operations * 160;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface HistoryReadLimits {
   /** How to get past maxBytes, for its message. */
   fix?: string;
   deadline?: Deadline;
+  /** Bytes of memory reading may take (readingBytes): the parsers stop past it (ReadingOverBudget). */
+  budgetBytes?: number;
 }
 
 /** A history file read and parsed, within `limits` (a regular file only: read.ts's util). */
@@ -81,17 +86,23 @@ export function readHistoryFile(
   limits: HistoryReadLimits = {},
 ): { history: Op[]; format: HistoryFormat; textLength: number } {
   const maxBytes = Math.min(limits.maxBytes ?? MAX_HISTORY_BYTES, MAX_HISTORY_BYTES);
-  const bytes = readRegularFile(path, 'history', {
-    maxBytes,
-    fix:
-      maxBytes === MAX_HISTORY_BYTES
-        ? 'the file is too large to read at once (split it, e.g. by key)'
-        : (limits.fix ?? 'split it'),
-    between: () => checkDeadline(limits.deadline),
-  });
-  const text = utf8(bytes, path);
+  // No name for the bytes: once decoded, they are garbage while the text is parsed.
+  const text = utf8(
+    readRegularFile(path, 'history', {
+      maxBytes,
+      fix:
+        maxBytes === MAX_HISTORY_BYTES
+          ? 'the file is too large to read at once (split it, e.g. by key)'
+          : (limits.fix ?? 'split it'),
+      between: () => checkDeadline(limits.deadline),
+    }),
+    path,
+  );
   const chosen = format ?? guessFormat(path, text);
-  const history = parseHistory(text, chosen, path, limits.deadline);
+  const parseLimits: ParseLimits = {};
+  if (limits.deadline !== undefined) parseLimits.deadline = limits.deadline;
+  if (limits.budgetBytes !== undefined) parseLimits.budgetBytes = limits.budgetBytes;
+  const history = parseHistory(text, chosen, path, parseLimits);
   checkDeadline(limits.deadline);
   return { history, format: chosen, textLength: text.length };
 }

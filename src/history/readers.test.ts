@@ -10,6 +10,7 @@ import { parseJepsenLog } from './jepsen-log.js';
 import { parseJsonl } from './jsonl.js';
 import type { Op } from './op.js';
 import { guessFormat } from './read.js';
+import { LOOK_EVERY, ReadingOverBudget, readingBytes } from './reading-budget.js';
 
 function errorOf(f: () => unknown): string {
   try {
@@ -295,4 +296,41 @@ describe('guessFormat', () => {
       "h.txt: cannot tell the history's format from its name or content: give --format jsonl|edn|jepsen-log",
     );
   });
+});
+
+describe('reading within a memory budget', () => {
+  // 40,000 operations: 80,000 lines, each op's estimate 160 bytes beside its text.
+  const many: Op[] = Array.from({ length: 40_000 }, (_, i) => ({
+    index: i,
+    type: i % 2 === 0 ? 'invoke' : 'ok',
+    f: 'write',
+    process: (i >> 1) % 5,
+    time: i,
+    value: i >> 1,
+  }));
+
+  it.each([
+    ['EDN', toEdn(many), (text: string, budgetBytes: number) => parseEdnHistory(text, 'h.edn', { budgetBytes })],
+    [
+      'JSON Lines',
+      toJsonl(many),
+      (text: string, budgetBytes: number) => parseJsonl(text, 'h.jsonl', 1, [], { budgetBytes }),
+    ],
+  ])(
+    '%s: the parser stops once its text and operations so far are past the budget, not after the whole file',
+    (_, text, parse) => {
+      const budget = text.length + 1000 * 160;
+      expect(readingBytes(text.length, many.length)).toBeGreaterThan(2 * budget);
+      let stopped: unknown;
+      try {
+        parse(text, budget);
+      } catch (err) {
+        stopped = err;
+      }
+      expect(stopped).toBeInstanceOf(ReadingOverBudget);
+      // Looked at every LOOK_EVERY operations: past the budget by at most that many.
+      expect((stopped as ReadingOverBudget).bytes).toBeLessThanOrEqual(budget + LOOK_EVERY * 160);
+      expect(parse(text, readingBytes(text.length, many.length))).toHaveLength(many.length);
+    },
+  );
 });

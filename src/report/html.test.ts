@@ -58,7 +58,11 @@ describe('report.html', () => {
     // A killed run (no results.json) says so; the verdict comes from the checkers run here.
     expect(html).toContain('id="cut-short"');
     expect(html).toContain('data-verdict="invalid"');
-    expect(html).toContain(`lockchaos run --replay ${join(dir, 'test.json')}`);
+    // Paths from the page's own folder: the run's absolute folder is named once, as where it was written.
+    expect(html).toContain('<pre id="rerun-replay">lockchaos run --replay test.json</pre>');
+    expect(html).toContain('<pre id="rerun-report">lockchaos report .</pre>');
+    expect(html.split(dir)).toHaveLength(2);
+    expect(html).toContain(`written at <code>${dir}</code> on the machine that ran it`);
     expect(html).toContain(
       'lockchaos run --backend redlock --workload lock-set --nemesis client-pause --fencing off --time-limit 15',
     );
@@ -213,6 +217,7 @@ describe('report.html', () => {
 
 describe('re-run commands', () => {
   it('gives --replay of test.json and the equivalent flags', () => {
+    expect(rerunCommands('.', runConfig).replay).toBe('lockchaos run --replay test.json');
     const r = rerunCommands('/runs/a b/2026', {
       ...runConfig,
       nodes: 5,

@@ -56,7 +56,9 @@ function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, ge
   const { config } = run;
   const assets = uplot();
   const colors = colorsFor(data.fs);
-  const rerun = rerunCommands(run.dir, config);
+  // Paths on the page are from its own folder: a page copied by a merge, or downloaded
+  // as a CI artifact, is read far from the machine that wrote it.
+  const rerun = rerunCommands('.', config);
   const folder = resolve(run.dir);
   const started = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)/.exec(basename(folder));
   const sub = [
@@ -104,7 +106,7 @@ function renderReportHtml(run: LoadedRun, data: ReportData, sentence: string, ge
 <h1>${escapeHtml(config.name)} <span class="badge ${verdictName(run.valid)}" id="verdict">${verdictWord(run.valid)}</span>${run.conditions.length ? ` <span class="badge unknown" id="verdict-condition" title="${escapeHtml(run.conditions.map((c) => c.message).join('; '))}">${escapeHtml(conditionBadge(run.conditions))}</span>` : ''}</h1>
 <p id="headline" class="headline ${verdictName(run.valid)}">${escapeHtml(sentence)}</p>
 <div class="sub">${sub.join(' · ')}</div>
-<div class="sub">run folder <code>${escapeHtml(folder)}</code></div>
+<div class="sub" id="run-folder">run folder: this page's folder, <code>${escapeHtml(basename(folder))}</code> (written at <code>${escapeHtml(folder)}</code> on the machine that ran it)</div>
 </header>
 <main>
 ${banners.join('\n')}
@@ -149,12 +151,12 @@ ${perfTable(run.results)}
 <div class="cols">
 <div>${configTable(run)}</div>
 <div>
-<div>Run it again from its configuration:</div>
+<div>Run it again from its configuration, in the run's folder:</div>
 <pre id="rerun-replay">${escapeHtml(rerun.replay)}</pre>
 <div>or with the equivalent flags:</div>
 <pre id="rerun-flags">${escapeHtml(rerun.flags)}</pre>${rerun.unmapped.length ? `<div class="hint">test.json also sets ${escapeHtml(rerun.unmapped.join(', '))}, which these flags do not: --replay keeps them.</div>` : ''}
-<div>Rebuild this report and junit.xml:</div>
-<pre>${escapeHtml(`${cliCommand} report ${folder}`)}</pre>
+<div>Rebuild this report and junit.xml, in the run's folder:</div>
+<pre id="rerun-report">${escapeHtml(`${cliCommand} report .`)}</pre>
 <div style="margin-top:10px">Files of this run:</div>
 ${filesHtml(run.dir)}
 </div>

@@ -1,5 +1,8 @@
-/** The commands that run a stored test again: by its test.json, and as flags. */
-import { resolve } from 'node:path';
+/**
+ * The commands that run a stored test again: by its test.json, and as flags. Paths in them
+ * are `dir` as given: a page passes its own folder ('.'), since it is read wherever it
+ * was copied to (a merge, a CI artifact), never on the machine that wrote it.
+ */
 import { DEFAULTS, type TestConfig } from '../run-data/config.js';
 import { flagWords, PARAMETERS } from '../run-data/parameters.js';
 import { testName } from '../run-data/resolve.js';
@@ -25,12 +28,12 @@ const NOT_FLAGS = new Set<string>(['scenario', 'schedule', 'name', 'storeDir']);
 export function rerunCommands(dir: string, config: TestConfig): { replay: string; flags: string; unmapped: string[] } {
   const words = ['run', ...flagWords(config, NOT_FLAGS)];
   const { schedule, name, storeDir } = PARAMETERS;
-  if (config.schedule) words.push(`--${schedule.flag}`, runFile(resolve(dir), 'test'));
+  if (config.schedule) words.push(`--${schedule.flag}`, runFile(dir, 'test'));
   if (config.name && config.name !== testName(config)) words.push(`--${name.flag}`, config.name);
   if (config.storeDir && config.storeDir !== DEFAULTS.storeDir) words.push(`--${storeDir.flag}`, config.storeDir);
   const unmapped = Object.keys(config).filter((k) => !Object.hasOwn(PARAMETERS, k));
   return {
-    replay: `${cliCommand} run --replay ${shellWord(runFile(resolve(dir), 'test'))}`,
+    replay: `${cliCommand} run --replay ${shellWord(runFile(dir, 'test'))}`,
     flags: `${cliCommand} ${words.map(shellWord).join(' ')}`,
     unmapped,
   };

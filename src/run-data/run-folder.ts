@@ -25,6 +25,7 @@ import { STORE_KEY } from '../datastore/keys.js';
 import { parseJsonl } from '../history/jsonl.js';
 import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
+import { refuseDeepOps } from '../history/value-depth.js';
 import type { ScheduledFault } from '../nemesis/schedule.js';
 import { MAX_DEPTH, nestedDeeperThan } from '../util/depth.js';
 import { UserError } from '../util/errors.js';
@@ -540,13 +541,7 @@ export function loadRun(dir: string): LoadedRun {
   if (!existsSync(historyPath))
     throw new UserError(`${dir} is not a run folder: it has test.json but no history.jsonl`);
   const { history, droppedLine, fingerprint } = readHistoryPrefix(historyPath);
-  // An op's other fields are numbers and strings: only its value can nest (one level below the op).
-  const deep = history.find((op) => nestedDeeperThan(op.value, MAX_DEPTH - 1));
-  if (deep) {
-    throw new UserError(
-      `${historyPath}: op #${deep.index} nests more than ${MAX_DEPTH} levels deep: not a lockchaos history (its values are flat sets and grants)`,
-    );
-  }
+  refuseDeepOps(history, historyPath);
 
   const resultsPath = runFile(dir, 'results');
   let saved: ResultsRecord | undefined;

@@ -88,6 +88,7 @@ vi.mock('./workers.js', () => ({
     lost = [];
     exitedOpen = [];
     brokenPrograms = [];
+    pointsCapped = [];
     stalls = [];
     constructor(
       _runId: string,

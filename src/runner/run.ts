@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { aimedFaults, codePointsResult, coverage } from '../../checkers/coverage.js';
+import { aimedFaults, cappedPointsResult, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
-import { clientProgramName } from '../backends/client-protocol.js';
+import { clientProgramName, MAX_PROGRAM_POINTS } from '../backends/client-protocol.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
@@ -237,7 +237,12 @@ async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
   );
   const points = coverage(history, checked, done.reached, aimed, config.ttlMs);
   // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
-  const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points)];
+  const capped = cappedPointsResult(
+    pool.pointsCapped.map((c) => c.client),
+    MAX_PROGRAM_POINTS,
+  );
+  for (const r of capped) run.log(`note: ${r.summary}`);
+  const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points), ...capped];
   const valid = runVerdict(countedVerdict(results), conditions);
   const ranFor = clock.timings();
   writeResults(dir, { valid, conditions, config: ran, timings: ranFor, results, coverage: points, ...early });

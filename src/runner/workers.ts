@@ -76,6 +76,8 @@ export class WorkerPool implements ClientFaultTarget {
   readonly errors: string[] = [];
   /** Workers that exited before they were asked to stop (killed from outside, crashed). */
   readonly lost: { client: number; code: number | null; signal: string | null; atS?: number }[] = [];
+  /** Client programs that announced more distinct code points than they may (the rest not counted): which, and the cap. */
+  readonly pointsCapped: { client: number; cap: number }[] = [];
   /** Client programs that stopped speaking the protocol (crashed, hung, garbage): which, and why in one line. */
   readonly brokenPrograms: BrokenProgram[] = [];
   /** Clients whose worker exited on its own with its cycle open on the record (its last operations never arrived). */
@@ -248,6 +250,8 @@ export class WorkerPool implements ClientFaultTarget {
       this.stalls.push({ process: worker.process, fromNs: m.fromNs, toNs: m.toNs });
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
+    } else if (m.type === 'points-capped') {
+      this.pointsCapped.push({ client: this.workers.indexOf(worker), cap: m.cap });
     } else if (m.type === 'program-broken') {
       // When, for telling a break under a fault (the library's) from one with none near.
       const broken: BrokenProgram = { client: this.workers.indexOf(worker), why: m.why };

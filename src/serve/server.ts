@@ -12,11 +12,11 @@
  * The store is read again for every page, through the cache: what did not change is not
  * reread, so a page over 10,000 runs costs their directory listings and stats.
  */
-import { createReadStream, type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, sep } from 'node:path';
-import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
+import { CAMPAIGN_FILES, readSummaryText } from '../campaign/campaign-folder.js';
 import { readShard } from '../campaign/merge.js';
 import { summaryHtml } from '../campaign/report.js';
 import { contentSecurityPolicy } from '../report/csp.js';
@@ -164,7 +164,7 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
  */
 function refreshedSummary(dir: string): string | undefined {
   try {
-    const stored = JSON.parse(readFileSync(join(dir, CAMPAIGN_FILES.summaryJson), 'utf8')) as { state?: unknown };
+    const stored = JSON.parse(readSummaryText(join(dir, CAMPAIGN_FILES.summaryJson))) as { state?: unknown };
     if (stored.state !== 'running') return undefined;
     const summary = readShard(dir);
     return summary.state === 'running' ? undefined : summaryHtml(summary);
@@ -186,7 +186,8 @@ export interface StoreServer {
   server: Server;
   url: string;
   /** Runs and milliseconds of the first read of the store. */
-  indexed: { runs: number; campaigns: number; ms: number };
+  /** The first read of the store; `problems`: the folders it could not read (the page lists them too). */
+  indexed: { runs: number; campaigns: number; ms: number; problems: string[] };
   close(): Promise<void>;
 }
 
@@ -240,7 +241,12 @@ export async function serveStore(store: string, port: number): Promise<StoreServ
   return {
     server,
     url: `http://127.0.0.1:${bound}/`,
-    indexed: { runs: first.runs.length, campaigns: first.campaigns.length, ms: Math.round(first.scanMs) },
+    indexed: {
+      runs: first.runs.length,
+      campaigns: first.campaigns.length,
+      ms: Math.round(first.scanMs),
+      problems: first.problems,
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

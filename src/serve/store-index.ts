@@ -12,12 +12,13 @@
  * test.json for a run without one, and kept by the folder's modification time: a page
  * over 10,000 runs rereads only what changed. Symbolic links (`latest`) are not followed, so no run is listed twice.
  */
-import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, type Dirent, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
+import { CAMPAIGN_FILES, readSummaryText } from '../campaign/campaign-folder.js';
 import { type Mark, markOf } from '../campaign/mark.js';
 import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
-import { type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
+import { MAX_TEST_JSON_BYTES, type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
+import { readRegularFile } from '../util/regular-file.js';
 
 export type Verdict = 'valid' | 'invalid' | 'unknown' | 'none';
 
@@ -224,6 +225,16 @@ function readHead(path: string, bytes: number): string {
   }
 }
 
+/**
+ * A file the index reads whole, within its cap (a regular file; stat first): a 400 MiB
+ * test.json or summary.json cost the server 1.3 GB, and the folder then left the page
+ * without a word. Past the cap it is a problem the page lists, naming the file and size.
+ */
+const readCapped = (path: string, what: string, maxBytes: number) =>
+  readRegularFile(path, what, { maxBytes, fix: 'not a file lockchaos writes: the index skips this folder' }).toString(
+    'utf8',
+  );
+
 const verdictOf = (valid: unknown): Verdict =>
   valid === true ? 'valid' : valid === false ? 'invalid' : valid === 'unknown' ? 'unknown' : 'none';
 
@@ -311,7 +322,11 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
       ? readResultsHead(join(dir, RUN_FILES.results))
       : { verdict: 'none' as const, conditions: [], config: undefined };
     const config =
-      fromResults ?? (JSON.parse(readFileSync(join(dir, RUN_FILES.test), 'utf8')) as Record<string, unknown>);
+      fromResults ??
+      (JSON.parse(readCapped(join(dir, RUN_FILES.test), 'test configuration', MAX_TEST_JSON_BYTES)) as Record<
+        string,
+        unknown
+      >);
     const str = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallback);
     const entry: RunEntry = {
       path,
@@ -387,7 +402,7 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
   let cached = state.cache.campaigns.get(path);
   if (cached?.key !== key) {
     try {
-      const s = JSON.parse(readFileSync(join(dir, summaryJson), 'utf8')) as SummaryJson;
+      const s = JSON.parse(readSummaryText(join(dir, summaryJson))) as SummaryJson;
       const startedAt = typeof s.startedAt === 'string' ? s.startedAt : stampTime(path.split('/').at(-1) ?? '');
       const entry: CampaignEntry = {
         path,

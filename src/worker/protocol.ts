@@ -87,6 +87,8 @@ export type FromWorker =
   | { type: 'at-point'; where: string; seq: number }
   /** How often the client reached each code point so far (cumulative), for coverage. */
   | { type: 'points'; reached: Record<string, number> }
+  /** The client program announced more distinct code points than `cap` (client-protocol.ts): the rest are not counted. */
+  | { type: 'points-capped'; cap: number }
   /** The client program stopped speaking the protocol; the worker ends its loop. */
   | { type: 'program-broken'; why: string }
   /** The worker did not run from fromNs to toNs (ns since the origin): paused, or not scheduled. */

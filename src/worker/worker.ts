@@ -222,6 +222,8 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
     },
     releaseTimeoutMs: config.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
     onPoint: atPoint,
+    aimedAt: (point) => askAt.has(point),
+    onPointsCapped: (cap) => send({ type: 'points-capped', cap }),
     onBroken: (why) => {
       send({ type: 'program-broken', why });
       stop.abort();

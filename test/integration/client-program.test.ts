@@ -99,6 +99,32 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(await leftovers(r.pid)).toEqual([]);
   });
 
+  it('a program announcing 2,000 distinct code points: 64 counted, said once, the verdict kept, no stack', async () => {
+    const r = await lockchaos([
+      ...['run', '--backend', 'redis', '--time-limit', '4', '--seed', '1', '--store', store, '--json'],
+      ...['--client-command', `${BROKEN} many-points 2000`],
+    ]);
+    expect(r.stderr).not.toMatch(/internal error|RangeError|\n\s+at /);
+    const notes = r.stderr.split('\n').filter((l) => /announced more than 64 distinct code points/.test(l));
+    expect(notes).toHaveLength(1);
+    const out = JSON.parse(r.stdout) as {
+      verdict: string;
+      dir: string;
+      conditions: unknown[];
+      checkers: { checker: string; counts: boolean }[];
+    };
+    expect(out.conditions).toEqual([]);
+    expect(out.checkers.find((c) => c.checker === 'code-points-capped')).toMatchObject({ counts: false });
+    // Each of the 5 programs counts the same 64 names; beside them, the standard points.
+    const { coverage } = JSON.parse(readFileSync(join(out.dir, 'results.json'), 'utf8')) as {
+      coverage: { point: string }[];
+    };
+    expect(coverage.filter((c) => /^p-\d+$/.test(c.point))).toHaveLength(64);
+    // Each program's lock is its own (no server): clients overlap, and that verdict stands.
+    expect(r.code).toBe(out.verdict === 'invalid' ? 1 : 0);
+    expect(await leftovers(r.pid)).toEqual([]);
+  });
+
   it("a program that crashes when resumed from a client pause: the library's failure, INVALID, exit 1", async () => {
     const r = await lockchaos([
       ...['run', '--backend', 'redis', '--nemesis', 'client-pause', '--nemesis-interval', '2', '--time-limit', '8'],
