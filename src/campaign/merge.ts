@@ -174,12 +174,14 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
   }
   const interrupted = shards.some((s) => s.interrupted || s.state === 'cut-short');
   const times = (f: (s: CampaignSummary) => string) => shards.map(f).filter(Boolean).sort();
-  // The merge is as far as its least: one shard still running, or one cut short, says it.
+  // The merge is as far as its least: one shard still running, failed, or cut short, says it.
   const state: CampaignStateName = shards.some((s) => s.state === 'running')
     ? 'running'
-    : interrupted
-      ? 'cut-short'
-      : 'finished';
+    : shards.some((s) => s.state === 'failed')
+      ? 'failed'
+      : interrupted
+        ? 'cut-short'
+        : 'finished';
   const by = [...new Set(shards.map((s) => s.cutShortBy).filter((b): b is string => b !== undefined))];
   // Every shard's cells by name: those it planned, or (written before plans were) those it has.
   const planned = shards.flatMap(
@@ -199,6 +201,7 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     missing,
   };
   if (state === 'cut-short') merged.cutShortBy = by.join('; ') || 'an interruption';
+  if (state === 'failed') merged.failedBy = [...new Set(shards.flatMap((s) => s.failedBy ?? []))].join('; ');
   merged.planned = planned.sort((a, b) => a.index - b.index);
   if (missing > 0) merged.missingCells = missingCells;
   if (first.description !== undefined) merged.description = first.description;

@@ -69,10 +69,12 @@ export interface CampaignSummary {
   startedAt: string;
   finishedAt: string;
   interrupted: boolean;
-  /** Running, finished, or cut short (state.ts); a reader's view of a killed runner's "running" is cut short. */
+  /** Running, finished, cut short or failed (state.ts); a reader's view of a killed runner's "running" is cut short. */
   state: CampaignStateName;
   /** Cut short: by what, in words ("SIGINT", "its time budget of 600 s", "its runner stopped ..."). */
   cutShortBy?: string;
+  /** Failed: the error its runner ended in ("internal error: ..."). */
+  failedBy?: string;
   /** When the runner last wrote the folder (its heartbeat while it runs). */
   updatedAt?: string;
   progress?: CampaignProgress;
@@ -216,7 +218,10 @@ export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): Cell
     .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));
 }
 
-/** The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT: 36 cells never ran", "finished". */
+/**
+ * The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT:
+ * 36 cells never ran", "failed: internal error: ...: 36 cells never ran", "finished".
+ */
 export function stateText(s: CampaignSummary): string {
   if (s.state === 'running')
     return `running: ${s.progress ? progressText(s.progress) : `${s.cells.length} cells done`}`;
@@ -224,8 +229,15 @@ export function stateText(s: CampaignSummary): string {
     const n = cellsNotRun(s).length;
     return `cut short by ${s.cutShortBy ?? 'an interruption'}: ${plural(n, 'cell')} never ran`;
   }
+  if (s.state === 'failed') {
+    const n = cellsNotRun(s).length;
+    return `failed: ${s.failedBy ?? 'an error'}${n ? `: ${plural(n, 'cell')} never ran` : ''}`;
+  }
   return 'finished';
 }
+
+/** Whether the campaign ended before its cells did: cut short, or failed. */
+const endedEarly = (s: CampaignSummary) => s.state === 'cut-short' || s.state === 'failed';
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
@@ -243,6 +255,7 @@ export function summaryJson(s: CampaignSummary): string {
     interrupted: s.interrupted,
     state: s.state,
     ...(s.cutShortBy !== undefined ? { cutShortBy: s.cutShortBy } : {}),
+    ...(s.failedBy !== undefined ? { failedBy: s.failedBy } : {}),
     ...(s.updatedAt !== undefined ? { updatedAt: s.updatedAt } : {}),
     ...(s.progress !== undefined ? { progress: s.progress } : {}),
     ...(s.runner !== undefined ? { runner: s.runner } : {}),
@@ -334,6 +347,7 @@ export function campaignJUnit(s: CampaignSummary): string {
   }
   const properties: Record<string, string> = { state: s.state, 'state-text': stateText(s) };
   if (s.cutShortBy !== undefined) properties['cut-short-by'] = s.cutShortBy;
+  if (s.failedBy !== undefined) properties['failed-by'] = s.failedBy;
   return junitXml([
     {
       name: `campaign ${s.name}${shardText(s.shard)}`,
@@ -419,7 +433,7 @@ export function terminalTable(s: CampaignSummary): string {
     for (const r of misses)
       out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
   }
-  const notRun = s.state === 'cut-short' ? cellsNotRun(s) : [];
+  const notRun = endedEarly(s) ? cellsNotRun(s) : [];
   if (notRun.length) {
     out.push('', `never ran (${stateText(s)}):`);
     for (const c of notRun.slice(0, 20)) out.push(`  #${c.index + 1} ${c.id}`);
@@ -427,7 +441,7 @@ export function terminalTable(s: CampaignSummary): string {
   }
   out.push(
     '',
-    `campaign ${s.name}${shardText(s.shard)}${s.state === 'running' ? ' (running)' : s.state === 'cut-short' ? ` (cut short by ${s.cutShortBy})` : ''}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+    `campaign ${s.name}${shardText(s.shard)}${s.state === 'running' ? ' (running)' : s.state === 'cut-short' ? ` (cut short by ${s.cutShortBy})` : s.state === 'failed' ? ` (failed: ${s.failedBy})` : ''}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
       (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
@@ -509,13 +523,13 @@ ${sortable.html}
 
 /**
  * Below the headline: a running campaign's page says how to tell it from a stopped one; a
- * cut-short one names the cells that never ran.
+ * cut-short or failed one names the cells that never ran.
  */
 function stateNote(s: CampaignSummary): string {
   if (s.state === 'running') {
     return `<p class="note" id="state-note">As of ${htmlText(s.updatedAt ?? s.startedAt)}: this page is rewritten as cells finish. If it stays like this, the runner was stopped; <code>${cliCommand} serve</code> tells the two apart.</p>`;
   }
-  if (s.state !== 'cut-short') return '';
+  if (!endedEarly(s)) return '';
   const notRun = cellsNotRun(s);
   if (notRun.length === 0) return '';
   const items = notRun.map((c) => `<li>#${htmlText(c.index + 1)} ${htmlText(c.id)}</li>`).join('');
