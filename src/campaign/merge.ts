@@ -16,6 +16,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
+import { flipsSince } from './flips.js';
 import {
   type CampaignSummary,
   type CellName,
@@ -199,6 +200,7 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     met: state === 'finished' && missing === 0 && cells.every((r) => r.met),
     cells,
     missing,
+    mergedShards: shards.length,
   };
   if (state === 'cut-short') merged.cutShortBy = by.join('; ') || 'an interruption';
   if (state === 'failed') merged.failedBy = [...new Set(shards.flatMap((s) => s.failedBy ?? []))].join('; ');
@@ -211,9 +213,10 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
 /**
  * Reads the shard folders, copies each cell's run folder into `out`/runs/ (so that the
  * merged folder, uploaded or moved alone, has every run its page links), and writes the
- * merged summary.html, summary.json and junit.xml.
+ * merged summary.html (with what flipped since `previous`, the night before, when given),
+ * summary.json and junit.xml.
  */
-export function mergeCampaign(dirs: readonly string[], out: string) {
+export function mergeCampaign(dirs: readonly string[], out: string, o: { previous?: CampaignSummary } = {}) {
   const shards = dirs.map(readShard);
   mkdirSync(out, { recursive: true });
   for (const shard of shards) bringRuns(shard, resolve(out));
@@ -221,7 +224,7 @@ export function mergeCampaign(dirs: readonly string[], out: string) {
   const files = summaryFiles(out);
   writeFileSync(files.summaryJson, summaryJson(summary));
   writeFileSync(files.junit, campaignJUnit(summary));
-  writeFileSync(files.summaryHtml, summaryHtml(summary));
+  writeFileSync(files.summaryHtml, summaryHtml(summary, o.previous ? { since: flipsSince(summary, o.previous) } : {}));
   return { summary, files };
 }
 

@@ -15,6 +15,7 @@ import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
+import type { FlipsSince } from './flips.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, progressText } from './state.js';
@@ -86,6 +87,8 @@ export interface CampaignSummary {
   cells: CellResult[];
   /** Merged shards (campaign merge): cells of the campaign in no shard given. */
   missing?: number;
+  /** Merged shards: how many shard folders went in. */
+  mergedShards?: number;
   /** Merged shards: those cells, named (from the shards' allCells). */
   missingCells?: CellName[];
   /** A shard's: every cell of the campaign, so that a merge can name those of shards not given. */
@@ -262,6 +265,7 @@ export function summaryJson(s: CampaignSummary): string {
     met: s.met,
     notRun: cellsNotRun(s),
     ...(s.missing !== undefined ? { missing: s.missing } : {}),
+    ...(s.mergedShards !== undefined ? { mergedShards: s.mergedShards } : {}),
     ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
     totals: counts(s),
     configurations: byConfiguration(s),
@@ -455,12 +459,80 @@ export function terminalTable(s: CampaignSummary): string {
 const OUTCOME_ORDER = { miss: 0, skip: 1, met: 2 } as const;
 const outcomeOf = (r: CellResult): keyof typeof OUTCOME_ORDER => (r.met ? 'met' : interrupted(r) ? 'skip' : 'miss');
 
+/** "expected valid, got INVALID": a cell's message without the checkers' lines after it. */
+const verdictPhrase = (message: string) => message.split(': ')[0] as string;
+
+/**
+ * What happened in a cell, as the job summary says it: its run's headline (one sentence,
+ * report.html's first) leading, the verdict against the expectation after it, and the
+ * checkers' lines (hundreds of characters) folded away; the message alone without a headline.
+ */
+function cellWhat(r: CellResult): string {
+  if (r.headline === undefined) return htmlText(r.message);
+  const phrase = verdictPhrase(r.message);
+  if (phrase === r.message) return `<span class="headline">${htmlText(r.headline)}</span> (${htmlText(phrase)})`;
+  return `<span class="headline">${htmlText(r.headline)}</span><details class="checkers"><summary>${htmlText(phrase)}</summary>${htmlText(r.message.slice(phrase.length + 2))}</details>`;
+}
+
+/** How many cells that did not meet their expectation the page names at its head. */
+const LEADING_MISSES = 20;
+
+/**
+ * The page's lead, under its verdict: each cell that did not meet its expectation by its
+ * run's headline (as the job summary names them), linked to its report.
+ */
+function missesLead(s: CampaignSummary, href: (p: string) => string): string {
+  const misses = s.cells.filter((r) => !r.met && !interrupted(r));
+  if (misses.length === 0) return '';
+  const items = misses.slice(0, LEADING_MISSES).map((r) => {
+    const id = `#${r.cell.index + 1} ${r.cell.id}`;
+    const name = r.report ? `<a href="${escapeHtml(href(r.report))}">${htmlText(id)}</a>` : htmlText(id);
+    const what =
+      r.headline === undefined
+        ? htmlText(r.message)
+        : `<span class="headline">${htmlText(r.headline)}</span> (${htmlText(verdictPhrase(r.message))})`;
+    return `<li>${name}: ${what}</li>`;
+  });
+  const more =
+    misses.length > LEADING_MISSES ? `<li>and ${htmlText(misses.length - LEADING_MISSES)} more in the table</li>` : '';
+  return `<section id="misses"><h2>Did not meet their expectation</h2><ul class="misses">${items.join('')}${more}</ul></section>`;
+}
+
+/** What flipped since the night before (flips.ts), as the job summary says it; nothing without a night before. */
+function flipsSection(since: FlipsSince | undefined, night: string): string {
+  if (since === undefined) return '';
+  const head = `<h2>Flips since ${htmlText(since.night)}</h2>`;
+  if (since.flips.length === 0) {
+    return `<section id="flips">${head}<p class="note">No configuration changed its outcome since ${htmlText(since.night)}.</p></section>`;
+  }
+  const rows = since.flips
+    .map(
+      (f) =>
+        `<tr><td><code>${htmlText(f.configuration)}</code></td><td>${htmlText(f.expect)}</td><td class="m-${f.before}">${htmlText(f.text.before)}</td><td class="m-${f.now}">${htmlText(f.text.now)}</td></tr>`,
+    )
+    .join('');
+  return `<section id="flips">${head}<table class="flips"><thead><tr><th>configuration</th><th>expected</th><th>${htmlText(since.night)}</th><th>${htmlText(night)}</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+/** Shards a merged campaign came from, for its page's head ("merged from 3 shards"); empty for a campaign run as one. */
+function mergedText(s: CampaignSummary): string {
+  if (s.mergedShards !== undefined) return ` · merged from ${plural(s.mergedShards, 'shard')} (campaign merge)`;
+  return s.missing !== undefined ? ' · merged from shards (campaign merge)' : '';
+}
+
+export interface SummaryHtmlOptions {
+  /** The night before and what flipped since (flips.ts): the page names the flips. */
+  since?: FlipsSince;
+}
+
 /**
  * A self-contained page: no external script or style, links relative to the campaign
- * folder. Rows are coloured by outcome (met or not), not by verdict: an INVALID that was
- * expected is a success. Mismatches come first; every column sorts on a click.
+ * folder. It leads with its verdict and the runs that did not meet their expectation by
+ * their headlines, says whether it was merged from shards and what flipped since the
+ * night before (when given). Rows are coloured by outcome (met or not), not by verdict: an
+ * INVALID that was expected is a success. Mismatches come first; every column sorts on a click.
  */
-export function summaryHtml(s: CampaignSummary): string {
+export function summaryHtml(s: CampaignSummary, o: SummaryHtmlOptions = {}): string {
   const t = counts(s);
   const href = (p: string) =>
     relative(s.dir, p)
@@ -482,7 +554,7 @@ export function summaryHtml(s: CampaignSummary): string {
       return `<tr class="${status}">
 <td data-key="${htmlText(c.index + 1)}">${htmlText(c.index + 1)}</td><td>${htmlText(c.backend)}</td><td>${htmlText(c.workload)}</td><td>${htmlText(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${htmlText(c.seed)}</td>
 <td>${htmlText(c.expect)}</td><td class="o-${status}">${htmlText(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
-<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: ${htmlText(r.stoppedEarlyWhy ?? 'its first counted violation')}"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
+<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: ${htmlText(r.stoppedEarlyWhy ?? 'its first counted violation')}"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${cellWhat(r)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict =
@@ -503,9 +575,11 @@ ${cspMeta([sortable])}
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)}${s.finishedAt ? ` · ended ${htmlText(s.finishedAt)}` : ''}</p>
+<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)}${s.finishedAt ? ` · ended ${htmlText(s.finishedAt)}` : ''}${mergedText(s)}</p>
 <p><span class="verdict ${s.state === 'running' ? 'running' : s.state === 'cut-short' ? 'cut' : s.met ? 'ok' : 'bad'}" id="state" data-state="${s.state}">${escapeHtml(verdict)}</span>
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
+${missesLead(s, href)}
+${flipsSection(o.since, s.startedAt.slice(0, 10))}
 ${pointsTable(pointsByConfiguration(s))}
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
 ${stateNote(s)}

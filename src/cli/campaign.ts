@@ -2,12 +2,14 @@
 
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { flipsSince } from '../campaign/flips.js';
 import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, previousNight, pruneNights } from '../campaign/nights.js';
-import { summaryJson, terminalTable } from '../campaign/report.js';
+import { summaryHtml, summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
 import { DEFAULTS } from '../run-data/config.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
@@ -20,7 +22,7 @@ import {
   type Values,
 } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
-import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, writeJobSummary } from './job-summary.js';
+import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, previousOf, writeJobSummary } from './job-summary.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
        lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
@@ -160,7 +162,14 @@ async function mergeCommand(argv: string[]): Promise<number> {
     (values.out as string | undefined) ??
     night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
-  const { summary } = mergeCampaign(positionals, out);
+  // The night before, read before the store is pruned: the page and the job summary name what flipped since.
+  const previous =
+    values.previous !== undefined
+      ? previousOf(values.previous as string, { name, startedAt: first })
+      : previousDir !== undefined
+        ? readShard(previousDir)
+        : undefined;
+  const { summary } = mergeCampaign(positionals, out, previous ? { previous } : {});
   console.log(terminalTable(summary));
   if (night !== undefined && resolve(night) !== resolve(out)) {
     // summary.json and summary.html link relative to their folder: the copy is whole where it lands.
@@ -171,7 +180,6 @@ async function mergeCommand(argv: string[]): Promise<number> {
     const gone = pruneNights(store, summary.name, keep);
     if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
   }
-  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   for (const f of writeJobSummary(summary, values, {
     ...(previous ? { previous } : {}),
     artifactRoot: values.out === undefined ? (store ?? out) : out,
@@ -250,10 +258,17 @@ async function runFile(file: string, options: CampaignOptions, values: Values): 
   const plan = await loadCampaign(file, options);
   return whileInterruptible('campaign', async (signal) => {
     const result = await runCampaign(plan, options, campaignHooksOf(values, signal));
+    const previous = values.previous === undefined ? undefined : previousOf(values.previous as string, result);
+    // The page names what flipped since the night before, as the job summary does.
+    if (previous)
+      writeFileAtomic(result.files.summaryHtml, summaryHtml(result, { since: flipsSince(result, previous) }));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
     // Report paths from the store's root: what a CI job uploads as its artifact.
-    for (const f of writeJobSummary(result, values, { artifactRoot: options.store ?? DEFAULTS.storeDir }))
+    for (const f of writeJobSummary(result, values, {
+      ...(previous ? { previous } : {}),
+      artifactRoot: options.store ?? DEFAULTS.storeDir,
+    }))
       console.error(`summary in Markdown: ${f}`);
     // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
     if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;

@@ -27,7 +27,10 @@ export const JOB_SUMMARY_HELP = `  --summary-md FILE  write the result in Markdo
 type Values = Record<string, string | boolean | undefined>;
 
 /** The campaign --previous names: a campaign folder, or a store holding earlier nights of it. */
-export function previousOf(given: string, summary: CampaignSummary): CampaignSummary | undefined {
+export function previousOf(
+  given: string,
+  summary: Pick<CampaignSummary, 'name' | 'startedAt'>,
+): CampaignSummary | undefined {
   if (existsSync(join(given, CAMPAIGN_FILES.summaryJson))) return readShard(given);
   if (existsSync(join(given, 'campaigns'))) {
     const dir = previousNight(given, summary.name, summary.startedAt.slice(0, 10));
