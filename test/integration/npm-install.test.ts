@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
 import { type CliResult, leftovers, requireEngine } from './support.js';
 
@@ -57,6 +57,8 @@ function expectPageWithScript(path: string, entry: string): string {
   expect(html).toContain(`\nlockchaosPage.${entry}(`);
   return html;
 }
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(skip)('lockchaos installed from its packed tarball', () => {
   beforeAll(() => {
