@@ -7,6 +7,7 @@
  * error), not "running" (which a reader would take for a killed runner).
  */
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { UserError } from '../util/errors.js';
 import { judge } from './expect.js';
 import type { Cell } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
@@ -84,22 +85,22 @@ export class CampaignRecord {
 
   /**
    * The campaign ended in an internal error `err`: summary.json says failed, with the
-   * error, and the cells that never ran. It is written first and alone may be written:
-   * junit.xml and summary.html are tried after it, and may be what failed.
+   * error, and the cells that never ran. It is written first; junit.xml and summary.html
+   * after it may be what failed. Never throws: the caller throws `err` itself.
    */
   fail(err: unknown): void {
     this.stopHeartbeat();
-    this.failedBy = internalErrorText(err);
+    this.failedBy = failureText(err);
     const s = this.summary(true);
-    writeFileAtomic(this.files.summaryJson, summaryJson(s));
     for (const [path, text] of [
+      [this.files.summaryJson, () => summaryJson(s)],
       [this.files.junit, () => campaignJUnit(s)],
       [this.files.summaryHtml, () => summaryHtml(s)],
     ] as const) {
       try {
         writeFileAtomic(path, text());
       } catch {
-        // summary.json has the state and the error; the caller reports the error itself.
+        // What could be written says it; the error itself is the caller's to report.
       }
     }
   }
@@ -157,11 +158,19 @@ export class CampaignRecord {
 /** The most a failed campaign's reason keeps of its error's message. */
 const MAX_REASON = 500;
 
-/** "internal error: <the error's message>", in one line of at most MAX_REASON characters. */
-export function internalErrorText(err: unknown): string {
-  const message = (err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err))
+/**
+ * Why a campaign failed, in one line of at most MAX_REASON characters: a UserError's own
+ * message (bad input met late, said as the command says it), else "internal error: ..."
+ * with the error's message.
+ */
+export function failureText(err: unknown): string {
+  const message = (
+    err instanceof Error
+      ? `${err.name === 'Error' || err instanceof UserError ? '' : `${err.name}: `}${err.message}`
+      : String(err)
+  )
     .replace(/\s+/g, ' ')
     .trim();
   const cut = message.length > MAX_REASON ? `${message.slice(0, MAX_REASON - 1)}…` : message;
-  return `internal error: ${cut}`;
+  return err instanceof UserError ? cut : `internal error: ${cut}`;
 }
