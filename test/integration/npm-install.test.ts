@@ -7,13 +7,26 @@
  * bench.html, each with its inline script. npm writes a package's files in tarball order,
  * each with the time of writing, so nothing a page needs may depend on file times (issue
  * 58: with an mtime guard no page was ever written). The runs are the cheapest real ones:
- * one cell of 1-2 s each on Redis. About a minute, most of it npm install.
+ * one cell of 1-2 s each on Redis. Last, a compiled page module changed after its bundle
+ * (tsc again without the bundling step) is still refused, and the campaign that stops on
+ * it is recorded failed with the error, as serve then shows it. About a minute, most of it
+ * npm install.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanStore } from '../../src/serve/store-index.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { type CliResult, leftovers, requireEngine } from './support.js';
 
@@ -35,9 +48,13 @@ function installed(args: string[]): Promise<CliResult> {
   });
 }
 
+/** A one-cell campaign of 1 s on Redis. */
+const ONE_CELL =
+  'name: one\nmatrix:\n  - backend: redis\n    nemesis: none\n    fencing: on\n    seeds: [1]\n    expect: valid\n';
+
 /** The one campaign folder of `name` in the store. */
-function campaignDir(name: string): string {
-  const parent = join(store, 'campaigns', name);
+function campaignDir(name: string, inStore = store): string {
+  const parent = join(inStore, 'campaigns', name);
   const [stamp] = readdirSync(parent);
   return join(parent, stamp as string);
 }
@@ -86,10 +103,7 @@ describe.skipIf(skip)('lockchaos installed from its packed tarball', () => {
 
   it('a campaign writes summary.html and its run report.html; report writes it again', async () => {
     const file = join(project, 'one.yaml');
-    writeFileSync(
-      file,
-      'name: one\nmatrix:\n  - backend: redis\n    nemesis: none\n    fencing: on\n    seeds: [1]\n    expect: valid\n',
-    );
+    writeFileSync(file, ONE_CELL);
     const r = await installed(['campaign', file, '--time-limit', '1', '--store', store, '--no-latest']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/internal error|not written/);
@@ -115,5 +129,30 @@ describe.skipIf(skip)('lockchaos installed from its packed tarball', () => {
     const dir = campaignDir(name);
     expectPageWithScript(join(dir, `${command}.html`), entry);
     expectPageWithScript(join(dir, 'summary.html'), 'sortableTables');
+  });
+
+  // Last: it breaks the installed package.
+  it('still refuses a bundle made from other code; the campaign that stops on it is recorded failed', async () => {
+    // tsc run again without the bundling step: the compiled module is not the one bundled.
+    const browser = join(project, 'node_modules', 'lockchaos', 'dist', 'src', 'report', 'browser');
+    appendFileSync(join(browser, 'sortable-tables.js'), '// compiled again, not bundled\n');
+    const broken = join(work, 'broken-store');
+    const file = join(project, 'one.yaml');
+    writeFileSync(file, ONE_CELL);
+    const r = await installed(['campaign', file, '--time-limit', '1', '--store', broken, '--no-latest']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(
+      /^lockchaos campaign: internal error: Error: page script \S+sortable-tables\.bundle\.js was bundled from another \S+sortable-tables\.js: build with npm run build$/m,
+    );
+    expect(r.stderr).toContain('please report it at https://github.com/lockchaos/lockchaos/issues');
+    expect(await leftovers(r.pid)).toEqual([]);
+    // Not "running" (which serve would call a killed runner): failed, and why.
+    const summary = JSON.parse(readFileSync(join(campaignDir('one', broken), 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ state: 'failed', met: false, notRun: [{ index: 0 }] });
+    expect(summary.failedBy).toMatch(
+      /^internal error: page script .*sortable-tables\.bundle\.js was bundled from another/,
+    );
+    const [entry] = scanStore(broken).campaigns;
+    expect(entry).toMatchObject({ state: 'failed', failedBy: summary.failedBy });
   });
 });
