@@ -113,8 +113,8 @@ moved alone. Shards not given are named as missing.
 With --store, the night goes into a store kept from night to night (restored before, and
 saved after, in CI): <STORE>/campaigns/<name>/<start>-merged/, beside every earlier night,
 which stay; lockchaos serve --store STORE shows them night after night. The previous night
-there is compared with: the summary names what flipped. With --out as well, the night is
-written there and copied into the store.
+there is compared with: summary.html and the Markdown summary name what flipped. With
+--out as well, the night is written there and copied into the store.
 
 Options:
   --out DIR          where the merged files go (default: <the first shard's parent>/<timestamp>-merged)

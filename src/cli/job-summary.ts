@@ -22,7 +22,8 @@ export const JOB_SUMMARY_HELP = `  --summary-md FILE  write the result in Markdo
                      flips since --previous, the cells that never ran. Under GitHub Actions it
                      is also appended to the job summary ($GITHUB_STEP_SUMMARY) with no flag
   --previous DIR     the night to compare with: its campaign folder, or a store (its newest
-                     earlier night of this campaign); the summary names what flipped`;
+                     earlier night of this campaign); the Markdown summary and
+                     summary.html name what flipped`;
 
 type Values = Record<string, string | boolean | undefined>;
 
