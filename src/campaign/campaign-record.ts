@@ -3,9 +3,11 @@
  * summary.html rewritten whole after every cell and on a heartbeat, so that serve and CI
  * read a current state, a reader elsewhere can tell a campaign that still runs from one
  * whose runner was killed (state.ts), and a campaign killed outright leaves the cells it
- * finished.
+ * finished. A campaign that ends in an internal error says so (state failed, and the
+ * error), not "running" (which a reader would take for a killed runner).
  */
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { UserError } from '../util/errors.js';
 import { judge } from './expect.js';
 import type { Cell } from './matrix.js';
 import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
@@ -17,8 +19,12 @@ export class CampaignRecord {
   private readonly t0 = Date.now();
   private readonly startedAt = new Date(this.t0).toISOString();
   private readonly runner = thisRunner();
-  private readonly heartbeat: NodeJS.Timeout;
+  private heartbeat: NodeJS.Timeout | undefined;
   private readonly planned: CampaignSummary['planned'];
+  /** Why the campaign failed (an internal error), once it did. */
+  private failedBy: string | undefined;
+  /** A heartbeat's write that threw: the next write the campaign makes throws it. */
+  private heartbeatError: unknown;
 
   constructor(
     private readonly plan: CampaignPlan,
@@ -30,8 +36,20 @@ export class CampaignRecord {
     private readonly stopped: () => { aborted: boolean; by: string },
   ) {
     this.planned = cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect }));
+  }
+
+  /** The first summary, written, and the heartbeat's rewrites started. */
+  begin(): void {
     this.write(false);
-    this.heartbeat = setInterval(() => this.write(false), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => {
+      try {
+        this.write(false);
+      } catch (err) {
+        // Thrown on a timer it would end the process with the folder saying "running".
+        this.heartbeatError = err;
+        this.stopHeartbeat();
+      }
+    }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
@@ -48,18 +66,47 @@ export class CampaignRecord {
   /** One more cell ended: the summary says so at once. */
   add(result: CellResult): void {
     this.done.set(result.cell.index, result);
+    this.throwHeartbeatError();
     this.write(false);
   }
 
   /** No more rewrites but the final one. */
   stopHeartbeat(): void {
     clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
   }
 
   /** The final summary, written. */
   end(): CampaignSummary {
     this.stopHeartbeat();
+    this.throwHeartbeatError();
     return this.write(true);
+  }
+
+  /**
+   * The campaign ended in an internal error `err`: summary.json says failed, with the
+   * error, and the cells that never ran. It is written first; junit.xml and summary.html
+   * after it may be what failed. Never throws: the caller throws `err` itself.
+   */
+  fail(err: unknown): void {
+    this.stopHeartbeat();
+    this.failedBy = failureText(err);
+    const s = this.summary(true);
+    for (const [path, text] of [
+      [this.files.summaryJson, () => summaryJson(s)],
+      [this.files.junit, () => campaignJUnit(s)],
+      [this.files.summaryHtml, () => summaryHtml(s)],
+    ] as const) {
+      try {
+        writeFileAtomic(path, text());
+      } catch {
+        // What could be written says it; the error itself is the caller's to report.
+      }
+    }
+  }
+
+  private throwHeartbeatError(): void {
+    if (this.heartbeatError !== undefined) throw this.heartbeatError;
   }
 
   private summary(final: boolean): CampaignSummary {
@@ -79,15 +126,16 @@ export class CampaignRecord {
       startedAt: this.startedAt,
       finishedAt: final ? new Date(now).toISOString() : '',
       interrupted,
-      state: !final ? 'running' : interrupted ? 'cut-short' : 'finished',
+      state: !final ? 'running' : this.failedBy !== undefined ? 'failed' : interrupted ? 'cut-short' : 'finished',
       updatedAt: new Date(now).toISOString(),
       progress: estimate(this.done.size, this.cells.length, (now - this.t0) / 1000),
       runner: this.runner,
       planned: this.planned,
-      met: final && !interrupted && results.every((r) => r.met),
+      met: final && !interrupted && this.failedBy === undefined && results.every((r) => r.met),
       cells: final ? results : results.filter((r) => this.done.has(r.cell.index)),
     };
-    if (final && interrupted) s.cutShortBy = by;
+    if (this.failedBy !== undefined) s.failedBy = this.failedBy;
+    else if (final && interrupted) s.cutShortBy = by;
     if (spec.description !== undefined) s.description = spec.description;
     if (shard) {
       s.shard = shard;
@@ -105,4 +153,24 @@ export class CampaignRecord {
     writeFileAtomic(this.files.summaryHtml, summaryHtml(s));
     return s;
   }
+}
+
+/** The most a failed campaign's reason keeps of its error's message. */
+const MAX_REASON = 500;
+
+/**
+ * Why a campaign failed, in one line of at most MAX_REASON characters: a UserError's own
+ * message (bad input met late, said as the command says it), else "internal error: ..."
+ * with the error's message.
+ */
+export function failureText(err: unknown): string {
+  const message = (
+    err instanceof Error
+      ? `${err.name === 'Error' || err instanceof UserError ? '' : `${err.name}: `}${err.message}`
+      : String(err)
+  )
+    .replace(/\s+/g, ' ')
+    .trim();
+  const cut = message.length > MAX_REASON ? `${message.slice(0, MAX_REASON - 1)}…` : message;
+  return err instanceof UserError ? cut : `internal error: ${cut}`;
 }

@@ -19,6 +19,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
 import { CAMPAIGN_FILES, readSummaryText, summaryFiles } from './campaign-folder.js';
+import { flipsSince } from './flips.js';
 import { MAX_CELLS } from './matrix.js';
 import {
   type CampaignSummary,
@@ -237,12 +238,14 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
   }
   const interrupted = shards.some((s) => s.interrupted || s.state === 'cut-short');
   const times = (f: (s: CampaignSummary) => string) => shards.map(f).filter(Boolean).sort();
-  // The merge is as far as its least: one shard still running, or one cut short, says it.
+  // The merge is as far as its least: one shard still running, failed, or cut short, says it.
   const state: CampaignStateName = shards.some((s) => s.state === 'running')
     ? 'running'
-    : interrupted
-      ? 'cut-short'
-      : 'finished';
+    : shards.some((s) => s.state === 'failed')
+      ? 'failed'
+      : interrupted
+        ? 'cut-short'
+        : 'finished';
   const by = [...new Set(shards.map((s) => s.cutShortBy).filter((b): b is string => b !== undefined))];
   // Every shard's cells by name: those it planned, or (written before plans were) those it has.
   const planned = shards.flatMap(
@@ -260,8 +263,10 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
     met: state === 'finished' && missing === 0 && cells.every((r) => r.met),
     cells,
     missing,
+    mergedShards: shards.length,
   };
   if (state === 'cut-short') merged.cutShortBy = by.join('; ') || 'an interruption';
+  if (state === 'failed') merged.failedBy = [...new Set(shards.flatMap((s) => s.failedBy ?? []))].join('; ');
   merged.planned = planned.sort((a, b) => a.index - b.index);
   if (missing > 0) merged.missingCells = missingCells;
   if (first.description !== undefined) merged.description = first.description;
@@ -271,11 +276,17 @@ export function mergeSummaries(shards: readonly CampaignSummary[], dir: string):
 /**
  * Reads the shard folders, copies each cell's run folder into `out`/runs/ (so that the
  * merged folder, uploaded or moved alone, has every run its page links), and writes the
- * merged summary.html, summary.json and junit.xml. With `store`, `out` is in it: every path
- * written is checked to resolve inside it first (store-path.ts). A link in a shard is not
- * copied (it would point elsewhere wherever the copy lands): `skippedLinks` names them.
+ * merged summary.html (with what flipped since `previous`, the night before, when given),
+ * summary.json and junit.xml. With `store`, `out` is in it: every path written is checked
+ * to resolve inside it first (store-path.ts). A link in a shard is not copied (it would
+ * point elsewhere wherever the copy lands): `skippedLinks` names them.
  */
-export function mergeCampaign(dirs: readonly string[], out: string, store?: string) {
+export function mergeCampaign(
+  dirs: readonly string[],
+  out: string,
+  o: { store?: string; previous?: CampaignSummary } = {},
+) {
+  const { store } = o;
   const shards = dirs.map(readShard);
   checkOneSplit(shards);
   const writable = (path: string) => (store === undefined ? notALink(path) : insideStore(store, path, 'write'));
@@ -286,7 +297,10 @@ export function mergeCampaign(dirs: readonly string[], out: string, store?: stri
   const files = summaryFiles(out);
   writeFileSync(writable(files.summaryJson), summaryJson(summary));
   writeFileSync(writable(files.junit), campaignJUnit(summary));
-  writeFileSync(writable(files.summaryHtml), summaryHtml(summary));
+  writeFileSync(
+    writable(files.summaryHtml),
+    summaryHtml(summary, o.previous ? { since: flipsSince(summary, o.previous) } : {}),
+  );
   return { summary, files, skippedLinks };
 }
 

@@ -15,6 +15,7 @@ import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
 import { stamped } from '../version.js';
 import type { Actual } from './expect.js';
+import type { FlipsSince } from './flips.js';
 import type { Cell, Shard } from './matrix.js';
 import type { Expectation } from './spec.js';
 import { type CampaignProgress, type CampaignRunner, type CampaignStateName, progressText } from './state.js';
@@ -69,10 +70,12 @@ export interface CampaignSummary {
   startedAt: string;
   finishedAt: string;
   interrupted: boolean;
-  /** Running, finished, or cut short (state.ts); a reader's view of a killed runner's "running" is cut short. */
+  /** Running, finished, cut short or failed (state.ts); a reader's view of a killed runner's "running" is cut short. */
   state: CampaignStateName;
   /** Cut short: by what, in words ("SIGINT", "its time budget of 600 s", "its runner stopped ..."). */
   cutShortBy?: string;
+  /** Failed: the error its runner ended in ("internal error: ..."). */
+  failedBy?: string;
   /** When the runner last wrote the folder (its heartbeat while it runs). */
   updatedAt?: string;
   progress?: CampaignProgress;
@@ -84,6 +87,8 @@ export interface CampaignSummary {
   cells: CellResult[];
   /** Merged shards (campaign merge): cells of the campaign in no shard given. */
   missing?: number;
+  /** Merged shards: how many shard folders went in. */
+  mergedShards?: number;
   /** Merged shards: those cells, named (from the shards' allCells). */
   missingCells?: CellName[];
   /** A shard's: every cell of the campaign, so that a merge can name those of shards not given. */
@@ -216,7 +221,10 @@ export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): Cell
     .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));
 }
 
-/** The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT: 36 cells never ran", "finished". */
+/**
+ * The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT:
+ * 36 cells never ran", "failed: internal error: ...: 36 cells never ran", "finished".
+ */
 export function stateText(s: CampaignSummary): string {
   if (s.state === 'running')
     return `running: ${s.progress ? progressText(s.progress) : `${s.cells.length} cells done`}`;
@@ -224,8 +232,15 @@ export function stateText(s: CampaignSummary): string {
     const n = cellsNotRun(s).length;
     return `cut short by ${s.cutShortBy ?? 'an interruption'}: ${plural(n, 'cell')} never ran`;
   }
+  if (s.state === 'failed') {
+    const n = cellsNotRun(s).length;
+    return `failed: ${s.failedBy ?? 'an error'}${n ? `: ${plural(n, 'cell')} never ran` : ''}`;
+  }
   return 'finished';
 }
+
+/** Whether the campaign ended before its cells did: cut short, or failed. */
+const endedEarly = (s: CampaignSummary) => s.state === 'cut-short' || s.state === 'failed';
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
 
@@ -243,12 +258,14 @@ export function summaryJson(s: CampaignSummary): string {
     interrupted: s.interrupted,
     state: s.state,
     ...(s.cutShortBy !== undefined ? { cutShortBy: s.cutShortBy } : {}),
+    ...(s.failedBy !== undefined ? { failedBy: s.failedBy } : {}),
     ...(s.updatedAt !== undefined ? { updatedAt: s.updatedAt } : {}),
     ...(s.progress !== undefined ? { progress: s.progress } : {}),
     ...(s.runner !== undefined ? { runner: s.runner } : {}),
     met: s.met,
     notRun: cellsNotRun(s),
     ...(s.missing !== undefined ? { missing: s.missing } : {}),
+    ...(s.mergedShards !== undefined ? { mergedShards: s.mergedShards } : {}),
     ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
     totals: counts(s),
     configurations: byConfiguration(s),
@@ -334,6 +351,7 @@ export function campaignJUnit(s: CampaignSummary): string {
   }
   const properties: Record<string, string> = { state: s.state, 'state-text': stateText(s) };
   if (s.cutShortBy !== undefined) properties['cut-short-by'] = s.cutShortBy;
+  if (s.failedBy !== undefined) properties['failed-by'] = s.failedBy;
   return junitXml([
     {
       name: `campaign ${s.name}${shardText(s.shard)}`,
@@ -419,7 +437,7 @@ export function terminalTable(s: CampaignSummary): string {
     for (const r of misses)
       out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
   }
-  const notRun = s.state === 'cut-short' ? cellsNotRun(s) : [];
+  const notRun = endedEarly(s) ? cellsNotRun(s) : [];
   if (notRun.length) {
     out.push('', `never ran (${stateText(s)}):`);
     for (const c of notRun.slice(0, 20)) out.push(`  #${c.index + 1} ${c.id}`);
@@ -427,7 +445,7 @@ export function terminalTable(s: CampaignSummary): string {
   }
   out.push(
     '',
-    `campaign ${s.name}${shardText(s.shard)}${s.state === 'running' ? ' (running)' : s.state === 'cut-short' ? ` (cut short by ${s.cutShortBy})` : ''}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
+    `campaign ${s.name}${shardText(s.shard)}${s.state === 'running' ? ' (running)' : s.state === 'cut-short' ? ` (cut short by ${s.cutShortBy})` : s.state === 'failed' ? ` (failed: ${s.failedBy})` : ''}: ${plural(t.cells, 'cell')}${s.shard ? ` of ${s.totalCells}` : ''}, ${t.met} met their expectation` +
       (t.mismatched ? `, ${t.mismatched} did not` : '') +
       (t.errors ? `, ${t.errors} failed with an error` : '') +
       (t.interrupted ? `, ${t.interrupted} interrupted or not run` : '') +
@@ -441,12 +459,80 @@ export function terminalTable(s: CampaignSummary): string {
 const OUTCOME_ORDER = { miss: 0, skip: 1, met: 2 } as const;
 const outcomeOf = (r: CellResult): keyof typeof OUTCOME_ORDER => (r.met ? 'met' : interrupted(r) ? 'skip' : 'miss');
 
+/** "expected valid, got INVALID": a cell's message without the checkers' lines after it. */
+const verdictPhrase = (message: string) => message.split(': ')[0] as string;
+
+/**
+ * What happened in a cell, as the job summary says it: its run's headline (one sentence,
+ * report.html's first) leading, the verdict against the expectation after it, and the
+ * checkers' lines (hundreds of characters) folded away; the message alone without a headline.
+ */
+function cellWhat(r: CellResult): string {
+  if (r.headline === undefined) return htmlText(r.message);
+  const phrase = verdictPhrase(r.message);
+  if (phrase === r.message) return `<span class="headline">${htmlText(r.headline)}</span> (${htmlText(phrase)})`;
+  return `<span class="headline">${htmlText(r.headline)}</span><details class="checkers"><summary>${htmlText(phrase)}</summary>${htmlText(r.message.slice(phrase.length + 2))}</details>`;
+}
+
+/** How many cells that did not meet their expectation the page names at its head. */
+const LEADING_MISSES = 20;
+
+/**
+ * The page's lead, under its verdict: each cell that did not meet its expectation by its
+ * run's headline (as the job summary names them), linked to its report.
+ */
+function missesLead(s: CampaignSummary, href: (p: string) => string): string {
+  const misses = s.cells.filter((r) => !r.met && !interrupted(r));
+  if (misses.length === 0) return '';
+  const items = misses.slice(0, LEADING_MISSES).map((r) => {
+    const id = `#${r.cell.index + 1} ${r.cell.id}`;
+    const name = r.report ? `<a href="${escapeHtml(href(r.report))}">${htmlText(id)}</a>` : htmlText(id);
+    const what =
+      r.headline === undefined
+        ? htmlText(r.message)
+        : `<span class="headline">${htmlText(r.headline)}</span> (${htmlText(verdictPhrase(r.message))})`;
+    return `<li>${name}: ${what}</li>`;
+  });
+  const more =
+    misses.length > LEADING_MISSES ? `<li>and ${htmlText(misses.length - LEADING_MISSES)} more in the table</li>` : '';
+  return `<section id="misses"><h2>Did not meet their expectation</h2><ul class="misses">${items.join('')}${more}</ul></section>`;
+}
+
+/** What flipped since the night before (flips.ts), as the job summary says it; nothing without a night before. */
+function flipsSection(since: FlipsSince | undefined, night: string): string {
+  if (since === undefined) return '';
+  const head = `<h2>Flips since ${htmlText(since.night)}</h2>`;
+  if (since.flips.length === 0) {
+    return `<section id="flips">${head}<p class="note">No configuration changed its outcome since ${htmlText(since.night)}.</p></section>`;
+  }
+  const rows = since.flips
+    .map(
+      (f) =>
+        `<tr><td><code>${htmlText(f.configuration)}</code></td><td>${htmlText(f.expect)}</td><td class="m-${f.before}">${htmlText(f.text.before)}</td><td class="m-${f.now}">${htmlText(f.text.now)}</td></tr>`,
+    )
+    .join('');
+  return `<section id="flips">${head}<table class="flips"><thead><tr><th>configuration</th><th>expected</th><th>${htmlText(since.night)}</th><th>${htmlText(night)}</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+/** Shards a merged campaign came from, for its page's head ("merged from 3 shards"); empty for a campaign run as one. */
+function mergedText(s: CampaignSummary): string {
+  if (s.mergedShards !== undefined) return ` · merged from ${plural(s.mergedShards, 'shard')} (campaign merge)`;
+  return s.missing !== undefined ? ' · merged from shards (campaign merge)' : '';
+}
+
+export interface SummaryHtmlOptions {
+  /** The night before and what flipped since (flips.ts): the page names the flips. */
+  since?: FlipsSince;
+}
+
 /**
  * A self-contained page: no external script or style, links relative to the campaign
- * folder. Rows are coloured by outcome (met or not), not by verdict: an INVALID that was
- * expected is a success. Mismatches come first; every column sorts on a click.
+ * folder. It leads with its verdict and the runs that did not meet their expectation by
+ * their headlines, says whether it was merged from shards and what flipped since the
+ * night before (when given). Rows are coloured by outcome (met or not), not by verdict: an
+ * INVALID that was expected is a success. Mismatches come first; every column sorts on a click.
  */
-export function summaryHtml(s: CampaignSummary): string {
+export function summaryHtml(s: CampaignSummary, o: SummaryHtmlOptions = {}): string {
   const t = counts(s);
   const href = (p: string) =>
     relative(s.dir, p)
@@ -468,7 +554,7 @@ export function summaryHtml(s: CampaignSummary): string {
       return `<tr class="${status}">
 <td data-key="${htmlText(c.index + 1)}">${htmlText(c.index + 1)}</td><td>${htmlText(c.backend)}</td><td>${htmlText(c.workload)}</td><td>${htmlText(c.scenario ? `scenario ${c.scenario}` : c.nemesis)}</td><td>${c.fencing ? 'on' : 'off'}</td><td>${htmlText(c.seed)}</td>
 <td>${htmlText(c.expect)}</td><td class="o-${status}">${htmlText(word(r.actual))}</td><td class="o-${status}" data-key="${OUTCOME_ORDER[status]}">${r.met ? '✓ met' : status === 'skip' ? '– not run' : '✗ not met'}</td>
-<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: ${htmlText(r.stoppedEarlyWhy ?? 'its first counted violation')}"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${htmlText(r.message)}</td><td>${links}</td></tr>`;
+<td class="num" data-key="${htmlText(r.durationS)}"${r.stoppedEarlyS !== undefined ? ` title="workload stopped at ${htmlText(r.stoppedEarlyS)} s: ${htmlText(r.stoppedEarlyWhy ?? 'its first counted violation')}"` : ''}>${htmlText(seconds(r.durationS))}${r.stoppedEarlyS !== undefined ? ' <span class="early">stopped early</span>' : ''}</td><td class="msg">${cellWhat(r)}</td><td>${links}</td></tr>`;
     })
     .join('\n');
   const verdict =
@@ -489,9 +575,11 @@ ${cspMeta([sortable])}
 <title>lockchaos campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</title>
 <style>${pageStyle('campaign-summary')}</style></head><body>
 <h1>Campaign ${escapeHtml(s.name)}${escapeHtml(shardText(s.shard))}</h1>
-<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)}${s.finishedAt ? ` · ended ${htmlText(s.finishedAt)}` : ''}</p>
+<p class="meta">${s.description ? `${htmlText(s.description)}<br>` : ''}from ${htmlText(s.source)} · ${plural(t.cells, 'cell')}${s.shard ? ` of ${htmlText(s.totalCells)}` : ''} · started ${htmlText(s.startedAt)}${s.finishedAt ? ` · ended ${htmlText(s.finishedAt)}` : ''}${mergedText(s)}</p>
 <p><span class="verdict ${s.state === 'running' ? 'running' : s.state === 'cut-short' ? 'cut' : s.met ? 'ok' : 'bad'}" id="state" data-state="${s.state}">${escapeHtml(verdict)}</span>
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
+${missesLead(s, href)}
+${flipsSection(o.since, s.startedAt.slice(0, 10))}
 ${pointsTable(pointsByConfiguration(s))}
 ${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
 ${stateNote(s)}
@@ -509,13 +597,13 @@ ${sortable.html}
 
 /**
  * Below the headline: a running campaign's page says how to tell it from a stopped one; a
- * cut-short one names the cells that never ran.
+ * cut-short or failed one names the cells that never ran.
  */
 function stateNote(s: CampaignSummary): string {
   if (s.state === 'running') {
     return `<p class="note" id="state-note">As of ${htmlText(s.updatedAt ?? s.startedAt)}: this page is rewritten as cells finish. If it stays like this, the runner was stopped; <code>${cliCommand} serve</code> tells the two apart.</p>`;
   }
-  if (s.state !== 'cut-short') return '';
+  if (!endedEarly(s)) return '';
   const notRun = cellsNotRun(s);
   if (notRun.length === 0) return '';
   const items = notRun.map((c) => `<li>#${htmlText(c.index + 1)} ${htmlText(c.id)}</li>`).join('');

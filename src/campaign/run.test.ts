@@ -3,7 +3,7 @@
  * k at a time, an exception is a failed cell and the campaign goes on, aborting stops it
  * and writes what was finished; the matrix is expanded once.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -276,6 +276,39 @@ describe('campaign() with a fake run', () => {
     expect(fake.started).toHaveLength(1);
     expect(r).toMatchObject({ state: 'cut-short', cutShortBy: 'its time budget of 0.2 s', met: false });
     expect(r.cells.map((c) => c.actual)).toEqual(['aborted', 'not-run', 'not-run', 'not-run']);
+  });
+
+  it('ends failed on an internal error (a hook that throws): runs in progress stop, summary.json says why', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'lockchaos-fake-'));
+    const one = { backend: 'redis', nemesis: 'none', fencing: 'on' as const, expect: 'valid' as const };
+    const two = {
+      name: 'fake',
+      defaults: { 'time-limit': 0.05 },
+      matrix: [
+        { ...one, seeds: [1] },
+        { ...one, seeds: [2], options: { 'time-limit': 30 } },
+      ],
+    };
+    const broken = () => {
+      throw new TypeError('the hook broke');
+    };
+    await expect(campaign(two, { store, parallel: 2, startAhead: 0 }, { onCell: broken })).rejects.toThrow(
+      'the hook broke',
+    );
+    expect(fake.running).toBe(0);
+    const [stamp] = readdirSync(join(store, 'campaigns', 'fake')).filter((n) => /^\d{4}-/.test(n));
+    const dir = join(store, 'campaigns', 'fake', stamp as string);
+    const json = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(json).toMatchObject({ state: 'failed', failedBy: 'internal error: TypeError: the hook broke', met: false });
+    // The second cell was running its 30 s workload beside the first: stopped, as by a signal.
+    expect(json.cells.map((c: { actual: string }) => c.actual)).toEqual(['valid', 'aborted']);
+    expect(json.finishedAt).not.toBe('');
+    expect(readFileSync(join(dir, 'summary.html'), 'utf8')).toContain(
+      'data-state="failed">failed: internal error: TypeError: the hook broke</span>',
+    );
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain(
+      '<property name="failed-by" value="internal error: TypeError: the hook broke"/>',
+    );
   });
 
   it('expands the matrix once, from its validation to its runs, from an object, a file or a plan', async () => {

@@ -14,7 +14,9 @@
  * A run that fails with an error is a failed cell and the campaign goes on. Aborting
  * (Ctrl-C) aborts the runs in progress (they heal and tear down), starts no more, and
  * writes what was finished. The summary files are rewritten after every cell, so a
- * campaign killed outright still leaves the cells it finished.
+ * campaign killed outright still leaves the cells it finished. An internal error of the
+ * campaign itself (a summary that cannot be written, a hook that throws) stops it the same
+ * way, then summary.json says failed, with the error, and the error is thrown.
  */
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { allClusterImages } from '../runner/images.js';
@@ -106,10 +108,14 @@ async function prepareImages(runs: readonly ResolvedCell[], build: boolean, log:
   await ensureImage({ build, log, ...needed });
 }
 
-/** The caller's signal, or the time budget running out: either stops the campaign, and says which. */
+/**
+ * The caller's signal, the time budget running out, or the campaign's own failure: each
+ * stops the campaign, and says which.
+ */
 function campaignStop(given: AbortSignal | undefined, timeBudgetS: number | undefined) {
   const budget = new AbortController();
-  const signal = given ? AbortSignal.any([given, budget.signal]) : budget.signal;
+  const failure = new AbortController();
+  const signal = AbortSignal.any([...(given ? [given] : []), budget.signal, failure.signal]);
   const timer =
     timeBudgetS === undefined
       ? undefined
@@ -119,7 +125,7 @@ function campaignStop(given: AbortSignal | undefined, timeBudgetS: number | unde
     const reason: unknown = budget.signal.aborted ? budget.signal.reason : given?.reason;
     return { aborted: signal.aborted, by: typeof reason === 'string' ? reason : 'its abort signal' };
   };
-  return { signal, stopped, dispose: () => clearTimeout(timer) };
+  return { signal, stopped, fail: () => failure.abort('an internal error'), dispose: () => clearTimeout(timer) };
 }
 
 /**
@@ -161,16 +167,32 @@ export async function runCampaign(
     log(`[${cell.index + 1}] ${cell.id}: ${verdict} (${result.durationS.toFixed(1)} s; ${pace})`);
     hooks.onCell?.(result);
   };
+  // The first error of the campaign itself: it stops the cells in progress (they heal and
+  // tear down, as when aborted) before the campaign ends failed.
+  let failure: { err: unknown } | undefined;
+  const failed = (err: unknown) => {
+    failure ??= { err };
+    stop.fail();
+  };
   try {
+    record.begin();
     const room = { parallel, ahead: options.startAhead ?? 1 };
-    await launchCells(runs, room, stop.signal, async (one, workloadOver) =>
-      ended(await runCell(context, one, workloadOver)),
-    );
+    await launchCells(runs, room, stop.signal, async (one, workloadOver) => {
+      try {
+        ended(await runCell(context, one, workloadOver));
+      } catch (err) {
+        failed(err);
+      }
+    });
+    if (!failure) return { ...record.end(), files: folder.files };
+  } catch (err) {
+    failed(err);
   } finally {
     record.stopHeartbeat();
     stop.dispose();
     // Every cell has checked and reported: the group their side work ran in is empty.
     removeIdleSideCpuGroups();
   }
-  return { ...record.end(), files: folder.files };
+  record.fail(failure?.err);
+  throw failure?.err;
 }

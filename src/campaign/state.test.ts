@@ -46,6 +46,17 @@ describe('observedState', () => {
     });
   });
 
+  it('a failed campaign is failed with its error, though its runner is gone', () => {
+    const runner = { host: hostname(), pid: deadPid() };
+    expect(observedState({ state: 'failed', failedBy: 'internal error: boom', runner, updatedAt: fresh }, now)).toEqual(
+      {
+        state: 'failed',
+        failedBy: 'internal error: boom',
+      },
+    );
+    expect(observedState({ state: 'failed', failedBy: 3 }, now)).toEqual({ state: 'failed', failedBy: 'an error' });
+  });
+
   it('what the runner wrote when it ended stands; older folders are read by their finish time', () => {
     expect(observedState({ state: 'finished' }, now)).toEqual({ state: 'finished' });
     expect(observedState({ state: 'cut-short', cutShortBy: 'SIGTERM' }, now)).toEqual({

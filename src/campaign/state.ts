@@ -1,6 +1,7 @@
 /**
- * Where a campaign is: running (n of N, elapsed, about M left), finished, or cut short (a
- * signal, its time budget, or a runner that stopped without a word). summary.json is
+ * Where a campaign is: running (n of N, elapsed, about M left), finished, cut short (a
+ * signal, its time budget, or a runner that stopped without a word), or failed (its runner
+ * ended in an internal error, and wrote so with the error). summary.json is
  * rewritten while the campaign runs, so a reader finds "running" there also when the
  * runner was killed outright (SIGKILL, a CI job's hard stop): the runner's identity and a
  * heartbeat let a reader tell the two apart. On this machine the runner's process is
@@ -10,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
-export type CampaignStateName = 'running' | 'finished' | 'cut-short';
+export type CampaignStateName = 'running' | 'finished' | 'cut-short' | 'failed';
 
 /** The process that writes a campaign folder, as summary.json records it. */
 export interface CampaignRunner {
@@ -75,15 +76,24 @@ export function runnerAlive(runner: CampaignRunner): boolean | undefined {
 export interface StoredState {
   state?: unknown;
   cutShortBy?: unknown;
+  failedBy?: unknown;
   updatedAt?: unknown;
   finishedAt?: unknown;
   interrupted?: unknown;
   runner?: unknown;
 }
 
-/** What a reader makes of a stored state: as written, or a "running" whose runner is gone, cut short. */
-export function observedState(s: StoredState, nowMs = Date.now()): { state: CampaignStateName; cutShortBy?: string } {
+/**
+ * What a reader makes of a stored state: as written (a failed one with the error its
+ * runner wrote), or a "running" whose runner is gone, cut short.
+ */
+export function observedState(
+  s: StoredState,
+  nowMs = Date.now(),
+): { state: CampaignStateName; cutShortBy?: string; failedBy?: string } {
   const by = typeof s.cutShortBy === 'string' ? s.cutShortBy : undefined;
+  if (s.state === 'failed')
+    return { state: 'failed', failedBy: typeof s.failedBy === 'string' ? s.failedBy : 'an error' };
   let state: CampaignStateName;
   if (s.state === 'running' || s.state === 'finished' || s.state === 'cut-short') state = s.state;
   // Folders written before the state was recorded: a finish time, or an interruption, says it.

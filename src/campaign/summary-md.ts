@@ -7,7 +7,7 @@
  */
 import { dirname, relative } from 'node:path';
 import { plural } from '../util/plural.js';
-import { MARK_TEXT, type Mark, markOf } from './mark.js';
+import { flips, nightOf } from './flips.js';
 import {
   byConfiguration,
   type CampaignSummary,
@@ -38,40 +38,6 @@ const cell = (s: string) =>
     .replace(/>/g, '&gt;');
 
 const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
-
-/** The configuration's outcome by night: its mark and "met 1 of 2". */
-function marks(s: CampaignSummary): Map<string, { expect: string; mark: Mark; met: number; ran: number }> {
-  return new Map(
-    byConfiguration(s).map((t) => [
-      t.configuration,
-      { expect: t.expect, mark: markOf(t.met, t.ran), met: t.met, ran: t.ran },
-    ]),
-  );
-}
-
-export interface Flip {
-  configuration: string;
-  expect: string;
-  before: Mark;
-  now: Mark;
-  text: { before: string; now: string };
-}
-
-/** Configurations whose outcome changed since `previous` (both nights ran them). */
-export function flips(now: CampaignSummary, previous: CampaignSummary): Flip[] {
-  const before = marks(previous);
-  const out: Flip[] = [];
-  for (const [configuration, m] of marks(now)) {
-    const b = before.get(configuration);
-    if (!b || b.mark === 'not-run' || m.mark === 'not-run' || b.mark === m.mark) continue;
-    const word = (x: { mark: Mark; met: number; ran: number }) =>
-      `${MARK_TEXT[x.mark].symbol} ${MARK_TEXT[x.mark].word} (${x.met} of ${x.ran})`;
-    out.push({ configuration, expect: m.expect, before: b.mark, now: m.mark, text: { before: word(b), now: word(m) } });
-  }
-  return out;
-}
-
-const night = (s: CampaignSummary) => s.startedAt.slice(0, 10);
 
 export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): string {
   const t = counts(s);
@@ -128,10 +94,10 @@ export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): s
 
   if (o.previous) {
     const changed = flips(s, o.previous);
-    out.push('', `### Flips since ${night(o.previous)}`, '');
-    if (changed.length === 0) out.push(`No configuration changed its outcome since ${night(o.previous)}.`);
+    out.push('', `### Flips since ${nightOf(o.previous)}`, '');
+    if (changed.length === 0) out.push(`No configuration changed its outcome since ${nightOf(o.previous)}.`);
     else {
-      out.push(`| configuration | expected | ${night(o.previous)} | ${night(s)} |`, '| --- | --- | --- | --- |');
+      out.push(`| configuration | expected | ${nightOf(o.previous)} | ${nightOf(s)} |`, '| --- | --- | --- | --- |');
       for (const f of changed)
         out.push(`| ${code(f.configuration)} | ${f.expect} | ${f.text.before} | ${f.text.now} |`);
     }

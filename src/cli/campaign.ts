@@ -2,13 +2,15 @@
 
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { flipsSince } from '../campaign/flips.js';
 import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
 import { mergeCampaign, readShard } from '../campaign/merge.js';
 import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
-import { summaryJson, terminalTable } from '../campaign/report.js';
+import { summaryHtml, summaryJson, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
 import { copyNoLink, insideStore } from '../campaign/store-path.js';
 import { DEFAULTS } from '../run-data/config.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 import { parseCommandArgs, positiveNumber } from './args.js';
@@ -21,7 +23,7 @@ import {
   type Values,
 } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
-import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, writeJobSummary } from './job-summary.js';
+import { JOB_SUMMARY_FLAGS, JOB_SUMMARY_HELP, previousOf, writeJobSummary } from './job-summary.js';
 
 const HELP = `Usage: lockchaos campaign FILE.yaml [options]
        lockchaos campaign merge DIR... [--out DIR]   (shards into one summary: --help there)
@@ -112,8 +114,8 @@ moved alone. Shards not given are named as missing.
 With --store, the night goes into a store kept from night to night (restored before, and
 saved after, in CI): <STORE>/campaigns/<name>/<start>-merged/, beside every earlier night,
 which stay; lockchaos serve --store STORE shows them night after night. The previous night
-there is compared with: the summary names what flipped. With --out as well, the night is
-written there and copied into the store.
+there is compared with: summary.html and the Markdown summary name what flipped. With
+--out as well, the night is written there and copied into the store.
 
 Options:
   --out DIR          where the merged files go (default: <the first shard's parent>/<timestamp>-merged)
@@ -178,11 +180,17 @@ async function mergeCommand(argv: string[]): Promise<number> {
     (values.out as string | undefined) ??
     night ??
     join(dirname(resolve(positionals[0] as string)), `${new Date().toISOString().replace(/:/g, '-')}-merged`);
-  const { summary, skippedLinks } = mergeCampaign(
-    positionals,
-    out,
-    night !== undefined && resolve(out) === resolve(night) ? store : undefined,
-  );
+  // The night before, read before the store is pruned: the page and the job summary name what flipped since.
+  const previous =
+    values.previous !== undefined
+      ? previousOf(values.previous as string, { name, startedAt: first })
+      : previousDir !== undefined
+        ? readShard(previousDir)
+        : undefined;
+  const { summary, skippedLinks } = mergeCampaign(positionals, out, {
+    ...(night !== undefined && resolve(out) === resolve(night) ? { store } : {}),
+    ...(previous ? { previous } : {}),
+  });
   console.log(terminalTable(summary));
   if (skippedLinks.length > 0) {
     console.error(
@@ -196,8 +204,6 @@ async function mergeCommand(argv: string[]): Promise<number> {
     if (links.length > 0) console.error(`${plural(links.length, 'symbolic link')} in ${out} not copied into the store`);
     console.log(`night added to the store: ${night}`);
   }
-  // Read before pruning: --keep-nights 1 removes the very night compared with.
-  const previous = values.previous === undefined && previousDir !== undefined ? readShard(previousDir) : undefined;
   if (store !== undefined && keep !== undefined) {
     const gone = pruneNights(store, summary.name, keep);
     if (gone.length) console.log(`kept the newest ${plural(keep, 'night')} in ${store}: removed ${gone.join(', ')}`);
@@ -280,10 +286,17 @@ async function runFile(file: string, options: CampaignOptions, values: Values): 
   const plan = await loadCampaign(file, options);
   return whileInterruptible('campaign', async (signal) => {
     const result = await runCampaign(plan, options, campaignHooksOf(values, signal));
+    const previous = values.previous === undefined ? undefined : previousOf(values.previous as string, result);
+    // The page names what flipped since the night before, as the job summary does.
+    if (previous)
+      writeFileAtomic(result.files.summaryHtml, summaryHtml(result, { since: flipsSince(result, previous) }));
     if (values.json) printJson({ ...JSON.parse(summaryJson(result)), dir: result.dir, files: result.files });
     else console.log(terminalTable(result));
     // Report paths from the store's root: what a CI job uploads as its artifact.
-    for (const f of writeJobSummary(result, values, { artifactRoot: options.store ?? DEFAULTS.storeDir }))
+    for (const f of writeJobSummary(result, values, {
+      ...(previous ? { previous } : {}),
+      artifactRoot: options.store ?? DEFAULTS.storeDir,
+    }))
       console.error(`summary in Markdown: ${f}`);
     // Cut short by its own time budget is a campaign that did not meet its expectations (1), not a Ctrl-C.
     if (result.interrupted) return signal.aborted ? EXIT_INTERRUPTED : 1;

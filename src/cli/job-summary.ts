@@ -22,12 +22,16 @@ export const JOB_SUMMARY_HELP = `  --summary-md FILE  write the result in Markdo
                      flips since --previous, the cells that never ran. Under GitHub Actions it
                      is also appended to the job summary ($GITHUB_STEP_SUMMARY) with no flag
   --previous DIR     the night to compare with: its campaign folder, or a store (its newest
-                     earlier night of this campaign); the summary names what flipped`;
+                     earlier night of this campaign); the Markdown summary and
+                     summary.html name what flipped`;
 
 type Values = Record<string, string | boolean | undefined>;
 
 /** The campaign --previous names: a campaign folder, or a store holding earlier nights of it. */
-export function previousOf(given: string, summary: CampaignSummary): CampaignSummary | undefined {
+export function previousOf(
+  given: string,
+  summary: Pick<CampaignSummary, 'name' | 'startedAt'>,
+): CampaignSummary | undefined {
   if (existsSync(join(given, CAMPAIGN_FILES.summaryJson))) return readShard(given);
   if (existsSync(join(given, 'campaigns'))) {
     const dir = previousNight(given, summary.name, summary.startedAt.slice(0, 10));

@@ -5,6 +5,7 @@
  */
 import { nearestOr } from '../util/did-you-mean.js';
 import { EXIT_ERROR, UserError } from '../util/errors.js';
+import { reportBugLine } from './internal-error.js';
 import { rerunWithNodeFlags } from './rerun-with-node-flags.js';
 
 type Command = {
@@ -126,6 +127,7 @@ export async function main(given: string[]): Promise<number> {
       return EXIT_ERROR;
     }
     console.error(`lockchaos ${name}: internal error:`, err);
+    console.error(reportBugLine());
     return EXIT_ERROR;
   }
 }
@@ -134,6 +136,7 @@ export async function main(given: string[]): Promise<number> {
 // with a stack; containers a run left are removed by the next run's sweep.
 const crash = (err: unknown) => {
   console.error(`lockchaos: internal error: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(reportBugLine());
   process.exit(EXIT_ERROR);
 };
 process.on('uncaughtException', crash);
@@ -145,6 +148,7 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     console.error('lockchaos: internal error:', err);
+    console.error(reportBugLine());
     process.exitCode = EXIT_ERROR;
   },
 );

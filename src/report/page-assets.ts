@@ -12,11 +12,12 @@
  *   exported function (pageScript);
  * - uPlot's script and styles, from its package.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../util/paths.js';
+import { staleBundle } from './bundle-stamp.js';
 import { type InlineScript, inlineScript } from './csp.js';
 import { bundleFileOf, bundlePageScript, PAGE_GLOBAL } from './page-bundle.js';
 
@@ -41,8 +42,9 @@ const scripts = new Map<string, string>();
 /**
  * A page script's bundle, read once. `module` is its entry's URL beside the page's code
  * (`new URL('./browser/report-page.js', import.meta.url)`): from dist/, the bundle the build
- * wrote beside the file tsc compiled it to (refused when tsc compiled it after: a page must
- * not show an older script than its code); from the sources (the tests run them), bundled
+ * wrote beside the file tsc compiled it to (refused unless its stamp says it was bundled
+ * from the compiled modules beside it, bundle-stamp.ts: a page must not show an older
+ * script than its code); from the sources (the tests run them), bundled
  * here from the .ts, so that a test never inlines an out-of-date build.
  */
 export function compiledScript(module: URL): string {
@@ -53,9 +55,8 @@ export function compiledScript(module: URL): string {
   if (existsSync(path)) {
     const bundle = bundleFileOf(path);
     if (!existsSync(bundle)) throw new Error(`page script ${bundle} is missing: build with npm run build`);
-    if (statSync(bundle).mtimeMs < statSync(path).mtimeMs) {
-      throw new Error(`page script ${bundle} is older than ${path}: build with npm run build`);
-    }
+    const stale = staleBundle(bundle, path);
+    if (stale !== undefined) throw new Error(`${stale}: build with npm run build`);
     js = readFileSync(bundle, 'utf8');
   } else if (existsSync(source)) js = bundlePageScript(source);
   else throw new Error(`page script ${path} is missing: build with npm run build`);

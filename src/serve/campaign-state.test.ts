@@ -27,8 +27,11 @@ const cells = expandCells(
   }),
 );
 
-/** A campaign folder as the runner leaves it after its first cell: "running", 1 of 3. */
-function runningFolder(stamp: string, runner: CampaignRunner): string {
+/**
+ * A campaign folder as the runner leaves it after its first cell: "running", 1 of 3, or
+ * (with `ended`) as it ended there.
+ */
+function runningFolder(stamp: string, runner: CampaignRunner, ended: Partial<CampaignSummary> = {}): string {
   const dir = join(store, 'campaigns', 'nightly', stamp);
   const cell = cells[0] as Cell;
   const runDir = join(dir, 'runs', '001-redis-lock-set-none-fenced-seed-1', stamp);
@@ -49,6 +52,7 @@ function runningFolder(stamp: string, runner: CampaignRunner): string {
     planned: cells.map((c) => ({ index: c.index, id: c.id, expect: c.expect })),
     met: false,
     cells: [{ cell, ...judge('valid', { valid: true, results: [] }), durationS: 20, dir: runDir }],
+    ...ended,
   };
   writeFileSync(join(dir, 'summary.json'), summaryJson(s));
   writeFileSync(join(dir, 'summary.html'), summaryHtml(s));
@@ -62,6 +66,16 @@ let served: StoreServer;
 beforeAll(async () => {
   runningFolder('2026-12-01T02-00-00.000Z', { host: hostname(), pid: deadPid() });
   runningFolder('2026-12-02T02-00-00.000Z', thisRunner());
+  // As CampaignRecord.fail leaves it: its runner gone too, but it said why.
+  runningFolder(
+    '2026-11-30T02-00-00.000Z',
+    { host: hostname(), pid: deadPid() },
+    {
+      state: 'failed',
+      failedBy: 'internal error: page script x.bundle.js is missing',
+      finishedAt: '2026-11-30T02:01:00.000Z',
+    },
+  );
   served = await serveStore(store, 0);
 });
 afterAll(async () => {
@@ -107,5 +121,25 @@ describe('a campaign folder that says running', () => {
       await fetch(new URL('/files/campaigns/nightly/2026-12-02T02-00-00.000Z/summary.html', served.url))
     ).text();
     expect(live).toContain('data-state="running">running: 1 of 3 cells');
+  });
+
+  it('a failed one is failed with its error and the cells that never ran, not a killed runner', async () => {
+    const failed = scanStore(store).campaigns.find((c) => c.startedAt.startsWith('2026-11-30'));
+    expect(failed).toMatchObject({
+      state: 'failed',
+      failedBy: 'internal error: page script x.bundle.js is missing',
+      notRun: [{ index: 1 }, { index: 2 }],
+    });
+    const html = storePage(scanStore(store), {}, '0.1.0');
+    const row = /<tr data-campaign="campaigns\/nightly\/2026-11-30T02-00-00.000Z"[^>]*>(.*?)<\/tr>/s.exec(html)?.[1];
+    expect(row).toContain('<td class="failed">failed: internal error: page script x.bundle.js is missing');
+    expect(row).toContain('<summary>2 cells never ran</summary>');
+    expect(row).not.toContain('killed?');
+    const page = await (
+      await fetch(new URL('/files/campaigns/nightly/2026-11-30T02-00-00.000Z/summary.html', served.url))
+    ).text();
+    expect(page).toContain(
+      'data-state="failed">failed: internal error: page script x.bundle.js is missing: 2 cells never ran',
+    );
   });
 });

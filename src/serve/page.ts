@@ -37,7 +37,7 @@ th { font-weight: 600; }
 td.num { text-align: right; }
 .valid, .met { color: #1a7f37; } .invalid, .not-met { color: #cf222e; font-weight: 600; }
 .unknown, .flaky { color: #9a6700; } .none, .not-run { color: #8c959f; }
-.running { color: #1f4a7a; } .cut-short { color: #6b4d00; }
+.running { color: #1f4a7a; } .cut-short { color: #6b4d00; } .failed { color: #cf222e; }
 td.mark a { color: inherit; text-decoration: none; display: block; }
 td.mark a:hover { background: #eaeef2; }
 td.mark { text-align: center; font-size: 1.1em; padding: 3px 6px; }
@@ -49,21 +49,26 @@ form.filter input[type=text] { width: 9em; }
 `;
 
 /**
- * A campaign's outcome: met or not once finished; a running one says how far it is, and a
- * cut-short one by what and which cells never ran (neither is a failure in red).
+ * A campaign's outcome: met or not once finished; a running one says how far it is, a
+ * cut-short one by what and which cells never ran (neither is a failure in red), and a
+ * failed one (its runner ended in an internal error) the error, in red, and the same list.
  */
 function outcomeCell(c: CampaignEntry): string {
   if (c.state === 'running') {
     const p = c.progress;
     return `<td class="running">running${p ? `: ${h(progressText(p))}` : ''}</td>`;
   }
-  if (c.state === 'cut-short') {
+  if (c.state === 'cut-short' || c.state === 'failed') {
     const list = c.notRun
       .slice(0, 200)
       .map((x) => `<li>#${h(x.index + 1)} ${h(x.id)}</li>`)
       .join('');
     const more = c.notRun.length > 200 ? `<li>and ${h(c.notRun.length - 200)} more</li>` : '';
-    return `<td class="cut-short">cut short by ${h(c.cutShortBy ?? 'an interruption')}${
+    const what =
+      c.state === 'failed'
+        ? `failed: ${h(c.failedBy ?? 'an error')}`
+        : `cut short by ${h(c.cutShortBy ?? 'an interruption')}`;
+    return `<td class="${c.state}">${what}${
       c.notRun.length
         ? `<details class="never-ran"><summary>${h(plural(c.notRun.length, 'cell'))} never ran</summary><ul>${list}${more}</ul></details>`
         : ''

@@ -74,6 +74,8 @@ export interface CampaignEntry {
   /** Running, finished or cut short, as a reader sees it now (a killed runner's "running" is cut short). */
   state: CampaignStateName;
   cutShortBy?: string;
+  /** Failed: the error its runner ended in. */
+  failedBy?: string;
   progress?: CampaignProgress;
   /** This shard's cells that have no verdict: still to run, or (cut short) never ran. */
   notRun: { index: number; id: string }[];
@@ -361,6 +363,7 @@ interface SummaryJson {
   cells?: { dir?: string; index?: unknown; actual?: unknown; id?: unknown; expect?: unknown; met?: unknown }[];
   state?: unknown;
   cutShortBy?: unknown;
+  failedBy?: unknown;
   updatedAt?: unknown;
   finishedAt?: unknown;
   runner?: unknown;
@@ -449,6 +452,7 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
       const stored: StoredState = {
         state: s.state,
         cutShortBy: s.cutShortBy,
+        failedBy: s.failedBy,
         updatedAt: s.updatedAt,
         finishedAt: s.finishedAt,
         interrupted: s.interrupted,

@@ -192,6 +192,21 @@ describe('the shipped workflow, three nights', () => {
     );
   });
 
+  it("writes the third night's summary.html saying it was merged and what flipped, as the job summary does", () => {
+    const page = readFileSync(
+      join(cache, 'campaigns', 'nightly', '2026-11-30T03-17-01.000Z-merged', 'summary.html'),
+      'utf8',
+    );
+    expect(page).toContain(' · merged from 2 shards (campaign merge)</p>');
+    expect(page).toContain('<h2>Flips since 2026-11-29</h2>');
+    expect(page).toContain(
+      `<tr><td><code>${FLIPPED}</code></td><td>invalid</td><td class="m-met">● met (2 of 2)</td><td class="m-not-met">✕ not met (0 of 2)</td></tr>`,
+    );
+    expect(page).toMatch(
+      /<section id="misses"><h2>Did not meet their expectation<\/h2><ul class="misses"><li><a href="runs\/[^"]+\/report\.html">#\d+ redis\/lock-set\/client-pause\/unfenced\/seed-\d<\/a>: /,
+    );
+  });
+
   it('prunes past the limit it is given: a fourth night with KEEP_NIGHTS=3 drops the first', () => {
     night('2026-12-01', true, { KEEP_NIGHTS: '3' });
     const kept = readdirSync(join(cache, 'campaigns', 'nightly')).sort();

@@ -3,7 +3,8 @@
  * give under node_modules/lockchaos/ is in `npm pack`'s file list, and the pages for a
  * package user (all but docs/contributing.md) send them to no file of the checkout alone
  * (scripts/, .ci/, test/, dist/ by a path of their own). The README is a front door: short,
- * the quick start first, and a link to every page of docs/.
+ * the quick start first, a link to every page of docs/, and for a person with a clone the
+ * two commands to run first; package.json names where the project and its issues are.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,6 +37,26 @@ describe('the README, a front door', () => {
     expect(readme).toMatch(/^## Supported platforms\n\n\| platform .*\n.*\n\| Linux with a Docker engine/m);
     const next = readme.slice(readme.indexOf('## Where next'));
     for (const page of docPages().filter((p) => p !== 'README.md')) expect(next, page).toContain(`](${page})`);
+  });
+});
+
+describe("the checkout's front door", () => {
+  it('names the two first commands with a clone: the first run (a script that is there) and the tests', () => {
+    const start = readme.indexOf('## From a checkout');
+    expect(start).toBeGreaterThan(0);
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    expect(section).toMatch(/^bash scripts\/first-run\.sh +# /m);
+    expect(section).toMatch(/^npm test +# /m);
+    expect(read('scripts/first-run.sh')).toMatch(/^#!\/usr\/bin\/env bash\n/);
+    expect(JSON.parse(read('package.json')).scripts.test).toMatch(/vitest run$/);
+  });
+
+  it("package.json names the project's repository, home page and issues, as the README does", () => {
+    const pkg = JSON.parse(read('package.json'));
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/lockchaos/lockchaos.git' });
+    expect(pkg.homepage).toBe('https://github.com/lockchaos/lockchaos#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/lockchaos/lockchaos/issues' });
+    expect(readme).toContain(`<${pkg.bugs.url}>`);
   });
 });
 
