@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TcpProxy } from './proxy.js';
+import { MAX_WIRE_NAME_LENGTH, MAX_WIRE_NAMES, TcpProxy } from './proxy.js';
 
 /** A server that answers +OK to each line-sized RESP request it reads (enough for these tests). */
 async function okServer(): Promise<{ port: number; close: () => Promise<void> }> {
@@ -60,6 +60,16 @@ describe('the TCP proxy on the wire', () => {
     expect(answers).toEqual(['+OK', '+OK', '+OK']);
     expect(answered).toBe(1);
     expect(Object.fromEntries(proxy.seen)).toEqual({ SET: 1, DEL: 1, GET: 1 });
+  });
+
+  it('tallies at most MAX_WIRE_NAMES names, none longer than MAX_WIRE_NAME_LENGTH', async () => {
+    const { proxy, client, answers } = await connected();
+    const names = Array.from({ length: MAX_WIRE_NAMES + 10 }, (_, i) => `X${i}`);
+    client.write(names.map((n) => resp(n)).join('') + resp('Y'.repeat(MAX_WIRE_NAME_LENGTH + 1)) + resp('X0'));
+    while (answers.length < names.length + 2) await settle();
+    expect(proxy.seen.size).toBe(MAX_WIRE_NAMES);
+    expect(proxy.seen.get('X0')).toBe(2);
+    expect(proxy.untallied).toBe(11);
   });
 
   it('drops a request: it never reaches the server, and the client finds its connection closed', async () => {

@@ -33,6 +33,15 @@ interface Direction {
   lastAt: number;
 }
 
+/**
+ * The most request names one route tallies, and their longest: a lock library sends a
+ * handful (SET, EVAL, DEL); a program that sent a new first word in every request would
+ * otherwise grow the coverage table (and summary.json) without bound, as announced code
+ * points did before they were capped (client-protocol.ts).
+ */
+export const MAX_WIRE_NAMES = 256;
+export const MAX_WIRE_NAME_LENGTH = 64;
+
 export class TcpProxy {
   private server = net.createServer((client) => this.accept(client));
   private sockets = new Set<net.Socket>();
@@ -42,8 +51,13 @@ export class TcpProxy {
   port = 0;
   /** A wire fault's trap, while one is armed (kinds/wire.ts). */
   trap?: WireTrap;
-  /** How many requests of each name the client sent (when `watch`): the wire points it reached. */
+  /**
+   * How many requests of each name the client sent (when `watch`): the wire points it
+   * reached, at most MAX_WIRE_NAMES names of at most MAX_WIRE_NAME_LENGTH characters.
+   */
   readonly seen = new Map<string, number>();
+  /** Requests whose names were past those bounds: sent, and trapped as any, but not tallied. */
+  untallied = 0;
 
   constructor(
     readonly targetHost: string,
@@ -51,6 +65,14 @@ export class TcpProxy {
     /** Split what the client sends into named requests (a lock node's route; wire.ts). */
     private readonly watch = false,
   ) {}
+
+  /** Counts a request by name, within the bounds a client program cannot push past. */
+  private tally(name: string) {
+    const n = this.seen.get(name);
+    if (n !== undefined) this.seen.set(name, n + 1);
+    else if (this.seen.size < MAX_WIRE_NAMES && name.length <= MAX_WIRE_NAME_LENGTH) this.seen.set(name, 1);
+    else this.untallied++;
+  }
 
   async listen(): Promise<number> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -126,7 +148,7 @@ export class TcpProxy {
             enqueue(frame.bytes);
             continue;
           }
-          this.seen.set(frame.name, (this.seen.get(frame.name) ?? 0) + 1);
+          this.tally(frame.name);
           const action = this.trap?.(frame.name);
           if (action && 'drop' in action) {
             // The request never reaches the server; the client finds its connection gone.
