@@ -108,9 +108,15 @@ export async function startTargetCluster(opts: {
   const nodes: NodeHandle[] = [];
   let storeCluster: Cluster | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  /** The hosts the run has begun to write on (its record first): the ones a heal must reach. */
+  const written = new Set<SshNode>();
   const close = async (): Promise<string[]> => {
     clearInterval(heartbeat);
-    const left = await Promise.all(nodes.map((n) => healNode(n, runId)));
+    // A host whose probe failed (no ssh, a changed key) was only read: nothing to undo there,
+    // and a heal that cannot reach it must not keep the run's entry for ever.
+    const left = await Promise.all(
+      nodes.map((n) => (n instanceof SshNode && !written.has(n) ? undefined : healNode(n, runId))),
+    );
     await Promise.all(nodes.map((n) => (n instanceof SshNode ? n.host.close() : undefined)));
     const problems = left.filter((p): p is string => p !== undefined);
     // Kept while something is left: the next start (or `cleanup`) tries again.
@@ -123,7 +129,10 @@ export async function startTargetCluster(opts: {
       const node = await openNode(inventory.path, target, opts.ready[i] as Ready, runId, ledger);
       nodes.push(node);
       await probe(inventory.path, node, target, opts.needs);
-      if (node instanceof SshNode) await recordRun(inventory.path, node, target);
+      if (node instanceof SshNode) {
+        written.add(node);
+        await recordRun(inventory.path, node, target);
+      }
     }
     // The clients dial each node from here: a port nothing listens on is said now, by name.
     await Promise.all(inventory.nodes.map((t) => checkServicePort(inventory.path, t, opts.signal)));

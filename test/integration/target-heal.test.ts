@@ -18,6 +18,9 @@ const skip = await requireEngine();
 /** Where root's runs keep their files on a host. */
 const PRIVATE = '/var/tmp/lockchaos-0';
 
+/** The host's run records as a runner killed a minute ago left them (its last heartbeat then). */
+const heardFromAMinuteAgo = (h: TestHost) => onHost(h, `touch -d '1 minute ago' ${PRIVATE}/lockchaos-*.run`);
+
 describe.skipIf(skip)("a run's traces on hosts, and their heal", () => {
   let hosts: ReturnType<typeof startHosts>;
   let dir: string;
@@ -184,6 +187,9 @@ describe.skipIf(skip)("a run's traces on hosts, and their heal", () => {
     await run;
     // As a CI job's container would have left it: its runner on another machine, its ledger gone.
     onHost(redis, `sed -i 's/^lc_owner=.*/lc_owner=ci-job-7f3a:41:9001/' ${PRIVATE}/lockchaos-${id}.run`);
+    // Killed a minute ago: past STALE_S, so cleanup heals it at once (the wait for a record
+    // heard from lately is judgeRun's, unit-tested in heal.test.ts).
+    heardFromAMinuteAgo(redis);
     ledger();
     const healed = await lockchaos(['cleanup', '--target', target]);
     expect(healed.stdout).toMatch(/^removed \d+ containers, .* 1 targets healed/);
@@ -234,12 +240,14 @@ describe.skipIf(skip)("a run's traces on hosts, and their heal", () => {
     expect(fromLedger.stderr).toMatch(/not healed .*redis-1 .*left: the service is not running/);
     expect(fromLedger.code).toBe(1);
     ledger();
+    heardFromAMinuteAgo(noInit);
     const fromHost = await lockchaos(['cleanup', '--target', target]);
     expect(fromHost.stderr).toMatch(/not healed .*run [0-9a-f]+ on redis-1 .*left: the service is not running/);
     expect(fromHost.code).toBe(1);
 
     // Once the service can start (the inventory's command fixed), the record's commands heal it.
     onHost(noInit, `sed -i "s|^lc_start=.*|lc_start=/usr/local/bin/start-service|" ${PRIVATE}/lockchaos-*.run`);
+    heardFromAMinuteAgo(noInit);
     const fixed = await lockchaos(['cleanup', '--target', target]);
     expect(fixed.stdout).toMatch(/1 targets healed/);
     expect(fixed.code).toBe(0);

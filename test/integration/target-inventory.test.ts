@@ -6,7 +6,7 @@
  * in a target's Redis.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { nodeFaultContext } from '../../src/nemesis/context.js';
 import { Partition } from '../../src/nemesis/kinds/partition.js';
 import { hostTag } from '../../src/target/commands.js';
 import type { SshChannel, TargetNode } from '../../src/target/inventory.js';
+import { ledgerDir } from '../../src/target/ledger.js';
 import { SshHost } from '../../src/target/ssh.js';
 import { SshNode } from '../../src/target/target-node.js';
 import { Rng } from '../../src/util/rng.js';
@@ -161,11 +162,15 @@ describe.skipIf(skip)('an inventory against real hosts', () => {
       defaults: { ssh: { user: 'root', key: hosts.key, knownHosts: wrong } },
       nodes: [{ name: 'redis-1', address: ip }],
     });
+    const entries = () => (existsSync(ledgerDir()) ? readdirSync(ledgerDir()) : []);
+    const before = entries();
     const r = await lockchaos([
       ...['run', '--backend', 'redis', '--target', inv, '--nemesis', 'pause-node'],
       ...['--time-limit', '2', '--store', join(dir, 's')],
     ]);
     expect(r.code).toBe(3);
+    // The host was never written on: no ledger entry is kept for a heal that cannot reach it.
+    expect(entries()).toEqual(before);
     const last = r.stderr.trim().split('\n').at(-1) as string;
     expect(last).toContain(
       `ssh failed: REMOTE HOST IDENTIFICATION HAS CHANGED for ${ip}:22, Host key verification failed`,
