@@ -104,23 +104,17 @@ describe.skipIf(skip)('an inventory against real hosts', () => {
     }
   });
 
+  /** A 2-second Redis run on an inventory, with no fault. */
+  const shortRedisRun = (inv: string) =>
+    lockchaos(['run', '--backend', 'redis', '--target', inv, '--time-limit', '2', '--store', join(dir, 's')]);
+
   it('names the node, its address and port and the inventory key of a port nothing answers on, before any readiness wait', async () => {
     const ip = host('redis-1').ip;
     const inv = write('wrong-port.yaml', {
       defaults: { ssh: { user: 'root', key: hosts.key, knownHosts: hosts.knownHosts } },
       nodes: [{ name: 'redis-1', address: ip, port: 6390 }],
     });
-    const r = await lockchaos([
-      'run',
-      '--backend',
-      'redis',
-      '--target',
-      inv,
-      '--time-limit',
-      '2',
-      '--store',
-      join(dir, 's'),
-    ]);
+    const r = await shortRedisRun(inv);
     expect(r.code).toBe(3);
     const last = r.stderr.trim().split('\n').at(-1);
     expect(last).toBe(
@@ -132,17 +126,7 @@ describe.skipIf(skip)('an inventory against real hosts', () => {
   it('names the node and the key when its port answers but is not the service (readiness gives up)', async () => {
     const ip = host('redis-1').ip;
     const inv = write('ssh-port.yaml', { defaults: { port: 22 }, nodes: [{ name: 'redis-1', address: ip }] });
-    const r = await lockchaos([
-      'run',
-      '--backend',
-      'redis',
-      '--target',
-      inv,
-      '--time-limit',
-      '2',
-      '--store',
-      join(dir, 's'),
-    ]);
+    const r = await shortRedisRun(inv);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(
