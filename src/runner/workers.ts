@@ -33,6 +33,10 @@ interface Worker {
   ready: boolean;
   /** Resolves when the process has exited and its channel is closed (every message it sent has arrived). */
   finished: Promise<void>;
+  /** `finished` has resolved: nothing more will come from it. */
+  heardAll?: boolean;
+  /** A message to it could not be written (its channel had closed). */
+  sendFailed?: boolean;
   /** The client program the worker drives (the client protocol), once it has started. */
   programPid?: number;
   /** The cgroup its program runs in, where cgroups can be made (the worker made it; its name is the run's). */
@@ -126,6 +130,7 @@ export class WorkerPool implements ClientFaultTarget {
       reached: {},
       cgroup: cgroupPath(clientCgroupName(this.runId, cgroupName)),
       finished: Promise.all([exited, closed]).then(() => {
+        worker.heardAll = true;
         // A worker that ends on its own ends its cycle; if the record says otherwise, its
         // last operations never arrived: the harness ends the cycle where the record
         // last saw the client, and the run says its history lacks something.
@@ -218,7 +223,9 @@ export class WorkerPool implements ClientFaultTarget {
     worker.child.send(message, (err) => {
       // A worker that ended between the check and the write (told to stop, it may close its
       // channel at once: EPIPE) is no worker failure; any other failed send is.
-      if (err && !this.stopping && !worker.replaced) this.errors.push(`worker ${worker.process}: ${err.message}`);
+      if (!err) return;
+      worker.sendFailed = true;
+      if (!this.stopping && !worker.replaced) this.errors.push(`worker ${worker.process}: ${err.message}`);
     });
   }
 
@@ -332,6 +339,11 @@ export class WorkerPool implements ClientFaultTarget {
         // one line as client-check gives it (the worker's error is its stack).
         const broken = this.brokenPrograms[0];
         if (broken) return reject(new UserError(`client ${broken.client}'s program broke at its start: ${broken.why}`));
+        // A worker's failure is judged once all it sent has been read: its program's break
+        // comes over the channel, and can arrive after its exit, or after a write to it
+        // failed because it had closed the channel (a busy runner reads late).
+        const ended = (w: Worker) => w.child.exitCode !== null || w.sendFailed === true;
+        if (this.workers.some((w) => !w.ready && ended(w) && !w.heardAll)) return;
         if (this.errors.length > 0) return reject(new Error(`client workers failed:\n${this.errors.join('\n')}`));
         if (this.workers.every((w) => w.ready)) return resolve();
         const dead = this.workers.findIndex((w) => !w.ready && w.child.exitCode !== null);

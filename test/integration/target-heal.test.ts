@@ -219,8 +219,8 @@ describe.skipIf(skip)("a run's traces on hosts, and their heal", () => {
   });
 
   it('a node left dead is said on stderr and in the verdict; cleanup then exits 1 naming what is left', async () => {
-    // A start command that starts nothing: the node stays dead after its kill.
-    const target = inventory('dead.yaml', noInit, 'true');
+    // A start command that fails: the node stays dead after its kill.
+    const target = inventory('dead.yaml', noInit, 'false');
     const state = ledger();
     const r = await runAndRead(store(), [
       ...['--backend', 'redis', '--target', target, '--nemesis', 'kill-node'],
