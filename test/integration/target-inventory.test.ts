@@ -168,27 +168,18 @@ describe.skipIf(skip)('an inventory against real hosts', () => {
     copyFileSync(hosts.key, join(beside, 'id_ed25519'));
     copyFileSync(hosts.knownHosts, join(beside, 'known_hosts'));
     const h = host('redis-2');
-    const inv = join(beside, 'inv.yaml');
-    writeFileSync(
-      inv,
-      JSON.stringify({
-        defaults: { ssh: { user: 'root', key: 'id_ed25519', knownHosts: './known_hosts' } },
-        nodes: [{ name: 'redis-1', address: h.ip }],
-      }),
-    );
-    const missing = join(beside, 'missing.yaml');
-    writeFileSync(
-      missing,
-      JSON.stringify({
-        defaults: { ssh: { user: 'root', key: 'id_ed25519', knownHosts: 'nope' } },
-        nodes: [{ name: 'redis-1', address: h.ip }],
-      }),
-    );
+    // Inventories beside their key, naming the files relative to themselves.
+    const besideInventory = (file: string, knownHosts: string) => {
+      const path = join(beside, file);
+      const ssh = { user: 'root', key: 'id_ed25519', knownHosts };
+      writeFileSync(path, JSON.stringify({ defaults: { ssh }, nodes: [{ name: 'redis-1', address: h.ip }] }));
+      return path;
+    };
+    const inv = besideInventory('inv.yaml', './known_hosts');
+    const missing = besideInventory('missing.yaml', 'nope');
     const dry = await lockchaos(
       ['run', '--backend', 'redis', '--target', missing, '--nemesis', 'pause-node', '--dry-run'],
-      {
-        cwd: elsewhere,
-      },
+      { cwd: elsewhere },
     );
     expect(dry.code).toBe(3);
     expect(dry.stderr.trim()).toBe(
