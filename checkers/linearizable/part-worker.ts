@@ -5,7 +5,7 @@
  * parts it began stay here between turns (a search cannot move between threads). It loads
  * only the models and the search.
  *
- * How far a part may go is shared with parallel.ts (`limits`, per part, in steps) and read
+ * How far a part may go is shared with shared-search.ts (`limits`, per part, in steps) and read
  * between slices: once a violation is found elsewhere a part stops where it could no longer
  * be the one reported, without waiting for its turn to end.
  */
@@ -42,14 +42,14 @@ export interface PartStart {
   memoryLimitBytes: number;
   baseBytes: number;
   witness: boolean;
-  /** Whether the model's pre-check is still to run on the part (parallel.ts runs it there for most parts). */
+  /** Whether the model's pre-check is still to run on the part (shared-search.ts runs it there for most parts). */
   precheck: boolean;
   /** Steps between looks at `limits`. */
   slice: number;
   /**
    * Per part, in check order: the steps it may search in all (NO_LIMIT until a violation is
    * found; 0 for every part once the model's pre-check found an operation impossible).
-   * Shared with parallel.ts, never copied.
+   * Shared with shared-search.ts, never copied.
    */
   limits: Int32Array;
 }
