@@ -55,6 +55,20 @@ describe('stallsBehindOverlaps', () => {
     expect(conditions(lapsed, [stall(0, 100, 600)])).toEqual([]);
   });
 
+  it('a stall before a grant whose lease runs from the grant explains nothing: the pause in the hold does', () => {
+    // A session lock's wait (advisory-lock): stalled 500 ms before its grant; the hold then
+    // outlived its lease under a client pause, which is the nemesis's.
+    const pause = history([
+      { process: 'nemesis', type: 'invoke', f: 'start-client-pause', time: 800 * MS },
+      { process: 'nemesis', type: 'ok', f: 'start-client-pause', value: { client: 0, process: 0 }, time: 805 * MS },
+      { process: 'nemesis', type: 'invoke', f: 'stop-client-pause', time: 1735 * MS },
+      { process: 'nemesis', type: 'ok', f: 'stop-client-pause', time: 1738 * MS },
+    ]);
+    expect(conditions(pause, [stall(0, 200, 700)])).toEqual([]);
+    // The same stall after the grant, no fault: the harness's.
+    expect(conditions(history(), [stall(0, 800, 1300)]).map((c) => c.kind)).toEqual(['machine-stall']);
+  });
+
   it('a stall too short to carry the hold past its lease explains nothing', () => {
     // Without 100 ms of stall the hold still ends at 1,743 ms, past the lease's 1,690 ms.
     expect(conditions(history(), [stall(0, 1000, 1100)])).toEqual([]);

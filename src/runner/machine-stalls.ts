@@ -63,8 +63,9 @@ export function stallsLine(unasked: readonly Stall[]): string | undefined {
 
 /**
  * One condition per holder whose overlap a stall explains: stalls no fault explains
- * (unaskedStalls), between its acquire and its hold's end, at least as long as the hold
- * outlived its lease (its grant's validity, else the run's TTL).
+ * (unaskedStalls), in its hold (from its acquire's invoke when its lease had lapsed by the
+ * grant), at least as long as the hold outlived its lease (its grant's validity, else the
+ * run's TTL).
  */
 export function stallsBehindOverlaps(history: readonly Op[], unasked: readonly Stall[], ttlMs: number): RunCondition[] {
   if (unasked.length === 0) return [];
@@ -74,9 +75,12 @@ export function stallsBehindOverlaps(history: readonly Op[], unasked: readonly S
     if (told.has(first.acquireIndex)) continue;
     const leaseEnd = first.start + (grantedValidityMs(history, first) ?? ttlMs) * 1e6;
     if (first.end <= leaseEnd) continue; // within its lease: the stall explains nothing
-    // From the acquire's invoke: a lease made as the client began to wait (etcd's, ZooKeeper's
-    // session) lapses when the stalled client cannot keep it alive, before its grant too.
-    const from = acquireInvokedAt(history, first);
+    // Only a stall in the hold it would explain: a lease that ran from the grant is carried
+    // past its end by a stall after the grant alone (one before it came out of the validity
+    // already, or out of no lease: a session lock's wait). A lease that had lapsed by the
+    // grant (etcd's, ZooKeeper's session, made as the client began to wait) lapsed because
+    // the stalled client could not keep it alive while it waited: from the acquire's invoke.
+    const from = leaseEnd <= first.start ? acquireInvokedAt(history, first) : first.start;
     const inHold = unasked.filter((s) => s.process === first.process && s.fromNs < first.end && s.toNs > from);
     const stalledNs = inHold.reduce((sum, s) => sum + Math.min(s.toNs, first.end) - Math.max(s.fromNs, from), 0);
     const longest = longestOf(inHold);
