@@ -159,6 +159,14 @@ export interface BackendOption {
 export const wholeNumber = (value: string) =>
   /^\d+$/.test(value.trim()) ? undefined : `takes a whole number >= 0, got '${value}'`;
 
+/** A login to a backend's servers (client-protocol.ts: init's `login`). */
+export interface ClientLogin {
+  user: string;
+  /** None: the servers take the user without one (trust). */
+  password?: string;
+  database?: string;
+}
+
 export interface Backend {
   name: string;
   description: string;
@@ -170,6 +178,12 @@ export interface Backend {
   capabilities?: BackendCapabilities;
   /** Options the backend takes (`--backend-option name=value`), by name. */
   options?: Record<string, BackendOption>;
+  /**
+   * What a client logs in to its servers with, where they ask for a login (PostgreSQL's
+   * user and database): a client program is given it in its init (`login`), rather than
+   * guess it.
+   */
+  clientLogin?: ClientLogin;
   nodeSpecs(opts: BackendOptions): NodeSpec[];
   /** A client connected to the nodes, ready for its first request. */
   client(nodes: NodeAddress[], opts: ClientOptions): Promise<LockClient>;

@@ -61,6 +61,8 @@ export interface InitRequest {
   acquire_timeout_ms: number;
   /** How long a release may take before the program counts as hung (--release-timeout). */
   release_timeout_ms: number;
+  /** What to log in with, where the backend's servers ask for a login (Backend.clientLogin). */
+  login?: { user: string; password?: string; database?: string };
 }
 
 export interface AcquireRequest {

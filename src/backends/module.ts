@@ -34,7 +34,20 @@ export function backendProblem(candidate: unknown): string | undefined {
   const fencing = b.fencing as { supported?: unknown } | undefined;
   if (typeof fencing?.supported !== 'boolean')
     return 'missing fencing: { supported: true } or { supported: false, why }';
+  if (b.clientLogin !== undefined && !isLogin(b.clientLogin))
+    return 'clientLogin must be { user, password?, database? }, each a string (of at most 256 characters)';
   return undefined;
+}
+
+/** A clientLogin as a client program's init carries it: strings only, short. */
+function isLogin(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const fields = Object.entries(value);
+  const text = (v: unknown) => typeof v === 'string' && v.length <= 256;
+  return (
+    text((value as { user?: unknown }).user) &&
+    fields.every(([k, v]) => ['user', 'password', 'database'].includes(k) && text(v))
+  );
 }
 
 /**

@@ -10,6 +10,8 @@ import { POSTGRES_IMAGE } from '../cluster/docker-engine.js';
 import { waitUntilReady } from './node-start.js';
 
 export const PG_PORT = 5432;
+/** Who every client logs in as, in which database: the server trusts it without a password. */
+export const PG_LOGIN = { user: 'postgres', database: 'postgres' } as const;
 /** The sequence whose nextval is the fencing token: a linearizable counter. */
 export const TOKEN_SEQUENCE = 'lockchaos_token';
 
@@ -59,8 +61,7 @@ export async function pgConnect(
   const client = new pg.Client({
     host: ip,
     port,
-    user: 'postgres',
-    database: 'postgres',
+    ...PG_LOGIN,
     connectionTimeoutMillis: connectTimeoutMs,
     ...(queryTimeoutMs !== undefined ? { query_timeout: queryTimeoutMs } : {}),
     keepAlive: true,

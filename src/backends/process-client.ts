@@ -28,6 +28,7 @@ import {
   parseObject,
   type Request,
 } from './client-protocol.js';
+import { crashWords, STDERR_LINES_KEPT } from './crash-words.js';
 import { splitLines } from './line-splitter.js';
 
 /** How a program is started: what it needs before it is asked anything. */
@@ -125,9 +126,9 @@ export class ProcessLockClient implements LockClient {
       tooLong: (max) => this.fail(`wrote a line longer than ${max / 1024 / 1024} MiB (the cap on a line)`),
     });
     child.stderr?.on('data', (d: Buffer) => {
-      // The last lines of its log, to name in a crash.
+      // The last lines of its log, to name in a crash (crash-words.ts).
       this.stderrTail.push(...String(d).split('\n').filter(Boolean));
-      this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - 3));
+      this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - STDERR_LINES_KEPT));
     });
     child.on('error', (err) => this.fail(`cannot start '${command}': ${err.message}`));
     child.on('exit', (code, signal) => {
@@ -137,7 +138,7 @@ export class ProcessLockClient implements LockClient {
       // usually the reason it crashed: the failure is told at 'close' (its pipes ended), or
       // after a moment when something it left running holds them open.
       const tell = () => {
-        const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.join(' | ').slice(0, 200)})` : '';
+        const tail = this.stderrTail.length ? ` (stderr: ${crashWords(this.stderrTail)})` : '';
         this.fail(`the client program ${how}${tail}`);
         // The program is over: what it left running goes with its cgroup, also when nobody
         // closes it (a start that failed).

@@ -11,8 +11,9 @@ const HELP = `Usage: lockchaos client-check [--backend NAME|PATH] [--dir DIR] --
 Speaks the client protocol (version ${PROTOCOL_VERSION}, docs/client-protocol.md) to a client program
 against a real server of the backend (default redis: the output says so), started in
 containers and removed after: two instances of the program go through init, acquire, an
-acquire while the other holds, release, acquire, release, end of input. Each answer is
-held to the protocol.
+acquire while the other holds, a hold past the servers' session timeout (the TTL, 2 s,
+plus 1 s), release, acquire, release, an abandoned grant and the acquire after it, end of
+input. Each answer is held to the protocol.
 
 Prints each step (a refused release with the program's reason); exit 0 when the program
 conforms, else one line naming the problem (not JSON, an unknown answer type, a missing or

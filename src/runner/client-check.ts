@@ -2,7 +2,7 @@
  * Does a client program speak the client protocol? Against a real server of the backend
  * (its nodes started in containers, removed after), two instances of the program go
  * through what a run asks of them: init, acquire, the other's acquire while the lock is
- * held, release, acquire again, release, an acquire whose grant is abandoned (as after a
+ * held, a hold past the servers' session timeout, release, acquire again, release, an acquire whose grant is abandoned (as after a
  * cycle that ended unknown) and one after it, which must be granted, end of input. Every
  * answer is held to the protocol (client-protocol.ts); the first problem is the verdict, in one line. What the
  * lock decides (ok, fail, unknown) is the run's to judge, not this check's, but for one
@@ -20,6 +20,7 @@ import { removeResources } from '../cluster/remove-resources.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { prepareRun } from '../run-data/prepare.js';
 import { errorMessage } from '../util/errors.js';
+import { sleep } from '../util/monotonic-clock.js';
 import { imagesOf } from './images.js';
 
 export interface ClientCheckResult {
@@ -36,6 +37,8 @@ export interface ClientCheckResult {
 const KEY = 'lockchaos:client-check';
 /** How long an acquire may wait behind an abandoned grant of a 1 s lease. */
 const ABANDONED_WAIT_MS = 4000;
+/** How long past the cluster's TTL (its servers' session timeout) the first grant is held. */
+const HOLD_PAST_TTL_MS = 1000;
 
 export async function checkClientProgram(opts: {
   backend: string;
@@ -81,6 +84,7 @@ export async function checkClientProgram(opts: {
           nodes,
           options: {},
           ...programTimes({ ttlMs: 5000, requestTimeoutMs: 2000, acquireTimeoutMs: 2000 }),
+          ...(backend.clientLogin ? { login: backend.clientLogin } : {}),
         },
         onBroken: (why) => {
           problem ??= `${client}: ${why}`;
@@ -119,7 +123,18 @@ export async function checkClientProgram(opts: {
     const a = await start('c0');
     const b = await start('c1');
     const first = await acquire('c0 acquire', a, 1000);
+    const grantedAt = Date.now();
     if (!problem) await acquire('c1 acquire while c0 holds', b, 500);
+    // Held past the servers' session timeout (the cluster's TTL: PostgreSQL's
+    // idle_session_timeout, a ZooKeeper or etcd session's expiry), as a slow holder would
+    // be: the program must live through the server ending its idle session, and say so at
+    // release (fail or unknown), not crash (its library's error event unhandled).
+    if (!problem && first) {
+      const holdMs = config.ttlMs + HOLD_PAST_TTL_MS;
+      await sleep(Math.max(0, grantedAt + holdMs - Date.now()));
+      if (!problem)
+        steps.push(`c0 holds ${holdMs / 1000} s, past the servers' ${config.ttlMs / 1000} s session timeout`);
+    }
     if (!problem && first) await release('c0 release', a, first);
     const second = problem ? null : await acquire('c1 acquire', b, 2000);
     if (!problem && second) await release('c1 release', b, second);

@@ -136,6 +136,7 @@ export async function connectClients(
     config: parameters,
     backendOptions,
     backendName: backend.name,
+    ...(backend.clientLogin ? { login: backend.clientLogin } : {}),
     lock: LOCK_NAME,
     storeKey: STORE_KEY,
   };

@@ -1,7 +1,7 @@
 /** Messages between the runner and its client worker processes (Node IPC, JSON). */
 
 import type { WorkloadOptions } from '../../workloads/workload.js';
-import type { BackendOptions, NodeAddress } from '../backends/backend.js';
+import type { BackendOptions, ClientLogin, NodeAddress } from '../backends/backend.js';
 import type { UnindexedOp } from '../history/recorder.js';
 
 /**
@@ -29,6 +29,8 @@ export interface ClientRun {
   backendOptions: BackendOptions;
   /** The backend's own name, for a client program's init. */
   backendName: string;
+  /** What its servers take as a login, for a client program's init (Backend.clientLogin). */
+  login?: ClientLogin;
   /** The lock all clients contend for, and the data store register it protects. */
   lock: string;
   storeKey: string;

@@ -208,7 +208,7 @@ async function backendClient(worker: WorkerConfig, rng: Rng): Promise<LockClient
  */
 async function startProgram(worker: WorkerConfig, command: string): Promise<LockClient> {
   const { ProcessLockClient, programTimes, DEFAULT_RELEASE_TIMEOUT_MS } = await import('../backends/process-client.js');
-  const { config, backendName, backendOptions } = worker.run;
+  const { config, backendName, backendOptions, login } = worker.run;
   const launch = { command, cwd: config.clientDir, cgroup: programCgroup(worker) };
   const client = (await startedAhead(launch)) ?? launchNow(ProcessLockClient, launch);
   await client.handshake({
@@ -219,6 +219,7 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
       nodes: worker.nodes.map((n) => ({ name: n.name, host: n.ip, port: n.port ?? 0 })),
       options: backendOptions.settings ?? {},
       ...programTimes(config),
+      ...(login ? { login } : {}),
     },
     releaseTimeoutMs: config.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
     onPoint: atPoint,

@@ -20,6 +20,8 @@ const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-p
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
 const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
 const FRAGILE = (how: string) => `FRAGILE=${how} node ${join(packageRoot, 'test/fixtures/clients/fragile.mjs')}`;
+const PG_SESSION = (how: string) =>
+  `PG_SESSION=${how} node ${join(packageRoot, 'test/fixtures/clients/pg-session.mjs')}`;
 
 const config = (clientCommand: string, more: Partial<typeof DEFAULTS> = {}) => ({
   ...DEFAULTS,
@@ -249,6 +251,29 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(r.stdout).toMatch(/client-check: speaks protocol 1\n$/);
     expect(r.code).toBe(0);
   });
+
+  // The fixture logs in with init's `login` (it declines an init without one). Held past the
+  // server's idle_session_timeout, the unguarded one crashes, quoted by its error's own line.
+  it.concurrent.each([
+    [
+      'unguarded',
+      3,
+      /^client-check: .*c0: the client program exited with code 1 \(stderr: error: terminating connection due to idle-session timeout\)$/m,
+    ],
+    [
+      'guarded',
+      0,
+      /^ {2}c0 holds 3 s, past the servers' 2 s session timeout\n {2}c0 release: fail \(session ended \(.*\): not held\)$/m,
+    ],
+  ])(
+    'client-check holds past a PostgreSQL session timeout: a program %s against its end exits %i',
+    async (how, code, line) => {
+      const r = await lockchaos(['client-check', '--backend', 'postgres', '--', ...PG_SESSION(how).split(' ')]);
+      expect(r.stdout + r.stderr).toMatch(line);
+      expect(r.code).toBe(code);
+      expect(await leftovers(r.pid)).toEqual([]);
+    },
+  );
 
   it.concurrent('client-check of redis-py Lock: exit 0', async () => {
     const r = await lockchaos(['client-check', '--', ...REDIS_PY.split(' ')]);
