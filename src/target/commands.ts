@@ -160,8 +160,8 @@ export function hostScripts(runId: string, commands: NodeCommands) {
      * Everything the run left, undone: its rules removed, what it stopped resumed, what it
      * killed started (the heal at the end, the next start's after a crash, and a cleanup's,
      * with the commands the run's record names when it is there), then checked for up to 10
-     * s: exit 5 and one line "left: ..." naming what is still there (the record kept, for
-     * the next try); else the run's files removed.
+     * s (1 s unless the service is still to come up): exit 5 and one line "left: ..." naming
+     * what is still there (the record kept, for the next try); else the run's files removed.
      */
     heal: script(
       'lc_open',
@@ -174,11 +174,13 @@ export function hostScripts(runId: string, commands: NodeCommands) {
       '[ "$(lc_rules)" = 0 ] || { iptables-save | grep -v -- "$lc_tag" | iptables-restore; }',
       `if [ -f "$lc_killed_file" ]; then lc_find; [ -n "$pids" ] || ${startService}; fi`,
       'n=0; while :; do',
-      '  lc_find; left=',
+      '  lc_find; left=; starting=',
       '  t=$(lc_stopped $stopped $pids); [ -z "$t" ] || left="$left; stopped (state T): pid $(echo $t)"',
       '  r=$(lc_rules); [ "$r" = 0 ] || left="$left; $r iptables rules tagged $lc_tag"',
-      '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || left="$left; the service is not running (no live process found by: $lc_process)"',
-      '  { [ -z "$left" ] || [ $n -ge 100 ]; } && break; sleep 0.1; n=$((n+1))',
+      '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
+      // A process still stopped or a rule still there a second on stays so; only a service
+      // coming up may take the full 10 s.
+      '  { [ -z "$left" ] || [ $n -ge 100 ] || { [ $n -ge 10 ] && [ -z "$starting" ]; }; } && break; sleep 0.1; n=$((n+1))',
       'done',
       '[ -z "$left" ] || { echo "left:$left" | sed \'s/^left:; /left: /\' >&2; exit 5; }',
       'rm -f "$lc_stopped_file" "$lc_killed_file" "$lc_record"',
