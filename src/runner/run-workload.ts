@@ -23,7 +23,8 @@ import type { NodeWatch } from './node-watch.js';
 import type { RunContext } from './run-context.js';
 import type { WorkerPool } from './workers.js';
 
-export interface Workload {
+/** What the workload phase leaves for the verdict. */
+export interface WorkloadEnded {
   /** The faults, as data: a replay of this run (or a shrink of it) applies these. */
   applied: ScheduledFault[];
   /** How often the clients reached each code point, and each request on the wire: coverage. */
@@ -37,7 +38,7 @@ export async function runWorkload(
   run: RunContext,
   on: { cluster: Cluster; faults: RunFaults; pool: WorkerPool; watch: NodeWatch },
   stopGraceMs: number | undefined,
-): Promise<Workload> {
+): Promise<WorkloadEnded> {
   const { cluster, faults, pool, watch } = on;
   const { config, workload } = run.resolved;
   run.clock.phases.enter('workload');

@@ -40,7 +40,7 @@ import { classifyBrokenPrograms } from './program-failures.js';
 import { type ProgressStart, RunRecording } from './recording.js';
 import type { RunContext } from './run-context.js';
 import { connectClients, forkWorkers, openFaults, startRunCluster, takeWorkloadSlot } from './run-start.js';
-import { runWorkload, type Workload } from './run-workload.js';
+import { runWorkload, type WorkloadEnded } from './run-workload.js';
 import { Teardown } from './teardown.js';
 
 export type { RunObserver } from './recording.js';
@@ -113,7 +113,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     besideWorkloads,
     notHealed: [],
   };
-  let done: Workload;
+  let done: WorkloadEnded;
   try {
     const pool = forkWorkers(run);
     const cluster = await startRunCluster(run);
@@ -135,7 +135,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     await teardown.run();
     clock.phases.enter('check');
   }
-  return checkRun(run, done);
+  return judgeRun(run, done);
 }
 
 /** The engine up, what crashed runs left removed (here and on targets), the nodes' images at hand. */
@@ -168,7 +168,7 @@ async function keepNodeLogs(run: RunContext, cluster: Cluster): Promise<void> {
 }
 
 /** The history checked against the run's conditions: the verdict, in results.json and returned. */
-async function checkRun(run: RunContext, done: Workload): Promise<RunResult> {
+async function judgeRun(run: RunContext, done: WorkloadEnded): Promise<RunResult> {
   const { resolved, dir, recording, clock } = run;
   const { backend, config } = resolved;
   const { writer, stoppedEarly } = recording;
