@@ -8,21 +8,16 @@ import type { CheckResult } from '../../checkers/result.js';
 import { specOf, specOfYaml } from '../../test/unit/campaign-plan.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { pointsByConfiguration } from '../campaign-data/tallies.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { campaignSource } from './load.js';
 import { type Cell, expandCells, parseShard, type ResolvedCell, shardCells } from './matrix.js';
-import {
-  type CampaignSummary,
-  type CellResult,
-  campaignJUnit,
-  pointsByConfiguration,
-  summaryHtml,
-  summaryJson,
-  terminalTable,
-} from './report.js';
+import { campaignJUnit, summaryHtml, terminalTable } from './report.js';
 import { cellSlug } from './run.js';
 import { type CampaignFile, readCampaignFile } from './spec.js';
 import { planCampaign } from './validate.js';

@@ -6,17 +6,11 @@
  * what failed without downloading the artifact.
  */
 import { dirname, relative } from 'node:path';
+import { flips, nightOf } from '../campaign-data/flips.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { byConfiguration, cellsNotRun, counts } from '../campaign-data/tallies.js';
 import { plural } from '../util/plural.js';
-import { flips, nightOf } from './flips.js';
-import {
-  byConfiguration,
-  type CampaignSummary,
-  type CellResult,
-  cellsNotRun,
-  counts,
-  stateText,
-  stoppedEarlyLine,
-} from './report.js';
+import { stateText, stoppedEarlyLine } from './report.js';
 
 export interface SummaryMdOptions {
   /** The night before, to name the configurations whose outcome changed. */

@@ -16,9 +16,9 @@ import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } fr
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, sep } from 'node:path';
-import { CAMPAIGN_FILES, readSummaryText } from '../campaign/campaign-folder.js';
-import { readShard } from '../campaign/merge.js';
 import { summaryHtml } from '../campaign/report.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
+import { readSummary } from '../campaign-data/read-summary.js';
 import { contentSecurityPolicy } from '../report/csp.js';
 import { escapeHtml } from '../report/page-html.js';
 import { version } from '../version.js';
@@ -164,9 +164,8 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
  */
 function refreshedSummary(dir: string): string | undefined {
   try {
-    const stored = JSON.parse(readSummaryText(join(dir, CAMPAIGN_FILES.summaryJson))) as { state?: unknown };
-    if (stored.state !== 'running') return undefined;
-    const summary = readShard(dir);
+    const summary = readSummary(dir);
+    if (summary.written.state !== 'running') return undefined;
     return summary.state === 'running' ? undefined : summaryHtml(summary);
   } catch {
     return undefined;

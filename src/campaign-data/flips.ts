@@ -4,7 +4,8 @@
  * and summary.html say the same flips.
  */
 import { MARK_TEXT, type Mark, markOf } from './mark.js';
-import { byConfiguration, type CampaignSummary } from './report.js';
+import type { CampaignSummary } from './summary-record.js';
+import { byConfiguration } from './tallies.js';
 
 export interface Flip {
   configuration: string;
