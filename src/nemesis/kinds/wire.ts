@@ -180,6 +180,7 @@ export const wire = faultKind({
   modes: WIRE_MODES,
   what: "catch one client's request of this name on its way to the lock server (a Redis command, a PostgreSQL function, a ZooKeeper op): pause the client there until another client holds the lock, hold the request alone, stop the client right after it, or drop it",
   usesProxies: () => true,
+  aimsAt: (s) => ({ point: `wire:${s.target}`, ...(s.mode ? { mode: s.mode } : {}) }),
   fit: (s) => (ctx) => new WireFault(ctx.routes, ctx.clients, ctx.timing, s.target, (s.mode ?? 'pause') as WireMode),
   words: (v) => ({
     whom: typeof v.process === 'number' ? `process ${v.process}` : undefined,
