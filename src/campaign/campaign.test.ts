@@ -750,13 +750,13 @@ describe('campaign reports', () => {
 
 describe('the campaign JSON Schema', () => {
   it('is the one shipped in examples/ (regenerate: lockchaos campaign --schema > examples/campaign.schema.json)', async () => {
-    const { campaignJsonSchema } = await import('./json-schema.js');
+    const { campaignJsonSchema } = await import('./campaign-json-schema.js');
     const shipped = JSON.parse(readFileSync(join(packageRoot, 'examples/campaign.schema.json'), 'utf8'));
     expect(shipped).toEqual(campaignJsonSchema());
   });
 
   it('knows every run option and every key the validator knows', async () => {
-    const { campaignJsonSchema } = await import('./json-schema.js');
+    const { campaignJsonSchema } = await import('./campaign-json-schema.js');
     const { OPTION_FIELDS } = await import('./spec.js');
     const schema = campaignJsonSchema() as {
       properties: { defaults: { properties: object }; matrix: { items: { properties: object } } };

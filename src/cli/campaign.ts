@@ -227,7 +227,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.schema) {
-    const { campaignJsonSchema } = await import('../campaign/json-schema.js');
+    const { campaignJsonSchema } = await import('../campaign/campaign-json-schema.js');
     console.log(JSON.stringify(campaignJsonSchema(), null, 2));
     return 0;
   }

@@ -11,7 +11,7 @@ import type { Op } from '../history/op.js';
 import { type RunCondition, runVerdict } from '../run-data/conditions.js';
 import { packageRoot } from '../util/paths.js';
 import { duration, headline } from './headline.js';
-import { prepareReport } from './model.js';
+import { prepareReport } from './report-data.js';
 
 const S = 'S';
 

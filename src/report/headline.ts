@@ -22,7 +22,7 @@ import type { CheckResult, Validity } from '../../checkers/result.js';
 import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
-import type { Fault, ReportData, Violation } from './model.js';
+import type { Fault, ReportData, Violation } from './report-data.js';
 
 export interface HeadlineRun {
   valid: Validity;

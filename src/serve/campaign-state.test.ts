@@ -16,9 +16,9 @@ import { summaryHtml } from '../campaign/report.js';
 import { type CampaignRunner, estimate, thisRunner } from '../campaign-data/state.js';
 import type { CampaignSummary } from '../campaign-data/summary-record.js';
 import { summaryJson } from '../campaign-data/write-summary.js';
-import { storePage } from './page.js';
 import { type StoreServer, serveStore } from './server.js';
 import { scanStore } from './store-index.js';
+import { storePage } from './store-page.js';
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-state-'));
 const cells = expandCells(

@@ -1,7 +1,7 @@
 /**
  * `lockchaos serve`'s HTTP server (node:http), bound to 127.0.0.1 only:
  *
- *   /                   the store's page (store-index.ts, page.ts); the runs filtered by the query
+ *   /                   the store's page (store-index.ts, store-page.ts); the runs filtered by the query
  *   /index.json         the same index as data
  *   /files/<path>       a file of the store as it is (report.html, summary.html, ...), or a
  *                       folder's listing; nothing outside the store, symbolic links included
@@ -23,8 +23,8 @@ import { contentSecurityPolicy } from '../report/csp.js';
 import { escapeHtml } from '../report/page-html.js';
 import { version } from '../version.js';
 import { isOwnHost, ownHosts } from './host.js';
-import { fileHref, storePage } from './page.js';
 import { FILTER_KEYS, filterRuns, IndexCache, type RunFilter, scanStore } from './store-index.js';
+import { fileHref, storePage } from './store-page.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,6 +1,6 @@
 /**
  * wire: one kind of request of one client, caught on its way to the lock server (the
- * per-client proxy splits what a client sends into named requests: wire.ts), at the
+ * per-client proxy splits what a client sends into named requests: wire-requests.ts), at the
  * moment it is sent. Bugs in lock libraries sit at one point of their code: between an
  * ownership check and the DEL, between the grant (SET NX) and the token (INCR). A client
  * paused at a random moment almost never lands there; a request held on the wire lands
