@@ -19,7 +19,7 @@ import { type Mark, markOf } from '../campaign-data/mark.js';
 import { readSummary } from '../campaign-data/read-summary.js';
 import { type CampaignProgress, type CampaignStateName, observedState } from '../campaign-data/state.js';
 import type { WrittenState } from '../campaign-data/summary-record.js';
-import { configurationOf, type Totals } from '../campaign-data/tallies.js';
+import { type ConfigurationTally, configurationOf, type Totals } from '../campaign-data/tallies.js';
 import { MAX_TEST_JSON_BYTES, type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
 import { readRegularFile } from '../util/regular-file.js';
 
@@ -54,12 +54,8 @@ export interface RunEntry {
   shrink: boolean;
 }
 
-export interface ConfigurationTally {
-  configuration: string;
-  expect: string;
-  met: number;
-  ran: number;
-}
+/** A configuration's night as the index keeps it: the tally summary.json's reader gives, less its seeds. */
+export type NightTally = Pick<ConfigurationTally, 'configuration' | 'expect' | 'met' | 'ran'>;
 
 export interface CampaignEntry {
   /** The campaign folder, relative to the store. */
@@ -83,7 +79,7 @@ export interface CampaignEntry {
   /** This shard's cells that have no verdict: still to run, or (cut short) never ran. */
   notRun: { index: number; id: string }[];
   met: boolean;
-  configurations: ConfigurationTally[];
+  configurations: NightTally[];
   /** The generated campaign's own page, when there is one. */
   page?: typeof CAMPAIGN_FILES.sweepHtml | typeof CAMPAIGN_FILES.benchHtml;
   summaryHtml: boolean;
