@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { packageRoot } from '../util/paths.js';
 import { readSummary } from './read-summary.js';
+import { talliesOf } from './tallies.js';
 
 const root = mkdtempSync(join(tmpdir(), 'lockchaos-read-summary-'));
 
@@ -37,6 +38,10 @@ describe("summary.json's reader", () => {
     expect(s).toMatchObject({ schema: 1, state: 'finished', met: true, totals: { cells: 0 } });
     expect(s.lockchaos).toBeUndefined();
     expect(s.written).toEqual({ finishedAt: BARE.finishedAt, interrupted: false });
+    // A page given the record shows its tallies, not tallies of its own.
+    expect(talliesOf(s).totals).toBe(s.totals);
+    const { shard: _, ...inMemory } = BARE;
+    expect(talliesOf({ ...inMemory, dir: root, state: 'finished', met: true }).totals).toEqual(s.totals);
   });
 
   it('refuses a value nested past MAX_DEPTH in one line, before any field is read', () => {

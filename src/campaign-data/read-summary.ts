@@ -17,7 +17,6 @@ import { UserError } from '../util/errors.js';
 import { MiB, readRegularFile } from '../util/regular-file.js';
 import { CAMPAIGN_FILES } from './campaign-folder.js';
 import { CAMPAIGN_NAME, type CellName, MAX_CELLS, type Shard } from './cell.js';
-import { markOf } from './mark.js';
 import { type CampaignProgress, type CampaignStateName, isRunner, observedState } from './state.js';
 import {
   checkFields,
@@ -33,7 +32,7 @@ import {
   storedCell,
 } from './stored-fields.js';
 import type { CampaignSummary, SummaryRecord, WrittenState } from './summary-record.js';
-import { byConfiguration, cellsNotRun, counts, pointsByConfiguration } from './tallies.js';
+import { summaryTallies } from './tallies.js';
 
 /**
  * The most of a summary.json that is read: a campaign of MAX_CELLS cells writes a few
@@ -188,17 +187,5 @@ export function readSummary(dir: string, nowMs = Date.now()): SummaryRecord {
     schema: isCount(schema) ? Number(schema) : 1,
     written,
     ...summaryTallies(summary),
-  };
-}
-
-/** A summary's tallies as its record carries them: the pages and serve show these. */
-export function summaryTallies(
-  s: CampaignSummary,
-): Pick<SummaryRecord, 'totals' | 'configurations' | 'points' | 'notRun'> {
-  return {
-    totals: counts(s),
-    configurations: byConfiguration(s).map((t) => ({ ...t, mark: markOf(t.met, t.ran) })),
-    points: pointsByConfiguration(s),
-    notRun: cellsNotRun(s),
   };
 }

@@ -10,7 +10,6 @@ import { SCHEMA_VERSION } from '../version.js';
 import type { Actual, Cell, CellName, Shard } from './cell.js';
 import type { Mark } from './mark.js';
 import type { CampaignProgress, CampaignRunner, CampaignStateName } from './state.js';
-import type { ConfigurationTally, PointTally, Totals } from './tallies.js';
 
 /**
  * The schema summary.json is written with (its `schema` field, version.ts's stamp). A file
@@ -102,18 +101,55 @@ export interface WrittenState {
   runner?: CampaignRunner;
 }
 
+/** What a campaign's cells add up to (tallies.ts). */
+export interface Totals {
+  cells: number;
+  met: number;
+  mismatched: number;
+  errors: number;
+  interrupted: number;
+}
+
+/** One configuration over its seeds: how many of its runs met the expectation. */
+export interface ConfigurationTally {
+  /** The cell id without its seed: "redlock/lock-set/client-pause/unfenced". */
+  configuration: string;
+  expect: string;
+  met: number;
+  /** Runs that gave a verdict (not interrupted, not run). */
+  ran: number;
+  seeds: number;
+}
+
+/** A configuration's code point over its seeds: the sums of its runs' rows. */
+export interface PointTally {
+  configuration: string;
+  point: string;
+  fault: string;
+  reached: number;
+  hits: number;
+  followed: number;
+  /** Runs of the configuration that reported it, and those in which the fault hit at least once. */
+  runs: number;
+  runsHit: number;
+}
+
 /** A configuration's tally over its seeds, with its outcome (mark.ts) for the night. */
 export type MarkedTally = ConfigurationTally & { mark: Mark };
 
-/** summary.json as read back (read-summary.ts): the summary, what wrote it, and its tallies. */
-export interface SummaryRecord extends CampaignSummary {
-  /** The lockchaos version that wrote it; absent in a file from before the stamp. */
-  lockchaos?: string;
-  schema: number;
-  written: WrittenState;
+/** The tallies a summary carries, made from its cells by one rule (tallies.ts). */
+export interface SummaryTallies {
   totals: Totals;
   configurations: MarkedTally[];
   points: PointTally[];
   /** This shard's cells that have no verdict: still to run, or (ended early) never ran. */
   notRun: CellName[];
+}
+
+/** summary.json as read back (read-summary.ts): the summary, what wrote it, and its tallies. */
+export interface SummaryRecord extends CampaignSummary, SummaryTallies {
+  /** The lockchaos version that wrote it; absent in a file from before the stamp. */
+  lockchaos?: string;
+  schema: number;
+  written: WrittenState;
 }

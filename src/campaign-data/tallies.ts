@@ -5,18 +5,21 @@
  * shows these numbers, not numbers of its own.
  */
 import type { CellName } from './cell.js';
-import type { CampaignSummary, CellResult } from './summary-record.js';
+import { markOf } from './mark.js';
+import type {
+  CampaignSummary,
+  CellResult,
+  ConfigurationTally,
+  PointTally,
+  SummaryRecord,
+  SummaryTallies,
+  Totals,
+} from './summary-record.js';
+
+export type { ConfigurationTally, PointTally, Totals } from './summary-record.js';
 
 /** A cell the campaign's interruption left without a verdict (cut short, or never started). */
 export const interrupted = (r: CellResult) => r.actual === 'aborted' || r.actual === 'not-run';
-
-export interface Totals {
-  cells: number;
-  met: number;
-  mismatched: number;
-  errors: number;
-  interrupted: number;
-}
 
 export function counts(s: Pick<CampaignSummary, 'cells'>): Totals {
   const c = s.cells;
@@ -32,17 +35,6 @@ export function counts(s: Pick<CampaignSummary, 'cells'>): Totals {
 
 /** A cell's configuration: its id without its seed ("redlock/lock-set/client-pause/unfenced"). */
 export const configurationOf = (id: string) => id.replace(/\/seed-\d+$/, '');
-
-/** One configuration over its seeds: how many of its runs met the expectation. */
-export interface ConfigurationTally {
-  /** The cell id without its seed: "redlock/lock-set/client-pause/unfenced". */
-  configuration: string;
-  expect: string;
-  met: number;
-  /** Runs that gave a verdict (not interrupted, not run). */
-  ran: number;
-  seeds: number;
-}
 
 /**
  * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
@@ -67,19 +59,6 @@ export function byConfiguration(s: Pick<CampaignSummary, 'cells' | 'missingCells
     if (r?.met) t.met++;
   }
   return [...tallies.values()];
-}
-
-/** A configuration's code point over its seeds: the sums of its runs' rows. */
-export interface PointTally {
-  configuration: string;
-  point: string;
-  fault: string;
-  reached: number;
-  hits: number;
-  followed: number;
-  /** Runs of the configuration that reported it, and those in which the fault hit at least once. */
-  runs: number;
-  runsHit: number;
 }
 
 /**
@@ -128,3 +107,21 @@ export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): Cell
     .filter((r) => r.actual === 'not-run')
     .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));
 }
+
+/** A summary's tallies as its record carries them (read-summary.ts, the pages): one rule for all. */
+export function summaryTallies(s: CampaignSummary): SummaryTallies {
+  return {
+    totals: counts(s),
+    configurations: byConfiguration(s).map((t) => ({ ...t, mark: markOf(t.met, t.ran) })),
+    points: pointsByConfiguration(s),
+    notRun: cellsNotRun(s),
+  };
+}
+
+const isRecord = (s: CampaignSummary | SummaryRecord): s is SummaryRecord => 'totals' in s && 'notRun' in s;
+
+/**
+ * What a page shows of a summary's tallies: a record's own, as its reader made them; a
+ * summary in memory (a campaign running, a merge) tallied once here.
+ */
+export const talliesOf = (s: CampaignSummary | SummaryRecord): SummaryTallies => (isRecord(s) ? s : summaryTallies(s));

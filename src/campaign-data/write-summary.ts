@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import { version } from '../version.js';
 import { type CampaignSummary, SUMMARY_SCHEMA } from './summary-record.js';
-import { byConfiguration, cellsNotRun, counts, pointsByConfiguration } from './tallies.js';
+import { talliesOf } from './tallies.js';
 
 /**
  * summary.json's text: what wrote it and its schema first, the campaign and its state,
@@ -14,6 +14,7 @@ import { byConfiguration, cellsNotRun, counts, pointsByConfiguration } from './t
  */
 export function summaryJson(s: CampaignSummary): string {
   const rel = (p: string | undefined) => (p === undefined ? undefined : relative(s.dir, p));
+  const t = talliesOf(s);
   const out = {
     lockchaos: version,
     schema: SUMMARY_SCHEMA,
@@ -32,13 +33,14 @@ export function summaryJson(s: CampaignSummary): string {
     ...(s.progress !== undefined ? { progress: s.progress } : {}),
     ...(s.runner !== undefined ? { runner: s.runner } : {}),
     met: s.met,
-    notRun: cellsNotRun(s),
+    notRun: t.notRun,
     ...(s.missing !== undefined ? { missing: s.missing } : {}),
     ...(s.mergedShards !== undefined ? { mergedShards: s.mergedShards } : {}),
     ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
-    totals: counts(s),
-    configurations: byConfiguration(s),
-    points: pointsByConfiguration(s),
+    totals: t.totals,
+    // Marks are the reader's (mark.ts), from these numbers: the file keeps the numbers.
+    configurations: t.configurations.map(({ mark: _, ...tally }) => tally),
+    points: t.points,
     cells: s.cells.map((r) => ({
       index: r.cell.index,
       entry: r.cell.entry,

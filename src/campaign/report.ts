@@ -1,7 +1,8 @@
 /**
  * What a campaign shows: summary.html (one self-contained page), junit.xml (one test
  * case per run) and the terminal table, all from its summary (campaign-data: the record
- * summary.json holds, its tallies and its one writer and reader).
+ * summary.json holds, its one writer and reader), and its tallies as the record has them
+ * (talliesOf: a record's own, a summary in memory's made once by the same rule).
  */
 
 import { relative } from 'node:path';
@@ -10,15 +11,7 @@ import type { Actual, Shard } from '../campaign-data/cell.js';
 import type { FlipsSince } from '../campaign-data/flips.js';
 import { progressText } from '../campaign-data/state.js';
 import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
-import {
-  byConfiguration,
-  type ConfigurationTally,
-  cellsNotRun,
-  counts,
-  interrupted,
-  type PointTally,
-  pointsByConfiguration,
-} from '../campaign-data/tallies.js';
+import { type ConfigurationTally, interrupted, type PointTally, talliesOf } from '../campaign-data/tallies.js';
 import { cspMeta } from '../report/csp.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
@@ -50,11 +43,11 @@ export function stateText(s: CampaignSummary): string {
   if (s.state === 'running')
     return `running: ${s.progress ? progressText(s.progress) : `${s.cells.length} cells done`}`;
   if (s.state === 'cut-short') {
-    const n = cellsNotRun(s).length;
+    const n = talliesOf(s).notRun.length;
     return `cut short by ${s.cutShortBy ?? 'an interruption'}: ${plural(n, 'cell')} never ran`;
   }
   if (s.state === 'failed') {
-    const n = cellsNotRun(s).length;
+    const n = talliesOf(s).notRun.length;
     return `failed: ${s.failedBy ?? 'an error'}${n ? `: ${plural(n, 'cell')} never ran` : ''}`;
   }
   return 'finished';
@@ -93,7 +86,7 @@ export function campaignJUnit(s: CampaignSummary): string {
   });
   // Cells that have no case yet: a running campaign's still to come, a cut-short one's never run.
   const listed = new Set(s.cells.map((r) => r.cell.index));
-  for (const m of cellsNotRun(s).filter((c) => !listed.has(c.index))) {
+  for (const m of talliesOf(s).notRun.filter((c) => !listed.has(c.index))) {
     cases.push({
       name: m.id,
       className: `campaign.${s.name}`,
@@ -167,9 +160,8 @@ export function terminalTable(s: CampaignSummary): string {
   const head = ['#', 'cell', 'expect', 'actual', 'time', 'result'];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length));
   const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
-  const t = counts(s);
+  const { totals: t, configurations: tallies, points, notRun: notYet } = talliesOf(s);
   const out = [line(head), ...rows.map(line)];
-  const tallies = byConfiguration(s);
   if (tallies.some((c) => c.seeds > 1) || s.shard || s.missing) {
     const width = tallies.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'by configuration, over its seeds:');
@@ -180,7 +172,6 @@ export function terminalTable(s: CampaignSummary): string {
       );
     }
   }
-  const points = pointsByConfiguration(s);
   if (points.length > 0) {
     const width = points.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'code points, over each configuration’s seeds:');
@@ -200,7 +191,7 @@ export function terminalTable(s: CampaignSummary): string {
     for (const r of misses)
       out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
   }
-  const notRun = endedEarly(s) ? cellsNotRun(s) : [];
+  const notRun = endedEarly(s) ? notYet : [];
   if (notRun.length) {
     out.push('', `never ran (${stateText(s)}):`);
     for (const c of notRun.slice(0, 20)) out.push(`  #${c.index + 1} ${c.id}`);
@@ -296,7 +287,8 @@ export interface SummaryHtmlOptions {
  * INVALID that was expected is a success. Mismatches come first; every column sorts on a click.
  */
 export function summaryHtml(s: CampaignSummary, o: SummaryHtmlOptions = {}): string {
-  const t = counts(s);
+  const tallies = talliesOf(s);
+  const t = tallies.totals;
   const href = (p: string) =>
     relative(s.dir, p)
       .split('/')
@@ -343,8 +335,8 @@ ${cspMeta([sortable])}
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
 ${missesLead(s, href)}
 ${flipsSection(o.since, s.startedAt.slice(0, 10))}
-${pointsTable(pointsByConfiguration(s))}
-${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
+${pointsTable(tallies.points)}
+${tallyTable(tallies.configurations, Boolean(s.shard) || Boolean(s.missing))}
 ${stateNote(s)}
 ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
@@ -367,7 +359,7 @@ function stateNote(s: CampaignSummary): string {
     return `<p class="note" id="state-note">As of ${htmlText(s.updatedAt ?? s.startedAt)}: this page is rewritten as cells finish. If it stays like this, the runner was stopped; <code>${cliCommand} serve</code> tells the two apart.</p>`;
   }
   if (!endedEarly(s)) return '';
-  const notRun = cellsNotRun(s);
+  const notRun = talliesOf(s).notRun;
   if (notRun.length === 0) return '';
   const items = notRun.map((c) => `<li>#${htmlText(c.index + 1)} ${htmlText(c.id)}</li>`).join('');
   return `<details class="never-ran" id="never-ran" open><summary>${htmlText(plural(notRun.length, 'cell'))} never ran</summary><ul>${items}</ul></details>`;
