@@ -15,6 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CampaignSummary, CellResult } from '../src/campaign-data/summary-record.js';
+import { summaryJson } from '../src/campaign-data/write-summary.js';
 import { DEFAULTS, fencingWord, type TestConfig } from '../src/run-data/config.js';
 import { writeResults, writeTestJson } from '../src/run-data/run-folder.js';
 
@@ -73,63 +75,69 @@ export interface SyntheticCell {
 }
 
 /**
- * One campaign folder, <store>/campaigns/<name>/<startedAt>/, with summary.json (as
- * campaign/report.ts writes it), summary.html and its runs.
+ * One campaign folder, <store>/campaigns/<name>/<startedAt>/, with summary.json (written by
+ * the campaign's own writer, campaign-data/write-summary.ts), summary.html and its runs.
  */
 export function writeSyntheticCampaign(store: string, name: string, startedAt: string, cells: SyntheticCell[]): string {
   const dir = join(store, 'campaigns', name, stampOf(startedAt));
-  const out: Record<string, unknown>[] = [];
-  const configurations: Record<string, unknown>[] = [];
-  let index = 0;
-  for (const c of cells) {
+  const results: CellResult[] = [];
+  cells.forEach((c, entry) => {
     const configuration = `${c.backend}/lock-set/${c.nemesis}/${fencingWord(c.fencing)}`;
-    let met = 0;
     c.actual.forEach((valid, i) => {
       const seed = i + 1;
+      const index = results.length;
       const id = `${configuration}/seed-${seed}`;
       const runDir = join(
+        dir,
         'runs',
         `${String(index + 1).padStart(3, '0')}-${id.replace(/\//g, '-')}`,
         stampOf(startedAt),
       );
-      writeSyntheticRun(join(dir, runDir), { backend: c.backend, nemesis: c.nemesis, fencing: c.fencing, seed, valid });
+      writeSyntheticRun(runDir, { backend: c.backend, nemesis: c.nemesis, fencing: c.fencing, seed, valid });
       const actual = valid === true ? 'valid' : valid === false ? 'invalid' : 'unknown';
-      const cellMet = actual === c.expect;
-      if (cellMet) met++;
-      out.push({
-        index,
-        id,
+      const config: TestConfig = {
+        ...DEFAULTS,
+        name: configuration,
         backend: c.backend,
         nemesis: c.nemesis,
         fencing: c.fencing,
         seed,
-        expect: c.expect,
+      };
+      results.push({
+        cell: {
+          index,
+          entry,
+          id,
+          backend: c.backend,
+          workload: 'lock-set',
+          nemesis: c.nemesis,
+          fencing: c.fencing,
+          seed,
+          expect: c.expect,
+          config,
+        },
         actual,
-        met: cellMet,
+        met: actual === c.expect,
+        message: actual === c.expect ? `${actual} as expected` : `expected ${c.expect}, got ${actual}`,
+        durationS: 25,
         dir: runDir,
         report: join(runDir, 'report.html'),
       });
-      index++;
     });
-    configurations.push({ configuration, expect: c.expect, met, ran: c.actual.length, seeds: c.actual.length });
-  }
-  const metCount = out.filter((c) => c.met).length;
-  const summary = {
-    lockchaos: '0.1.0',
-    schema: 1,
+  });
+  const summary: CampaignSummary = {
     name,
     source: `${name}.yaml`,
-    shard: null,
-    totalCells: out.length,
+    dir,
+    totalCells: results.length,
     startedAt,
     finishedAt: startedAt,
     interrupted: false,
-    met: metCount === out.length,
-    totals: { cells: out.length, met: metCount, mismatched: out.length - metCount, errors: 0, interrupted: 0 },
-    configurations,
-    cells: out,
+    state: 'finished',
+    met: results.every((r) => r.met),
+    cells: results,
   };
-  writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(dir, 'summary.json'), summaryJson(summary));
   writeFileSync(
     join(dir, 'summary.html'),
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body data-ready="true"><h1>campaign ${name}</h1></body></html>\n`,

@@ -51,4 +51,10 @@ export interface CheckerWords {
   overlappingHolds?(result: CheckResult): number | undefined;
   /** Worth saying though the run could be judged (the summary's and the report's warnings). */
   warnings?(result: CheckResult): string[];
+  /**
+   * Its violations are a failure in the words of what failed (a client program's library,
+   * under a fault): the headline says them as they are, not under the checker's name, and
+   * after the run's own story when another violation leads.
+   */
+  ownWords?: true;
 }

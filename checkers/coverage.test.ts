@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { aimedFaults } from '../src/nemesis/aimed-faults.js';
 import { H } from '../test/unit/history-builder.js';
-import { aimedFaults, cappedPointsResult, codePointsResult, coverage, coverageLines } from './coverage.js';
+import { cappedPointsResult, codePointsResult, coverage, coverageLines } from './coverage.js';
 import { checkMutualExclusion } from './mutual-exclusion.js';
 
 const TTL = 1;
@@ -81,15 +82,6 @@ describe('code point coverage', () => {
     const never = coverage(new H().acquire(0).release(0).ops, [], { 'in-hold': 1 }, aimed, TTL);
     expect(never[0]).toMatchObject({ point: 'in-hold', hits: 0 });
     expect(codePointsResult(never)).toEqual([]);
-  });
-
-  it("names the in-acquire point by the backend's own name", () => {
-    expect(aimedFaults([{ kind: 'client-pause', target: 'in-acquire' }], 'after-votes')).toEqual([
-      { kind: 'client-pause', point: 'after-votes' },
-    ]);
-    expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([
-      { kind: 'client-pause', point: 'in-hold', counts: false },
-    ]);
   });
 });
 

@@ -5,10 +5,10 @@
  * counted violation followed. A point a fault aimed at that no client reached is listed
  * as not exercised: a valid verdict then says nothing about that point.
  *
- * A hit is a fault start recorded with the point as its `at` (client-pause:at=...,
- * client-pause:in-acquire, wire:..., and a holder's pause or kill, caught at in-hold); a violation follows it when one of the operations
- * the violation marks lies between the hit and two TTLs after the fault ended (the stale
- * holder goes on, the held request lands, the next holder acquires).
+ * A hit is a fault start recorded with the point as its `at` (a fault kind declares the
+ * point a spec of it aims at: src/nemesis/aimed-faults.ts); a violation follows it when
+ * one of the operations the violation marks lies between the hit and two TTLs after the
+ * fault ended (the stale holder goes on, the held request lands, the next holder acquires).
  */
 import type { Op } from '../src/history/op.js';
 import type { CheckResult } from './result.js';
@@ -30,7 +30,7 @@ export interface CoverageRow {
   counts?: false;
 }
 
-/** A fault aimed at a point, from the run's --nemesis spec. */
+/** A fault aimed at a point, from the run's --nemesis spec (each kind declares where: src/nemesis/aimed-faults.ts). */
 export interface AimedFault {
   kind: string;
   point: string;
@@ -102,28 +102,6 @@ export function coverage(
   const others = [...new Set([...LISTED, ...Object.keys(reached)])].filter((p) => !seen.has(p));
   for (const point of others) rows.push({ point, reached: reached[point] ?? 0, hits: 0, followed: 0 });
   return rows;
-}
-
-/** Where a holder's pause or kill catches its client (nemesis/kinds/client-pause.ts HOLDER_POINT). */
-const HOLDER_POINT = 'in-hold';
-
-/** The faults of a --nemesis spec aimed at a point, given how the backend names its in-acquire point. */
-export function aimedFaults(
-  specs: readonly { kind: string; target: string; mode?: string }[],
-  inAcquirePoint?: string,
-) {
-  const aimed: AimedFault[] = [];
-  for (const s of specs) {
-    if ((s.kind === 'client-pause' || s.kind === 'client-kill') && s.target.startsWith('at='))
-      aimed.push({ kind: s.kind, point: s.target.slice(3) });
-    else if ((s.kind === 'client-pause' || s.kind === 'client-kill') && s.target === 'holder')
-      aimed.push({ kind: s.kind, point: HOLDER_POINT, counts: false });
-    else if ((s.kind === 'client-pause' || s.kind === 'client-clock') && s.target === 'in-acquire' && inAcquirePoint)
-      aimed.push({ kind: s.kind, point: inAcquirePoint });
-    else if (s.kind === 'wire')
-      aimed.push({ kind: s.kind, point: `wire:${s.target}`, ...(s.mode ? { mode: s.mode } : {}) });
-  }
-  return aimed;
 }
 
 /** One line a row: the point, how often reached, the fault, its hits and what followed. */

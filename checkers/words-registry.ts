@@ -1,8 +1,9 @@
 /**
  * The checkers that speak for their results, by the name their results carry: the report,
  * the headline and the sweep read a result through its checker's words (checker-words.ts).
- * A result of a checker not listed (linearizability, a client program's failures) says
- * nothing beyond its summary and is taken to judge the data.
+ * A result of a checker not listed (linearizability) says nothing beyond its summary and
+ * is taken to judge the data. A client program's failures (src/runner/program-failures.ts)
+ * are said in the library's own words.
  */
 import type { CheckerWords } from './checker-words.js';
 import { evidenceWords } from './evidence.js';
@@ -16,6 +17,7 @@ const WORDS: Record<string, CheckerWords> = {
   'lost-updates': lostUpdatesWords,
   fencing: fencingWords,
   evidence: evidenceWords,
+  'client-program': { judges: 'data', ownWords: true },
 };
 
 const SILENT: CheckerWords = { judges: 'data' };

@@ -27,7 +27,7 @@ import type { Op } from '../../src/history/op.js';
 import { type PairedOp, type Pairing, visitOperations } from '../../src/history/pairs.js';
 import { UserError } from '../../src/util/errors.js';
 import { findModel, MODEL_NAMES } from '../models/index.js';
-import type { AnyModel, Model } from '../models/model.js';
+import type { AnyModel, Model } from '../models/linearizable-model.js';
 import type { CheckResult, Validity } from '../result.js';
 import { buffers } from './buffers.js';
 import { type Counterexample, explainImpossible, onKey } from './explain.js';

@@ -6,7 +6,7 @@
 import type { PairedOutcome } from '../../src/history/pairs.js';
 import { plural } from '../../src/util/plural.js';
 import { printable } from '../../src/util/printable.js';
-import { type Model, type PartOp, Rejection } from '../models/model.js';
+import { type Model, type PartOp, Rejection } from '../models/linearizable-model.js';
 import type { PartSearch } from './search.js';
 
 /** An operation as reports show it. */

@@ -2,7 +2,7 @@
  * The states of one search as the model's `step` answers them, interned to small integers
  * by the model's key: the StateSpace of a model that keeps none of its own.
  */
-import { type Model, type OpInput, type OpOutput, Rejection, type StateSpace } from '../models/model.js';
+import { type Model, type OpInput, type OpOutput, Rejection, type StateSpace } from '../models/linearizable-model.js';
 
 export class InternedSpace<S> implements StateSpace<S> {
   private readonly states: S[] = [];

@@ -9,7 +9,7 @@ import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';
 import { guessModel } from '../models/index.js';
 import { kv } from '../models/kv.js';
-import type { AnyModel } from '../models/model.js';
+import type { AnyModel } from '../models/linearizable-model.js';
 import { register } from '../models/register.js';
 import { checkLinearizable } from './check-linearizable.js';
 import { useStepClock, useWallClock } from './search-clock.js';

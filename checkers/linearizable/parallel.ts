@@ -29,7 +29,7 @@ import { Worker } from 'node:worker_threads';
 import type { Op } from '../../src/history/op.js';
 import { compiledBeside } from '../../src/util/paths.js';
 import { findModel } from '../models/index.js';
-import type { AnyModel } from '../models/model.js';
+import type { AnyModel } from '../models/linearizable-model.js';
 import {
   type CheckOptions,
   conclude,

@@ -17,7 +17,7 @@
  * allocated once and never copied; the first are small, so that a history of many small
  * parts does not reserve a large chunk for each.
  */
-import type { OpInput, PartOp } from '../models/model.js';
+import type { OpInput, PartOp } from '../models/linearizable-model.js';
 import type { PartData } from './explain.js';
 
 /** Some of a part's operations, in order. */

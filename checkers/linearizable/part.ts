@@ -10,7 +10,7 @@
  * limit the search stops as out of memory rather than crash.
  */
 import { getHeapStatistics } from 'node:v8';
-import type { Model, Reduction } from '../models/model.js';
+import type { Model, Reduction } from '../models/linearizable-model.js';
 import { type Counterexample, explain, type PartData } from './explain.js';
 import { ReadSources } from './read-sources.js';
 import { type Budget, PartSearch, type SearchOp, type SearchStatus } from './search.js';

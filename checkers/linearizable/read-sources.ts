@@ -3,7 +3,7 @@
  * part's search: a read's sources are every blind write it can follow (see SourceSink).
  * Nothing is allocated until a model tells of a read: most models never do.
  */
-import type { SourceSink } from '../models/model.js';
+import type { SourceSink } from '../models/linearizable-model.js';
 
 export class ReadSources {
   /** Per op: where its sources start in `writes`, plus one; 0 for an op never told of. */

@@ -57,7 +57,7 @@
  *   a linearizable history passes a new farthest point at nearly every step forward;
  * - states are small integers: the model's own (Model.space), or interned by its keys.
  */
-import { type Model, type OpInput, type OpOutput, type StateSpace, UNREACHABLE } from '../models/model.js';
+import { type Model, type OpInput, type OpOutput, type StateSpace, UNREACHABLE } from '../models/linearizable-model.js';
 import { buffers } from './buffers.js';
 import { InternedSpace } from './interned-space.js';
 import type { ReadSources } from './read-sources.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { pairOperations } from '../../src/history/pairs.js';
 import { buildHistory, historyArb, modelNamed } from '../../test/unit/linearizable-support.js';
 import { MODEL_NAMES } from '../models/index.js';
-import type { Model, OpInput, OpOutput } from '../models/model.js';
+import type { Model, OpInput, OpOutput } from '../models/linearizable-model.js';
 import type { PartData } from './explain.js';
 import { Splitter } from './split.js';
 

@@ -10,7 +10,7 @@
  */
 import { HistoryError } from '../../src/history/errors.js';
 import type { PairedOp } from '../../src/history/pairs.js';
-import type { Model, OpInput, OpOutput, PartOp } from '../models/model.js';
+import type { Model, OpInput, OpOutput, PartOp } from '../models/linearizable-model.js';
 import type { PartData } from './explain.js';
 import { ColumnWriter, decodePart, type PartColumns, retOf } from './part-wire.js';
 

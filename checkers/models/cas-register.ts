@@ -6,7 +6,7 @@
  * (nil as "not known"), so on a history whose reads of nil meant "not yet written" and an
  * --initial other than nil, this model finds those reads impossible where Knossos does not.
  */
-import { type Model, type OpInput, type PartOp, REJECTED, reject } from './model.js';
+import { type Model, type OpInput, type PartOp, REJECTED, reject } from './linearizable-model.js';
 import {
   describeRead,
   impossibleObservation,

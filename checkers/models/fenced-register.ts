@@ -9,7 +9,7 @@
  * - an info write, if it takes effect, applies iff its token is not stale, and otherwise has
  *   no effect (the store would have rejected it; the client never heard).
  */
-import { type Model, type OpInput, type PartOp, reject } from './model.js';
+import { type Model, type OpInput, type PartOp, reject } from './linearizable-model.js';
 import { observedIdByRead, ValueIds } from './value-ids.js';
 import {
   describeRead,

@@ -6,12 +6,12 @@ import { UserError } from '../../src/util/errors.js';
 import { casRegister } from './cas-register.js';
 import { fencedRegister } from './fenced-register.js';
 import { kv } from './kv.js';
-import type { AnyModel, Model } from './model.js';
+import type { AnyModel, Model } from './linearizable-model.js';
 import { mutex } from './mutex.js';
 import { mutexAnon } from './mutex-anon.js';
 import { register } from './register.js';
 
-export type { Model } from './model.js';
+export type { Model } from './linearizable-model.js';
 
 export const MODELS: Readonly<Record<string, AnyModel>> = {
   mutex,

@@ -9,7 +9,7 @@ import { bruteForce, buildHistory, historyArb } from '../../test/unit/linearizab
 import { buffers } from '../linearizable/buffers.js';
 import { checkLinearizable } from '../linearizable/check-linearizable.js';
 import { kv } from './kv.js';
-import { REJECTED, Rejection, UNREACHABLE } from './model.js';
+import { REJECTED, Rejection, UNREACHABLE } from './linearizable-model.js';
 
 const op = (f: string, index: number, value?: unknown) => ({ f, process: 0, value, index });
 const ok = (value?: unknown) => ({ known: true, value });

@@ -26,7 +26,7 @@ import {
   type SourceSink,
   type StateSpace,
   UNREACHABLE,
-} from './model.js';
+} from './linearizable-model.js';
 import { impossibleObservation, reduceByObservation, showValue, valueKey } from './values.js';
 
 /** The key's value; "" also when absent. */

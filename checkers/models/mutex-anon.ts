@@ -2,7 +2,7 @@
  * Knossos's mutex: acquire iff free, release iff held, by any process. For lock services
  * whose release does not check the holder.
  */
-import { type Model, reject } from './model.js';
+import { type Model, reject } from './linearizable-model.js';
 
 /** Whether the lock is held. */
 export type AnonMutexState = boolean;

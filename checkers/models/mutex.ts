@@ -3,7 +3,7 @@
  * release it. The owner is the operation's process: lockchaos gives a client a new process
  * number after an `info`, so "process" is "who believes it holds the lock".
  */
-import { type Model, type OpInput, type PartOp, type Reduction, reject } from './model.js';
+import { type Model, type OpInput, type PartOp, type Reduction, reject } from './linearizable-model.js';
 
 /** The owning process, or null when free. */
 export type MutexState = number | null;

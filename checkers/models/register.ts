@@ -3,7 +3,7 @@
  * value; nil, null or a missing value mean the register holds nil). Values are compared by
  * structure, so a register may hold a JSON array or object. Initially nil, or --initial.
  */
-import type { Model, PartOp } from './model.js';
+import type { Model, PartOp } from './linearizable-model.js';
 import { observedIdByRead, ValueIds } from './value-ids.js';
 import {
   describeRead,

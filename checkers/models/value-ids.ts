@@ -10,7 +10,7 @@
  * by element with the first array of its value seen, which the history holds already; any
  * other value by its valueKey.
  */
-import type { PartOp } from './model.js';
+import type { PartOp } from './linearizable-model.js';
 import { finiteNumbers, valueKey } from './values.js';
 
 export class ValueIds {

@@ -1,7 +1,7 @@
 /**
  * Helpers for models over JSON-like values: a value's key, equality and few-character form,
  * and the rules register-like models share (a read against the value held, the reduction
- * by observation, an observation no producer explains). model.ts is what a model is.
+ * by observation, an observation no producer explains). linearizable-model.ts is what a model is.
  */
 import {
   MAX_SOURCES,
@@ -12,7 +12,7 @@ import {
   type Rejection,
   reject,
   type SourceSink,
-} from './model.js';
+} from './linearizable-model.js';
 
 /**
  * A key such that two values have equal keys iff they are structurally equal (arrays by

@@ -4,9 +4,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { loadCampaign } from '../campaign/load.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
 import { loadRun } from '../run-data/run-folder.js';
 import { type BenchSpec, benchCampaign, benchPoints } from './grid.js';
 import { type BenchReport, benchHtml, benchJson } from './html.js';

@@ -6,12 +6,15 @@
  * finished. A campaign that ends in an internal error says so (state failed, and the
  * error), not "running" (which a reader would take for a killed runner).
  */
+
+import { estimate, HEARTBEAT_MS, thisRunner } from '../campaign-data/state.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { judge } from './expect.js';
 import type { Cell } from './matrix.js';
-import { type CampaignSummary, type CellResult, campaignJUnit, summaryHtml, summaryJson } from './report.js';
-import { estimate, HEARTBEAT_MS, thisRunner } from './state.js';
+import { campaignJUnit, summaryHtml } from './report.js';
 import type { CampaignPlan } from './validate.js';
 
 export class CampaignRecord {

@@ -8,21 +8,16 @@ import type { CheckResult } from '../../checkers/result.js';
 import { specOf, specOfYaml } from '../../test/unit/campaign-plan.js';
 import { expectOwnScriptsOnly } from '../../test/unit/page-policy.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { pointsByConfiguration } from '../campaign-data/tallies.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { campaignSource } from './load.js';
 import { type Cell, expandCells, parseShard, type ResolvedCell, shardCells } from './matrix.js';
-import {
-  type CampaignSummary,
-  type CellResult,
-  campaignJUnit,
-  pointsByConfiguration,
-  summaryHtml,
-  summaryJson,
-  terminalTable,
-} from './report.js';
+import { campaignJUnit, summaryHtml, terminalTable } from './report.js';
 import { cellSlug } from './run.js';
 import { type CampaignFile, readCampaignFile } from './spec.js';
 import { planCampaign } from './validate.js';
@@ -755,13 +750,13 @@ describe('campaign reports', () => {
 
 describe('the campaign JSON Schema', () => {
   it('is the one shipped in examples/ (regenerate: lockchaos campaign --schema > examples/campaign.schema.json)', async () => {
-    const { campaignJsonSchema } = await import('./json-schema.js');
+    const { campaignJsonSchema } = await import('./campaign-json-schema.js');
     const shipped = JSON.parse(readFileSync(join(packageRoot, 'examples/campaign.schema.json'), 'utf8'));
     expect(shipped).toEqual(campaignJsonSchema());
   });
 
   it('knows every run option and every key the validator knows', async () => {
-    const { campaignJsonSchema } = await import('./json-schema.js');
+    const { campaignJsonSchema } = await import('./campaign-json-schema.js');
     const { OPTION_FIELDS } = await import('./spec.js');
     const schema = campaignJsonSchema() as {
       properties: { defaults: { properties: object }; matrix: { items: { properties: object } } };

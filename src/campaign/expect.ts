@@ -9,12 +9,10 @@
 
 import { availabilityShortfall } from '../../checkers/availability.js';
 import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
+import type { Actual, Expectation } from '../campaign-data/cell.js';
 import { conditionsText, type RunCondition } from '../run-data/conditions.js';
-import type { Expectation } from './spec.js';
 
-/** What a cell ended with: a verdict, or why it has none. */
-export const ACTUALS = ['valid', 'invalid', 'unknown', 'error', 'aborted', 'not-run'] as const;
-export type Actual = (typeof ACTUALS)[number];
+export { ACTUALS, type Actual } from '../campaign-data/cell.js';
 
 export interface CellOutcome {
   actual: Actual;

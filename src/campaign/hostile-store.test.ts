@@ -7,14 +7,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pruneNights } from '../campaign-data/nights.js';
+import { readSummary } from '../campaign-data/read-summary.js';
+import type { CampaignSummary } from '../campaign-data/summary-record.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { campaignCommand } from '../cli/campaign.js';
 import { packageRoot } from '../util/paths.js';
 import { judge } from './expect.js';
 import { loadCampaign } from './load.js';
 import { shardCells } from './matrix.js';
-import { mergeCampaign, readShard } from './merge.js';
-import { pruneNights } from './nights.js';
-import { type CampaignSummary, summaryJson } from './report.js';
+import { mergeCampaign } from './merge.js';
 
 const { spec, allCells: cells } = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 
@@ -156,11 +158,11 @@ describe('campaign merge --store never writes or removes outside the store', () 
 describe('campaign merge bounds what a shard says by what it holds', () => {
   it('refuses a totalCells past what a campaign can hold, or past the cells it names', () => {
     const huge = shard(undefined, '2026-12-01T02:00:00.000Z', (s) => (s.totalCells = 1e12));
-    expect(() => readShard(huge)).toThrow(/'s totalCells is not a count of cells up to 10000 \(1000000000000\)/);
+    expect(() => readSummary(huge)).toThrow(/'s totalCells is not a count of cells up to 10000 \(1000000000000\)/);
     const more = shard({ index: 1, count: 2 }, '2026-12-01T02:00:00.000Z', (s) => (s.totalCells = cells.length + 5));
-    expect(() => readShard(more)).toThrow(new RegExp(`its allCells lists ${cells.length} cells, its totalCells is`));
+    expect(() => readSummary(more)).toThrow(new RegExp(`its allCells lists ${cells.length} cells, its totalCells is`));
     const index = shard({ index: 3, count: 2 }, '2026-12-01T02:00:00.000Z');
-    expect(() => readShard(index)).toThrow(/'s shard is not a shard \{index, count\}: an index from 1 to its count/);
+    expect(() => readSummary(index)).toThrow(/'s shard is not a shard \{index, count\}: an index from 1 to its count/);
   });
 
   it('copies no link of a shard, and says how many it skipped', () => {

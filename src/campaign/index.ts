@@ -1,4 +1,7 @@
 /** Campaigns: a YAML matrix of runs with expected verdicts, for nightly CI. */
+
+export type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+export { summaryJson } from '../campaign-data/write-summary.js';
 export { type Actual, type CellOutcome, judge } from './expect.js';
 export { campaignSource, loadCampaign, readCampaignPlan } from './load.js';
 export {
@@ -11,14 +14,7 @@ export {
   type Shard,
   shardCells,
 } from './matrix.js';
-export {
-  type CampaignSummary,
-  type CellResult,
-  campaignJUnit,
-  summaryHtml,
-  summaryJson,
-  terminalTable,
-} from './report.js';
+export { campaignJUnit, summaryHtml, terminalTable } from './report.js';
 export {
   type CampaignHooks,
   type CampaignOptions,

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import { clientProgramName } from '../backends/client-protocol.js';
 import { type Backend, backendOf, isModulePath } from '../backends/index.js';
+import { type Cell, MAX_CELLS, type Shard } from '../campaign-data/cell.js';
 import { fencingWord, type TestConfig } from '../run-data/config.js';
 import { FencingRefused, locatePaths, type ResolvedRun, resolveRun, testName } from '../run-data/resolve.js';
 import { type RunParameters, resolveScenario, type Scenario, scenarioRunsOn } from '../scenarios/index.js';
@@ -14,28 +15,7 @@ import { UserError } from '../util/errors.js';
 import { child, SchemaError } from './schema.js';
 import type { CampaignSpec, CellMatch, Expectation, MatrixEntry } from './spec.js';
 
-/** The most cells a campaign may expand to: more could not run in any night. */
-export const MAX_CELLS = 10_000;
-
-export interface Cell {
-  /** Position in the campaign's full cell list (0-based), the same in every shard. */
-  index: number;
-  /** The matrix entry it came from (0-based). */
-  entry: number;
-  /** "redlock/lock-set/client-pause/unfenced/seed-1" (scenario cells: "scenario=control/..."). */
-  id: string;
-  backend: string;
-  workload: string;
-  nemesis: string;
-  scenario?: string;
-  fencing: boolean;
-  seed: number;
-  expect: Expectation;
-  /** The least share of acquires ok outside fault windows, when the cell expects one. */
-  availability?: number;
-  /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
-  config: TestConfig;
-}
+export { type Cell, MAX_CELLS, type Shard } from '../campaign-data/cell.js';
 
 /** A cell with its run resolved, once, as it was checked: what the campaign runs. */
 export interface ResolvedCell extends Cell {
@@ -331,12 +311,6 @@ function resolveCell(c: CellBase, cell: Cell, n: number): ResolvedRun {
     if (err instanceof UserError) throw new SchemaError(c.path, `cell ${cell.id}: ${err.message}`);
     throw err;
   }
-}
-
-export interface Shard {
-  /** 1-based. */
-  index: number;
-  count: number;
 }
 
 /** "2/4" → { index: 2, count: 4 }; a UserError otherwise. */

@@ -2,6 +2,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { pointsByConfiguration } from '../campaign-data/tallies.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { campaignCommand } from '../cli/campaign.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
@@ -9,14 +12,7 @@ import { judge } from './expect.js';
 import { loadCampaign } from './load.js';
 import { shardCells } from './matrix.js';
 import { mergeCampaign } from './merge.js';
-import {
-  type CampaignSummary,
-  type CellResult,
-  pointsByConfiguration,
-  summaryHtml,
-  summaryJson,
-  terminalTable,
-} from './report.js';
+import { summaryHtml, terminalTable } from './report.js';
 
 const { spec, allCells: cells } = await loadCampaign(join(packageRoot, 'examples/nightly.yaml'));
 

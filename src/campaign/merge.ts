@@ -7,8 +7,8 @@
  * merged files into the output folder, with links to each run's report.
  *
  * Refused, in one line: a folder without summary.json, one any field of which is not as
- * the campaign wrote it (stored-cell.ts; its name a plain name, its times ISO times, its
- * counts within what it holds), shards of different campaigns or shard counts, the same
+ * the campaign wrote it (campaign-data/read-summary.ts: its name a plain name, its times
+ * ISO times, its counts within what it holds), shards of different campaigns or shard counts, the same
  * cell or shard number twice, unsharded folders of different starts (two runs). Shards
  * not given leave their cells out, and the merge says how many are missing (the campaign
  * then did not meet its expectations). A shard is data: no link of it is copied, and in a
@@ -16,157 +16,17 @@
  */
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { summaryFiles } from '../campaign-data/campaign-folder.js';
+import type { CellName } from '../campaign-data/cell.js';
+import { flipsSince } from '../campaign-data/flips.js';
+import { readSummary } from '../campaign-data/read-summary.js';
+import type { CampaignStateName } from '../campaign-data/state.js';
+import { copyNoLink, insideStore, notALink } from '../campaign-data/store-path.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { UserError } from '../util/errors.js';
 import { cliCommand } from '../util/paths.js';
-import { CAMPAIGN_FILES, readSummaryText, summaryFiles } from './campaign-folder.js';
-import { flipsSince } from './flips.js';
-import { MAX_CELLS } from './matrix.js';
-import {
-  type CampaignSummary,
-  type CellName,
-  type CellResult,
-  campaignJUnit,
-  summaryHtml,
-  summaryJson,
-} from './report.js';
-import { NAME } from './spec.js';
-import { type CampaignProgress, type CampaignRunner, type CampaignStateName, observedState } from './state.js';
-import { copyNoLink, insideStore, notALink } from './store-path.js';
-import {
-  checkFields,
-  type FieldTable,
-  isBoolean,
-  isCellName,
-  isCount,
-  isObject,
-  isSeconds,
-  isString,
-  optional,
-  shown,
-  storedCell,
-} from './stored-cell.js';
-
-interface StoredSummary {
-  allCells?: CellName[];
-  name: string;
-  description?: string;
-  source: string;
-  shard: { index: number; count: number } | null;
-  totalCells: number;
-  startedAt: string;
-  finishedAt: string;
-  interrupted: boolean;
-  state?: unknown;
-  cutShortBy?: unknown;
-  updatedAt?: unknown;
-  progress?: CampaignProgress;
-  runner?: CampaignRunner;
-  planned?: CellName[];
-  cells: unknown[];
-}
-
-const names = (x: unknown) => Array.isArray(x) && x.every(isCellName);
-
-/** An ISO time as a campaign writes it (new Date().toISOString()): it names a folder in a store. */
-const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
-const isTime = (x: unknown) => typeof x === 'string' && ISO_TIME.test(x) && Number.isFinite(Date.parse(x));
-
-/**
- * The summary's own fields, beside its cells' (stored-cell.ts). The name and the start
- * become a folder in a store (nights.ts): data, held to a plain name and an ISO time.
- */
-const SUMMARY_FIELDS: FieldTable = {
-  name: [(x) => typeof x === 'string' && NAME.test(x), "a plain name (letters, digits, . _ -, not '..')"],
-  source: [isString, 'a path'],
-  description: [optional(isString), 'a string'],
-  startedAt: [isTime, 'an ISO time (2026-12-01T02:00:00.000Z)'],
-  finishedAt: [(x) => x === '' || isTime(x), "an ISO time, or '' (not finished)"],
-  interrupted: [isBoolean, 'true or false'],
-  totalCells: [(x) => isCount(x) && Number(x) <= MAX_CELLS, `a count of cells up to ${MAX_CELLS}`],
-  shard: [
-    (x) =>
-      !x ||
-      (isObject(x) &&
-        isCount(x.count) &&
-        Number(x.count) > 0 &&
-        Number(x.count) <= MAX_CELLS &&
-        isCount(x.index) &&
-        Number(x.index) >= 1 &&
-        Number(x.index) <= Number(x.count)),
-    'a shard {index, count}: an index from 1 to its count',
-  ],
-  planned: [optional(names), 'a list of cells ({index, id, expect?})'],
-  allCells: [optional(names), 'a list of cells ({index, id, expect?})'],
-  progress: [
-    optional(
-      (x) =>
-        isObject(x) && isCount(x.done) && isCount(x.total) && isSeconds(x.elapsedS) && optional(isSeconds)(x.leftS),
-    ),
-    'progress {done, total, elapsedS, leftS?}',
-  ],
-};
-
-/** A shard folder's summary.json, its paths made absolute. */
-export function readShard(dir: string): CampaignSummary {
-  const path = join(dir, CAMPAIGN_FILES.summaryJson);
-  if (!existsSync(path)) {
-    throw new UserError(
-      `${dir} is not a campaign folder: it has no summary.json (give the folders lockchaos campaign wrote)`,
-    );
-  }
-  const text = readSummaryText(path);
-  let s: StoredSummary;
-  try {
-    s = JSON.parse(text) as StoredSummary;
-  } catch (err) {
-    throw new UserError(`${path} is not readable JSON (${(err as Error).message.split('\n')[0]})`);
-  }
-  if (!s || typeof s.name !== 'string' || !Array.isArray(s.cells) || typeof s.totalCells !== 'number') {
-    throw new UserError(`${path} is not a campaign summary (no name, totalCells or cells)`);
-  }
-  // Every field the merged pages show, checked: a night in the store is read here too.
-  checkFields(s as unknown as Record<string, unknown>, SUMMARY_FIELDS, path);
-  // Every count bounded by what the file holds: a merge loops over them.
-  const held = (list: unknown[] | undefined, what: string, exact: boolean) => {
-    if (list === undefined || (exact ? list.length === s.totalCells : list.length <= s.totalCells)) return;
-    throw new UserError(
-      `${path}: its ${what} lists ${list.length} cells, its totalCells is ${s.totalCells}: give the summary.json lockchaos campaign wrote`,
-    );
-  };
-  held(s.allCells, 'allCells', true);
-  held(s.planned, 'planned', false);
-  held(s.cells, 'cells', false);
-  const abs = (p: string) => resolve(dir, p);
-  const cells = s.cells.map((x, position) => storedCell(x, position, path, abs));
-  const beyond = cells.find((r) => r.cell.index >= s.totalCells);
-  if (beyond) {
-    throw new UserError(
-      `${path}: cell ${beyond.cell.index + 1} (${shown(beyond.cell.id)}) is beyond its ${s.totalCells} cells: give the summary.json lockchaos campaign wrote`,
-    );
-  }
-  const summary: CampaignSummary = {
-    name: s.name,
-    source: s.source,
-    dir: resolve(dir),
-    totalCells: s.totalCells,
-    startedAt: s.startedAt,
-    finishedAt: s.finishedAt,
-    interrupted: s.interrupted,
-    // A "running" whose runner is gone (killed, or its CI job ended) is cut short.
-    ...observedState(s),
-    met: false,
-    cells,
-  };
-  if (typeof s.updatedAt === 'string') summary.updatedAt = s.updatedAt;
-  if (s.progress) summary.progress = s.progress;
-  if (s.runner && typeof s.runner === 'object') summary.runner = s.runner;
-  if (s.planned) summary.planned = s.planned;
-  if (summary.state === 'finished') summary.met = !s.interrupted && cells.every((r) => r.met);
-  if (s.description !== undefined) summary.description = s.description;
-  if (s.shard) summary.shard = s.shard;
-  if (s.allCells) summary.allCells = s.allCells;
-  return summary;
-}
+import { campaignJUnit, summaryHtml } from './report.js';
 
 /**
  * Refuses, in one line, folders that are not the shards of one split of one campaign:
@@ -287,7 +147,7 @@ export function mergeCampaign(
   o: { store?: string; previous?: CampaignSummary } = {},
 ) {
   const { store } = o;
-  const shards = dirs.map(readShard);
+  const shards = dirs.map((dir) => readSummary(dir));
   checkOneSplit(shards);
   const writable = (path: string) => (store === undefined ? notALink(path) : insideStore(store, path, 'write'));
   mkdirSync(writable(out), { recursive: true });

@@ -5,11 +5,11 @@
  */
 import { copyFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CAMPAIGN_FILES, summaryFiles } from '../campaign-data/campaign-folder.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { pointLatest } from '../run-data/run-folder.js';
 import { makeDirs } from '../util/make-dirs.js';
 import { stamped } from '../version.js';
-import { CAMPAIGN_FILES, summaryFiles } from './campaign-folder.js';
 import { campaignRecord } from './spec.js';
 import type { CampaignPlan } from './validate.js';
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { specOf } from '../../test/unit/campaign-plan.js';
+import { flipsSince } from '../campaign-data/flips.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { cellsNotRun } from '../campaign-data/tallies.js';
 import { judge } from './expect.js';
-import { flipsSince } from './flips.js';
 import { type Cell, expandCells } from './matrix.js';
-import { type CampaignSummary, type CellResult, cellsNotRun, summaryHtml } from './report.js';
+import { summaryHtml } from './report.js';
 
 const result = (index: number, actual: CellResult['actual']) =>
   ({ cell: { index, id: `c${index}`, expect: 'valid' } as Cell, actual }) as CellResult;

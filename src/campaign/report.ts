@@ -1,196 +1,24 @@
 /**
- * What a campaign writes and prints: summary.json (the data), summary.html (one
- * self-contained page), junit.xml (one test case per run) and the terminal table.
+ * What a campaign shows: summary.html (one self-contained page), junit.xml (one test
+ * case per run) and the terminal table, all from its summary (campaign-data: the record
+ * summary.json holds, its one writer and reader), and its tallies as the record has them
+ * (talliesOf: a record's own, a summary in memory's made once by the same rule).
  */
 
 import { relative } from 'node:path';
-import type { CoverageRow } from '../../checkers/coverage.js';
 import { verdictWord } from '../../checkers/result.js';
+import type { Actual, Shard } from '../campaign-data/cell.js';
+import type { FlipsSince } from '../campaign-data/flips.js';
+import { progressText } from '../campaign-data/state.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { type ConfigurationTally, interrupted, type PointTally, talliesOf } from '../campaign-data/tallies.js';
 import { cspMeta } from '../report/csp.js';
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { pageScript, pageStyle } from '../report/page-assets.js';
 import { escapeHtml, htmlText } from '../report/page-html.js';
-import { RUN_PHASES, type RunPhaseSeconds } from '../run-data/run-phases.js';
+import { RUN_PHASES } from '../run-data/run-phases.js';
 import { cliCommand } from '../util/paths.js';
 import { plural } from '../util/plural.js';
-import { stamped } from '../version.js';
-import type { Actual } from './expect.js';
-import type { FlipsSince } from './flips.js';
-import type { Cell, Shard } from './matrix.js';
-import type { Expectation } from './spec.js';
-import { type CampaignProgress, type CampaignRunner, type CampaignStateName, progressText } from './state.js';
-
-/** A cell by its place and id: enough to name one that has no result here. */
-export interface CellName {
-  index: number;
-  id: string;
-  expect?: Expectation;
-}
-
-export interface CellResult {
-  cell: Cell;
-  actual: Actual;
-  met: boolean;
-  /** One line: the violation or the mismatch in words. */
-  message: string;
-  /** The run's verdict in one sentence, report.html's first line (when the report was written). */
-  headline?: string;
-  /** Seconds from the cell's start to its verdict (0 when not run). */
-  durationS: number;
-  /** The run's folder (path as the store was given), when the run made one. */
-  dir?: string;
-  /** The run's report page (it may not exist: older runs, or a run that failed early). */
-  report?: string;
-  /** Each checker's verdict, in one line each. */
-  checkers?: { checker: string; valid: boolean | 'unknown'; counts: boolean; summary: string }[];
-  /** --stop-on-violation ended the run's workload after this many seconds ... */
-  stoppedEarlyS?: number;
-  /** ... on this violation, in words. */
-  stoppedEarlyWhy?: string;
-  /** Seconds per phase: where the cell's time went beside its workload. */
-  phases?: CellPhases;
-  /** The page of the smallest reproducer `shrink: true` found for this cell. */
-  shrink?: string;
-  /** The run's code points: reached, the faults aimed at them, hits and what followed. */
-  coverage?: CoverageRow[];
-}
-
-/** A cell's phases: its run's (run-phases.ts), then writing its report. */
-export type CellPhases = RunPhaseSeconds & { report?: number };
-
-export interface CampaignSummary {
-  name: string;
-  description?: string;
-  source: string;
-  /** The campaign's folder. */
-  dir: string;
-  shard?: Shard;
-  /** Cells in the whole campaign (all shards). */
-  totalCells: number;
-  startedAt: string;
-  finishedAt: string;
-  interrupted: boolean;
-  /** Running, finished, cut short or failed (state.ts); a reader's view of a killed runner's "running" is cut short. */
-  state: CampaignStateName;
-  /** Cut short: by what, in words ("SIGINT", "its time budget of 600 s", "its runner stopped ..."). */
-  cutShortBy?: string;
-  /** Failed: the error its runner ended in ("internal error: ..."). */
-  failedBy?: string;
-  /** When the runner last wrote the folder (its heartbeat while it runs). */
-  updatedAt?: string;
-  progress?: CampaignProgress;
-  runner?: CampaignRunner;
-  /** This shard's cells by name, so that a reader of a killed campaign's folder can name those that never ran. */
-  planned?: CellName[];
-  /** True when every cell of this shard met its expectation (and it finished). */
-  met: boolean;
-  cells: CellResult[];
-  /** Merged shards (campaign merge): cells of the campaign in no shard given. */
-  missing?: number;
-  /** Merged shards: how many shard folders went in. */
-  mergedShards?: number;
-  /** Merged shards: those cells, named (from the shards' allCells). */
-  missingCells?: CellName[];
-  /** A shard's: every cell of the campaign, so that a merge can name those of shards not given. */
-  allCells?: CellName[];
-}
-
-/** A cell the campaign's interruption left without a verdict (cut short, or never started). */
-const interrupted = (r: CellResult) => r.actual === 'aborted' || r.actual === 'not-run';
-
-export function counts(s: Pick<CampaignSummary, 'cells'>) {
-  const c = s.cells;
-  return {
-    cells: c.length,
-    met: c.filter((r) => r.met).length,
-    mismatched: c.filter((r) => !r.met && (r.actual === 'valid' || r.actual === 'invalid' || r.actual === 'unknown'))
-      .length,
-    errors: c.filter((r) => r.actual === 'error').length,
-    interrupted: c.filter(interrupted).length,
-  };
-}
-
-/** One configuration over its seeds: how many of its runs met the expectation. */
-export interface ConfigurationTally {
-  /** The cell id without its seed: "redlock/lock-set/client-pause/unfenced". */
-  configuration: string;
-  expect: string;
-  met: number;
-  /** Runs that gave a verdict (not interrupted, not run). */
-  ran: number;
-  seeds: number;
-}
-
-/**
- * Cells grouped by configuration, in campaign order: "caught in 9 of 10 seeds" is the
- * number a reader of a nightly campaign wants for each one.
- */
-export function byConfiguration(s: Pick<CampaignSummary, 'cells' | 'missingCells'>): ConfigurationTally[] {
-  const tallies = new Map<string, ConfigurationTally>();
-  const tally = (c: CellName) => {
-    const configuration = c.id.replace(/\/seed-\d+$/, '');
-    const t = tallies.get(configuration) ?? { configuration, expect: c.expect ?? '?', met: 0, ran: 0, seeds: 0 };
-    t.seeds++;
-    tallies.set(configuration, t);
-    return t;
-  };
-  // In campaign order, a merge's missing cells (not run) among the others.
-  const results = new Map(s.cells.map((r) => [r.cell.index, r]));
-  const all = [...s.cells.map((r) => r.cell), ...(s.missingCells ?? [])].sort((a, b) => a.index - b.index);
-  for (const c of all) {
-    const t = tally(c);
-    const r = results.get(c.index);
-    if (r && !interrupted(r)) t.ran++;
-    if (r?.met) t.met++;
-  }
-  return [...tallies.values()];
-}
-
-/** A configuration's code point over its seeds: the sums of its runs' rows. */
-export interface PointTally {
-  configuration: string;
-  point: string;
-  fault: string;
-  reached: number;
-  hits: number;
-  followed: number;
-  /** Runs of the configuration that reported it, and those in which the fault hit at least once. */
-  runs: number;
-  runsHit: number;
-}
-
-/**
- * The code points faults were aimed at, by configuration, summed over its seeds: how often
- * clients reached each, how often the fault hit there (and in how many runs), how many hits
- * a violation followed. A point reached in no run reads as not exercised.
- */
-export function pointsByConfiguration(s: Pick<CampaignSummary, 'cells'>): PointTally[] {
-  const tallies = new Map<string, PointTally>();
-  for (const r of s.cells) {
-    const configuration = r.cell.id.replace(/\/seed-\d+$/, '');
-    for (const row of r.coverage ?? []) {
-      if (row.fault === undefined) continue;
-      const key = `${configuration}\u0000${row.point}\u0000${row.fault}`;
-      const t = tallies.get(key) ?? {
-        configuration,
-        point: row.point,
-        fault: row.fault,
-        reached: 0,
-        hits: 0,
-        followed: 0,
-        runs: 0,
-        runsHit: 0,
-      };
-      t.reached += row.reached ?? 0;
-      t.hits += row.hits;
-      t.followed += row.followed;
-      t.runs += 1;
-      if (row.hits > 0) t.runsHit += 1;
-      tallies.set(key, t);
-    }
-  }
-  return [...tallies.values()];
-}
 
 /** One line a tally: the configuration, the point, how often reached and hit, what followed. */
 export function pointTallyLine(t: PointTally, width = 0): string {
@@ -208,20 +36,6 @@ function missingList(s: Pick<CampaignSummary, 'missingCells'>, n: number): strin
 }
 
 /**
- * The cells that have not run: written as not-run when the campaign ended, or planned and
- * absent (a runner killed, or one still running).
- */
-export function cellsNotRun(s: Pick<CampaignSummary, 'cells' | 'planned'>): CellName[] {
-  if (s.planned) {
-    const ran = new Set(s.cells.filter((r) => r.actual !== 'not-run').map((r) => r.cell.index));
-    return s.planned.filter((c) => !ran.has(c.index));
-  }
-  return s.cells
-    .filter((r) => r.actual === 'not-run')
-    .map((r) => ({ index: r.cell.index, id: r.cell.id, expect: r.cell.expect }));
-}
-
-/**
  * The campaign's state in one line: "running: 3 of 39 cells, ...", "cut short by SIGINT:
  * 36 cells never ran", "failed: internal error: ...: 36 cells never ran", "finished".
  */
@@ -229,11 +43,11 @@ export function stateText(s: CampaignSummary): string {
   if (s.state === 'running')
     return `running: ${s.progress ? progressText(s.progress) : `${s.cells.length} cells done`}`;
   if (s.state === 'cut-short') {
-    const n = cellsNotRun(s).length;
+    const n = talliesOf(s).notRun.length;
     return `cut short by ${s.cutShortBy ?? 'an interruption'}: ${plural(n, 'cell')} never ran`;
   }
   if (s.state === 'failed') {
-    const n = cellsNotRun(s).length;
+    const n = talliesOf(s).notRun.length;
     return `failed: ${s.failedBy ?? 'an error'}${n ? `: ${plural(n, 'cell')} never ran` : ''}`;
   }
   return 'finished';
@@ -243,64 +57,6 @@ export function stateText(s: CampaignSummary): string {
 const endedEarly = (s: CampaignSummary) => s.state === 'cut-short' || s.state === 'failed';
 
 const shardText = (s: Shard | undefined) => (s ? ` shard ${s.index}/${s.count}` : '');
-
-/** summary.json: paths relative to the campaign folder, so the folder can move. */
-export function summaryJson(s: CampaignSummary): string {
-  const rel = (p: string | undefined) => (p === undefined ? undefined : relative(s.dir, p));
-  const out = {
-    name: s.name,
-    description: s.description,
-    source: s.source,
-    shard: s.shard ?? null,
-    totalCells: s.totalCells,
-    startedAt: s.startedAt,
-    finishedAt: s.finishedAt,
-    interrupted: s.interrupted,
-    state: s.state,
-    ...(s.cutShortBy !== undefined ? { cutShortBy: s.cutShortBy } : {}),
-    ...(s.failedBy !== undefined ? { failedBy: s.failedBy } : {}),
-    ...(s.updatedAt !== undefined ? { updatedAt: s.updatedAt } : {}),
-    ...(s.progress !== undefined ? { progress: s.progress } : {}),
-    ...(s.runner !== undefined ? { runner: s.runner } : {}),
-    met: s.met,
-    notRun: cellsNotRun(s),
-    ...(s.missing !== undefined ? { missing: s.missing } : {}),
-    ...(s.mergedShards !== undefined ? { mergedShards: s.mergedShards } : {}),
-    ...(s.missingCells !== undefined ? { missingCells: s.missingCells } : {}),
-    totals: counts(s),
-    configurations: byConfiguration(s),
-    cells: s.cells.map((r) => ({
-      index: r.cell.index,
-      entry: r.cell.entry,
-      id: r.cell.id,
-      backend: r.cell.backend,
-      workload: r.cell.workload,
-      nemesis: r.cell.nemesis,
-      scenario: r.cell.scenario,
-      fencing: r.cell.fencing,
-      seed: r.cell.seed,
-      expect: r.cell.expect,
-      availability: r.cell.availability,
-      actual: r.actual,
-      met: r.met,
-      message: r.message,
-      ...(r.headline !== undefined ? { headline: r.headline } : {}),
-      durationS: Math.round(r.durationS * 1000) / 1000,
-      dir: rel(r.dir),
-      report: rel(r.report),
-      ...(r.stoppedEarlyS !== undefined ? { stoppedEarlyS: r.stoppedEarlyS } : {}),
-      ...(r.stoppedEarlyWhy !== undefined ? { stoppedEarlyWhy: r.stoppedEarlyWhy } : {}),
-      ...(r.phases !== undefined ? { phases: r.phases } : {}),
-      ...(r.coverage !== undefined ? { coverage: r.coverage } : {}),
-      ...(r.shrink !== undefined ? { shrink: rel(r.shrink) } : {}),
-      checkers: r.checkers,
-      config: r.cell.config,
-    })),
-    ...(s.planned !== undefined ? { planned: s.planned } : {}),
-    ...(s.allCells !== undefined ? { allCells: s.allCells } : {}),
-  };
-  return `${JSON.stringify(stamped(out), null, 2)}\n`;
-}
 
 export function campaignJUnit(s: CampaignSummary): string {
   const cases: JUnitCase[] = s.cells.map((r) => {
@@ -330,7 +86,7 @@ export function campaignJUnit(s: CampaignSummary): string {
   });
   // Cells that have no case yet: a running campaign's still to come, a cut-short one's never run.
   const listed = new Set(s.cells.map((r) => r.cell.index));
-  for (const m of cellsNotRun(s).filter((c) => !listed.has(c.index))) {
+  for (const m of talliesOf(s).notRun.filter((c) => !listed.has(c.index))) {
     cases.push({
       name: m.id,
       className: `campaign.${s.name}`,
@@ -404,9 +160,8 @@ export function terminalTable(s: CampaignSummary): string {
   const head = ['#', 'cell', 'expect', 'actual', 'time', 'result'];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length));
   const line = (r: string[]) => r.map((x, i) => (i === r.length - 1 ? x : pad(x, widths[i] as number))).join('  ');
-  const t = counts(s);
+  const { totals: t, configurations: tallies, points, notRun: notYet } = talliesOf(s);
   const out = [line(head), ...rows.map(line)];
-  const tallies = byConfiguration(s);
   if (tallies.some((c) => c.seeds > 1) || s.shard || s.missing) {
     const width = tallies.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'by configuration, over its seeds:');
@@ -417,7 +172,6 @@ export function terminalTable(s: CampaignSummary): string {
       );
     }
   }
-  const points = pointsByConfiguration(s);
   if (points.length > 0) {
     const width = points.reduce((w, c) => Math.max(w, c.configuration.length), 0);
     out.push('', 'code points, over each configuration’s seeds:');
@@ -437,7 +191,7 @@ export function terminalTable(s: CampaignSummary): string {
     for (const r of misses)
       out.push(`  #${r.cell.index + 1} ${r.cell.id}: ${r.message}${r.report ? ` (${r.report})` : ''}`);
   }
-  const notRun = endedEarly(s) ? cellsNotRun(s) : [];
+  const notRun = endedEarly(s) ? notYet : [];
   if (notRun.length) {
     out.push('', `never ran (${stateText(s)}):`);
     for (const c of notRun.slice(0, 20)) out.push(`  #${c.index + 1} ${c.id}`);
@@ -533,7 +287,8 @@ export interface SummaryHtmlOptions {
  * INVALID that was expected is a success. Mismatches come first; every column sorts on a click.
  */
 export function summaryHtml(s: CampaignSummary, o: SummaryHtmlOptions = {}): string {
-  const t = counts(s);
+  const tallies = talliesOf(s);
+  const t = tallies.totals;
   const href = (p: string) =>
     relative(s.dir, p)
       .split('/')
@@ -580,8 +335,8 @@ ${cspMeta([sortable])}
  ${htmlText(t.met)} met · ${htmlText(t.mismatched)} mismatched · ${htmlText(t.errors)} errors${t.interrupted ? ` · ${htmlText(t.interrupted)} interrupted or not run` : ''}${s.missing ? ` · ${htmlText(s.missing)} missing (shards not merged)` : ''}</p>
 ${missesLead(s, href)}
 ${flipsSection(o.since, s.startedAt.slice(0, 10))}
-${pointsTable(pointsByConfiguration(s))}
-${tallyTable(byConfiguration(s), Boolean(s.shard) || Boolean(s.missing))}
+${pointsTable(tallies.points)}
+${tallyTable(tallies.configurations, Boolean(s.shard) || Boolean(s.missing))}
 ${stateNote(s)}
 ${s.missingCells?.length ? `<p class="missing">Missing, their shards not merged: ${missingList(s, 50).map(escapeHtml).join(' · ')}</p>` : ''}
 <table class="sortable" id="cells">
@@ -604,7 +359,7 @@ function stateNote(s: CampaignSummary): string {
     return `<p class="note" id="state-note">As of ${htmlText(s.updatedAt ?? s.startedAt)}: this page is rewritten as cells finish. If it stays like this, the runner was stopped; <code>${cliCommand} serve</code> tells the two apart.</p>`;
   }
   if (!endedEarly(s)) return '';
-  const notRun = cellsNotRun(s);
+  const notRun = talliesOf(s).notRun;
   if (notRun.length === 0) return '';
   const items = notRun.map((c) => `<li>#${htmlText(c.index + 1)} ${htmlText(c.id)}</li>`).join('');
   return `<details class="never-ran" id="never-ran" open><summary>${htmlText(plural(notRun.length, 'cell'))} never ran</summary><ul>${items}</ul></details>`;

@@ -6,6 +6,7 @@
  */
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CellPhases, CellResult } from '../campaign-data/summary-record.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { type RunTimings, runFile } from '../run-data/run-folder.js';
@@ -13,7 +14,6 @@ import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
 import type { Cell, ResolvedCell } from './matrix.js';
-import type { CellPhases, CellResult } from './report.js';
 import type { WorkloadSlots } from './workload-slots.js';
 
 /** What every cell of one campaign shares: where it writes, how it logs, when it stops. */

@@ -18,6 +18,9 @@
  * campaign itself (a summary that cannot be written, a hook that throws) stops it the same
  * way, then summary.json says failed, with the error, and the error is thrown.
  */
+
+import { estimate, progressText } from '../campaign-data/state.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { allClusterImages } from '../runner/images.js';
 import { plural } from '../util/plural.js';
@@ -27,10 +30,8 @@ import { launchCells } from './cell-launcher.js';
 import { loadCampaign } from './load.js';
 import type { Cell, CellOptions, ResolvedCell } from './matrix.js';
 import { openCampaignFolder } from './open-campaign-folder.js';
-import type { CampaignSummary, CellResult } from './report.js';
 import { runCell } from './run-cell.js';
 import type { CampaignFile } from './spec.js';
-import { estimate, progressText } from './state.js';
 import type { CampaignPlan } from './validate.js';
 import { WorkloadSlots } from './workload-slots.js';
 

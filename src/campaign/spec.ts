@@ -29,6 +29,7 @@ import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS, isModulePath } from '../backends/index.js';
+import { CAMPAIGN_NAME, EXPECTATIONS, type Expectation } from '../campaign-data/cell.js';
 import { FAULT_KINDS, type ParsedFault, parseFaults } from '../nemesis/spec.js';
 import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -37,12 +38,7 @@ import { UserError } from '../util/errors.js';
 import { MiB, readRegularFile } from '../util/regular-file.js';
 import { bool, type Check, child, fail, listOf, num, oneOf, record, SchemaError, str } from './schema.js';
 
-/**
- * The verdict a cell should end with; `any` for a measurement (lockchaos sweep, bench): a
- * verdict of either kind meets it, unknown or an error does not.
- */
-export type Expectation = 'valid' | 'invalid' | 'any';
-export const EXPECTATIONS: readonly Expectation[] = ['valid', 'invalid', 'any'];
+export { EXPECTATIONS, type Expectation } from '../campaign-data/cell.js';
 
 /** Run options as the file spells them: the `lockchaos run` flag names (run-data/parameters.ts). */
 export type { RunOptionsFile };
@@ -277,13 +273,11 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
   return entry;
 };
 
-/** A campaign's name: a folder name under <store>/campaigns/ (merge.ts holds a shard's to it too). */
-export const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LABEL = /^[\w.+=,-]+$/;
 
 const campaignCheck = record(
   {
-    name: str({ pattern: NAME, what: 'a name of letters, digits, . _ - (a folder name)' }),
+    name: str({ pattern: CAMPAIGN_NAME, what: 'a name of letters, digits, . _ - (a folder name)' }),
     description: str(),
     shrink: bool(),
     seeds: seedList,
@@ -312,7 +306,7 @@ export function campaignShape(raw: unknown, source: string, fallbackName?: strin
   if (c.description !== undefined) spec.description = c.description;
   if (c.shrink !== undefined) spec.shrink = c.shrink;
   if (c.seeds !== undefined) spec.seeds = c.seeds;
-  if (!NAME.test(spec.name)) {
+  if (!CAMPAIGN_NAME.test(spec.name)) {
     throw new SchemaError(
       'name',
       `expected a name of letters, digits, . _ - (the file's name '${spec.name}' is not one: give name)`,
@@ -324,7 +318,7 @@ export function campaignShape(raw: unknown, source: string, fallbackName?: strin
 /** A campaign's name when it gives none: its file's, when that is a name. */
 export function fallbackName(source: string): string | undefined {
   const stem = basename(source, extname(source));
-  return NAME.test(stem) ? stem : undefined;
+  return CAMPAIGN_NAME.test(stem) ? stem : undefined;
 }
 
 /** Campaign YAML as data, not yet validated; bad YAML is one UserError line. */

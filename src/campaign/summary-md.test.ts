@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { specOf } from '../../test/unit/campaign-plan.js';
+import type { CampaignSummary } from '../campaign-data/summary-record.js';
 import { judge } from './expect.js';
 import { expandCells } from './matrix.js';
-import type { CampaignSummary } from './report.js';
 import { summaryMarkdown } from './summary-md.js';
 
 const cells = expandCells(

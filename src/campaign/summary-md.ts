@@ -6,17 +6,11 @@
  * what failed without downloading the artifact.
  */
 import { dirname, relative } from 'node:path';
+import { flips, nightOf } from '../campaign-data/flips.js';
+import type { CampaignSummary, CellResult } from '../campaign-data/summary-record.js';
+import { talliesOf } from '../campaign-data/tallies.js';
 import { plural } from '../util/plural.js';
-import { flips, nightOf } from './flips.js';
-import {
-  byConfiguration,
-  type CampaignSummary,
-  type CellResult,
-  cellsNotRun,
-  counts,
-  stateText,
-  stoppedEarlyLine,
-} from './report.js';
+import { stateText, stoppedEarlyLine } from './report.js';
 
 export interface SummaryMdOptions {
   /** The night before, to name the configurations whose outcome changed. */
@@ -40,7 +34,8 @@ const cell = (s: string) =>
 const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
 
 export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): string {
-  const t = counts(s);
+  const tallies = talliesOf(s);
+  const t = tallies.totals;
   const shard = s.shard ? ` shard ${s.shard.index}/${s.shard.count}` : '';
   const outcome =
     s.state !== 'finished'
@@ -103,7 +98,7 @@ export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): s
     }
   }
 
-  const notRun = cellsNotRun(s);
+  const notRun = tallies.notRun;
   if (s.state !== 'finished' && notRun.length) {
     out.push(
       '',
@@ -118,14 +113,13 @@ export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): s
     out.push('', `Missing (their shards were not merged): ${s.missingCells.map((c) => code(c.id)).join(', ')}`);
   }
 
-  const tallies = byConfiguration(s);
   out.push(
     '',
     '<details><summary>Every configuration, over its seeds</summary>',
     '',
     '| configuration | expected | met | not run |',
     '| --- | --- | ---: | ---: |',
-    ...tallies.map(
+    ...tallies.configurations.map(
       (c) => `| ${code(c.configuration)} | ${c.expect} | ${c.met} of ${c.ran} | ${c.seeds - c.ran || ''} |`,
     ),
     '',

@@ -2,13 +2,15 @@
 
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { flipsSince } from '../campaign/flips.js';
 import { loadCampaign, readCampaignPlan } from '../campaign/load.js';
-import { mergeCampaign, readShard } from '../campaign/merge.js';
-import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign/nights.js';
-import { summaryHtml, summaryJson, terminalTable } from '../campaign/report.js';
+import { mergeCampaign } from '../campaign/merge.js';
+import { summaryHtml, terminalTable } from '../campaign/report.js';
 import { type CampaignOptions, runCampaign } from '../campaign/run.js';
-import { copyNoLink, insideStore } from '../campaign/store-path.js';
+import { flipsSince } from '../campaign-data/flips.js';
+import { nightFolder, nightsOf, previousNight, pruneNights } from '../campaign-data/nights.js';
+import { readSummary } from '../campaign-data/read-summary.js';
+import { copyNoLink, insideStore } from '../campaign-data/store-path.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
@@ -160,9 +162,10 @@ async function mergeCommand(argv: string[]): Promise<number> {
     throw new UserError('--keep-nights prunes a store: give it with --store STORE');
   }
   const keep = keepText === undefined ? undefined : positiveNumber('keep-nights', keepText, true);
-  const shards = positionals.map(readShard);
-  const first = shards.map((s) => s.startedAt).sort()[0] ?? new Date().toISOString();
-  const name = shards[0]?.name as string;
+  const [one, ...more] = positionals.map((dir) => readSummary(dir));
+  if (one === undefined) throw new UserError('give the shard folders: lockchaos campaign merge DIR...');
+  const first = [one, ...more].map((s) => s.startedAt).sort()[0] ?? one.startedAt;
+  const { name } = one;
   // The night in the store; with --out as well, tonight's folder alone there too (an artifact, its junit.xml).
   const night = store === undefined ? undefined : nightFolder(store, name, first);
   const previousDir = store === undefined ? undefined : previousNight(store, name, first.slice(0, 10));
@@ -185,7 +188,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
     values.previous !== undefined
       ? previousOf(values.previous as string, { name, startedAt: first })
       : previousDir !== undefined
-        ? readShard(previousDir)
+        ? readSummary(previousDir)
         : undefined;
   const { summary, skippedLinks } = mergeCampaign(positionals, out, {
     ...(night !== undefined && resolve(out) === resolve(night) ? { store } : {}),
@@ -224,7 +227,7 @@ export async function campaignCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.schema) {
-    const { campaignJsonSchema } = await import('../campaign/json-schema.js');
+    const { campaignJsonSchema } = await import('../campaign/campaign-json-schema.js');
     console.log(JSON.stringify(campaignJsonSchema(), null, 2));
     return 0;
   }

@@ -14,7 +14,7 @@ import {
   PARALLEL_NODE_FLAGS,
 } from '../../checkers/linearizable/parallel.js';
 import { findModel, guessModel, MODEL_NAMES, MODELS } from '../../checkers/models/index.js';
-import type { Model } from '../../checkers/models/model.js';
+import type { Model } from '../../checkers/models/linearizable-model.js';
 import { exitCodeFor } from '../../checkers/result.js';
 import type { Op } from '../history/op.js';
 import {

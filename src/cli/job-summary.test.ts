@@ -11,7 +11,7 @@ import { specOf } from '../../test/unit/campaign-plan.js';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { judge } from '../campaign/expect.js';
 import { expandCells } from '../campaign/matrix.js';
-import type { CampaignSummary } from '../campaign/report.js';
+import type { CampaignSummary } from '../campaign-data/summary-record.js';
 import { previousOf, writeJobSummary } from './job-summary.js';
 
 const [cell] = expandCells(

@@ -5,11 +5,11 @@
  */
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
-import { readShard } from '../campaign/merge.js';
-import { previousNight } from '../campaign/nights.js';
-import type { CampaignSummary } from '../campaign/report.js';
 import { summaryMarkdown } from '../campaign/summary-md.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
+import { previousNight } from '../campaign-data/nights.js';
+import { readSummary } from '../campaign-data/read-summary.js';
+import type { CampaignSummary } from '../campaign-data/summary-record.js';
 import { UserError } from '../util/errors.js';
 
 export const JOB_SUMMARY_FLAGS = {
@@ -32,10 +32,10 @@ export function previousOf(
   given: string,
   summary: Pick<CampaignSummary, 'name' | 'startedAt'>,
 ): CampaignSummary | undefined {
-  if (existsSync(join(given, CAMPAIGN_FILES.summaryJson))) return readShard(given);
+  if (existsSync(join(given, CAMPAIGN_FILES.summaryJson))) return readSummary(given);
   if (existsSync(join(given, 'campaigns'))) {
     const dir = previousNight(given, summary.name, summary.startedAt.slice(0, 10));
-    return dir === undefined ? undefined : readShard(dir);
+    return dir === undefined ? undefined : readSummary(dir);
   }
   throw new UserError(
     `--previous: ${given} is neither a campaign folder (no summary.json) nor a store (no campaigns/): give the previous night's campaign folder or the store`,

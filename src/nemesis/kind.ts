@@ -4,6 +4,7 @@
  * how a fault it recorded reads in the report and the progress line. Each kind is one
  * module under kinds/; the registry (kinds/index.ts) lists them.
  */
+import type { AimedFault } from '../../checkers/coverage.js';
 import type { Backend } from '../backends/backend.js';
 import type { NodeNeed } from '../target/inventory.js';
 import { leaderUnfit, type Unfit } from './applicability.js';
@@ -20,11 +21,14 @@ export interface FaultSpec {
    * jumps or whether it strobes (clock: forward unless given); when a node is taken down
    * (kill-node, pause-node: at any moment, or while a client holds the lock).
    */
-  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held' | 'hold' | 'stop' | 'drop';
+  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held' | 'pause' | 'hold' | 'stop' | 'drop';
 }
 
 /** What a fault needs of a lock node's control channel (FaultKindModule.nodeNeeds). */
 export type { NodeNeed } from '../target/inventory.js';
+
+/** A code point a fault aims at (FaultKindModule.aimsAt): checkers/coverage.ts's AimedFault less the kind. */
+export type AimedPoint = Omit<AimedFault, 'kind'>;
 
 /** A recorded fault in words: whom it hit, and how (each a short phrase). */
 export interface FaultWords {
@@ -65,6 +69,13 @@ export interface FaultKindModule<Name extends string = string> {
   nodeNeeds?(spec: FaultSpec): readonly NodeNeed[];
   /** Whether clients must reach the servers through per-client proxies for it. */
   usesProxies?(spec: FaultSpec): boolean;
+  /**
+   * The code point the spec aims at, for the run's coverage (checkers/coverage.ts): the
+   * point its start records as `at`, and its mode when the kind has modes. None: a fault
+   * that aims at no code point (a node's, the network's). `inAcquirePoint` is how the
+   * backend names the point inside its acquire (its capabilities' inAcquirePausePoint).
+   */
+  aimsAt?(spec: FaultSpec, inAcquirePoint: string | undefined): AimedPoint | undefined;
   /** A fault it started, in words, from the start's recorded value. */
   words(value: Record<string, unknown>): FaultWords;
 }

@@ -6,7 +6,7 @@
  * them (a cut: like dropped packets that TCP retransmits once the cut heals).
  */
 import net from 'node:net';
-import { WireSplitter } from './wire.js';
+import { WireSplitter } from './wire-requests.js';
 
 /**
  * What a wire fault does with one request a client sends (kinds/wire.ts): hold it (and
@@ -62,7 +62,7 @@ export class TcpProxy {
   constructor(
     readonly targetHost: string,
     readonly targetPort: number,
-    /** Split what the client sends into named requests (a lock node's route; wire.ts). */
+    /** Split what the client sends into named requests (a lock node's route; wire-requests.ts). */
     private readonly watch = false,
   ) {}
 

@@ -6,8 +6,8 @@
  */
 import type { LoadedRun } from '../run-data/run-folder.js';
 import { calloutClass, STYLE_COLORS, violationStyle, whoText } from './finding-style.js';
-import type { ReportData } from './model.js';
 import { escapeHtml } from './page-html.js';
+import type { ReportData } from './report-data.js';
 
 export function legendHtml(data: ReportData, colors: string[]): string {
   const kinds = data.fs.map(

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkEvidence } from '../../checkers/evidence.js';
 import { checkFencing } from '../../checkers/fencing.js';
@@ -7,8 +9,9 @@ import { type CheckResult, countedVerdict } from '../../checkers/result.js';
 import { H } from '../../test/unit/history-builder.js';
 import type { Op } from '../history/op.js';
 import { type RunCondition, runVerdict } from '../run-data/conditions.js';
+import { packageRoot } from '../util/paths.js';
 import { duration, headline } from './headline.js';
-import { prepareReport } from './model.js';
+import { prepareReport } from './report-data.js';
 
 const S = 'S';
 
@@ -274,6 +277,23 @@ describe('the report headline', () => {
     ).toBe(
       'Process 0 paused for 6 ms (client-pause) outlived its lease; process 1 acquired; 2 acknowledged adds lost; the client program (redis-py-lock) of client 2 crashed under client-pause at 4.2 s: exited with code 1.',
     );
+  });
+
+  it("picks no checker by name: a checker's declared words say whether it speaks for what failed", () => {
+    const program: CheckResult = { checker: 'client-program', valid: false, counts: true, summary: 'it crashed' };
+    const other: CheckResult = {
+      checker: 'linearizable(mutex)',
+      valid: false,
+      counts: true,
+      summary: 'not linearizable',
+    };
+    const placed = prepareReport([], [program, other]).violations;
+    expect(placed.map((v) => [v.checker, v.ownWords])).toEqual([
+      ['client-program', true],
+      ['linearizable(mutex)', undefined],
+    ]);
+    const source = readFileSync(join(packageRoot, 'src', 'report', 'headline.ts'), 'utf8');
+    expect(source).not.toMatch(/\.checker === '/);
   });
 
   it('unknown: says which evidence was missing', () => {

@@ -22,7 +22,7 @@ import type { CheckResult, Validity } from '../../checkers/result.js';
 import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
-import type { Fault, ReportData, Violation } from './model.js';
+import type { Fault, ReportData, Violation } from './report-data.js';
 
 export interface HeadlineRun {
   valid: Validity;
@@ -176,8 +176,8 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   const explained = overlap ? overlapAndFault(data, overlap) : undefined;
   // The loss's own cause, when the overlap named is not of it.
   const lossWords = loss && explained?.fault !== loss ? lossAfter(data, loss) : '';
-  // A client program that broke under a fault: the library's failure, said in its words.
-  const program = counted.find((v) => v.checker === 'client-program');
+  // A checker that speaks in the words of what failed (a client program's library, broken under a fault).
+  const program = counted.find((v) => v.ownWords);
   const programWords = program && program !== first ? `; ${program.words}` : '';
   // With fencing, the token the store let in is how the data was lost: said before the loss.
   const stale = counted.find((v) => v.kind === 'stale') ?? counted.find((v) => v.kind === 'regression');

@@ -5,8 +5,9 @@
  */
 import type { CheckResult } from '../../checkers/result.js';
 import { type HeldSpan, violationsOf } from '../../checkers/violations.js';
+import { wordsOf } from '../../checkers/words-registry.js';
 import type { Op } from '../history/op.js';
-import type { Fault, Violation } from './model.js';
+import type { Fault, Violation } from './report-data.js';
 import { ms } from './report-time.js';
 
 /**
@@ -44,10 +45,12 @@ export function placedViolations(
   const ordered = [...results].sort((a, b) => Number(b.counts !== false) - Number(a.counts !== false));
   for (const r of ordered) {
     const found = violationsOf(r);
+    const own = wordsOf(r).ownWords ? { ownWords: true as const } : {};
     for (const v of found) {
       const placed: Violation = {
         checker: v.checker ?? r.checker,
         counted: !v.shownOnly && r.counts !== false,
+        ...own,
         kind: v.kind,
         words: v.words,
         marks: v.marks,
@@ -72,6 +75,7 @@ export function placedViolations(
       out.push({
         checker: r.checker,
         counted: r.counts !== false,
+        ...own,
         kind: 'other',
         words: r.summary,
         marks: [],

@@ -3,7 +3,7 @@
  * flag, its type, its default, its bounds and its --help text. Everything that lists run
  * parameters is derived from it: the run command's options and help (cli/run.ts), DEFAULTS,
  * the fields a stored test.json must have (config.ts), the bounds validation enforces, a
- * campaign's option names, their checks and JSON Schema (campaign/spec.ts, json-schema.ts),
+ * campaign's option names, their checks and JSON Schema (campaign/spec.ts, campaign-json-schema.ts),
  * and the re-run command of a report (report/rerun-commands.ts). A new run parameter is a field of
  * TestConfig and a row here; what it does is the runner's.
  */

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { aimedFaults, cappedPointsResult, codePointsResult, coverage } from '../../checkers/coverage.js';
+import { cappedPointsResult, codePointsResult, coverage } from '../../checkers/coverage.js';
 import { faultWindows } from '../../checkers/fault-windows.js';
 import { countedVerdict } from '../../checkers/result.js';
 import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
@@ -16,6 +16,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
 import { STORE_KEY } from '../datastore/keys.js';
+import { aimedFaults } from '../nemesis/aimed-faults.js';
 import { badGrants, checkInterrupted, notHealed, runVerdict } from '../run-data/conditions.js';
 import type { TestConfig } from '../run-data/config.js';
 import type { ResolvedRun } from '../run-data/resolve.js';

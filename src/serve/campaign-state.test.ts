@@ -12,11 +12,13 @@ import { writeSyntheticRun } from '../../bench/store.js';
 import { specOf } from '../../test/unit/campaign-plan.js';
 import { judge } from '../campaign/expect.js';
 import { type Cell, expandCells } from '../campaign/matrix.js';
-import { type CampaignSummary, summaryHtml, summaryJson } from '../campaign/report.js';
-import { type CampaignRunner, estimate, thisRunner } from '../campaign/state.js';
-import { storePage } from './page.js';
+import { summaryHtml } from '../campaign/report.js';
+import { type CampaignRunner, estimate, thisRunner } from '../campaign-data/state.js';
+import type { CampaignSummary } from '../campaign-data/summary-record.js';
+import { summaryJson } from '../campaign-data/write-summary.js';
 import { type StoreServer, serveStore } from './server.js';
 import { scanStore } from './store-index.js';
+import { storePage } from './store-page.js';
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-state-'));
 const cells = expandCells(

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { storePage } from './page.js';
 import { serveStore } from './server.js';
 import { scanStore } from './store-index.js';
+import { storePage } from './store-page.js';
 
 const MiB = 2 ** 20;
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-oversized-'));

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { writeResults } from '../run-data/run-folder.js';
-import { storePage } from './page.js';
 import { resolveInside, type StoreServer, serveStore } from './server.js';
 import {
   campaignTrends,
@@ -17,6 +16,7 @@ import {
   scanStore,
   stampTime,
 } from './store-index.js';
+import { storePage } from './store-page.js';
 
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-serve-'));
 const outside = mkdtempSync(join(tmpdir(), 'lockchaos-serve-outside-'));

@@ -1,7 +1,7 @@
 /**
  * `lockchaos serve`'s HTTP server (node:http), bound to 127.0.0.1 only:
  *
- *   /                   the store's page (store-index.ts, page.ts); the runs filtered by the query
+ *   /                   the store's page (store-index.ts, store-page.ts); the runs filtered by the query
  *   /index.json         the same index as data
  *   /files/<path>       a file of the store as it is (report.html, summary.html, ...), or a
  *                       folder's listing; nothing outside the store, symbolic links included
@@ -16,15 +16,15 @@ import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } fr
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, sep } from 'node:path';
-import { CAMPAIGN_FILES, readSummaryText } from '../campaign/campaign-folder.js';
-import { readShard } from '../campaign/merge.js';
 import { summaryHtml } from '../campaign/report.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
+import { readSummary } from '../campaign-data/read-summary.js';
 import { contentSecurityPolicy } from '../report/csp.js';
 import { escapeHtml } from '../report/page-html.js';
 import { version } from '../version.js';
 import { isOwnHost, ownHosts } from './host.js';
-import { fileHref, storePage } from './page.js';
 import { FILTER_KEYS, filterRuns, IndexCache, type RunFilter, scanStore } from './store-index.js';
+import { fileHref, storePage } from './store-page.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -164,9 +164,8 @@ function serveFile(req: IncomingMessage, res: ServerResponse, root: string, urlP
  */
 function refreshedSummary(dir: string): string | undefined {
   try {
-    const stored = JSON.parse(readSummaryText(join(dir, CAMPAIGN_FILES.summaryJson))) as { state?: unknown };
-    if (stored.state !== 'running') return undefined;
-    const summary = readShard(dir);
+    const summary = readSummary(dir);
+    if (summary.written.state !== 'running') return undefined;
     return summary.state === 'running' ? undefined : summaryHtml(summary);
   } catch {
     return undefined;

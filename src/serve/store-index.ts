@@ -14,9 +14,12 @@
  */
 import { closeSync, type Dirent, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { CAMPAIGN_FILES, readSummaryText } from '../campaign/campaign-folder.js';
-import { type Mark, markOf } from '../campaign/mark.js';
-import { type CampaignProgress, type CampaignStateName, observedState, type StoredState } from '../campaign/state.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
+import { type Mark, markOf } from '../campaign-data/mark.js';
+import { readSummary } from '../campaign-data/read-summary.js';
+import { type CampaignProgress, type CampaignStateName, observedState } from '../campaign-data/state.js';
+import type { WrittenState } from '../campaign-data/summary-record.js';
+import { type ConfigurationTally, configurationOf, type Totals } from '../campaign-data/tallies.js';
 import { MAX_TEST_JSON_BYTES, type RESULTS_HEAD_KEYS, RUN_FILES, readResults } from '../run-data/run-folder.js';
 import { readRegularFile } from '../util/regular-file.js';
 
@@ -51,12 +54,8 @@ export interface RunEntry {
   shrink: boolean;
 }
 
-export interface ConfigurationTally {
-  configuration: string;
-  expect: string;
-  met: number;
-  ran: number;
-}
+/** A configuration's night as the index keeps it: the tally summary.json's reader gives, less its seeds. */
+export type NightTally = Pick<ConfigurationTally, 'configuration' | 'expect' | 'met' | 'ran'>;
 
 export interface CampaignEntry {
   /** The campaign folder, relative to the store. */
@@ -69,7 +68,7 @@ export interface CampaignEntry {
   shard?: string;
   /** Written by `campaign merge` (from shards that are in the store too, often). */
   merged?: boolean;
-  totals: { cells: number; met: number; mismatched: number; errors: number; interrupted: number };
+  totals: Totals;
   interrupted: boolean;
   /** Running, finished or cut short, as a reader sees it now (a killed runner's "running" is cut short). */
   state: CampaignStateName;
@@ -80,13 +79,13 @@ export interface CampaignEntry {
   /** This shard's cells that have no verdict: still to run, or (cut short) never ran. */
   notRun: { index: number; id: string }[];
   met: boolean;
-  configurations: ConfigurationTally[];
+  configurations: NightTally[];
   /** The generated campaign's own page, when there is one. */
   page?: typeof CAMPAIGN_FILES.sweepHtml | typeof CAMPAIGN_FILES.benchHtml;
   summaryHtml: boolean;
 }
 
-export type { Mark } from '../campaign/mark.js';
+export type { Mark } from '../campaign-data/mark.js';
 
 export interface TrendRow {
   configuration: string;
@@ -140,7 +139,7 @@ interface CampaignCell {
 export class IndexCache {
   readonly listings = new Map<string, Listing>();
   readonly runs = new Map<string, Cached<RunEntry>>();
-  readonly campaigns = new Map<string, Cached<{ entry: CampaignEntry; cells: CampaignCell[]; stored: StoredState }>>();
+  readonly campaigns = new Map<string, Cached<{ entry: CampaignEntry; cells: CampaignCell[]; stored: WrittenState }>>();
 }
 
 const HEAD_BYTES = 8192;
@@ -351,50 +350,6 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
   }
 }
 
-interface SummaryJson {
-  name?: string;
-  startedAt?: string;
-  shard?: { index?: unknown; count?: unknown } | null;
-  totals?: Partial<Record<keyof CampaignEntry['totals'], unknown>>;
-  interrupted?: boolean;
-  met?: boolean;
-  missing?: number;
-  configurations?: (Partial<Record<keyof ConfigurationTally, unknown>> | null)[];
-  cells?: { dir?: string; index?: unknown; actual?: unknown; id?: unknown; expect?: unknown; met?: unknown }[];
-  state?: unknown;
-  cutShortBy?: unknown;
-  failedBy?: unknown;
-  updatedAt?: unknown;
-  finishedAt?: unknown;
-  runner?: unknown;
-  progress?: Partial<Record<keyof CampaignProgress, unknown>>;
-  notRun?: ({ index?: unknown; id?: unknown } | null)[];
-  planned?: ({ index?: unknown; id?: unknown } | null)[];
-}
-
-/** The cells with no verdict: summary.json's notRun, or (a runner killed before it wrote one) planned less those that ran. */
-function notRunOf(s: SummaryJson): { index: number; id: string }[] {
-  const names = (list: SummaryJson['notRun']) =>
-    (Array.isArray(list) ? list : []).map((c) => ({ index: count(c?.index), id: text(c?.id, '?') }));
-  if (!Array.isArray(s.planned)) return names(s.notRun);
-  const ran = new Set((s.cells ?? []).filter((c) => c.actual !== 'not-run').map((c) => c.index));
-  return names(s.planned).filter((c) => !ran.has(c.index));
-}
-
-const progressOf = (p: SummaryJson['progress']): CampaignProgress | undefined => {
-  if (!p || typeof p !== 'object') return undefined;
-  const out: CampaignProgress = { done: count(p.done), total: count(p.total), elapsedS: Number(p.elapsedS) || 0 };
-  if (typeof p.leftS === 'number' && Number.isFinite(p.leftS)) out.leftS = p.leftS;
-  return out;
-};
-
-/**
- * summary.json's values as the types the index holds: a store may come from anyone (a
- * fork's CI artifacts), so a count is a count and a name a string, whatever the file says.
- */
-const count = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
-const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
-
 function readCampaign(state: ScanState, dir: string, list: Listing): void {
   const path = toSlash(relative(state.store, dir));
   state.seen.campaigns.add(path);
@@ -405,59 +360,43 @@ function readCampaign(state: ScanState, dir: string, list: Listing): void {
   let cached = state.cache.campaigns.get(path);
   if (cached?.key !== key) {
     try {
-      const s = JSON.parse(readSummaryText(join(dir, summaryJson))) as SummaryJson;
-      const startedAt = typeof s.startedAt === 'string' ? s.startedAt : stampTime(path.split('/').at(-1) ?? '');
+      const s = readSummary(dir);
       const entry: CampaignEntry = {
         path,
-        // The folder under campaigns/ is the campaign's name; a merge's out folder may be anywhere.
-        name: typeof s.name === 'string' ? s.name : (path.split('/').at(-2) ?? path),
-        startedAt,
-        night: startedAt.slice(0, 10),
-        ...(s.shard ? { shard: `${count(s.shard.index)}/${count(s.shard.count)}` } : {}),
-        ...(typeof s.missing === 'number' ? { merged: true } : {}),
-        totals: {
-          cells: count(s.totals?.cells),
-          met: count(s.totals?.met),
-          mismatched: count(s.totals?.mismatched),
-          errors: count(s.totals?.errors),
-          interrupted: count(s.totals?.interrupted),
-        },
-        interrupted: s.interrupted === true,
+        name: s.name,
+        startedAt: s.startedAt,
+        night: s.startedAt.slice(0, 10),
+        ...(s.shard ? { shard: `${s.shard.index}/${s.shard.count}` } : {}),
+        ...(s.missing !== undefined ? { merged: true } : {}),
+        totals: s.totals,
+        interrupted: s.interrupted,
         state: 'running',
-        notRun: notRunOf(s),
-        ...(progressOf(s.progress) ? { progress: progressOf(s.progress) } : {}),
-        met: s.met === true,
-        configurations: (Array.isArray(s.configurations) ? s.configurations : []).map((c) => ({
-          configuration: text(c?.configuration, '?'),
-          expect: text(c?.expect, '?'),
-          met: count(c?.met),
-          ran: count(c?.ran),
+        notRun: s.notRun.map(({ index, id }) => ({ index, id })),
+        ...(s.progress ? { progress: s.progress } : {}),
+        met: s.met,
+        configurations: s.configurations.map(({ configuration, expect, met, ran }) => ({
+          configuration,
+          expect,
+          met,
+          ran,
         })),
         ...(names.has(sweepHtml) ? { page: sweepHtml } : {}),
         ...(names.has(benchHtml) ? { page: benchHtml } : {}),
         summaryHtml: names.has(summaryHtml),
       };
-      const cells = (s.cells ?? []).flatMap((c): CampaignCell[] =>
-        typeof c.dir === 'string'
-          ? [
+      const cells = s.cells.flatMap((r): CampaignCell[] =>
+        r.dir === undefined
+          ? []
+          : [
               {
-                dir: toSlash(relative(state.store, join(dir, c.dir))),
-                configuration: text(c.id, '?').replace(/\/seed-\d+$/, ''),
-                expect: text(c.expect, '?'),
-                met: c.met === true,
+                dir: toSlash(relative(state.store, r.dir)),
+                configuration: configurationOf(r.cell.id),
+                expect: r.cell.expect,
+                met: r.met,
               },
-            ]
-          : [],
+            ],
       );
-      const stored: StoredState = {
-        state: s.state,
-        cutShortBy: s.cutShortBy,
-        failedBy: s.failedBy,
-        updatedAt: s.updatedAt,
-        finishedAt: s.finishedAt,
-        interrupted: s.interrupted,
-        runner: s.runner,
-      };
+      const stored = s.written;
       cached = { key, value: { entry, cells, stored } };
       state.cache.campaigns.set(path, cached);
     } catch (err) {

@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAMPAIGN_FILES } from '../campaign/campaign-folder.js';
 import { loadCampaign } from '../campaign/load.js';
-import type { CellResult } from '../campaign/report.js';
 import { type CampaignHooks, type CampaignOptions, type CampaignResult, runCampaign } from '../campaign/run.js';
+import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
+import type { CellResult } from '../campaign-data/summary-record.js';
 import { loadRun } from '../run-data/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';

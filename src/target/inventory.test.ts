@@ -7,7 +7,7 @@ import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { hostScripts, hostTag, processStates } from './commands.js';
 import { checkChannelFiles, parseInventory } from './inventory.js';
-import { inventoryJsonSchema } from './json-schema.js';
+import { inventoryJsonSchema } from './inventory-json-schema.js';
 
 const etcd = { backend: 'etcd', port: 2379 };
 const parsed = (data: unknown) => parseInventory(data, 't.yaml', etcd);
@@ -189,7 +189,7 @@ describe('an inventory', () => {
     expect(() => checkChannelFiles(inv({ knownHosts: '.' }))).toThrow(/ssh\.knownHosts .* is not a file/);
   });
 
-  it('has the JSON Schema shipped in examples/ (regenerate: see json-schema.ts)', () => {
+  it('has the JSON Schema shipped in examples/ (regenerate: see inventory-json-schema.ts)', () => {
     const shipped = JSON.parse(readFileSync(join(packageRoot, 'examples/target.schema.json'), 'utf8'));
     expect(shipped).toEqual(inventoryJsonSchema());
   });

@@ -112,6 +112,44 @@ function writeHostileStore(dir: string): void {
     `'><svg onload="${js(4)}">`,
   ];
   const p = (i: number) => payloads[i % payloads.length] as string;
+  // A summary the reader takes (campaign-data/read-summary.ts): markup only where a string may be anything.
+  const cut = join(dir, 'campaigns', 'nightly', '2026-11-27T02-00-00.000Z');
+  mkdirSync(cut, { recursive: true });
+  const cell = (index: number) => ({
+    index,
+    entry: 0,
+    id: p(index),
+    backend: p(1),
+    workload: p(2),
+    nemesis: p(3),
+    fencing: false,
+    seed: 1,
+    expect: 'valid',
+    config: {},
+    actual: 'valid',
+    met: true,
+    message: p(0),
+    durationS: 1,
+    dir: `runs/${index}`,
+  });
+  writeFileSync(
+    join(cut, 'summary.json'),
+    JSON.stringify({
+      name: 'nightly',
+      description: p(1),
+      source: p(2),
+      shard: null,
+      totalCells: 3,
+      startedAt: '2026-11-27T02:00:00.000Z',
+      finishedAt: '2026-11-27T02:10:00.000Z',
+      interrupted: true,
+      state: 'cut-short',
+      cutShortBy: p(0),
+      cells: [cell(0), cell(1)],
+      planned: [0, 1, 2].map((index) => ({ index, id: p(index + 1) })),
+    }),
+  );
+  // One it refuses (its name is markup, its numbers are not numbers): a problem the page names.
   const campaign = join(dir, 'campaigns', 'nightly', '2026-11-28T02-00-00.000Z');
   mkdirSync(campaign, { recursive: true });
   writeFileSync(
@@ -165,6 +203,7 @@ describe.skipIf(noBrowser)('lockchaos serve, of a hostile store, in a browser', 
     const { page, problems } = await openUrl(started.url, origin);
     // The payloads are on the page as text, and none of them ran.
     expect(await page.textContent('#campaigns')).toContain('<script>');
+    expect(await page.textContent('body')).toContain('summary.json is not a campaign summary');
     expect(await page.textContent('#runs')).toContain('onerror');
     expect(await page.locator('#campaigns img, #runs img, body script, body svg').count()).toBe(0);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();

@@ -24,6 +24,7 @@ const LAYERS: Record<string, number> = {
   'src/nemesis': 4,
   'src/run-data': 5,
   'src/worker': 5,
+  'src/campaign-data': 6,
   'src/runner': 6,
   'src/scenarios': 7,
   'src/report': 8,
@@ -41,9 +42,10 @@ const LAYERS: Record<string, number> = {
 /**
  * Folders that read runs and never run one: they take the run's data (src/run-data), not
  * the engine (src/runner), though the layers would allow it. A run and its report together
- * are src/reported-run's.
+ * are src/reported-run's. A campaign's folder (src/campaign-data) is data too: merge,
+ * serve and the job summary read it without the campaign that runs (src/campaign).
  */
-const READERS_OF_RUNS = ['src/report', 'src/shrink', 'src/serve', 'src/sweep', 'src/bench'];
+const READERS_OF_RUNS = ['src/campaign-data', 'src/report', 'src/shrink', 'src/serve', 'src/sweep', 'src/bench'];
 
 /** The table's entry for a file: its folder under src/ (or top folder), or the file itself. */
 function unitOf(file: string): string | undefined {
@@ -109,6 +111,20 @@ describe('the layer order', () => {
           .map((spec) => `${relative(packageRoot, file)} imports ${spec}`),
       );
     expect(engine).toEqual([]);
+  });
+
+  it("the campaign folder's data imports neither the campaign that runs nor its readers", () => {
+    const up = files
+      .filter((f) => unitOf(f) === 'src/campaign-data')
+      .flatMap((file) =>
+        importsOf(readFileSync(file, 'utf8'))
+          .filter((spec) =>
+            ['src/campaign', 'src/serve', 'src/cli'].includes(unitOf(resolve(dirname(file), spec)) ?? ''),
+          )
+          .map((spec) => `${relative(packageRoot, file)} imports ${spec}`),
+      );
+    expect(files.filter((f) => unitOf(f) === 'src/campaign-data').length).toBeGreaterThan(5);
+    expect(up).toEqual([]);
   });
 
   it('catches an upward import, a type-only one and a dynamic one', () => {

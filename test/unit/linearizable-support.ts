@@ -11,7 +11,13 @@ import fc from 'fast-check';
 import { simulateRegister } from '../../bench/simulate.js';
 import { LARGE_PART } from '../../checkers/linearizable/search-rounds.js';
 import { MODELS } from '../../checkers/models/index.js';
-import { type AnyModel, type Model, type OpInput, type OpOutput, Rejection } from '../../checkers/models/model.js';
+import {
+  type AnyModel,
+  type Model,
+  type OpInput,
+  type OpOutput,
+  Rejection,
+} from '../../checkers/models/linearizable-model.js';
 import type { Op } from '../../src/history/op.js';
 import { Rng } from '../../src/util/rng.js';
 

@@ -11,7 +11,7 @@ import type { Rng } from '../../util/rng.js';
 import { type ClientFaultTarget, stoppedProcesses } from '../context.js';
 import { faultKind } from '../kind.js';
 import type { FaultStart, FaultTiming, Nemesis } from '../nemesis.js';
-import { clientWords, HOLDER_POINT } from './client-pause.js';
+import { atClient, clientWords, HOLDER_POINT } from './client-pause.js';
 
 export class ClientKill implements Nemesis {
   readonly kind = 'client-kill';
@@ -64,5 +64,6 @@ export const clientKill = faultKind({
   what: 'SIGKILL a client (its worker and its program) that holds the lock, the next to begin its hold (in-hold), or the first at a code point (at=<point>); a fresh client takes its place with a new process number',
   fit: (s) => (ctx) =>
     new ClientKill(ctx.clients, ctx.timing, s.target.startsWith('at=') ? s.target.slice('at='.length) : undefined),
+  aimsAt: atClient,
   words: clientWords,
 });

@@ -9,7 +9,7 @@
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
 import { type CaughtAtPoint, type ClientFaultTarget, stoppedProcesses, untilHandedOver } from '../context.js';
-import { faultKind } from '../kind.js';
+import { type AimedPoint, type FaultSpec, faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
 /** Pause lengths as multiples of the TTL. */
@@ -168,6 +168,22 @@ export class ClientPause implements Nemesis {
   }
 }
 
+/**
+ * Where a fault on a client aims (client-pause, client-kill): the point named by `at=`, or
+ * a holder, caught where its hold begins (HOLDER_POINT: a run where it never hit there is
+ * not unknown for it, so its row does not count).
+ */
+export const atClient = (s: FaultSpec): AimedPoint | undefined =>
+  s.target.startsWith('at=')
+    ? { point: s.target.slice('at='.length) }
+    : s.target === 'holder'
+      ? { point: HOLDER_POINT, counts: false }
+      : undefined;
+
+/** Where a fault inside the backend's acquire aims (client-pause:in-acquire, client-clock): the backend's point. */
+export const atInAcquire = (inAcquirePoint: string | undefined): AimedPoint | undefined =>
+  inAcquirePoint === undefined ? undefined : { point: inAcquirePoint };
+
 /** A fault on a client, in words: the history process it stopped (the client, in older records). */
 export const clientWords = (v: Record<string, unknown>) => ({
   whom:
@@ -195,5 +211,6 @@ export const clientPause = faultKind({
     if (s.target === 'in-acquire' && point === undefined) return missing('inAcquirePausePoint');
     return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, point);
   },
+  aimsAt: (s, inAcquirePoint) => (s.target === 'in-acquire' ? atInAcquire(inAcquirePoint) : atClient(s)),
   words: clientWords,
 });

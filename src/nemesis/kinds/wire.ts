@@ -1,6 +1,6 @@
 /**
  * wire: one kind of request of one client, caught on its way to the lock server (the
- * per-client proxy splits what a client sends into named requests: wire.ts), at the
+ * per-client proxy splits what a client sends into named requests: wire-requests.ts), at the
  * moment it is sent. Bugs in lock libraries sit at one point of their code: between an
  * ownership check and the DEL, between the grant (SET NX) and the token (INCR). A client
  * paused at a random moment almost never lands there; a request held on the wire lands
@@ -180,6 +180,7 @@ export const wire = faultKind({
   modes: WIRE_MODES,
   what: "catch one client's request of this name on its way to the lock server (a Redis command, a PostgreSQL function, a ZooKeeper op): pause the client there until another client holds the lock, hold the request alone, stop the client right after it, or drop it",
   usesProxies: () => true,
+  aimsAt: (s) => ({ point: `wire:${s.target}`, ...(s.mode ? { mode: s.mode } : {}) }),
   fit: (s) => (ctx) => new WireFault(ctx.routes, ctx.clients, ctx.timing, s.target, (s.mode ?? 'pause') as WireMode),
   words: (v) => ({
     whom: typeof v.process === 'number' ? `process ${v.process}` : undefined,

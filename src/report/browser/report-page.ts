@@ -17,8 +17,8 @@
 
 import { showFirstFinding, wireFindings } from './report-page/findings.js';
 import { latencyPlot } from './report-page/latency-plot.js';
-import type { Page } from './report-page/page.js';
 import type { ReportPageData } from './report-page/page-data.js';
+import type { Page } from './report-page/page-view.js';
 import { renderTimeline } from './report-page/timeline.js';
 import { indexTimeline } from './report-page/timeline-index.js';
 import { timelineLayout } from './report-page/timeline-layout.js';

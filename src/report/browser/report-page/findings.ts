@@ -4,9 +4,9 @@
  * latency plot's lines redrawn) and scrolls the timeline to it.
  */
 import { calloutClass, violationStyle, whoText } from '../../finding-style.js';
-import type { Violation } from '../../model.js';
+import type { Violation } from '../../report-data.js';
 import { markLine } from './describe.js';
-import type { Page } from './page.js';
+import type { Page } from './page-view.js';
 import { numberAttr } from './tooltip.js';
 
 /** The two lists of the badges' key: under the finding's words, and above the timeline (which stays in view as it scrolls). */

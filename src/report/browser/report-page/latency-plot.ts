@@ -5,8 +5,8 @@
  */
 import type UPlot from 'uplot';
 import { fmtMs, fmtS, tickDecimals } from './format.js';
-import { findingColor, type Page } from './page.js';
 import { entryTime } from './page-data.js';
+import { findingColor, type Page } from './page-view.js';
 
 /** The global uPlot's script defines, in the page (its types come from the package). */
 declare const uPlot: typeof UPlot;

@@ -4,7 +4,7 @@
  */
 
 import { niceStep, tickDecimals } from './format.js';
-import { findingColor, laneTop, type Page } from './page.js';
+import { findingColor, laneTop, type Page } from './page-view.js';
 import { el } from './svg.js';
 import { AXIS_H, LABEL_W, LANE_H, type TimelineScale } from './timeline-layout.js';
 

@@ -5,10 +5,10 @@
  * each named operation takes effect (the numbers are explained in the lists of marks).
  */
 import { STYLE_COLORS, violationStyle } from '../../finding-style.js';
-import type { Violation } from '../../model.js';
+import type { Violation } from '../../report-data.js';
 import { drawEndedOverlaps, drawOverlap } from './finding-overlap.js';
-import { laneTop, type Page } from './page.js';
 import { barEnd } from './page-data.js';
+import { laneTop, type Page } from './page-view.js';
 import { el } from './svg.js';
 import { BAR_H, BAR_Y, LABEL_W, type TimelineScale } from './timeline-layout.js';
 

@@ -4,8 +4,8 @@
  * runs of operations too narrow to tell apart as one grey bar (level-of-detail.ts).
  */
 import { levelOfDetail } from './level-of-detail.js';
-import { laneTop, type Page } from './page.js';
 import { barEnd, holdEnd, OUTCOME, type ReportPageData } from './page-data.js';
+import { laneTop, type Page } from './page-view.js';
 import { type Attrs, el } from './svg.js';
 import { BAR_H, BAR_Y, HOLD_H, HOLD_Y, type TimelineScale } from './timeline-layout.js';
 

@@ -3,7 +3,7 @@
  * the pointer), double-click for the whole run, Ctrl/Alt/Meta + wheel to zoom about the
  * pointer, Shift + wheel to pan; and the toolbar's buttons.
  */
-import type { Page } from './page.js';
+import type { Page } from './page-view.js';
 import { el } from './svg.js';
 import { AXIS_H, timeAt } from './timeline-layout.js';
 import type { Drag } from './tooltip.js';

@@ -4,7 +4,7 @@
  * across all lanes, the finding shown outlined. Only what is in view is drawn.
  */
 import { fmtS } from './format.js';
-import type { Page } from './page.js';
+import type { Page } from './page-view.js';
 import { el } from './svg.js';
 import { drawAxis, drawDefs, drawLanes } from './timeline-backdrop.js';
 import { drawFaults } from './timeline-faults.js';

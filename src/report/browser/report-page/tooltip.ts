@@ -10,7 +10,7 @@ import {
   describeMark,
   describeShortHolds,
 } from './describe.js';
-import type { Page } from './page.js';
+import type { Page } from './page-view.js';
 
 /** A drag across the timeline: where it began, whether it has moved (then it is no click). */
 export interface Drag {

@@ -3,7 +3,7 @@
  * header, whose height follows the headline's length and the window's width; the timeline
  * and the latency plot are drawn again at the new width, once resizing pauses for 100 ms.
  */
-import type { Page } from './page.js';
+import type { Page } from './page-view.js';
 
 function setHeaderHeight(): void {
   const header = document.querySelector('header');

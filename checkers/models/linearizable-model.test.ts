@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PartOp } from './model.js';
+import type { PartOp } from './linearizable-model.js';
 import { impossibleObservation, impossibleReason, showValue, valueKey } from './values.js';
 
 const roles = {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detect, sqlName, WireSplitter } from './wire.js';
+import { detect, sqlName, WireSplitter } from './wire-requests.js';
 
 const resp = (...args: string[]) =>
   Buffer.from(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);

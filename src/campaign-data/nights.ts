@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAMPAIGN_FILES, readSummaryText } from './campaign-folder.js';
+import { readSummary } from './read-summary.js';
 import { insideStore } from './store-path.js';
 
 /** A folder name from a time: what `campaign` names its folders by (':' is not portable). */
@@ -18,7 +18,7 @@ export const stampOf = (iso: string) => iso.replace(/:/g, '-');
 /**
  * Where a night of campaign `name` that started at `startedAt` goes in the store: a path
  * inside it (store-path.ts), else a UserError. `name` and `startedAt` come from a shard
- * (merge.ts checks them: a plain name, an ISO time); the store's own links are checked here.
+ * (read-summary.ts checks them: a plain name, an ISO time); the store's own links are checked here.
  */
 export const nightFolder = (store: string, name: string, startedAt: string) =>
   insideStore(store, join(store, 'campaigns', name, `${stampOf(startedAt)}-merged`), 'write');
@@ -39,9 +39,8 @@ export function nightsOf(store: string, name: string): NightDir[] {
     if (!e.isDirectory()) continue;
     const dir = join(parent, e.name);
     try {
-      const s = JSON.parse(readSummaryText(join(dir, CAMPAIGN_FILES.summaryJson))) as { startedAt?: unknown };
-      if (typeof s.startedAt === 'string' && s.startedAt !== '')
-        out.push({ dir, night: s.startedAt.slice(0, 10), startedAt: s.startedAt });
+      const { startedAt } = readSummary(dir);
+      out.push({ dir, night: startedAt.slice(0, 10), startedAt });
     } catch {
       // not a campaign folder (or being written): not a night
     }

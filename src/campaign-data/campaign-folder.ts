@@ -1,10 +1,10 @@
 /**
  * A campaign folder's layout (<store>/campaigns/<name>/<timestamp>/), in one place: what
  * the campaign writes, what a sweep and a bench add beside it, and what merge and serve
- * read back. Each cell's run folder is under runs/ (its own layout: run-data/run-folder.ts).
+ * read back (summary.json: only through read-summary.ts). Each cell's run folder is
+ * under runs/ (its own layout: run-data/run-folder.ts).
  */
 import { join } from 'node:path';
-import { MiB, readRegularFile } from '../util/regular-file.js';
 
 export const CAMPAIGN_FILES = {
   /** The campaign as it ran (stamped with the lockchaos version). */
@@ -32,17 +32,3 @@ export const summaryFiles = (dir: string) => ({
   summaryJson: join(dir, CAMPAIGN_FILES.summaryJson),
   junit: join(dir, CAMPAIGN_FILES.junit),
 });
-
-/**
- * The most of a summary.json that is read (merge, a store's nights, serve): a campaign of
- * MAX_CELLS cells writes a few MiB. A larger one (or a device, a FIFO) was not written by
- * a campaign, and reading it whole cost a reader gigabytes.
- */
-export const MAX_SUMMARY_JSON_BYTES = 32 * MiB;
-
-/** A summary.json's text, a regular file within MAX_SUMMARY_JSON_BYTES, else a UserError naming it. */
-export const readSummaryText = (path: string): string =>
-  readRegularFile(path, 'campaign summary', {
-    maxBytes: MAX_SUMMARY_JSON_BYTES,
-    fix: 'not a summary.json lockchaos campaign writes: give the folders lockchaos wrote',
-  }).toString('utf8');

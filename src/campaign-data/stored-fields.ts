@@ -1,15 +1,14 @@
 /**
- * A cell as a shard's summary.json stores it (the cell's fields and its result's), checked
- * field by field before `campaign merge` tallies it into the merged pages: a shard's file,
- * or a night's in the store, is input like any other. A field of the wrong kind is one line
+ * A cell as a summary.json stores it (the cell's fields and its result's), checked field
+ * by field by its reader (read-summary.ts) before any page shows it or a merge tallies it:
+ * a shard's file, or a night's in the store, is input like any other. A field of the wrong kind is one line
  * naming the cell and the field, never a stack from the page that would have shown it.
  */
 import type { CoverageRow } from '../../checkers/coverage.js';
+import type { TestConfig } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
-import { ACTUALS } from './expect.js';
-import type { Cell } from './matrix.js';
-import type { CellResult } from './report.js';
-import { EXPECTATIONS } from './spec.js';
+import { ACTUALS, type Actual, type Cell, EXPECTATIONS, type Expectation } from './cell.js';
+import type { CellPhases, CellResult } from './summary-record.js';
 
 export const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 export const isSeconds = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
@@ -37,10 +36,13 @@ export function isCellName(x: unknown): boolean {
   return isObject(x) && isCount(x.index) && isString(x.id) && optional(isExpectation)(x.expect);
 }
 
-const isExpectation = (x: unknown) => (EXPECTATIONS as readonly unknown[]).includes(x);
+const isExpectation = (x: unknown): x is Expectation => EXPECTATIONS.some((e) => e === x);
+const isActual = (x: unknown): x is Actual => ACTUALS.some((a) => a === x);
+
+type CheckerLine = NonNullable<CellResult['checkers']>[number];
 
 /** A checker's line: its name, its verdict, whether it counts, its summary. */
-function isCheckerLine(x: unknown): boolean {
+function isCheckerLine(x: unknown): x is CheckerLine {
   return (
     isObject(x) &&
     isString(x.checker) &&
@@ -49,6 +51,17 @@ function isCheckerLine(x: unknown): boolean {
     isString(x.summary)
   );
 }
+
+/**
+ * A cell's run configuration as the summary keeps it: an object, its time limit in
+ * seconds. Only that is read from it (a replay reads the run's test.json, checked there);
+ * the rest is written back as it came.
+ */
+function isStoredConfig(x: unknown): x is TestConfig {
+  return isObject(x) && (x.timeLimitS === undefined || isSeconds(x.timeLimitS));
+}
+
+const isPhases = (x: unknown): x is CellPhases => isObject(x) && Object.values(x).every(isSeconds);
 
 /** Each stored field, what it must be, and the words for it. */
 export type FieldTable = Record<string, [test: (x: unknown) => boolean, what: string]>;
@@ -66,11 +79,8 @@ const FIELDS: FieldTable = {
   seed: [(x) => typeof x === 'number' && Number.isInteger(x), 'an integer'],
   expect: [isExpectation, `one of ${EXPECTATIONS.join(', ')}`],
   availability: [optional((x) => typeof x === 'number' && x >= 0 && x <= 1), 'a share from 0 to 1'],
-  config: [
-    (x) => isObject(x) && (x.timeLimitS === undefined || isSeconds(x.timeLimitS)),
-    "a run's configuration, its timeLimitS in seconds",
-  ],
-  actual: [(x) => (ACTUALS as readonly unknown[]).includes(x), `one of ${ACTUALS.join(', ')}`],
+  config: [isStoredConfig, "a run's configuration, its timeLimitS in seconds"],
+  actual: [isActual, `one of ${ACTUALS.join(', ')}`],
   met: [isBoolean, 'true or false'],
   message: [isString, 'a string'],
   durationS: [isSeconds, 'seconds'],
@@ -84,7 +94,7 @@ const FIELDS: FieldTable = {
   ],
   stoppedEarlyS: [optional(isSeconds), 'seconds'],
   stoppedEarlyWhy: [optional(isString), 'a string'],
-  phases: [optional((x) => isObject(x) && Object.values(x).every(isSeconds)), 'seconds per phase'],
+  phases: [optional(isPhases), 'seconds per phase'],
   coverage: [
     optional((x) => Array.isArray(x) && x.every(isCoverageRow)),
     'a list of code-point rows ({point, fault?, reached?, hits, followed})',
@@ -123,31 +133,43 @@ export function storedCell(x: unknown, position: number, path: string, abs: (p: 
     ? `${path}: cell #${Number(x.index) + 1}`
     : `${path}: cell ${position + 1} of its list`;
   checkFields(x, FIELDS, where);
-  const {
-    actual,
-    met,
-    message,
-    headline,
-    durationS,
-    dir,
-    report,
-    checkers,
-    stoppedEarlyS,
-    stoppedEarlyWhy,
-    phases,
-    coverage,
-    shrink,
-    ...cell
-  } = x as unknown as Cell & Omit<CellResult, 'cell'>;
+  // Each field again by its own test, now as its type: checkFields has refused any other.
+  const { index, entry, id, backend, workload, nemesis, scenario, fencing, seed, expect, availability, config } = x;
+  const { actual, met, message, headline, durationS, dir, report, checkers, stoppedEarlyS, stoppedEarlyWhy } = x;
+  const { phases, coverage, shrink } = x;
+  if (
+    !isCountValue(index) ||
+    !isCountValue(entry) ||
+    !isStringValue(id) ||
+    !isStringValue(backend) ||
+    !isStringValue(workload) ||
+    !isStringValue(nemesis) ||
+    typeof fencing !== 'boolean' ||
+    typeof seed !== 'number' ||
+    !isExpectation(expect) ||
+    !isStoredConfig(config) ||
+    !isActual(actual) ||
+    typeof met !== 'boolean' ||
+    !isStringValue(message) ||
+    typeof durationS !== 'number'
+  ) {
+    throw new UserError(`${where} is not a cell lockchaos campaign writes: give the summary.json it wrote`);
+  }
+  const cell: Cell = { index, entry, id, backend, workload, nemesis, fencing, seed, expect, config };
+  if (isStringValue(scenario)) cell.scenario = scenario;
+  if (typeof availability === 'number') cell.availability = availability;
   const r: CellResult = { cell, actual, met, message, durationS };
-  if (headline !== undefined) r.headline = headline;
-  if (dir !== undefined) r.dir = abs(dir);
-  if (report !== undefined) r.report = abs(report);
-  if (checkers) r.checkers = checkers;
-  if (stoppedEarlyS !== undefined) r.stoppedEarlyS = stoppedEarlyS;
-  if (stoppedEarlyWhy !== undefined) r.stoppedEarlyWhy = stoppedEarlyWhy;
-  if (phases !== undefined) r.phases = phases;
-  if (coverage !== undefined) r.coverage = coverage;
-  if (shrink !== undefined) r.shrink = abs(shrink);
+  if (isStringValue(headline)) r.headline = headline;
+  if (isStringValue(dir)) r.dir = abs(dir);
+  if (isStringValue(report)) r.report = abs(report);
+  if (Array.isArray(checkers) && checkers.every(isCheckerLine)) r.checkers = checkers;
+  if (typeof stoppedEarlyS === 'number') r.stoppedEarlyS = stoppedEarlyS;
+  if (isStringValue(stoppedEarlyWhy)) r.stoppedEarlyWhy = stoppedEarlyWhy;
+  if (isPhases(phases)) r.phases = phases;
+  if (Array.isArray(coverage) && coverage.every(isCoverageRow)) r.coverage = coverage;
+  if (isStringValue(shrink)) r.shrink = abs(shrink);
   return r;
 }
+
+const isCountValue = (x: unknown): x is number => isCount(x);
+const isStringValue = (x: unknown): x is string => typeof x === 'string';

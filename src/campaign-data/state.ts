@@ -73,6 +73,18 @@ export function runnerAlive(runner: CampaignRunner): boolean | undefined {
   return now === undefined || now === runner.started;
 }
 
+/** A runner as summary.json records it: a host name and a pid (its start, where written, a count). */
+export function isRunner(x: unknown): x is CampaignRunner {
+  if (typeof x !== 'object' || x === null || !('host' in x) || !('pid' in x)) return false;
+  const started = 'started' in x ? x.started : undefined;
+  return (
+    typeof x.host === 'string' &&
+    typeof x.pid === 'number' &&
+    Number.isSafeInteger(x.pid) &&
+    (started === undefined || typeof started === 'number')
+  );
+}
+
 export interface StoredState {
   state?: unknown;
   cutShortBy?: unknown;
@@ -101,11 +113,7 @@ export function observedState(
   else state = typeof s.finishedAt === 'string' && s.finishedAt !== '' ? 'finished' : 'running';
   if (state === 'cut-short') return { state, cutShortBy: by ?? 'an interruption' };
   if (state === 'finished') return { state };
-  const runner = s.runner as Partial<CampaignRunner> | undefined;
-  const alive =
-    runner && typeof runner.host === 'string' && typeof runner.pid === 'number'
-      ? runnerAlive(runner as CampaignRunner)
-      : undefined;
+  const alive = isRunner(s.runner) ? runnerAlive(s.runner) : undefined;
   if (alive === false) {
     return { state: 'cut-short', cutShortBy: 'its runner stopped without finishing (killed?)' };
   }

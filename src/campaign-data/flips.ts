@@ -3,8 +3,9 @@
  * between two nights of one campaign that both ran them. The job summary (summary-md.ts)
  * and summary.html say the same flips.
  */
-import { MARK_TEXT, type Mark, markOf } from './mark.js';
-import { byConfiguration, type CampaignSummary } from './report.js';
+import { MARK_TEXT, type Mark } from './mark.js';
+import type { CampaignSummary } from './summary-record.js';
+import { talliesOf } from './tallies.js';
 
 export interface Flip {
   configuration: string;
@@ -20,9 +21,9 @@ export const nightOf = (s: Pick<CampaignSummary, 'startedAt'>) => s.startedAt.sl
 /** The configuration's outcome by night: its mark and "met 1 of 2". */
 function marks(s: CampaignSummary): Map<string, { expect: string; mark: Mark; met: number; ran: number }> {
   return new Map(
-    byConfiguration(s).map((t) => [
+    talliesOf(s).configurations.map((t) => [
       t.configuration,
-      { expect: t.expect, mark: markOf(t.met, t.ran), met: t.met, ran: t.ran },
+      { expect: t.expect, mark: t.mark, met: t.met, ran: t.ran },
     ]),
   );
 }

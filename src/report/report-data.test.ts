@@ -9,7 +9,7 @@ import type { Op } from '../history/op.js';
 import { pairLeniently } from '../history/pairs.js';
 import { BAR_OUTCOMES, barLabel, brief } from './bar-words.js';
 import { latencyData } from './latency-data.js';
-import { prepareReport } from './model.js';
+import { prepareReport } from './report-data.js';
 
 const S = 'S';
 /** Stored results go through JSON (Infinity becomes null): as the report reads them. */

@@ -5,8 +5,8 @@
  * store's own pages under /files/.
  */
 
-import { MARK_TEXT } from '../campaign/mark.js';
-import { progressText } from '../campaign/state.js';
+import { MARK_TEXT } from '../campaign-data/mark.js';
+import { progressText } from '../campaign-data/state.js';
 import { htmlText } from '../report/page-html.js';
 import { plural } from '../util/plural.js';
 import {

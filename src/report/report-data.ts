@@ -50,6 +50,8 @@ export interface Fault {
 export interface Violation {
   checker: string;
   counted: boolean;
+  /** Its checker says it in the words of what failed (checker-words.ts ownWords): the headline quotes it. */
+  ownWords?: true;
   kind: ViolationKind;
   words: string;
   /** Op indices to highlight, with a short label each. */
