@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { aimedFaults } from '../src/nemesis/aimed-faults.js';
 import { H } from '../test/unit/history-builder.js';
-import { cappedPointsResult, codePointsResult, coverage, coverageLines } from './coverage.js';
+import { type CoverageRow, cappedPointsResult, codePointsResult, coverage, coverageLines } from './coverage.js';
+import { ALREADY_HELD } from './fault-windows.js';
 import { checkMutualExclusion } from './mutual-exclusion.js';
 
 const TTL = 1;
@@ -30,6 +31,25 @@ describe('code point coverage', () => {
     expect(rows.find((r) => r.point === 'in-extend')).toEqual({ point: 'in-extend', reached: 0, hits: 0, followed: 0 });
     expect(coverageLines(rows)[0]).toMatch(/wire:DEL\s+reached 7×\s+wire:pause: hit 1×, a violation followed 1 of 1/);
     expect(codePointsResult(rows)).toEqual([]);
+  });
+
+  it('says apart a hit let go at once, another client already holding the lock as it was caught', () => {
+    const hit = (h: H, until: string) =>
+      h
+        .invoke('nemesis', 'start-client-pause')
+        .ok('nemesis', 'start-client-pause', undefined, { process: 1, at: 'before-release' })
+        .invoke('nemesis', 'stop-client-pause')
+        .ok('nemesis', 'stop-client-pause', undefined, { client: 1, until, heldMs: 3 });
+    const h = hit(hit(new H().acquire(0), ALREADY_HELD), 'another client held the lock').release(0);
+    const aimed = aimedFaults([{ kind: 'client-pause', target: 'at=before-release' }]);
+    const [row] = coverage(h.ops, [], { 'before-release': 4 }, aimed, TTL);
+    expect(row).toMatchObject({ point: 'before-release', hits: 2, brief: 1, followed: 0 });
+    expect(coverageLines([row as CoverageRow])[0]).toMatch(
+      /client-pause: hit 2× \(1 of them let go at once: another client already held the lock\), a violation followed 0 of 2$/,
+    );
+    const once = hit(new H().acquire(0), ALREADY_HELD).release(0);
+    const [only] = coverage(once.ops, [], { 'before-release': 1 }, aimed, TTL);
+    expect(coverageLines([only as CoverageRow])[0]).toMatch(/hit 1× \(each let go at once: /);
   });
 
   it('a violation not counted (shown only) follows no hit', () => {

@@ -11,6 +11,7 @@
  * fault ended (the stale holder goes on, the held request lands, the next holder acquires).
  */
 import type { Op } from '../src/history/op.js';
+import { ALREADY_HELD } from './fault-windows.js';
 import type { CheckResult } from './result.js';
 import { violationsOf } from './violations.js';
 
@@ -24,6 +25,11 @@ export interface CoverageRow {
   /** How often clients reached it; undefined when the run could not count (a wire point without proxies). */
   reached?: number;
   hits: number;
+  /**
+   * Hits let go at once, another client already holding the lock as the client was caught
+   * (a stop that carried nothing past a lease): counted in `hits`, and said apart.
+   */
+  brief?: number;
   /** Hits after which a counted violation followed. */
   followed: number;
   /** False: the fault aims at a holder, caught here; a run where it never hit is not unknown for it. */
@@ -59,7 +65,7 @@ export function coverage(
     }
   }
   // Each hit's window: from the fault's start to two TTLs after its stop.
-  const hits = new Map<string, { from: number; to: number }[]>();
+  const hits = new Map<string, { from: number; to: number; brief?: true }[]>();
   const open = new Map<string, { point: string; from: number }>();
   for (const op of history) {
     if (op.process !== 'nemesis' || op.type !== 'ok') continue;
@@ -72,7 +78,9 @@ export function coverage(
       if (!started) continue;
       open.delete(kind);
       const key = `${kind}\u0000${started.point}`;
-      hits.set(key, [...(hits.get(key) ?? []), { from: started.from, to: op.time + 2 * ttlMs * 1e6 }]);
+      const hit = { from: started.from, to: op.time + 2 * ttlMs * 1e6 };
+      const brief = (op.value as { until?: unknown } | undefined)?.until === ALREADY_HELD;
+      hits.set(key, [...(hits.get(key) ?? []), brief ? { ...hit, brief: true as const } : hit]);
     }
   }
   const end = history.at(-1)?.time ?? 0;
@@ -90,6 +98,7 @@ export function coverage(
       point: a.point,
       fault: a.mode ? `${a.kind}:${a.mode}` : a.kind,
       hits: windows.length,
+      ...(windows.some((w) => w.brief) ? { brief: windows.filter((w) => w.brief).length } : {}),
       followed,
       ...(a.counts === false ? { counts: false as const } : {}),
     };
@@ -114,10 +123,14 @@ export function coverageLines(rows: readonly CoverageRow[]): string[] {
     const fault =
       r.fault === undefined
         ? ''
-        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×, a violation followed ${r.followed} of ${r.hits}`}`;
+        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×${briefWords(r)}, a violation followed ${r.followed} of ${r.hits}`}`;
     return `  ${r.point.padEnd(width)}  ${reach}${fault}`;
   });
 }
+
+/** The brief hits of a row, in words: those that held nobody past a lease. */
+const briefWords = (r: CoverageRow) =>
+  r.brief ? ` (${r.brief === r.hits ? 'each' : `${r.brief} of them`} let go at once: ${ALREADY_HELD})` : '';
 
 /**
  * A fault aimed at a point it never hit: the run did not test what it was asked to, and

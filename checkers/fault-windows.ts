@@ -6,6 +6,13 @@
  */
 import type { Op } from '../src/history/op.js';
 
+/**
+ * Why a fault that caught a client at a point let it go at once (its stop record's `until`):
+ * another client held the lock as it was caught, so the fault carried nothing past a lease
+ * (coverage.ts counts such a hit apart).
+ */
+export const ALREADY_HELD = 'another client already held the lock';
+
 /** A fault's start and end as the nemesis recorded them (end undefined: never healed). */
 export interface FaultWindow {
   f: string;

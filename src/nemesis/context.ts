@@ -4,6 +4,7 @@
  * them (what the backend declares, a kind took when it was fit: kind.ts). Node faults see
  * the node part only.
  */
+import { ALREADY_HELD } from '../../checkers/fault-windows.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import type { FaultTiming } from './nemesis.js';
 import type { ProxyRoute } from './proxy.js';
@@ -111,7 +112,7 @@ export interface NemesisContext extends NodeFaultContext {
 }
 
 /** Why a client stopped at the state that matters was let go. */
-export type HandOver = 'another client held the lock' | 'its length was spent';
+export type HandOver = 'another client held the lock' | typeof ALREADY_HELD | 'its length was spent';
 
 /**
  * Waits until a client other than `client` holds the lock (the lease it had has lapsed and
@@ -125,9 +126,9 @@ export async function untilHandedOver(
   deadline: number,
   abandoned: () => boolean = () => false,
 ): Promise<HandOver | undefined> {
-  for (;;) {
+  for (let first = true; ; first = false) {
     if (abandoned()) return undefined;
-    if (clients.holders().some((h) => h !== client)) return 'another client held the lock';
+    if (clients.holders().some((h) => h !== client)) return first ? ALREADY_HELD : 'another client held the lock';
     if (Date.now() >= deadline) return 'its length was spent';
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -59,8 +59,7 @@ export class KeptHolder {
   async release(): Promise<{ client: number; anotherHeld: boolean; keptMs: number } | undefined> {
     const kept = this.kept;
     if (!kept) return undefined;
-    const anotherHeld =
-      (await untilHandedOver(this.clients, kept.client, kept.until)) === 'another client held the lock';
+    const anotherHeld = (await untilHandedOver(this.clients, kept.client, kept.until)) !== 'its length was spent';
     this.resume();
     return { client: kept.client, anotherHeld, keptMs: Date.now() - kept.at };
   }

@@ -23,6 +23,9 @@ interface HeldAtPoint extends CaughtAtPoint {
   process: number;
   worker: number;
   until?: string;
+  /** When it was caught, and let go (Date.now()): how long it was held there. */
+  caughtAt: number;
+  releasedAt?: number;
 }
 
 export class ClientPause implements Nemesis {
@@ -60,6 +63,7 @@ export class ClientPause implements Nemesis {
     void untilHandedOver(this.clients, c.client, Date.now() + durationMs, () => this.atCaught !== c).then((why) => {
       if (why === undefined) return;
       c.until = why;
+      c.releasedAt = Date.now();
       c.resume();
     });
     return { value: caught.value, durationMs };
@@ -78,7 +82,7 @@ export class ClientPause implements Nemesis {
       caught.resume();
       return undefined;
     }
-    const held: HeldAtPoint = { ...caught, process: this.clients.process(caught.client), worker };
+    const held: HeldAtPoint = { ...caught, process: this.clients.process(caught.client), worker, caughtAt: Date.now() };
     this.atCaught = held;
     const program = this.clients.program?.(held.client);
     const value = {
@@ -157,7 +161,10 @@ export class ClientPause implements Nemesis {
     if (!caught) return null;
     caught.resume();
     this.atCaught = undefined;
-    if (this.atPoint !== undefined) return { client: caught.client, until: caught.until ?? 'the fault ended' };
+    if (this.atPoint !== undefined) {
+      const heldMs = (caught.releasedAt ?? Date.now()) - caught.caughtAt;
+      return { client: caught.client, until: caught.until ?? 'the fault ended', heldMs };
+    }
     if (this.inAcquirePoint !== undefined) return { client: caught.client, process: caught.process };
     return { client: caught.client, pid: caught.worker };
   }
