@@ -296,6 +296,26 @@ describe('the report headline', () => {
     expect(source).not.toMatch(/\.checker === '/);
   });
 
+  it('names a release held on the wire by what it did: the request, its landing, whose lock it deleted', () => {
+    // redis-lock 1.0.0: process 1's DEL (no ownership check) held while its lease ran out;
+    // process 4 acquired; the DEL landed and deleted process 4's lock; process 5 acquired.
+    const wire = { client: 1, process: 1, at: 'wire:DEL', mode: 'pause', ms: 1500 };
+    const ops = history([
+      acquire(1),
+      (h) => h.invoke(1, 'release', 'L'),
+      start('wire', wire),
+      acquire(4),
+      stop('wire'),
+      (h) => h.ok(1, 'release', 'L'),
+      acquire(5),
+      release(4),
+      release(5),
+    ]);
+    expect(sentence(ops, false)).toMatch(
+      /^Process 1's DEL, held [\d.]+ m?s \(wire pause\) as it released, landed after its lease had run out and deleted process 4's lock; process 5 acquired while process 4 still held it/,
+    );
+  });
+
   it('unknown: says which evidence was missing', () => {
     const ops = history([
       (h) => h.invoke(0, 'acquire', 'L').fail(0, 'acquire', 'L', undefined, 'busy'),

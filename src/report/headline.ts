@@ -22,6 +22,7 @@ import type { CheckResult, Validity } from '../../checkers/result.js';
 import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
+import { BAR_OUTCOMES } from './bar-words.js';
 import type { Fault, ReportData, Violation } from './report-data.js';
 
 export interface HeadlineRun {
@@ -121,10 +122,42 @@ function overlapCause(data: ReportData, v: Violation): string {
   return overlapAndFault(data, v).words;
 }
 
+/**
+ * A third process's release, held on the wire (a `wire:` fault caught its request) while its
+ * lease ran out, that landed while `v`'s earlier holder held the lock and before the later
+ * one's grant: what the library did, not only the fault (redis-lock's DEL without an
+ * ownership check deleted the next holder's lock, and a third acquired).
+ */
+function heldRelease(data: ReportData, v: Violation): { fault: Fault; process: number; how: string } | undefined {
+  const [holder, next] = v.processes as [number, number];
+  const holdStart = v.holds?.[0]?.[1];
+  const granted = v.overlap?.[0];
+  const release = data.fs.indexOf('release');
+  if (holdStart === undefined || granted === undefined || release < 0) return undefined;
+  for (const b of data.bars) {
+    const [lane, f, outcome, start, end] = b;
+    const p = data.lanes[lane]?.process;
+    if (f !== release || BAR_OUTCOMES[outcome] !== 'ok' || p === undefined || p === holder || p === next) continue;
+    if (!(start < holdStart && end >= holdStart && end <= granted)) continue;
+    const fault = data.faults.find((x) => x.f === 'wire' && x.process === p && x.startMs >= start && x.startMs <= end);
+    const how = fault && faultDetail(fault).find((d) => / at /.test(d));
+    if (fault && how) return { fault, process: p, how };
+  }
+  return undefined;
+}
+
 function overlapAndFault(data: ReportData, v: Violation): { words: string; fault?: Fault } {
   const [first, second] = v.processes as [number, number];
   const [o0, o1] = v.overlap as [number, number];
   const firstStart = v.holds?.[0]?.[1] ?? o0;
+  const released = heldRelease(data, v);
+  if (released) {
+    const [mode, request] = released.how.split(' at ') as [string, string];
+    return {
+      words: `process ${released.process}'s ${request}, held ${faultLength(data, released.fault)} (wire ${mode}) as it released, landed after its lease had run out and deleted process ${first}'s lock; process ${second} acquired while process ${first} still held it`,
+      fault: released.fault,
+    };
+  }
   const during = inEffect(data, o0, o1);
   const hitHolder =
     during.find((f) => f.process === first) ??
