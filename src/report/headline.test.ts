@@ -316,6 +316,23 @@ describe('the report headline', () => {
     );
   });
 
+  it('names a token taken on the wire after the grant: a separate request, and a larger token than the holder', () => {
+    // simple-redis-mutex 3.0.0: process 2 won the lock, then asked INCR for its token; the
+    // INCR was held while process 3 acquired (token 5); it landed with 6, outranking 3.
+    const ops = history([
+      (h) => h.invoke(2, 'acquire', 'L'),
+      start('wire', { client: 2, process: 2, at: 'wire:INCR', mode: 'pause', ms: 1500 }),
+      (h) => h.invoke(3, 'acquire', 'L').ok(3, 'acquire', 'L', { token: 5, validityMs: 60_000 }),
+      stop('wire'),
+      (h) => h.ok(2, 'acquire', 'L', { token: 6 }),
+      release(3),
+      release(2),
+    ]);
+    expect(sentence(ops, true)).toMatch(
+      /^Process 2 took its token after its grant, in a separate request \(its INCR, held [\d.]+ m?s \(wire pause\)\), and got one larger than the holder's: token 6 over process 3's 5/,
+    );
+  });
+
   it('unknown: says which evidence was missing', () => {
     const ops = history([
       (h) => h.invoke(0, 'acquire', 'L').fail(0, 'acquire', 'L', undefined, 'busy'),

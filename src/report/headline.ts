@@ -146,10 +146,42 @@ function heldRelease(data: ReportData, v: Violation): { fault: Fault; process: n
   return undefined;
 }
 
+/**
+ * The later holder of overlap `v` took its token in a request of its own after the lock was
+ * its, and a `wire:` fault held that request while the earlier holder acquired: its token
+ * came out larger than the earlier holder's (simple-redis-mutex's INCR after its SET).
+ */
+function tokenAfterGrant(
+  data: ReportData,
+  v: Violation,
+): { fault: Fault; how: string; tokens: [number, number] } | undefined {
+  const [first, second] = v.processes as [number, number];
+  const holdOf = (p: number, start: number | undefined) =>
+    data.holds.find((h) => data.lanes[h[0]]?.process === p && h[1] === start);
+  const earlier = holdOf(first, v.holds?.[0]?.[1]);
+  const later = holdOf(second, v.holds?.[1]?.[1]);
+  if (!earlier || !later || earlier[5] < 0 || later[5] <= earlier[5]) return undefined;
+  const acquire = data.bars.find((b) => b[6] === later[3]);
+  if (!acquire) return undefined;
+  const fault = data.faults.find(
+    (f) => f.f === 'wire' && f.process === second && f.startMs >= acquire[3] && f.startMs <= later[1],
+  );
+  const how = fault && faultDetail(fault).find((d) => / at /.test(d));
+  return fault && how ? { fault, how, tokens: [earlier[5], later[5]] } : undefined;
+}
+
 function overlapAndFault(data: ReportData, v: Violation): { words: string; fault?: Fault } {
   const [first, second] = v.processes as [number, number];
   const [o0, o1] = v.overlap as [number, number];
   const firstStart = v.holds?.[0]?.[1] ?? o0;
+  const taken = tokenAfterGrant(data, v);
+  if (taken) {
+    const [mode, request] = taken.how.split(' at ') as [string, string];
+    return {
+      words: `process ${second} took its token after its grant, in a separate request (its ${request}, held ${faultLength(data, taken.fault)} (wire ${mode})), and got one larger than the holder's: token ${taken.tokens[1]} over process ${first}'s ${taken.tokens[0]}`,
+      fault: taken.fault,
+    };
+  }
   const released = heldRelease(data, v);
   if (released) {
     const [mode, request] = released.how.split(' at ') as [string, string];
