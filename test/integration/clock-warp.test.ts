@@ -1,0 +1,203 @@
+/**
+ * clock-warp on real processes: a Redis server in the node image (jemalloc, where
+ * libfaketime does not start) and a Python and a Node client program on the host. Each is
+ * warped while it runs, by a jump forward, a jump backward and a rate, and its clock is
+ * read back from the process itself (Redis TIME, the programs' answers), then restored.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
+import {
+  changeWarp,
+  clockWarpSupport,
+  processesInCgroupOf,
+  readWarp,
+  restoreProcess,
+  warpProcess,
+} from '../../src/cluster/clock-warp.js';
+import { warpRecords } from '../../src/cluster/clock-warp-records.js';
+import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
+import { docker } from '../../src/cluster/docker-engine.js';
+import { removeResources } from '../../src/cluster/remove-resources.js';
+import { sleep } from '../../src/util/monotonic-clock.js';
+import { requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const support = clockWarpSupport();
+if (!support.ok && process.env.CI) throw new Error(`CI=true and ${support.why}`);
+
+/** One reading of a process's clock: what it said, and the true clocks around the question. */
+interface Reading {
+  /** The process's CLOCK_REALTIME, ms since the epoch. */
+  realMs: number;
+  /** The process's CLOCK_MONOTONIC, ns (undefined for Redis, whose TIME is wall time). */
+  monoNs?: bigint;
+  /** True realtime (ms) and monotonic time (ns) at the middle of the question. */
+  trueRealMs: number;
+  trueMonoNs: bigint;
+  rttNs: bigint;
+}
+
+type Ask = () => Promise<{ realMs: number; monoNs?: bigint }>;
+
+async function read(ask: Ask): Promise<Reading> {
+  const m0 = process.hrtime.bigint();
+  const r0 = Date.now();
+  const said = await ask();
+  const r1 = Date.now();
+  const m1 = process.hrtime.bigint();
+  return { ...said, trueRealMs: (r0 + r1) / 2, trueMonoNs: (m0 + m1) / 2n, rttNs: m1 - m0 };
+}
+
+/** The reading with the shortest round trip of a few (a busy machine delays some answers). */
+async function bestReading(ask: Ask): Promise<Reading> {
+  let best: Reading | undefined;
+  for (let i = 0; i < 7; i++) {
+    const r = await read(ask);
+    if (best === undefined || r.rttNs < best.rttNs) best = r;
+  }
+  return best as Reading;
+}
+
+/** How far the process's wall clock is from true time (ms), and its monotonic clock (ms). */
+async function offsets(ask: Ask): Promise<{ real: number; mono?: number }> {
+  const r = await bestReading(ask);
+  return {
+    real: r.realMs - r.trueRealMs,
+    mono: r.monoNs === undefined ? undefined : Number(r.monoNs - r.trueMonoNs) / 1e6,
+  };
+}
+
+/** The process's clock rate minus 1, over `ms` of true time, from its wall (and monotonic) clock. */
+async function measuredRate(ask: Ask, ms: number): Promise<{ real: number; mono?: number }> {
+  const a = await bestReading(ask);
+  await sleep(ms);
+  const b = await bestReading(ask);
+  const trueNs = Number(b.trueMonoNs - a.trueMonoNs);
+  return {
+    real: ((b.realMs - a.realMs) * 1e6) / trueNs - 1,
+    mono: a.monoNs === undefined || b.monoNs === undefined ? undefined : Number(b.monoNs - a.monoNs) / trueNs - 1,
+  };
+}
+
+/** A client program that answers each line on stdin with its realtime and monotonic clocks in ns. */
+function clockProgram(command: string, args: string[]): { child: ChildProcessWithoutNullStreams; ask: Ask } {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const ask: Ask = () =>
+    new Promise((resolve) => {
+      waiting.push((line) => {
+        const [real, mono] = line.trim().split(' ');
+        resolve({ realMs: Number(BigInt(real as string) / 1000n) / 1000, monoNs: BigInt(mono as string) });
+      });
+      child.stdin.write('?\n');
+    });
+  return { child, ask };
+}
+
+const PYTHON = `
+import sys, time
+for _ in sys.stdin:
+    print(time.time_ns(), time.monotonic_ns(), flush=True)
+`;
+// Node's Date.now() has ms resolution: the wall clock in ns is the realtime clock's ms.
+const NODE = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+rl.on('line', () => process.stdout.write(BigInt(Date.now()) * 1000000n + ' ' + process.hrtime.bigint() + '\\n'));
+`;
+
+/** Within this many ms of what was asked (a reading's round trip is well under it on loopback). */
+const OFFSET_TOLERANCE_MS = 5;
+
+/** Warps `pids` (their clock read through `ask`) by +30 s, −5 s and a rate of 0.05, then restores them. */
+async function warpAndRestore(runId: string, pids: number[], ask: Ask, label: string) {
+  const say = (what: string, v: unknown) => console.log(`${label}: ${what} ${JSON.stringify(v)}`);
+  const before = await offsets(ask);
+  say('before', before);
+  expect(Math.abs(before.real)).toBeLessThan(OFFSET_TOLERANCE_MS);
+  try {
+    for (const pid of pids) await warpProcess(runId, pid, { offsetMs: 30_000 });
+    const ahead = await offsets(ask);
+    say('+30 s', ahead);
+    expect(Math.abs(ahead.real - 30_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
+    if (ahead.mono !== undefined) expect(Math.abs(ahead.mono - 30_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
+
+    for (const pid of pids) await changeWarp(pid, { offsetMs: -5_000 });
+    const behind = await offsets(ask);
+    say('-5 s', behind);
+    expect(Math.abs(behind.real + 5_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
+    if (behind.mono !== undefined) expect(Math.abs(behind.mono + 5_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
+
+    for (const pid of pids) await changeWarp(pid, { rate: 0.05 });
+    const rate = await measuredRate(ask, 2_500);
+    say('rate 0.05', rate);
+    // The clock runs at 1.05: within 1% of that rate (and in fact much closer).
+    expect(Math.abs(rate.real - 0.05)).toBeLessThan(0.0105 * 0.5);
+    if (rate.mono !== undefined) expect(Math.abs(rate.mono - 0.05)).toBeLessThan(0.0105 * 0.5);
+    // The rate went on from the -5 s offset: it is ahead of -5 s now, by about 5% of the time since.
+    const drifted = await offsets(ask);
+    say('after drifting', drifted);
+    expect(drifted.real).toBeGreaterThan(-5_000 + 100);
+  } finally {
+    for (const pid of pids) await restoreProcess(runId, pid);
+  }
+  const after = await offsets(ask);
+  say('restored', after);
+  expect(Math.abs(after.real)).toBeLessThan(OFFSET_TOLERANCE_MS);
+  if (after.mono !== undefined) expect(Math.abs(after.mono)).toBeLessThan(OFFSET_TOLERANCE_MS);
+  for (const pid of pids) expect((await readWarp(pid)).warped).toBe(false);
+  expect(warpRecords((r) => r.runId === runId)).toEqual([]);
+}
+
+describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
+  const runId = `test${randomBytes(3).toString('hex')}`;
+  let cluster: Cluster;
+  const programs: ChildProcessWithoutNullStreams[] = [];
+
+  beforeAll(async () => {
+    cluster = await startCluster(runId, [redisNodeSpec('redis-1', 'node')]);
+  });
+  afterAll(async () => {
+    for (const p of programs) p.kill('SIGKILL');
+    await removeResources({ runId });
+  });
+
+  it("moves a running Redis server's clock, read back with TIME, and restores it", async () => {
+    const node = cluster.node('redis-1');
+    const hostPid = (await docker().getContainer(node.containerId).inspect()).State.Pid;
+    const pids = processesInCgroupOf(hostPid);
+    expect(readFileSync(`/proc/${hostPid}/comm`, 'utf8').trim()).toBe('redis-server');
+    const client = await redisClient(node.ip, 2000);
+    try {
+      const ask: Ask = async () => {
+        const [sec, usec] = await client.time();
+        return { realMs: Number(sec) * 1000 + Number(usec) / 1000 };
+      };
+      await warpAndRestore(runId, pids, ask, 'redis');
+      // The server served all along: a warp neither restarted nor stopped it.
+      expect(await client.ping()).toBe('PONG');
+      expect(readFileSync(`/proc/${hostPid}/comm`, 'utf8').trim()).toBe('redis-server');
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("moves a running Python program's wall and monotonic clocks, and restores them", async () => {
+    const { child, ask } = clockProgram('/usr/bin/python3', ['-c', PYTHON]);
+    programs.push(child);
+    await ask(); // started
+    await warpAndRestore(runId, [child.pid as number], ask, 'python');
+  });
+
+  it("moves a running Node program's wall and monotonic clocks, and restores them", async () => {
+    const { child, ask } = clockProgram(process.execPath, ['-e', NODE]);
+    programs.push(child);
+    await ask();
+    await warpAndRestore(runId, [child.pid as number], ask, 'node');
+  });
+});
