@@ -7,8 +7,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ETCD_CLIENT_PORT, etcdNodeSpecs } from '../../src/backends/etcd-node.js';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import {
   changeWarp,
@@ -62,9 +64,12 @@ async function bestReading(ask: Ask): Promise<Reading> {
   return best as Reading;
 }
 
+/** One reading of the process's clock, however it is best taken. */
+type Probe = () => Promise<Reading>;
+
 /** How far the process's wall clock is from true time (ms), and its monotonic clock (ms). */
-async function offsets(ask: Ask): Promise<{ real: number; mono?: number }> {
-  const r = await bestReading(ask);
+async function offsets(probe: Probe): Promise<{ real: number; mono?: number }> {
+  const r = await probe();
   return {
     real: r.realMs - r.trueRealMs,
     mono: r.monoNs === undefined ? undefined : Number(r.monoNs - r.trueMonoNs) / 1e6,
@@ -72,15 +77,55 @@ async function offsets(ask: Ask): Promise<{ real: number; mono?: number }> {
 }
 
 /** The process's clock rate minus 1, over `ms` of true time, from its wall (and monotonic) clock. */
-async function measuredRate(ask: Ask, ms: number): Promise<{ real: number; mono?: number }> {
-  const a = await bestReading(ask);
+async function measuredRate(probe: Probe, ms: number): Promise<{ real: number; mono?: number }> {
+  const a = await probe();
   await sleep(ms);
-  const b = await bestReading(ask);
+  const b = await probe();
   const trueNs = Number(b.trueMonoNs - a.trueMonoNs);
   return {
     real: ((b.realMs - a.realMs) * 1e6) / trueNs - 1,
     mono: a.monoNs === undefined || b.monoNs === undefined ? undefined : Number(b.monoNs - a.monoNs) / trueNs - 1,
   };
+}
+
+/**
+ * A reading of a clock that answers in whole seconds (an HTTP Date header): the instant
+ * its second turns, found by asking until it does. The turn lies between two answers a
+ * request apart, so the reading is as precise as one round trip on loopback.
+ */
+async function secondTurn(secondNow: () => Promise<number>): Promise<Reading> {
+  const ask = async () => {
+    const m = process.hrtime.bigint();
+    const r = Date.now();
+    const sec = await secondNow();
+    return { sec, m: (m + process.hrtime.bigint()) / 2n, r: (r + Date.now()) / 2 };
+  };
+  let last = await ask();
+  for (;;) {
+    const next = await ask();
+    if (next.sec !== last.sec) {
+      return {
+        realMs: next.sec * 1000,
+        trueRealMs: (last.r + next.r) / 2,
+        trueMonoNs: (last.m + next.m) / 2n,
+        rttNs: next.m - last.m,
+      };
+    }
+    last = next;
+  }
+}
+
+/** The second of an HTTP server's Date header, asked over a kept-alive connection. */
+function dateHeaderSecond(url: string, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent }, (res) => {
+      res.resume();
+      const date = res.headers.date;
+      if (date === undefined) reject(new Error(`${url} answered with no Date header`));
+      else resolve(Date.parse(date) / 1000);
+    });
+    req.on('error', reject);
+  });
 }
 
 /** A client program that answers each line on stdin with its realtime and monotonic clocks in ns. */
@@ -115,38 +160,38 @@ rl.on('line', () => process.stdout.write(BigInt(Date.now()) * 1000000n + ' ' + p
 const OFFSET_TOLERANCE_MS = 5;
 
 /** Warps `pids` (their clock read through `ask`) by +30 s, −5 s and a rate of 0.05, then restores them. */
-async function warpAndRestore(runId: string, pids: number[], ask: Ask, label: string) {
+async function warpAndRestore(runId: string, pids: number[], probe: Probe, label: string) {
   const say = (what: string, v: unknown) => console.log(`${label}: ${what} ${JSON.stringify(v)}`);
-  const before = await offsets(ask);
+  const before = await offsets(probe);
   say('before', before);
   expect(Math.abs(before.real)).toBeLessThan(OFFSET_TOLERANCE_MS);
   try {
     for (const pid of pids) await warpProcess(runId, pid, { offsetMs: 30_000 });
-    const ahead = await offsets(ask);
+    const ahead = await offsets(probe);
     say('+30 s', ahead);
     expect(Math.abs(ahead.real - 30_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
     if (ahead.mono !== undefined) expect(Math.abs(ahead.mono - 30_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
 
     for (const pid of pids) await changeWarp(pid, { offsetMs: -5_000 });
-    const behind = await offsets(ask);
+    const behind = await offsets(probe);
     say('-5 s', behind);
     expect(Math.abs(behind.real + 5_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
     if (behind.mono !== undefined) expect(Math.abs(behind.mono + 5_000)).toBeLessThan(OFFSET_TOLERANCE_MS);
 
     for (const pid of pids) await changeWarp(pid, { rate: 0.05 });
-    const rate = await measuredRate(ask, 2_500);
+    const rate = await measuredRate(probe, 2_500);
     say('rate 0.05', rate);
     // The clock runs at 1.05: within 1% of that rate (and in fact much closer).
     expect(Math.abs(rate.real - 0.05)).toBeLessThan(0.0105 * 0.5);
     if (rate.mono !== undefined) expect(Math.abs(rate.mono - 0.05)).toBeLessThan(0.0105 * 0.5);
     // The rate went on from the -5 s offset: it is ahead of -5 s now, by about 5% of the time since.
-    const drifted = await offsets(ask);
+    const drifted = await offsets(probe);
     say('after drifting', drifted);
     expect(drifted.real).toBeGreaterThan(-5_000 + 100);
   } finally {
     for (const pid of pids) await restoreProcess(runId, pid);
   }
-  const after = await offsets(ask);
+  const after = await offsets(probe);
   say('restored', after);
   expect(Math.abs(after.real)).toBeLessThan(OFFSET_TOLERANCE_MS);
   if (after.mono !== undefined) expect(Math.abs(after.mono)).toBeLessThan(OFFSET_TOLERANCE_MS);
@@ -160,7 +205,7 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
   const programs: ChildProcessWithoutNullStreams[] = [];
 
   beforeAll(async () => {
-    cluster = await startCluster(runId, [redisNodeSpec('redis-1', 'node')]);
+    cluster = await startCluster(runId, [redisNodeSpec('redis-1', 'node'), ...etcdNodeSpecs(1)]);
   });
   afterAll(async () => {
     for (const p of programs) p.kill('SIGKILL');
@@ -178,7 +223,7 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
         const [sec, usec] = await client.time();
         return { realMs: Number(sec) * 1000 + Number(usec) / 1000 };
       };
-      await warpAndRestore(runId, pids, ask, 'redis');
+      await warpAndRestore(runId, pids, () => bestReading(ask), 'redis');
       // The server served all along: a warp neither restarted nor stopped it.
       expect(await client.ping()).toBe('PONG');
       expect(readFileSync(`/proc/${hostPid}/comm`, 'utf8').trim()).toBe('redis-server');
@@ -191,13 +236,27 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
     const { child, ask } = clockProgram('/usr/bin/python3', ['-c', PYTHON]);
     programs.push(child);
     await ask(); // started
-    await warpAndRestore(runId, [child.pid as number], ask, 'python');
+    await warpAndRestore(runId, [child.pid as number], () => bestReading(ask), 'python');
   });
 
   it("moves a running Node program's wall and monotonic clocks, and restores them", async () => {
     const { child, ask } = clockProgram(process.execPath, ['-e', NODE]);
     programs.push(child);
     await ask();
-    await warpAndRestore(runId, [child.pid as number], ask, 'node');
+    await warpAndRestore(runId, [child.pid as number], () => bestReading(ask), 'node');
+  });
+
+  it("moves a running etcd's (Go's) clock, read back from its HTTP Date header, and restores it", async () => {
+    const node = cluster.node('etcd-1');
+    const hostPid = (await docker().getContainer(node.containerId).inspect()).State.Pid;
+    const pids = processesInCgroupOf(hostPid);
+    expect(pids.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim())).toContain('etcd');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const url = `http://${node.ip}:${ETCD_CLIENT_PORT}/version`;
+      await warpAndRestore(runId, pids, () => secondTurn(() => dateHeaderSecond(url, agent)), 'etcd');
+    } finally {
+      agent.destroy();
+    }
   });
 });
