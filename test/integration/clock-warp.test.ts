@@ -6,9 +6,12 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ETCD_CLIENT_PORT, etcdNodeSpecs } from '../../src/backends/etcd-node.js';
 import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
@@ -17,14 +20,16 @@ import {
   clockWarpSupport,
   processesInCgroupOf,
   readWarp,
+  reclaimClockWarps,
   restoreProcess,
   warpProcess,
 } from '../../src/cluster/clock-warp.js';
-import { warpRecords } from '../../src/cluster/clock-warp-records.js';
+import { orphanedWarpRecords, warpRecords } from '../../src/cluster/clock-warp-records.js';
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { docker } from '../../src/cluster/docker-engine.js';
 import { removeResources } from '../../src/cluster/remove-resources.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
+import { packageRoot } from '../../src/util/paths.js';
 import { requireEngine } from './support.js';
 
 const skip = await requireEngine();
@@ -258,5 +263,62 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
     } finally {
       agent.destroy();
     }
+  });
+});
+
+describe.skipIf(!support.ok)('a warp whose runner was killed', () => {
+  let saved: string | undefined;
+  const programs: ChildProcessWithoutNullStreams[] = [];
+  beforeAll(() => {
+    saved = process.env.LOCKCHAOS_STATE_DIR;
+    // Records of its own: the sweep below restores only what this test's runner left.
+    process.env.LOCKCHAOS_STATE_DIR = mkdtempSync(join(tmpdir(), 'lockchaos-state-'));
+  });
+  afterAll(() => {
+    for (const p of programs) p.kill('SIGKILL');
+    if (saved === undefined) delete process.env.LOCKCHAOS_STATE_DIR;
+    else process.env.LOCKCHAOS_STATE_DIR = saved;
+  });
+
+  it('stays warped after kill -9 of the runner, and the next sweep restores it', async () => {
+    const { child, ask } = clockProgram('/usr/bin/python3', ['-c', PYTHON]);
+    programs.push(child);
+    await ask();
+    const pid = child.pid as number;
+    // A runner of its own (another process, as a killed `lockchaos run` is) warps the program.
+    const module = pathToFileURL(join(packageRoot, 'dist/src/cluster/clock-warp.js')).href;
+    const runner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { warpProcess } = await import(${JSON.stringify(module)});
+         await warpProcess('dead01', ${pid}, { offsetMs: 60000, rate: 0.01 });
+         console.log('warped');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        runner.stdout.on('data', (d) => String(d).includes('warped') && resolve());
+        runner.on('exit', (code) => reject(new Error(`the runner exited (${code}) before it warped`)));
+      });
+      runner.kill('SIGKILL');
+      await new Promise((resolve) => runner.once('exit', resolve));
+      // No runner: the program still reads the warped clock, and its record is an orphan's.
+      expect((await offsets(() => bestReading(ask))).real).toBeGreaterThan(59_000);
+      expect(orphanedWarpRecords().map((r) => [r.runId, r.pid])).toEqual([['dead01', pid]]);
+      const swept = await reclaimClockWarps();
+      expect(swept).toEqual({ restored: 1, problems: [] });
+    } finally {
+      runner.kill('SIGKILL');
+      await restoreProcess('dead01', pid); // in case the sweep did not
+    }
+    const after = await offsets(() => bestReading(ask));
+    expect(Math.abs(after.real)).toBeLessThan(OFFSET_TOLERANCE_MS);
+    expect(Math.abs(after.mono as number)).toBeLessThan(OFFSET_TOLERANCE_MS);
+    expect(orphanedWarpRecords('all')).toEqual([]);
+    expect(await reclaimClockWarps()).toEqual({ restored: 0, problems: [] });
   });
 });
