@@ -157,6 +157,20 @@ export const shiftRedisTtls: ShiftTtls = async (node, ms) => {
   }
 };
 
+/** A Redis node's own wall clock (TIME), ms since the epoch. */
+export const REDIS_SERVER_TIME = {
+  how: 'Redis TIME',
+  read: async (node: { ip: string; port: number }): Promise<number> => {
+    const client = await redisClient(node.ip, 2000, node.port);
+    try {
+      const [sec, usec] = await client.time();
+      return Number(sec) * 1000 + Number(usec) / 1000;
+    } finally {
+      client.disconnect();
+    }
+  },
+};
+
 /** The clock capability of backends whose lock keys live on Redis nodes. */
 export const REDIS_CLOCK = {
   how: "shift every key's remaining TTL by the jump (Redis expires keys by wall-clock time)",

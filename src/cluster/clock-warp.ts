@@ -200,11 +200,12 @@ function cgroupOf(pid: number): string | undefined {
 
 /**
  * Every process in the same cgroup as `pid` (a container's processes, from its host pid;
- * a client program and its children), `pid` first.
+ * a client program and its children), `pid` first; none when the cgroup does not name
+ * `named` (a container's id: the pid is another namespace's).
  */
-export function processesInCgroupOf(pid: number): number[] {
+export function processesInCgroupOf(pid: number, named?: string): number[] {
   const group = cgroupOf(pid);
-  if (group === undefined) return [];
+  if (group === undefined || (named !== undefined && !group.includes(named))) return [];
   const found = [pid];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === pid) continue;

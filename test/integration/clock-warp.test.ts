@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ETCD_CLIENT_PORT, etcdNodeSpecs } from '../../src/backends/etcd-node.js';
-import { redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
+import { REDIS_SERVER_TIME, redisClient, redisNodeSpec } from '../../src/backends/redis-node.js';
 import {
   changeWarp,
   clockWarpSupport,
@@ -28,8 +28,11 @@ import { orphanedWarpRecords, warpRecords } from '../../src/cluster/clock-warp-r
 import { type Cluster, startCluster } from '../../src/cluster/cluster.js';
 import { docker } from '../../src/cluster/docker-engine.js';
 import { removeResources } from '../../src/cluster/remove-resources.js';
+import { nodeFaultContext } from '../../src/nemesis/context.js';
+import { type NodeClockMode, NodeClockWarp } from '../../src/nemesis/kinds/node-clock.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { Rng } from '../../src/util/rng.js';
 import { requireEngine } from './support.js';
 
 const skip = await requireEngine();
@@ -220,7 +223,7 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
   it("moves a running Redis server's clock, read back with TIME, and restores it", async () => {
     const node = cluster.node('redis-1');
     const hostPid = (await docker().getContainer(node.containerId).inspect()).State.Pid;
-    const pids = processesInCgroupOf(hostPid);
+    const pids = processesInCgroupOf(hostPid, node.containerId);
     expect(readFileSync(`/proc/${hostPid}/comm`, 'utf8').trim()).toBe('redis-server');
     const client = await redisClient(node.ip, 2000);
     try {
@@ -235,6 +238,51 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
     } finally {
       client.disconnect();
     }
+  });
+
+  it('node-clock jumps, drifts and strobes a Redis node, recording what TIME read back', async () => {
+    const node = cluster.node('redis-1');
+    const ctx = nodeFaultContext(runId, [node], { nemesisIntervalS: 1, ttlMs: 2000 });
+    type Recorded = {
+      jumpMs?: number;
+      rate?: number;
+      pids: Record<string, number[]>;
+      clock: { readBy: string; before: Record<string, number>; during: Record<string, number> };
+    };
+    type Stopped = { clock: { atStop: Record<string, number>; after: Record<string, number> }; flips?: number };
+    // The record is read by a fresh connection's TIME: a connect and a round trip wide.
+    const near = (got: number | undefined, want: number) => expect(Math.abs((got as number) - want)).toBeLessThan(10);
+    let rateAtLeastMs = Number.POSITIVE_INFINITY;
+    const run = async (mode: NodeClockMode, during: (v: Recorded) => Promise<void>) => {
+      const fault = new NodeClockWarp(ctx, 'one', mode, REDIS_SERVER_TIME);
+      try {
+        const v = (await fault.start(new Rng(3)))?.value as Recorded;
+        console.log(`node-clock ${mode}: ${JSON.stringify(v.clock)}`);
+        expect(v.clock.readBy).toBe('Redis TIME');
+        expect(v.pids['redis-1']?.length).toBeGreaterThan(0);
+        near(v.clock.before['redis-1'], 0);
+        await during(v);
+      } finally {
+        const stopped = (await fault.stop()) as Stopped;
+        console.log(`node-clock ${mode} stopped: ${JSON.stringify(stopped)}`);
+        near(stopped.clock.after['redis-1'], 0);
+        if (mode === 'rate') expect(stopped.clock.atStop['redis-1']).toBeGreaterThan(rateAtLeastMs);
+        if (mode === 'strobe') expect(stopped.flips).toBeGreaterThan(0);
+      }
+    };
+    const timeOffset = async () => (await REDIS_SERVER_TIME.read(node)) - Date.now();
+    await run('forward', async (v) => near(v.clock.during['redis-1'], v.jumpMs as number));
+    await run('backward', async (v) => near(v.clock.during['redis-1'], v.jumpMs as number));
+    await run('rate', async (v) => {
+      const first = await timeOffset();
+      await sleep(2000);
+      // The offset grew by the rate × the time passed (within a few ms of reading).
+      expect(Math.abs((await timeOffset()) - first - 2000 * (v.rate as number))).toBeLessThan(20);
+      // The record at stop says the server's clock had drifted ahead by at least that.
+      rateAtLeastMs = 2000 * (v.rate as number);
+    });
+    await run('strobe', () => sleep(600));
+    expect(warpRecords((r) => r.runId === runId)).toEqual([]);
   });
 
   it("moves a running Python program's wall and monotonic clocks, and restores them", async () => {
@@ -254,7 +302,7 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
   it("moves a running etcd's (Go's) clock, read back from its HTTP Date header, and restores it", async () => {
     const node = cluster.node('etcd-1');
     const hostPid = (await docker().getContainer(node.containerId).inspect()).State.Pid;
-    const pids = processesInCgroupOf(hostPid);
+    const pids = processesInCgroupOf(hostPid, node.containerId);
     expect(pids.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim())).toContain('etcd');
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
