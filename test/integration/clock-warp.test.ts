@@ -33,7 +33,7 @@ import { type NodeClockMode, NodeClockWarp } from '../../src/nemesis/kinds/node-
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { Rng } from '../../src/util/rng.js';
-import { requireEngine } from './support.js';
+import { freshStore, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();
 const support = clockWarpSupport();
@@ -247,16 +247,18 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
       jumpMs?: number;
       rate?: number;
       pids: Record<string, number[]>;
-      clock: { readBy: string; before: Record<string, number>; during: Record<string, number> };
+      clock: { readBy: string; before: Record<string, number> };
     };
-    type Stopped = { clock: { atStop: Record<string, number>; after: Record<string, number> }; flips?: number };
+    type Stopped = { clock: { during: Record<string, number>; after: Record<string, number> }; flips?: number };
     // The record is read by a fresh connection's TIME: a connect and a round trip wide.
     const near = (got: number | undefined, want: number) => expect(Math.abs((got as number) - want)).toBeLessThan(10);
     let rateAtLeastMs = Number.POSITIVE_INFINITY;
+    let jumpMs = 0;
     const run = async (mode: NodeClockMode, during: (v: Recorded) => Promise<void>) => {
       const fault = new NodeClockWarp(ctx, 'one', mode, REDIS_SERVER_TIME);
       try {
         const v = (await fault.start(new Rng(3)))?.value as Recorded;
+        jumpMs = v.jumpMs ?? 0;
         console.log(`node-clock ${mode}: ${JSON.stringify(v.clock)}`);
         expect(v.clock.readBy).toBe('Redis TIME');
         expect(v.pids['redis-1']?.length).toBeGreaterThan(0);
@@ -266,13 +268,14 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
         const stopped = (await fault.stop()) as Stopped;
         console.log(`node-clock ${mode} stopped: ${JSON.stringify(stopped)}`);
         near(stopped.clock.after['redis-1'], 0);
-        if (mode === 'rate') expect(stopped.clock.atStop['redis-1']).toBeGreaterThan(rateAtLeastMs);
+        if (mode === 'rate') expect(stopped.clock.during['redis-1']).toBeGreaterThan(rateAtLeastMs);
+        if (mode === 'forward' || mode === 'backward') near(stopped.clock.during['redis-1'], jumpMs);
         if (mode === 'strobe') expect(stopped.flips).toBeGreaterThan(0);
       }
     };
     const timeOffset = async () => (await REDIS_SERVER_TIME.read(node)) - Date.now();
-    await run('forward', async (v) => near(v.clock.during['redis-1'], v.jumpMs as number));
-    await run('backward', async (v) => near(v.clock.during['redis-1'], v.jumpMs as number));
+    await run('forward', async (v) => near(await timeOffset(), v.jumpMs as number));
+    await run('backward', async (v) => near(await timeOffset(), v.jumpMs as number));
     await run('rate', async (v) => {
       const first = await timeOffset();
       await sleep(2000);
@@ -368,5 +371,37 @@ describe.skipIf(!support.ok)('a warp whose runner was killed', () => {
     expect(Math.abs(after.mono as number)).toBeLessThan(OFFSET_TOLERANCE_MS);
     expect(orphanedWarpRecords('all')).toEqual([]);
     expect(await reclaimClockWarps()).toEqual({ restored: 0, problems: [] });
+  });
+});
+
+describe.skipIf(skip || !support.ok)("Kleppmann's forward jump on a real Redis clock", () => {
+  it('redis-real-clock-jump: the server reads the jumped clock, a holder is overtaken, and all is restored', async () => {
+    const r = await runAndRead(freshStore(), [
+      '--scenario',
+      'redis-real-clock-jump',
+      '--fencing',
+      'off',
+      '--seed',
+      '1',
+    ]);
+    type Start = { jumpMs: number; clock: { before: Record<string, number> } };
+    type Stop = { clock: { during: Record<string, number>; after: Record<string, number> } };
+    const ops = (f: string) => r.history.filter((o) => o.f === f && o.type === 'ok').map((o) => o.value);
+    const starts = ops('start-node-clock') as Start[];
+    const stops = ops('stop-node-clock') as Stop[];
+    expect(starts.length).toBeGreaterThan(0);
+    // What the server's TIME said, not what was asked: true before, ahead by the jump during, true after.
+    starts.forEach((s, i) => {
+      expect(Math.abs(s.clock.before['redis-1'] as number)).toBeLessThan(10);
+      const stop = stops[i];
+      if (stop === undefined) return; // the last may have been healed at the end
+      expect(Math.abs((stop.clock.during['redis-1'] as number) - s.jumpMs)).toBeLessThan(10);
+      expect(Math.abs(stop.clock.after['redis-1'] as number)).toBeLessThan(10);
+    });
+    expect(r.stdout).toMatch(/mutual-exclusion\s+INVALID/);
+    expect(r.stdout).toMatch(/expects invalid: as expected/);
+    expect(r.code).toBe(1);
+    expect(r.left).toEqual([]);
+    expect(warpRecords((record) => record.owner.split(':')[1] === String(r.pid))).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
  * the clock runs at 1 + ρ, so its offset grows through the fault). Unlike `clock`, which
  * shifts Redis TTLs to the same effect on expiry, every clock the server reads moves: its
  * expiry, its leases, its timeouts. The record says what the server's clock read back,
- * before, during and at stop, where the backend can ask it (Redis TIME). At stop the true clock
+ * before (the start's record), during and after (the stop's: read at its end, before and
+ * after the true clock is back), where the backend can ask it (Redis TIME). At stop the true clock
  * is put back (a jump of its own, as an NTP step back to true time would be).
  */
 import type { BackendCapabilities } from '../../backends/backend.js';
@@ -97,14 +98,16 @@ export class NodeClockWarp implements Nemesis {
       state.done = this.strobe(change.offsetMs ?? 0, period, state);
       this.strobing = state;
     }
-    const during = await this.readClocks(nodes);
+    // No reading after the warp here: the fault's window opens when start returns, and a
+    // lock taken over in between would be blamed on no fault. Its clock during the fault
+    // is read at stop, before the true clock is back.
     return {
       value: {
         nodes: nodes.map((n) => n.name),
         mode: this.mode,
         ...value,
         pids,
-        clock: { readBy: this.readBy(), before, during },
+        clock: { readBy: this.readBy(), before },
         ...(Object.keys(notWarped).length > 0 ? { notWarped } : {}),
       },
       durationMs,
@@ -162,8 +165,9 @@ export class NodeClockWarp implements Nemesis {
       flips = await strobing.done;
     }
     const nodes = [...this.warped.keys()];
-    // Before the true clock is back: what a drift came to over the fault.
-    const atStop = await this.readClocks(nodes);
+    // Before the true clock is back: what the server read during the fault (with a
+    // drift, what it came to over the fault).
+    const during = await this.readClocks(nodes);
     const problems: string[] = [];
     for (const [node, pids] of this.warped) {
       // A process frozen by another fault cannot be stopped by ptrace until it thaws.
@@ -180,7 +184,7 @@ export class NodeClockWarp implements Nemesis {
     const after = await this.readClocks(nodes);
     return {
       restored: nodes.map((n) => n.name),
-      clock: { readBy: this.readBy(), atStop, after },
+      clock: { readBy: this.readBy(), during, after },
       ...(flips === undefined ? {} : { flips }),
       ...(problems.length > 0 ? { notRestored: problems } : {}),
     };
