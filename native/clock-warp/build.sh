@@ -13,6 +13,6 @@ gcc -O2 -fPIE -ffreestanding -nostdlib -fno-stack-protector -fcf-protection=none
 ld -T "$here/stub.ld" --no-warn-rwx-segments -o "$tmp/stub.elf" "$tmp/stub.o" 2>/dev/null \
   || ld -T "$here/stub.ld" -o "$tmp/stub.elf" "$tmp/stub.o"
 objcopy -O binary "$tmp/stub.elf" "$tmp/stub.bin"
-gcc -O2 -static -Wall -Wextra -Wno-sign-compare -DSTUB_BIN="\"$tmp/stub.bin\"" -I "$here" \
+gcc -O2 -static -s -Wall -Wextra -Wno-sign-compare -DSTUB_BIN="\"$tmp/stub.bin\"" -I "$here" \
   "$here/clock-warp.c" -o "$out/clock-warp.tmp"
 mv "$out/clock-warp.tmp" "$out/clock-warp"

@@ -146,11 +146,11 @@ export interface BackendCapabilities {
    */
   minNodes?: { count: number; why: (nodes: number) => string };
   /**
-   * The node's own clock, read from the service (Redis TIME): ms since the epoch, and how
-   * it was read. node-clock records it before and during a warp, so that the record says
-   * what the server's clock read, not what was asked of it.
+   * The node's own clock, read from the service (Redis TIME), minus this machine's: ms, and
+   * how it was read. node-clock records it before and during a warp, so that the record
+   * says what the server's clock read, not what was asked of it.
    */
-  serverTime?: { how: string; read: (node: NodeHandle) => Promise<number> };
+  serverTime?: { how: string; offsetMs: (node: NodeHandle) => Promise<number> };
 }
 
 /** A backend option: what it does and its default, shown by `lockchaos run --help`. */

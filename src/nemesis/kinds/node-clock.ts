@@ -140,9 +140,7 @@ export class NodeClockWarp implements Nemesis {
     for (const node of nodes) {
       try {
         if (this.serverTime) {
-          const t0 = Date.now();
-          const server = await this.serverTime.read(node);
-          out[node.name] = Math.round((server - (t0 + Date.now()) / 2) * 10) / 10;
+          out[node.name] = Math.round((await this.serverTime.offsetMs(node)) * 10) / 10;
         } else {
           const pid = this.warped.get(node)?.[0];
           const state = pid === undefined ? undefined : await readWarp(pid);
