@@ -42,6 +42,7 @@ export {
   classifyRedisError,
   REDIS_CLOCK,
   REDIS_PORT,
+  REDIS_SERVER_TIME,
   redisClient,
   redisNodeSpec,
   shiftRedisTtls,

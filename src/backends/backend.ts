@@ -145,6 +145,12 @@ export interface BackendCapabilities {
    * majority of 1 or 2 masters tolerates no failed master.
    */
   minNodes?: { count: number; why: (nodes: number) => string };
+  /**
+   * The node's own clock, read from the service (Redis TIME), minus this machine's: ms, and
+   * how it was read. node-clock records it before and during a warp, so that the record
+   * says what the server's clock read, not what was asked of it.
+   */
+  serverTime?: { how: string; offsetMs: (node: NodeHandle) => Promise<number> };
 }
 
 /** A backend option: what it does and its default, shown by `lockchaos run --help`. */

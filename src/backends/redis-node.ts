@@ -157,6 +157,31 @@ export const shiftRedisTtls: ShiftTtls = async (node, ms) => {
   }
 };
 
+/**
+ * A Redis node's own wall clock (TIME) minus this machine's, in ms: the answer against the
+ * middle of its round trip, the shortest of three (the connect is not timed).
+ */
+export const REDIS_SERVER_TIME = {
+  how: 'Redis TIME',
+  offsetMs: async (node: { ip: string; port: number }): Promise<number> => {
+    const client = await redisClient(node.ip, 2000, node.port);
+    try {
+      let best = { rtt: Number.POSITIVE_INFINITY, offset: 0 };
+      for (let i = 0; i < 3; i++) {
+        // Date.now(), not performance's clock: that one drifts from the wall clock over a long run.
+        const t0 = Date.now();
+        const [sec, usec] = await client.time();
+        const t1 = Date.now();
+        const server = Number(sec) * 1000 + Number(usec) / 1000;
+        if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: server - (t0 + t1) / 2 };
+      }
+      return best.offset;
+    } finally {
+      client.disconnect();
+    }
+  },
+};
+
 /** The clock capability of backends whose lock keys live on Redis nodes. */
 export const REDIS_CLOCK = {
   how: "shift every key's remaining TTL by the jump (Redis expires keys by wall-clock time)",

@@ -16,7 +16,7 @@ import {
   type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
-import { classifyRedisError, REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
+import { classifyRedisError, REDIS_CLOCK, REDIS_SERVER_TIME, redisClient, redisNodeSpec } from './redis-node.js';
 
 /**
  * How long a lock's token counter outlives its last grant. On a Redis the team runs (a
@@ -114,7 +114,7 @@ export const redisBackend: Backend = {
   name: 'redis',
   description: 'one Redis instance: SET NX PX, compare-and-delete release, token from a counter in the same script',
   fencing: { supported: true },
-  capabilities: { clock: REDIS_CLOCK },
+  capabilities: { clock: REDIS_CLOCK, serverTime: REDIS_SERVER_TIME },
   nodeSpecs: () => [redisNodeSpec('redis-1', 'node')],
   client: async (nodes, opts) => {
     const [node] = nodes;

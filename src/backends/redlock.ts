@@ -19,7 +19,7 @@ import {
 } from './backend.js';
 import { newOwner } from './owner.js';
 import { COMPARE_AND_DELETE } from './redis.js';
-import { REDIS_CLOCK, redisClient, redisNodeSpec } from './redis-node.js';
+import { REDIS_CLOCK, REDIS_SERVER_TIME, redisClient, redisNodeSpec } from './redis-node.js';
 
 /** Votes that are a bare majority of n masters. */
 const majority = (n: number) => Math.floor(n / 2) + 1;
@@ -141,6 +141,7 @@ export const redlockBackend: Backend = {
   },
   capabilities: {
     clock: REDIS_CLOCK,
+    serverTime: REDIS_SERVER_TIME,
     inAcquirePausePoint: AFTER_VOTES,
     quorum: majority,
     minNodes: { count: 3, why: (n) => `a majority of ${n} tolerates no failed master` },

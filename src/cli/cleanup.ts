@@ -65,14 +65,14 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
   // A network left in use is counted on the same line, so that a check of the line sees it.
   const inUse = removed.inUse.length > 0 ? `, ${removed.inUse.length} networks left in use` : '';
   console.log(
-    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups, ${healed.runs + hosts.runs} targets healed${inUse}`,
+    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups, ${removed.clocks} warped clocks restored, ${healed.runs + hosts.runs} targets healed${inUse}`,
   );
   for (const name of removed.inUse) {
     console.error(
       `not removed: network ${name}: the engine counts an endpoint in it with its run's containers gone (a container attached by someone else, or a stale endpoint, which a restart of dockerd clears); see docker network inspect ${name}`,
     );
   }
-  const problems = [...healed.problems, ...hosts.problems];
+  const problems = [...healed.problems, ...hosts.problems, ...removed.clockProblems];
   for (const problem of problems) console.error(`not healed (tried again at the next start or cleanup): ${problem}`);
   for (const live of hosts.live) console.error(`left alone: ${live}`);
   return problems.length > 0 ? EXIT_LEFT : 0;

@@ -6,6 +6,7 @@
  */
 import { untilAborted } from '../util/deadline.js';
 import { reachNetwork } from './client-path.js';
+import { processesInCgroupOf } from './clock-warp.js';
 import { docker, NODE_IMAGE } from './docker-engine.js';
 import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
@@ -87,6 +88,12 @@ export interface NodeHandle {
   state(): Promise<NodeState>;
   /** Starts the container again after a kill; waits for readiness. */
   restart(): Promise<void>;
+  /**
+   * The host pids of the node's processes, where this runner can ptrace them (node-clock
+   * warps their clocks): a container of the engine on this host. Absent for a node the
+   * run reaches through a channel (a target's host).
+   */
+  hostPids?(): Promise<number[]>;
   logs(): Promise<string>;
 }
 
@@ -177,6 +184,13 @@ export class ContainerNode implements NodeHandle {
   }
   async signal(signal: string) {
     await this.container.kill({ signal });
+  }
+  /** The container's processes by their host pids: its PID 1's and every process in its cgroup. */
+  async hostPids(): Promise<number[]> {
+    const { State } = await this.container.inspect();
+    // The engine's pid is the host's: where this runner sees another pid namespace (it runs
+    // in a container), that pid is someone else's, and its cgroup does not name the container.
+    return State.Running && State.Pid > 0 ? processesInCgroupOf(State.Pid, this.containerId) : [];
   }
   async state(): Promise<NodeState> {
     const { State, NetworkSettings } = await this.container.inspect();

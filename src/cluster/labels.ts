@@ -14,7 +14,8 @@ export const LABEL_ROLE = 'org.lockchaos.role';
 /** Environment marker on client worker processes: "<run id>@<runner owner label>". */
 export const WORKER_ENV = 'LOCKCHAOS_WORKER_RUN';
 
-function processStartTime(pid: number): string | undefined {
+/** A process's start time (clock ticks since boot), which tells it from a later one with its pid. */
+export function processStartTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 22 (starttime) counted after the ')' that ends the command name.

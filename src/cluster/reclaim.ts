@@ -2,11 +2,13 @@
  * The sweep at every start (and `lockchaos cleanup`): remove the containers and networks
  * of runs whose runner is gone, and end their client workers (a worker left paused by a
  * killed runner would otherwise stay stopped forever) and what their client programs left
- * in their cgroups (a daemon that left the program's process group).
+ * in their cgroups (a daemon that left the program's process group), and give the
+ * processes they warped (clock-warp.ts) their true clock back.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cgroupPath, listCgroups, removeCgroup } from '../util/cgroup.js';
 import { removeIdleSideCpuGroups } from '../util/side-cpu-group.js';
+import { reclaimClockWarps } from './clock-warp.js';
 import { cgroupOwner, ownerAlive, WORKER_ENV } from './labels.js';
 import { removeResources } from './remove-resources.js';
 
@@ -30,6 +32,8 @@ export function orphanWorkers(): number[] {
 }
 
 export async function reclaimOrphans(which: 'orphaned' | 'all' = 'orphaned') {
+  // First, while their processes still run: a warped client program outlives its run.
+  const clocks = await reclaimClockWarps(which);
   let workers = 0;
   for (const pid of orphanWorkers()) {
     try {
@@ -42,7 +46,7 @@ export async function reclaimOrphans(which: 'orphaned' | 'all' = 'orphaned') {
   const cgroups = await reclaimCgroups(which);
   removeIdleSideCpuGroups(); // empty ones only: a live run's busy group refuses
   const removed = await removeResources(which);
-  return { ...removed, workers, cgroups };
+  return { ...removed, workers, cgroups, clocks: clocks.restored, clockProblems: clocks.problems };
 }
 
 /** Removes the client program cgroups of runs whose runner is gone (or all of them); how many. */

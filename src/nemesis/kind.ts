@@ -18,10 +18,10 @@ export interface FaultSpec {
   target: string;
   /**
    * How the fault goes, for a kind that has modes (`kind:target:mode`): which way a clock
-   * jumps or whether it strobes (clock: forward unless given); when a node is taken down
+   * jumps or whether it strobes or drifts (clock, node-clock: forward unless given); when a node is taken down
    * (kill-node, pause-node: at any moment, or while a client holds the lock).
    */
-  mode?: 'forward' | 'backward' | 'strobe' | 'anytime' | 'while-held' | 'pause' | 'hold' | 'stop' | 'drop';
+  mode?: 'forward' | 'backward' | 'strobe' | 'rate' | 'anytime' | 'while-held' | 'pause' | 'hold' | 'stop' | 'drop';
 }
 
 /** What a fault needs of a lock node's control channel (FaultKindModule.nodeNeeds). */
@@ -67,6 +67,8 @@ export interface FaultKindModule<Name extends string = string> {
    * clients' side (their processes, their proxies) or through the service's own protocol.
    */
   nodeNeeds?(spec: FaultSpec): readonly NodeNeed[];
+  /** Why it cannot run on a target's nodes at all yet, refused in one line before the run: none, it can. */
+  readonly notOnTargets?: string;
   /** Whether clients must reach the servers through per-client proxies for it. */
   usesProxies?(spec: FaultSpec): boolean;
   /**

@@ -33,6 +33,19 @@ const RECORDED: [kind: string, value: unknown, report: string, progress: string]
   ],
   ['clock', { nodes: ['zk-1'], jumpMs: -2000, effects: {} }, 'clock · zk-1 · clock -2000 ms', 'clock zk-1'],
   ['clock', { nodes: ['r1'], offsetMs: 900, periodMs: 120 }, 'clock · r1', 'clock r1'],
+  [
+    'node-clock',
+    { nodes: ['etcd-1'], mode: 'forward', jumpMs: 1500 },
+    'node-clock · etcd-1 · clock +1500 ms',
+    'node-clock etcd-1',
+  ],
+  ['node-clock', { nodes: ['r2'], mode: 'rate', rate: 0.25 }, 'node-clock · r2 · clock rate ×1.25', 'node-clock r2'],
+  [
+    'node-clock',
+    { nodes: ['r1'], mode: 'strobe', offsetMs: 900, periodMs: 120 },
+    'node-clock · r1 · clock strobe +900 ms',
+    'node-clock r1',
+  ],
 ];
 
 describe('a recorded fault in words', () => {

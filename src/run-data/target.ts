@@ -66,6 +66,8 @@ export function resolveTarget(
   checkChannelFiles(inventory);
   const needs = new Set<NodeNeed>();
   for (const f of faults) {
+    if (f.module.notOnTargets)
+      throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.target} on --target ${file}: ${f.module.notOnTargets}`);
     const wanted = f.module.nodeNeeds?.(f.spec) ?? [];
     for (const need of wanted) {
       needs.add(need);

@@ -27,7 +27,15 @@ vi.mock('../cluster/docker-engine.js', async (original) => ({
 }));
 vi.mock('../cluster/reclaim.js', async (original) => ({
   ...(await original<object>()),
-  reclaimOrphans: async () => ({ containers: [], networks: [], inUse: [], workers: 0, cgroups: 0 }),
+  reclaimOrphans: async () => ({
+    containers: [],
+    networks: [],
+    inUse: [],
+    workers: 0,
+    cgroups: 0,
+    clocks: 0,
+    clockProblems: [],
+  }),
   removeRunCgroups: async () => called('remove cgroups'),
 }));
 vi.mock('../cluster/remove-resources.js', () => ({

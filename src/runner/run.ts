@@ -143,11 +143,12 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
 async function readyTheHost(resolved: ResolvedRun, build: boolean, log: (line: string) => void): Promise<void> {
   await ensureEngine();
   const swept = await reclaimOrphans();
-  if (swept.containers.length + swept.networks.length + swept.workers + swept.cgroups > 0) {
+  if (swept.containers.length + swept.networks.length + swept.workers + swept.cgroups + swept.clocks > 0) {
     log(
-      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}`,
+      `removed what crashed runs left: ${plural(swept.containers.length, 'container')}, ${plural(swept.networks.length, 'network')}, ${plural(swept.workers, 'worker')}, ${plural(swept.cgroups, 'client program cgroup')}, ${plural(swept.clocks, 'warped clock')} restored`,
     );
   }
+  for (const problem of swept.clockProblems) log(`a crashed run's warped clock is not restored yet: ${problem}`);
   for (const name of swept.inUse)
     log(`a crashed run's network is still in use, not removed: ${name} (lockchaos cleanup says more)`);
   const healed = await reclaimTargets();

@@ -5,12 +5,16 @@
  * they talk to; a campaign's workload slot, taken last, is given back once the faults heal.
  */
 
+import { restoreRunWarps } from '../cluster/clock-warp.js';
 import { removeRunCgroups } from '../cluster/reclaim.js';
 import { removeResources } from '../cluster/remove-resources.js';
 
 const ORDER = [
   'progress',
   'heal',
+  // Healed: every clock the run warped is true again (the faults restore their own; this
+  // also restores one whose fault's stop never ran).
+  'clocks',
   // Healed: the next cell's workload may begin while this one tears down and checks.
   'slot',
   'workers',
@@ -35,6 +39,10 @@ export class Teardown {
     this.on('cgroups', () =>
       removeRunCgroups(runId).catch((err) => log(`client program cgroups of run ${runId} not removed: ${String(err)}`)),
     );
+    this.on('clocks', async () => {
+      const { problems } = await restoreRunWarps(runId);
+      for (const problem of problems) log(`a warped clock of run ${runId} is not restored: ${problem}`);
+    });
     this.on('containers', () =>
       removeResources({ runId }).catch((err) => log(`cleanup of run ${runId} failed: ${String(err)}`)),
     );

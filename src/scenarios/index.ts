@@ -169,6 +169,21 @@ const list: Scenario[] = [
     },
   },
   {
+    name: 'redis-real-clock-jump',
+    description:
+      "the Redis server's own clock jumps forward while it runs (its vDSO clocks warped by ptrace, not its TTLs shifted): the holder's key expires early by the server's clock, and another client takes the lock",
+    source: `${KLEPPMANN}: a Redis node whose clock jumps forward`,
+    expected: { unfenced: 'invalid', fenced: 'valid' },
+    config: {
+      backend: 'redis',
+      workload: 'lock-set',
+      nemesis: 'node-clock:one:forward',
+      ttlMs: 1000,
+      holdMs: 100,
+      nemesisIntervalS: 2,
+    },
+  },
+  {
     name: 'redis-restart-amnesia',
     description:
       'the Redis master is killed and restarts empty while the lock is held: the lock and the token counter are forgotten; a second client acquires, and tokens start again from 1',

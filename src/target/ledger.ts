@@ -9,9 +9,9 @@
  * key or a password; it is the user's own file (0600) outside any run folder.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ownerAlive, ownerLabel } from '../cluster/labels.js';
+import { stateDir } from '../util/paths.js';
 import type { TargetNode } from './inventory.js';
 
 export interface LedgerEntry {
@@ -22,11 +22,9 @@ export interface LedgerEntry {
   killed: string[];
 }
 
-/** Where the entries are: $LOCKCHAOS_STATE_DIR, else ~/.local/state/lockchaos (XDG's state home). */
+/** Where the entries are: the runner's state folder's targets/. */
 export function ledgerDir(): string {
-  const base =
-    process.env.LOCKCHAOS_STATE_DIR ?? join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local/state'), 'lockchaos');
-  return join(base, 'targets');
+  return join(stateDir(), 'targets');
 }
 
 const entryPath = (runId: string) => join(ledgerDir(), `${runId}.json`);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,4 +33,14 @@ export function compiledBeside(here: string, file: string): URL | undefined {
   const beside = fileURLToPath(new URL(file, here));
   const found = [beside, join(packageRoot, 'dist', relative(packageRoot, beside))].find((p) => existsSync(p));
   return found === undefined ? undefined : pathToFileURL(found);
+}
+
+/**
+ * Where a runner keeps what must be undone even when it is killed (the target ledger, the
+ * clock warps): $LOCKCHAOS_STATE_DIR, else ~/.local/state/lockchaos (XDG's state home).
+ */
+export function stateDir(): string {
+  return (
+    process.env.LOCKCHAOS_STATE_DIR ?? join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local/state'), 'lockchaos')
+  );
 }

@@ -9,6 +9,7 @@ import { clock } from './clock.js';
 import { killNode } from './kill-node.js';
 import { latency } from './latency.js';
 import { loss } from './loss.js';
+import { nodeClock } from './node-clock.js';
 import { partition } from './partition.js';
 import { pauseNode } from './pause-node.js';
 import { wire } from './wire.js';
@@ -21,6 +22,7 @@ export const FAULT_KIND_MODULES = [
   loss,
   latency,
   clock,
+  nodeClock,
   clientClock,
   clientKill,
   wire,

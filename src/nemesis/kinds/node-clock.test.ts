@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { NodeHandle } from '../../cluster/cluster.js';
+import { Rng } from '../../util/rng.js';
+import { nodeFaultContext } from '../context.js';
+import { drawNodeClock, NodeClockWarp, nodeClock } from './node-clock.js';
+
+describe('node-clock', () => {
+  it('draws the same sizes in the same order whatever the mode, each mode its own change', () => {
+    const draw = (mode: Parameters<typeof drawNodeClock>[0]) => drawNodeClock(mode, 1000, new Rng(7));
+    const forward = draw('forward');
+    expect(forward.change.jumpMs).toBeGreaterThanOrEqual(500);
+    expect(forward.change.jumpMs).toBeLessThanOrEqual(1500);
+    expect(draw('backward').change.jumpMs).toBe(-(forward.change.jumpMs as number));
+    expect(draw('strobe').change).toEqual({ offsetMs: forward.change.jumpMs });
+    const rate = draw('rate').change.rate as number;
+    expect(rate).toBeGreaterThanOrEqual(0.05);
+    expect(rate).toBeLessThanOrEqual(0.5);
+    // The draws after it (which node) do not depend on the mode.
+    const after = (mode: Parameters<typeof drawNodeClock>[0]) => {
+      const rng = new Rng(7);
+      drawNodeClock(mode, 1000, rng);
+      return rng.uniform(0, 1);
+    };
+    expect(after('rate')).toBe(after('forward'));
+  });
+
+  it('records a node whose processes it cannot reach as not warped, with why, and warps nothing', async () => {
+    const node = { name: 'redis-1' } as NodeHandle; // a target's node: no hostPids
+    const ctx = nodeFaultContext('abc', [node], { nemesisIntervalS: 1, ttlMs: 1000 });
+    const warp = new NodeClockWarp(ctx, 'one', 'forward');
+    const started = await warp.start(new Rng(1));
+    expect(started?.value).toMatchObject({
+      nodes: ['redis-1'],
+      mode: 'forward',
+      pids: {},
+      notWarped: { 'redis-1': expect.stringMatching(/channel/) },
+    });
+    expect(await warp.stop()).toBeNull();
+  });
+
+  it('is refused on a target in one line, and needs the leader capability for the leader target', () => {
+    expect(nodeClock.notOnTargets).toMatch(/this machine's containers only/);
+    const backend = { name: 'x', description: '', fencing: { supported: false }, nodeSpecs: () => [] };
+    const unfit = nodeClock.fit({ kind: 'node-clock', target: 'leader', mode: 'forward' }, backend as never, 3);
+    expect(unfit).toMatchObject({ capability: expect.stringMatching(/leader/) });
+  });
+});
