@@ -37,6 +37,10 @@ const commands: Record<string, Command> = {
     summary: 'remove every container and network that lockchaos runs left behind',
     load: async () => (await import('./cleanup.js')).cleanupCommand,
   },
+  explore: {
+    summary: 'find where a lock library breaks: learn the points its clients reach, try each fault there',
+    load: async () => (await import('./explore.js')).exploreCommand,
+  },
   shrink: {
     summary: 'from an invalid run, the smallest fault schedule that still breaks the lock',
     load: async () => (await import('./shrink.js')).shrinkCommand,

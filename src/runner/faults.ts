@@ -42,7 +42,8 @@ export class RunFaults {
 
   /** Starts one proxy per client and server when a fault needs them. */
   async openProxies(): Promise<void> {
-    if (!needsProxies(this.resolved.faults)) return;
+    // LOCKCHAOS_PROXIES=on: an exploration's baseline counts every request without a fault.
+    if (!needsProxies(this.resolved.faults) && process.env.LOCKCHAOS_PROXIES !== 'on') return;
     for (let client = 0; client < this.resolved.config.concurrency; client++) {
       for (const node of this.cluster.nodes) {
         // A lock node's route names what the client sends (the wire points it reaches).

@@ -31,6 +31,7 @@ const LAYERS: Record<string, number> = {
   'src/reported-run': 9,
   'src/shrink': 10,
   'src/campaign': 11,
+  'src/explore': 11,
   'src/sweep': 12,
   'src/bench': 12,
   'src/serve': 12,

@@ -1,0 +1,33 @@
+/**
+ * The tries an exploration makes: for each point a baseline run reached, every fault that
+ * can act there (docs/running.md's fault table).
+ */
+
+/** One point a baseline reached, and how often. */
+export interface LearnedPoint {
+  point: string;
+  reached: number;
+}
+
+/** A fault aimed at one point: its --nemesis spec. */
+export interface Candidate {
+  point: string;
+  fault: string;
+  spec: string;
+}
+
+const WIRE_MODES = ['pause', 'hold', 'stop', 'drop'] as const;
+const CLIENT_FAULTS = ['client-pause', 'client-kill'] as const;
+
+/** The standard points of the built-in workload, tried even where the baseline did not count them. */
+export const STANDARD_POINTS = ['after-grant', 'in-hold', 'before-release', 'in-extend'] as const;
+
+/** Every fault at every point: wire:<REQ>:<mode> for a request, client-pause/kill:at=P for a code point. */
+export function candidatesFor(points: readonly LearnedPoint[]): Candidate[] {
+  return points.flatMap(({ point }) => {
+    if (point.startsWith('wire:')) {
+      return WIRE_MODES.map((mode) => ({ point, fault: `wire:${mode}`, spec: `${point}:${mode}` }));
+    }
+    return CLIENT_FAULTS.map((kind) => ({ point, fault: kind, spec: `${kind}:at=${point}` }));
+  });
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../util/errors.js';
+import { budgetAllows, parseBudget } from './budget.js';
+import { candidatesFor } from './candidates.js';
+import { learnedPoints } from './explore.js';
+import { orderCandidates } from './order.js';
+import { tryPlan } from './plan.js';
+import { explorationTable, formatTable } from './table.js';
+
+const coverage = [
+  { point: 'after-grant', reached: 20, hits: 0, followed: 0 },
+  { point: 'in-hold', reached: 20, hits: 0, followed: 0 },
+  { point: 'before-release', reached: 20, hits: 0, followed: 0 },
+  { point: 'in-extend', reached: 0, hits: 0, followed: 0 },
+  { point: 'wire:CLIENT', reached: 4, hits: 0, followed: 0 },
+  { point: 'wire:SET', reached: 60, hits: 0, followed: 0 },
+  { point: 'wire:DEL', reached: 20, hits: 0, followed: 0 },
+  { point: 'wire:GET', reached: 0, hits: 0, followed: 0 },
+  { point: 'my-point', hits: 0, followed: 0 },
+];
+
+describe('exploration', () => {
+  it('learns the points a coverage counted, and every fault at each', () => {
+    const points = learnedPoints(coverage);
+    expect(points.map((p) => p.point)).toEqual([
+      'after-grant',
+      'in-hold',
+      'before-release',
+      'in-extend',
+      'wire:CLIENT',
+      'wire:SET',
+      'wire:DEL',
+    ]);
+    const specs = candidatesFor(points).map((c) => c.spec);
+    expect(specs).toContain('wire:DEL:hold');
+    expect(specs).toContain('wire:SET:drop');
+    expect(specs).toContain('client-kill:at=in-extend');
+    expect(specs).toContain('client-pause:at=after-grant');
+    expect(specs).toHaveLength(3 * 2 + 2 + 3 * 4);
+    expect(learnedPoints([])).toEqual([]);
+  });
+
+  it('orders the hold and the requests sent as often as acquires first, the never-reached last', () => {
+    const points = learnedPoints(coverage);
+    const order = [...new Set(orderCandidates(candidatesFor(points), points, 20).map((c) => c.point))];
+    expect(order).toEqual([
+      'after-grant',
+      'in-hold',
+      'before-release',
+      'wire:DEL',
+      'wire:CLIENT',
+      'wire:SET',
+      'in-extend',
+    ]);
+    // A point already hit goes after one never hit, in the same rank.
+    const hitFirst = orderCandidates(candidatesFor(points), points, 20, { 'after-grant': 3 });
+    expect(hitFirst[0]?.point).toBe('in-hold');
+  });
+
+  it('plans rounds over seeds, skipping a point once broken', () => {
+    const cands = candidatesFor([
+      { point: 'wire:DEL', reached: 1 },
+      { point: 'in-hold', reached: 1 },
+    ]);
+    const broken = new Set<string>();
+    const got: string[] = [];
+    for (const t of tryPlan(cands, 7, broken, 2)) {
+      got.push(`${t.candidate.spec}@${t.seed}`);
+      if (t.candidate.spec === 'wire:DEL:hold') broken.add('wire:DEL');
+    }
+    expect(got).toEqual([
+      'wire:DEL:pause@7',
+      'wire:DEL:hold@7',
+      'client-pause:at=in-hold@7',
+      'client-kill:at=in-hold@7',
+      'client-pause:at=in-hold@8',
+      'client-kill:at=in-hold@8',
+    ]);
+  });
+
+  it('reads a budget in runs or minutes; 0, negatives and words are one line', () => {
+    expect(parseBudget('12')).toEqual({ runs: 12 });
+    expect(parseBudget('20m')).toEqual({ minutes: 20 });
+    for (const bad of ['0', '-3', 'ten', '1.5', '0m', '']) expect(() => parseBudget(bad)).toThrow(UserError);
+    expect(budgetAllows({ runs: 2 }, 1, 0)).toBe(true);
+    expect(budgetAllows({ runs: 2 }, 2, 0)).toBe(false);
+    expect(budgetAllows({ minutes: 1 }, 99, 59_000)).toBe(true);
+    expect(budgetAllows({ minutes: 1 }, 0, 60_000)).toBe(false);
+  });
+
+  it('tables a row per point × fault: the broken first, with its finding and replay', () => {
+    const cands = candidatesFor([{ point: 'wire:DEL', reached: 1 }]);
+    const rows = explorationTable(
+      cands,
+      [
+        { spec: 'wire:DEL:pause', point: 'wire:DEL', fault: 'wire:pause', seed: 1, verdict: 'valid', exitCode: 0 },
+        {
+          spec: 'wire:DEL:hold',
+          point: 'wire:DEL',
+          fault: 'wire:hold',
+          seed: 1,
+          verdict: 'invalid',
+          exitCode: 1,
+          headline: 'INVALID: two holders',
+        },
+      ],
+      '--backend redis --time-limit 6',
+    );
+    expect(rows[0]).toMatchObject({
+      spec: 'wire:DEL:hold',
+      tries: 1,
+      violations: 1,
+      finding: 'INVALID: two holders',
+      replay: 'lockchaos run --backend redis --time-limit 6 --nemesis wire:DEL:hold --seed 1',
+    });
+    expect(rows.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe('not tried (budget)');
+    expect(rows.find((r) => r.spec === 'wire:DEL:pause')?.finding).toBe('no violation');
+    expect(formatTable(rows)).toMatch(/Replay:\n {2}wire:DEL:hold: lockchaos run/);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * An exploration: a baseline run that learns the points the clients reach, then every
+ * fault at every point, likeliest first, over seeds, within a budget; a point's tries end
+ * at its first counted violation. Each try is a real run (runAndReport, as `run` makes it).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CoverageRow } from '../../checkers/coverage.js';
+import { runAndReport } from '../reported-run/reported-run.js';
+import { runExitCode } from '../run-data/conditions.js';
+import type { TestConfig } from '../run-data/config.js';
+import { errorMessage } from '../util/errors.js';
+import { type Budget, budgetAllows } from './budget.js';
+import { type Candidate, candidatesFor, type LearnedPoint, STANDARD_POINTS } from './candidates.js';
+import { orderCandidates } from './order.js';
+import { tryPlan } from './plan.js';
+import { explorationTable, type TableRow, type TryResult } from './table.js';
+
+export interface ExploreOptions {
+  base: TestConfig;
+  budget: Budget;
+  runTimeS: number;
+  /** The run command's flags for a replay line, without --nemesis and --seed. */
+  replayBase: string;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+  buildImage?: boolean;
+}
+
+export interface Exploration {
+  points: LearnedPoint[];
+  baseline?: TryResult;
+  tries: TryResult[];
+  rows: TableRow[];
+  dir: string;
+  /** 1 a configuration broke the lock, 0 none did and all ran as configured, 3 otherwise. */
+  exitCode: number;
+}
+
+/** The points a coverage reached (standard points too, a wire point only where counted). */
+export function learnedPoints(coverage: readonly CoverageRow[]): LearnedPoint[] {
+  const seen = new Map<string, number>();
+  for (const row of coverage) {
+    if (row.reached === undefined) continue;
+    if (row.point.startsWith('wire:') && row.reached === 0) continue;
+    seen.set(row.point, Math.max(seen.get(row.point) ?? 0, row.reached));
+  }
+  for (const p of STANDARD_POINTS) if (!seen.has(p) && seen.size > 0) seen.set(p, 0);
+  return [...seen].map(([point, reached]) => ({ point, reached }));
+}
+
+/** How often the lock was acquired in the baseline: its after-grant count. */
+const acquiresOf = (points: readonly LearnedPoint[]) => points.find((p) => p.point === 'after-grant')?.reached ?? 0;
+
+export async function explore(o: ExploreOptions): Promise<Exploration> {
+  const log = o.log ?? (() => {});
+  const t0 = Date.now();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(o.base.storeDir, 'explore', stamp);
+  const runs = join(dir, 'runs');
+  mkdirSync(runs, { recursive: true });
+  const one = async (c: Candidate | undefined, seed: number): Promise<TryResult & { coverage?: CoverageRow[] }> => {
+    const spec = c?.spec ?? 'none';
+    const config: TestConfig = {
+      ...o.base,
+      name: c ? c.spec.replace(/[^A-Za-z0-9-]+/g, '-') : 'baseline',
+      nemesis: spec,
+      seed,
+      timeLimitS: o.runTimeS,
+      stopOnViolation: true,
+      storeDir: runs,
+    };
+    const base = { spec, point: c?.point ?? '', fault: c?.fault ?? '', seed };
+    // The baseline counts every request on the wire: its proxies opened without a fault.
+    if (!c) process.env.LOCKCHAOS_PROXIES = 'on';
+    try {
+      const r = await runAndReport(config, {
+        progress: false,
+        latest: false,
+        buildImage: o.buildImage ?? true,
+        signal: o.signal,
+      });
+      const code = runExitCode(r.valid, r.conditions);
+      const verdict = code === 1 ? 'invalid' : code === 0 ? 'valid' : code === 2 ? 'unknown' : 'error';
+      return {
+        ...base,
+        verdict,
+        exitCode: code,
+        dir: r.dir,
+        ...(r.headline ? { headline: r.headline } : {}),
+        coverage: r.coverage,
+      };
+    } catch (err) {
+      return { ...base, verdict: 'error', exitCode: 3, headline: errorMessage(err).split('\n')[0] };
+    } finally {
+      if (!c) delete process.env.LOCKCHAOS_PROXIES;
+    }
+  };
+  log(`explore: baseline run, no fault, ${o.runTimeS} s, seed ${o.base.seed}`);
+  const { coverage, ...baseline } = await one(undefined, o.base.seed);
+  const points = learnedPoints(coverage ?? []);
+  log(`explore: ${points.length} points learned: ${points.map((p) => `${p.point} ×${p.reached}`).join(', ')}`);
+  const candidates = orderCandidates(candidatesFor(points), points, acquiresOf(points));
+  const tries: TryResult[] = [];
+  const broken = new Set<string>();
+  for (const t of tryPlan(candidates, o.base.seed, broken)) {
+    if (o.signal?.aborted || !budgetAllows(o.budget, tries.length, Date.now() - t0)) break;
+    const { coverage: _, ...r } = await one(t.candidate, t.seed);
+    tries.push(r);
+    log(
+      `explore: try ${tries.length}: ${r.spec} seed ${r.seed}: ${r.verdict.toUpperCase()}${r.headline ? ` — ${r.headline}` : ''}`,
+    );
+    if (r.verdict === 'invalid') broken.add(t.candidate.point);
+  }
+  const rows = explorationTable(candidates, tries, o.replayBase);
+  const exitCode = tries.some((t) => t.verdict === 'invalid')
+    ? 1
+    : points.length === 0 || tries.length === 0
+      ? 3
+      : tries.every((t) => t.verdict === 'valid')
+        ? 0
+        : 3;
+  const result: Exploration = { points, baseline, tries, rows, dir, exitCode };
+  writeFileSync(join(dir, 'explore.json'), `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}

@@ -1,0 +1,45 @@
+/**
+ * The order of an exploration's tries: likeliest to matter first. A request sent between
+ * grant and release is judged by a heuristic (the baseline's history does not say which
+ * request fell inside a hold): a request sent about as often as the lock was acquired is
+ * the grant's, the release's or the hold's own (DEL, INCR, EVAL of a release), and the
+ * standard points after-grant, in-hold and before-release are inside the hold by name.
+ * Points never hit by a fault come before points already hit (a baseline hits none, so
+ * this orders by the hold heuristic alone until a caller passes hits).
+ */
+import type { Candidate, LearnedPoint } from './candidates.js';
+
+const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
+
+/** 0 likeliest: inside the hold; 1 a request about as frequent as acquires; 2 the rest. */
+export function likelihoodRank(p: LearnedPoint, acquires: number): number {
+  if (IN_HOLD.has(p.point)) return 0;
+  if (p.point.startsWith('wire:') && acquires > 0 && p.reached >= acquires * 0.5 && p.reached <= acquires * 2) {
+    return 0;
+  }
+  if (!p.point.startsWith('wire:') && p.reached > 0) return 1;
+  return p.point.startsWith('wire:') ? 1 : 2;
+}
+
+/**
+ * The candidates, ordered: by rank of their point, then points less hit before more hit,
+ * then the learned order (stable); the faults of one point stay interleaved so that one
+ * point does not use the whole budget before the next is tried.
+ */
+export function orderCandidates(
+  candidates: readonly Candidate[],
+  points: readonly LearnedPoint[],
+  acquires: number,
+  hits: Readonly<Record<string, number>> = {},
+): Candidate[] {
+  const info = new Map(points.map((p, i) => [p.point, { rank: likelihoodRank(p, acquires), i }]));
+  const key = (c: Candidate) => info.get(c.point) ?? { rank: 3, i: points.length };
+  return [...candidates]
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => {
+      const ka = key(a.c);
+      const kb = key(b.c);
+      return ka.rank - kb.rank || (hits[a.c.point] ?? 0) - (hits[b.c.point] ?? 0) || ka.i - kb.i || a.i - b.i;
+    })
+    .map(({ c }) => c);
+}

@@ -1,0 +1,68 @@
+/** The exploration's end: a row per point × fault, its tries, violations, finding and replay. */
+import type { Candidate } from './candidates.js';
+
+export interface TryResult {
+  spec: string;
+  point: string;
+  fault: string;
+  seed: number;
+  verdict: 'valid' | 'invalid' | 'unknown' | 'error';
+  exitCode: number;
+  dir?: string;
+  headline?: string;
+}
+
+export interface TableRow {
+  point: string;
+  fault: string;
+  spec: string;
+  tries: number;
+  violations: number;
+  finding: string;
+  replay: string;
+}
+
+/** The rows in the candidates' order; `replayBase` is the run command's flags, without fault and seed. */
+export function explorationTable(
+  candidates: readonly Candidate[],
+  results: readonly TryResult[],
+  replayBase: string,
+): TableRow[] {
+  return candidates
+    .map((c) => {
+      const mine = results.filter((r) => r.spec === c.spec);
+      const broke = mine.find((r) => r.verdict === 'invalid');
+      const notRun = mine.filter((r) => r.verdict === 'error').length;
+      const finding = broke
+        ? (broke.headline ?? 'INVALID')
+        : mine.length === 0
+          ? 'not tried (budget)'
+          : `no violation${notRun > 0 ? ` (${notRun} did not run as configured)` : ''}`;
+      const seed = (broke ?? mine[0])?.seed;
+      return {
+        point: c.point,
+        fault: c.fault,
+        spec: c.spec,
+        tries: mine.length,
+        violations: mine.filter((r) => r.verdict === 'invalid').length,
+        finding,
+        replay:
+          seed === undefined
+            ? ''
+            : `lockchaos run ${replayBase} --nemesis ${c.spec} --seed ${seed}`.replace(/ +/g, ' '),
+      };
+    })
+    .sort((a, b) => b.violations - a.violations);
+}
+
+/** The table as text for stdout: broken rows first. */
+export function formatTable(rows: readonly TableRow[]): string {
+  const head = ['point', 'fault', 'tries', 'violations', 'finding'];
+  const cells = rows.map((r) => [r.point, r.fault, String(r.tries), String(r.violations), r.finding]);
+  const width = head.map((h, i) =>
+    Math.max(h.length, ...cells.map((c) => ((c[i] as string).length > 60 ? 0 : (c[i] as string).length))),
+  );
+  const line = (c: string[]) => c.map((v, i) => (i < c.length - 1 ? v.padEnd(width[i] as number) : v)).join('  ');
+  const replays = rows.filter((r) => r.violations > 0).map((r) => `  ${r.spec}: ${r.replay}`);
+  return [line(head), ...cells.map(line), ...(replays.length ? ['', 'Replay:', ...replays] : [])].join('\n');
+}
