@@ -31,7 +31,7 @@ Options:
 
 Exit codes: 1 a configuration broke the lock (INVALID), 0 none did and every try ran as
 configured, 3 bad input, nothing could be tried (no points learned), or a try that did not
-run as configured or ended unknown, 130 interrupted.`;
+run as configured, 130 interrupted.`;
 
 const OWN = ['budget', 'run-time'];
 const REFUSED = ['nemesis', 'schedule', 'time-limit', 'replay', 'dry-run', 'json'];
@@ -86,6 +86,17 @@ function replayBase(rest: readonly string[], runTimeS: number): string {
   return [...out, '--time-limit', String(runTimeS)].join(' ');
 }
 
+/** run's flags read as run reads them; a problem with one points at explore's --help. */
+function runConfig(rest: string[]): ReturnType<typeof configFromArgs> {
+  try {
+    return configFromArgs(rest);
+  } catch (err) {
+    if (err instanceof UserError)
+      throw new UserError(err.message.replace('lockchaos run --help', 'lockchaos explore --help'));
+    throw err;
+  }
+}
+
 export async function exploreCommand(argv: string[]): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     console.log(HELP);
@@ -94,7 +105,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   const { own, rest } = splitArgs(argv);
   const budget = parseBudget(own.budget ?? '30');
   const runTimeS = runTime(own['run-time']);
-  const parsed = configFromArgs(rest);
+  const parsed = runConfig(rest);
   if (parsed === 'help') {
     console.log(HELP);
     return 0;

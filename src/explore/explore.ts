@@ -11,7 +11,7 @@ import { runExitCode } from '../run-data/conditions.js';
 import type { TestConfig } from '../run-data/config.js';
 import { errorMessage } from '../util/errors.js';
 import { type Budget, budgetAllows } from './budget.js';
-import { type Candidate, candidatesFor, type LearnedPoint, STANDARD_POINTS } from './candidates.js';
+import { type Candidate, candidatesFor, type LearnedPoint } from './candidates.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
 import { explorationTable, type TableRow, type TryResult } from './table.js';
@@ -33,19 +33,19 @@ export interface Exploration {
   tries: TryResult[];
   rows: TableRow[];
   dir: string;
-  /** 1 a configuration broke the lock, 0 none did and all ran as configured, 3 otherwise. */
+  /** 1 a configuration broke the lock; 0 none did and all ran as configured (unknown ones too); else 3. */
   exitCode: number;
 }
 
-/** The points a coverage reached (standard points too, a wire point only where counted). */
+/** The points a coverage counted as reached (standard, announced, and requests on the wire). */
 export function learnedPoints(coverage: readonly CoverageRow[]): LearnedPoint[] {
   const seen = new Map<string, number>();
   for (const row of coverage) {
     if (row.reached === undefined) continue;
-    if (row.point.startsWith('wire:') && row.reached === 0) continue;
+    // A point no client reached: a fault aimed there never acts (its run is unknown).
+    if (row.reached === 0) continue;
     seen.set(row.point, Math.max(seen.get(row.point) ?? 0, row.reached));
   }
-  for (const p of STANDARD_POINTS) if (!seen.has(p) && seen.size > 0) seen.set(p, 0);
   return [...seen].map(([point, reached]) => ({ point, reached }));
 }
 
@@ -117,9 +117,9 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
     ? 1
     : points.length === 0 || tries.length === 0
       ? 3
-      : tries.every((t) => t.verdict === 'valid')
-        ? 0
-        : 3;
+      : tries.some((t) => t.verdict === 'error')
+        ? 3
+        : 0;
   const result: Exploration = { points, baseline, tries, rows, dir, exitCode };
   writeFileSync(join(dir, 'explore.json'), `${JSON.stringify(result, null, 2)}\n`);
   return result;

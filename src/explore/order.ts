@@ -4,7 +4,7 @@
  * request fell inside a hold): a request sent about as often as the lock was acquired is
  * the grant's, the release's or the hold's own (DEL, INCR, EVAL of a release), and the
  * standard points after-grant, in-hold and before-release are inside the hold by name.
- * Points never hit by a fault come before points already hit (a baseline hits none, so
+ * Points not reached are not tried; points never hit by a fault come before points already hit (a baseline hits none, so
  * this orders by the hold heuristic alone until a caller passes hits).
  */
 import type { Candidate, LearnedPoint } from './candidates.js';

@@ -1,0 +1,62 @@
+/**
+ * Exploration on real Redis with a real program: quicklock (test/fixtures/libraries) deletes
+ * its key on its local deadline without checking it still owns it; explored with no fault
+ * named, the baseline learns its DEL on the wire and a wire fault there breaks the lock.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/util/paths.js';
+import { freshStore, requireEngine } from './support.js';
+
+const skip = await requireEngine();
+const store = freshStore();
+const cli = join(packageRoot, 'dist/src/cli/main.js');
+const library = (name: string) => `/usr/bin/python3 ${join(packageRoot, 'test/fixtures/libraries', name, 'client.py')}`;
+
+/** The command's exit code and stdout (it exits 1 when a configuration broke the lock). */
+function explore(args: string[]): { code: number; stdout: string } {
+  try {
+    return { code: 0, stdout: execFileSync(process.execPath, [cli, 'explore', ...args], { encoding: 'utf8' }) };
+  } catch (err) {
+    const e = err as { status: number; stdout: string };
+    return { code: e.status, stdout: e.stdout };
+  }
+}
+
+describe.skipIf(skip)('explore', () => {
+  it("finds quicklock's DEL without being told where to aim", () => {
+    const { code, stdout } = explore([
+      '--backend',
+      'redis',
+      '--client-command',
+      library('quicklock'),
+      '--fencing',
+      'off',
+      '--ttl',
+      '1000',
+      '--hold',
+      '100',
+      '--store',
+      store,
+      '--seed',
+      '11',
+      '--budget',
+      '12',
+      '--run-time',
+      '6',
+    ]);
+    expect(code, stdout).toBe(1);
+    const file = /(\S+\/explore\.json)$/m.exec(stdout)?.[1] as string;
+    const result = JSON.parse(readFileSync(file, 'utf8')) as {
+      points: { point: string }[];
+      rows: { point: string; spec: string; violations: number; replay: string }[];
+    };
+    expect(result.points.map((p) => p.point)).toContain('wire:DEL');
+    const del = result.rows.find((r) => r.point === 'wire:DEL' && r.violations > 0);
+    expect(del?.spec, stdout).toMatch(/^wire:DEL:(pause|hold|stop|drop)$/);
+    expect(del?.replay).toMatch(/^lockchaos run .*--nemesis wire:DEL:\w+ --seed \d+$/);
+    expect(stdout).toMatch(/wire:DEL\s+wire:\w+\s+1\s+1\s+/);
+  });
+});
