@@ -8,17 +8,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { freshStore, requireEngine } from './support.js';
+import { CLI, freshStore, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
-const cli = join(packageRoot, 'dist/src/cli/main.js');
 const library = (name: string) => `/usr/bin/python3 ${join(packageRoot, 'test/fixtures/libraries', name, 'client.py')}`;
 
 /** The command's exit code and stdout (it exits 1 when a configuration broke the lock). */
 function explore(args: string[]): { code: number; stdout: string } {
   try {
-    return { code: 0, stdout: execFileSync(process.execPath, [cli, 'explore', ...args], { encoding: 'utf8' }) };
+    return { code: 0, stdout: execFileSync(process.execPath, [CLI, 'explore', ...args], { encoding: 'utf8' }) };
   } catch (err) {
     const e = err as { status: number; stdout: string };
     return { code: e.status, stdout: e.stdout };
