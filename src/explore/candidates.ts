@@ -22,12 +22,23 @@ const CLIENT_FAULTS = ['client-pause', 'client-kill'] as const;
 /** The standard points of the built-in workload, tried even where the baseline did not count them. */
 export const STANDARD_POINTS = ['after-grant', 'in-hold', 'before-release', 'in-extend'] as const;
 
-/** Every fault at every point: wire:<REQ>:<mode> for a request, client-pause/kill:at=P for a code point. */
-export function candidatesFor(points: readonly LearnedPoint[]): Candidate[] {
+/** The standard points inside a hold: a client paused there outlives any lease (the lease argument). */
+const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
+
+/**
+ * Every fault at every point: wire:<REQ>:<mode> for a request, client-pause/kill:at=P for
+ * a code point. Without fencing, a pause at a standard point inside the hold is left out:
+ * it breaks every lease lock alike and says nothing of the library (lease-argument.ts).
+ */
+export function candidatesFor(points: readonly LearnedPoint[], fencing = true): Candidate[] {
   return points.flatMap(({ point }) => {
     if (point.startsWith('wire:')) {
       return WIRE_MODES.map((mode) => ({ point, fault: `wire:${mode}`, spec: `${point}:${mode}` }));
     }
-    return CLIENT_FAULTS.map((kind) => ({ point, fault: kind, spec: `${kind}:at=${point}` }));
+    return CLIENT_FAULTS.filter((kind) => fencing || kind !== 'client-pause' || !IN_HOLD.has(point)).map((kind) => ({
+      point,
+      fault: kind,
+      spec: `${kind}:at=${point}`,
+    }));
   });
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { Op } from '../history/op.js';
 import { UserError } from '../util/errors.js';
 import { budgetAllows, parseBudget } from './budget.js';
 import { candidatesFor } from './candidates.js';
 import { learnedPoints } from './explore.js';
+import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
 import { explorationTable, formatTable } from './table.js';
@@ -39,13 +41,13 @@ describe('exploration', () => {
     expect(learnedPoints([])).toEqual([]);
   });
 
-  it('orders the hold and the requests sent as often as acquires first, the never-reached last', () => {
+  it('orders the requests sent as often as acquires first, then the hold, the never-reached last', () => {
     const points = learnedPoints(coverage);
     const order = [...new Set(orderCandidates(candidatesFor(points), points, 20).map((c) => c.point))];
-    expect(order).toEqual(['after-grant', 'in-hold', 'before-release', 'wire:DEL', 'wire:CLIENT', 'wire:SET']);
+    expect(order).toEqual(['wire:DEL', 'after-grant', 'in-hold', 'before-release', 'wire:CLIENT', 'wire:SET']);
     // A point already hit goes after one never hit, in the same rank.
     const hitFirst = orderCandidates(candidatesFor(points), points, 20, { 'after-grant': 3 });
-    expect(hitFirst[0]?.point).toBe('in-hold');
+    expect(hitFirst.map((c) => c.point).filter((p) => !p.startsWith('wire:'))[0]).toBe('in-hold');
   });
 
   it('plans rounds over seeds, skipping a point once broken', () => {
@@ -107,5 +109,40 @@ describe('exploration', () => {
     expect(rows.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe('not tried (budget)');
     expect(rows.find((r) => r.spec === 'wire:DEL:pause')?.finding).toBe('no violation');
     expect(formatTable(rows)).toMatch(/Replay:\n {2}wire:DEL:hold: lockchaos run/);
+  });
+});
+
+describe('the lease argument', () => {
+  const overlap = (first: number, second: number) => ({
+    checker: 'mutual-exclusion',
+    valid: false,
+    details: { pairs: [{ first: { process: first }, second: { process: second } }] },
+  });
+  const stopped = (process: number) =>
+    [{ index: 0, process: 'nemesis', type: 'ok', f: 'start-wire', time: 0, value: { process } }] as Op[];
+
+  it('is an overlap whose earlier holder the fault stopped, and what follows from it', () => {
+    expect(onlyTheLeaseArgument([overlap(1, 2)], stopped(1))).toBe(true);
+    const lost = { checker: 'lost-updates', valid: false };
+    expect(onlyTheLeaseArgument([overlap(1, 2), lost], stopped(1))).toBe(true);
+  });
+
+  it("is not an overlap of holders no fault touched (a release that deleted the next holder's lock), nor a stale token", () => {
+    expect(onlyTheLeaseArgument([overlap(4, 5)], stopped(1))).toBe(false);
+    expect(onlyTheLeaseArgument([overlap(1, 2), { checker: 'fencing', valid: false }], stopped(1))).toBe(false);
+    expect(onlyTheLeaseArgument([{ checker: 'lost-updates', valid: false }], stopped(1))).toBe(false);
+  });
+
+  it('leaves out a pause at a standard point inside the hold when unfenced, and keeps the kill there', () => {
+    const points = [
+      { point: 'in-hold', reached: 5 },
+      { point: 'in-extend', reached: 2 },
+    ];
+    expect(candidatesFor(points, false).map((c) => c.spec)).toEqual([
+      'client-kill:at=in-hold',
+      'client-pause:at=in-extend',
+      'client-kill:at=in-extend',
+    ]);
+    expect(candidatesFor(points, true)).toHaveLength(4);
   });
 });

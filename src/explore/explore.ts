@@ -12,6 +12,7 @@ import type { TestConfig } from '../run-data/config.js';
 import { errorMessage } from '../util/errors.js';
 import { type Budget, budgetAllows } from './budget.js';
 import { type Candidate, candidatesFor, type LearnedPoint } from './candidates.js';
+import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
 import { explorationTable, type TableRow, type TryResult } from './table.js';
@@ -81,7 +82,9 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
         signal: o.signal,
       });
       const code = runExitCode(r.valid, r.conditions);
-      const verdict = code === 1 ? 'invalid' : code === 0 ? 'valid' : code === 2 ? 'unknown' : 'error';
+      const invalid = code === 1 && !(c && !config.fencing && onlyTheLeaseArgument(r.results, r.history));
+      const verdict =
+        code === 1 ? (invalid ? 'invalid' : 'lease') : code === 0 ? 'valid' : code === 2 ? 'unknown' : 'error';
       return {
         ...base,
         verdict,
@@ -100,7 +103,7 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
   const { coverage, ...baseline } = await one(undefined, o.base.seed);
   const points = learnedPoints(coverage ?? []);
   log(`explore: ${points.length} points learned: ${points.map((p) => `${p.point} ×${p.reached}`).join(', ')}`);
-  const candidates = orderCandidates(candidatesFor(points), points, acquiresOf(points));
+  const candidates = orderCandidates(candidatesFor(points, o.base.fencing), points, acquiresOf(points));
   const tries: TryResult[] = [];
   const broken = new Set<string>();
   for (const t of tryPlan(candidates, o.base.seed, broken)) {

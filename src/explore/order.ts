@@ -11,14 +11,17 @@ import type { Candidate, LearnedPoint } from './candidates.js';
 
 const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
 
-/** 0 likeliest: inside the hold; 1 a request about as frequent as acquires; 2 the rest. */
+/**
+ * 0 likeliest: a request about as frequent as acquires (the library's own step of a
+ * cycle, on the wire); 1 the standard points inside the hold; 2 the library's announced
+ * points and the other requests; 3 the rest.
+ */
 export function likelihoodRank(p: LearnedPoint, acquires: number): number {
-  if (IN_HOLD.has(p.point)) return 0;
   if (p.point.startsWith('wire:') && acquires > 0 && p.reached >= acquires * 0.5 && p.reached <= acquires * 2) {
     return 0;
   }
-  if (!p.point.startsWith('wire:') && p.reached > 0) return 1;
-  return p.point.startsWith('wire:') ? 1 : 2;
+  if (IN_HOLD.has(p.point)) return 1;
+  return p.reached > 0 ? 2 : 3;
 }
 
 /**
@@ -33,7 +36,7 @@ export function orderCandidates(
   hits: Readonly<Record<string, number>> = {},
 ): Candidate[] {
   const info = new Map(points.map((p, i) => [p.point, { rank: likelihoodRank(p, acquires), i }]));
-  const key = (c: Candidate) => info.get(c.point) ?? { rank: 3, i: points.length };
+  const key = (c: Candidate) => info.get(c.point) ?? { rank: 4, i: points.length };
   return [...candidates]
     .map((c, i) => ({ c, i }))
     .sort((a, b) => {

@@ -6,7 +6,8 @@ export interface TryResult {
   point: string;
   fault: string;
   seed: number;
-  verdict: 'valid' | 'invalid' | 'unknown' | 'error';
+  /** `lease`: invalid only by the lease argument (lease-argument.ts), not counted against the library. */
+  verdict: 'valid' | 'invalid' | 'lease' | 'unknown' | 'error';
   exitCode: number;
   dir?: string;
   headline?: string;
@@ -33,11 +34,18 @@ export function explorationTable(
       const mine = results.filter((r) => r.spec === c.spec);
       const broke = mine.find((r) => r.verdict === 'invalid');
       const notRun = mine.filter((r) => r.verdict === 'error').length;
+      const lease = mine.filter((r) => r.verdict === 'lease').length;
+      const asides = [
+        ...(notRun > 0 ? [`${notRun} did not run as configured`] : []),
+        ...(lease > 0
+          ? [`${lease} only a holder the fault stopped outliving its lease, as any lease lock without fencing`]
+          : []),
+      ];
       const finding = broke
         ? (broke.headline ?? 'INVALID')
         : mine.length === 0
           ? 'not tried (budget)'
-          : `no violation${notRun > 0 ? ` (${notRun} did not run as configured)` : ''}`;
+          : `no violation${asides.length > 0 ? ` (${asides.join('; ')})` : ''}`;
       const seed = (broke ?? mine[0])?.seed;
       return {
         point: c.point,

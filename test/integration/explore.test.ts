@@ -41,10 +41,11 @@ describe.skipIf(skip)('explore', () => {
       store,
       '--seed',
       '11',
+      // Its DEL is sent once a cycle, as often as the lock is granted: tried first.
       '--budget',
-      '12',
+      '2',
       '--run-time',
-      '6',
+      '5',
     ]);
     expect(code, stdout).toBe(1);
     const file = /(\S+\/explore\.json)$/m.exec(stdout)?.[1] as string;
