@@ -160,7 +160,7 @@ export function hostScripts(runId: string, commands: NodeCommands) {
      * Everything the run left, undone: its rules removed, what it stopped resumed, what it
      * killed started (the heal at the end, the next start's after a crash, and a cleanup's,
      * with the commands the run's record names when it is there), then checked for up to 10
-     * s (1 s unless the service is still to come up): exit 5 and one line "left: ..." naming
+     * s (1 s unless a service started is still to come up): exit 5 and one line "left: ..." naming
      * what is still there (the record kept, for the next try); else the run's files removed.
      */
     heal: script(
@@ -172,16 +172,19 @@ export function hostScripts(runId: string, commands: NodeCommands) {
       '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
       'lc_rules() { command -v iptables-save >/dev/null || { echo 0; return; }; iptables-save 2>/dev/null | grep -c -- "$lc_tag"; }',
       '[ "$(lc_rules)" = 0 ] || { iptables-save | grep -v -- "$lc_tag" | iptables-restore; }',
-      `if [ -f "$lc_killed_file" ]; then lc_find; [ -n "$pids" ] || ${startService}; fi`,
+      // A start command that failed brings nothing up: said at once, not waited on.
+      'start_rc=0',
+      `if [ -f "$lc_killed_file" ]; then lc_find; [ -n "$pids" ] || { ${startService}; start_rc=$?; }; fi`,
       'n=0; while :; do',
       '  lc_find; left=; starting=',
       '  t=$(lc_stopped $stopped $pids); [ -z "$t" ] || left="$left; stopped (state T): pid $(echo $t)"',
       '  r=$(lc_rules); [ "$r" = 0 ] || left="$left; $r iptables rules tagged $lc_tag"',
-      '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
+      '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { [ "$start_rc" != 0 ] || starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
       // A process still stopped or a rule still there a second on stays so; only a service
       // coming up may take the full 10 s.
       '  { [ -z "$left" ] || [ $n -ge 100 ] || { [ $n -ge 10 ] && [ -z "$starting" ]; }; } && break; sleep 0.1; n=$((n+1))',
       'done',
+      '[ "$start_rc" = 0 ] || [ -n "$pids" ] || left="$left; its start command exited with code $start_rc: $lc_start"',
       '[ -z "$left" ] || { echo "left:$left" | sed \'s/^left:; /left: /\' >&2; exit 5; }',
       'rm -f "$lc_stopped_file" "$lc_killed_file" "$lc_record"',
     ),

@@ -23,8 +23,8 @@ describe('cpuV1Mount', () => {
   });
 });
 
-const cpuGroupOf = (task: string) =>
-  /^\d+:cpu(?:,[a-z]+)*:(.*)$/m.exec(readFileSync(`/proc/${task}/cgroup`, 'utf8'))?.[1];
+/** The cpu controller's group in a /proc/<task>/cgroup text. */
+const cpuGroupIn = (cgroupFile: string) => /^\d+:cpu(?:,[a-z]+)*:(.*)$/m.exec(cgroupFile)?.[1];
 
 describe('joinSideCpuGroup', () => {
   const group = sideCpuGroupPath();
@@ -33,14 +33,15 @@ describe('joinSideCpuGroup', () => {
     async () => {
       const module = compiledBeside(import.meta.url, './side-cpu-group.js');
       expect(module).toBeDefined();
-      // A thread joins, then starts a thread of its own; each reports its own cpu group.
+      // A thread joins, then starts a thread of its own; each reads its own cgroup file while
+      // it lives (read after, a thread that has ended has no /proc entry).
       const source = [
-        `import { readFileSync, readlinkSync } from 'node:fs';`,
+        `import { readFileSync } from 'node:fs';`,
         `import { parentPort, Worker } from 'node:worker_threads';`,
         `import { joinSideCpuGroup } from ${JSON.stringify(String(module))};`,
-        `const mine = () => readlinkSync('/proc/thread-self');`,
+        `const mine = () => readFileSync('/proc/thread-self/cgroup', 'utf8');`,
         'const joined = joinSideCpuGroup();',
-        `const child = new Worker("import { parentPort } from 'node:worker_threads'; import { readlinkSync } from 'node:fs'; parentPort.postMessage(readlinkSync('/proc/thread-self'));", { eval: true });`,
+        `const child = new Worker("import { parentPort } from 'node:worker_threads'; import { readFileSync } from 'node:fs'; parentPort.postMessage(readFileSync('/proc/thread-self/cgroup', 'utf8'));", { eval: true });`,
         `child.once('message', (task) => { parentPort.postMessage({ joined, task: mine(), child: task }); child.terminate(); });`,
       ].join('\n');
       const url = new URL(`data:text/javascript,${encodeURIComponent(source)}`);
@@ -48,9 +49,9 @@ describe('joinSideCpuGroup', () => {
       const seen = await threadAnswer<Seen, Seen>(url, {}, undefined, (answer) => ({ answer }));
       const name = `/${(group as string).split('/').pop()}`;
       expect(seen?.joined).toBe(true);
-      expect(cpuGroupOf(seen?.task as string)).toBe(name);
-      expect(cpuGroupOf(seen?.child as string)).toBe(name);
-      expect(cpuGroupOf('thread-self')).not.toBe(name);
+      expect(cpuGroupIn(seen?.task as string)).toBe(name);
+      expect(cpuGroupIn(seen?.child as string)).toBe(name);
+      expect(cpuGroupIn(readFileSync('/proc/thread-self/cgroup', 'utf8'))).not.toBe(name);
       expect(readFileSync(`${group}/cpu.shares`, 'utf8').trim()).toBe(String(SIDE_CPU_SHARES));
       // Both threads have ended: the group is empty, and the sweep removes it.
       for (let i = 0; i < 100 && existsSync(group as string); i++) {

@@ -381,6 +381,9 @@ describe.skipIf(skip || !support.ok)("Kleppmann's forward jump on a real Redis c
       'redis-real-clock-jump',
       '--fencing',
       'off',
+      // A jump every 2 s: four in 8 s, each overtaking its holder.
+      '--time-limit',
+      '8',
       '--seed',
       '1',
     ]);

@@ -232,6 +232,8 @@ describe.skipIf(skip)("a run's traces on hosts, and their heal", () => {
     expect(kinds).toContain('not-healed');
     expect(r.stderr).toMatch(/lock node redis-1 is down after the run .*kill-node took it down/);
     expect(r.stderr).toMatch(/not healed: redis-1 .*left: the service is not running/);
+    // A start that failed is said, not waited on for 10 s.
+    expect(r.stderr).toMatch(/its start command exited with code 1: false/);
     expect(r.code).toBe(3);
 
     // What is left is named, and the exit is 1: from the run's own ledger, and from the host.
