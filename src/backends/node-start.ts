@@ -41,8 +41,14 @@ export function waitAtMost(condition: string, atMostS = 3): string {
 }
 
 /**
+ * What a readiness probe throws when the port answers in another protocol (an sshd's banner
+ * where Redis's reply was due): waiting will not make it the service, so the wait ends now.
+ */
+export class NotTheService extends Error {}
+
+/**
  * Polls `probe` every intervalMs until it answers true; after deadlineMs throws with the
- * last reason it gave (a string, or what it threw).
+ * last reason it gave (a string, or what it threw); at once when it throws NotTheService.
  */
 export async function waitUntilReady(
   what: string,
@@ -58,6 +64,7 @@ export async function waitUntilReady(
       if (answer === true) return;
       if (answer !== undefined) last = answer;
     } catch (err) {
+      if (err instanceof NotTheService) throw new Error(`${what} answers, but not as the service: ${err.message}`);
       last = err;
     }
     await sleep(intervalMs);

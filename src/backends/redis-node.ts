@@ -10,7 +10,7 @@ import type { NodeSpec, PeerNames } from '../cluster/cluster.js';
 import { errorMessage } from '../util/errors.js';
 import { requirePackage } from '../util/require-package.js';
 import { DefiniteFailure, type ShiftTtls } from './backend.js';
-import { DATA_DIR, startWithData, waitUntilReady } from './node-start.js';
+import { DATA_DIR, NotTheService, startWithData, waitUntilReady } from './node-start.js';
 
 /** By require: a client worker's start (util/require-package.ts). */
 const { Redis: RedisClient } = requirePackage<typeof IORedis>('ioredis');
@@ -110,9 +110,22 @@ export function classifyRedisError(err: unknown): Error {
 
 export function waitForRedis(ip: string, deadlineMs = 20_000, port = REDIS_PORT): Promise<void> {
   return waitUntilReady(`redis at ${ip}:${port}`, deadlineMs, 20, async () => {
-    const client = await redisClient(ip, 500, port);
+    const client = new RedisClient({ host: ip, port, ...truthfulOptions(500) });
+    // A first byte no RESP reply starts with (an sshd's banner: "Unknown RESP type 83 "S""):
+    // another protocol's port. ioredis says so on 'error', then fails the connection as
+    // "Connection is closed".
+    let notResp: string | undefined;
+    client.on('error', (err) => {
+      const message = errorMessage(err);
+      if (/Unknown RESP type|Protocol error/.test(message))
+        notResp = message.split('\n')[0]?.replace(/ Please report this\.$/, '');
+    });
     try {
+      await client.connect();
       return (await client.ping()) === 'PONG' || undefined;
+    } catch (err) {
+      if (notResp !== undefined) throw new NotTheService(notResp);
+      throw err;
     } finally {
       client.disconnect();
     }

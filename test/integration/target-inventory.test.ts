@@ -123,7 +123,7 @@ describe.skipIf(skip)('an inventory against real hosts', () => {
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
-  it('names the node and the key when its port answers but is not the service (readiness gives up)', async () => {
+  it('names the node and the key when its port answers but is not the service (readiness gives up at once)', async () => {
     const ip = host('redis-1').ip;
     const inv = write('ssh-port.yaml', { defaults: { port: 22 }, nodes: [{ name: 'redis-1', address: ip }] });
     const r = await shortRedisRun(inv);
