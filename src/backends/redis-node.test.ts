@@ -8,11 +8,15 @@ afterEach(() => server?.close());
 /** A loopback port whose every connection hears `greeting` first, as an sshd's does. */
 function portThatSays(greeting: string): Promise<number> {
   return new Promise((resolve) => {
-    server = createServer((socket) => {
+    const listening = createServer((socket) => {
       socket.on('error', () => undefined);
       socket.write(greeting);
     });
-    server.listen(0, '127.0.0.1', () => resolve((server?.address() as { port: number }).port));
+    server = listening;
+    listening.listen(0, '127.0.0.1', () => {
+      const address = listening.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    });
   });
 }
 
