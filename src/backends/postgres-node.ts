@@ -89,3 +89,31 @@ export function waitForPostgres(ip: string, deadlineMs = 30_000, port = PG_PORT)
     }
   });
 }
+
+/**
+ * A PostgreSQL node's own wall clock (clock_timestamp() in a backend process forked from its
+ * postmaster) minus this machine's, in ms: the answer against the middle of its round trip,
+ * the shortest of three (the connect is not timed).
+ */
+export const POSTGRES_SERVER_TIME = {
+  how: 'PostgreSQL clock_timestamp()',
+  offsetMs: async (node: { ip: string; port: number }): Promise<number> => {
+    const client = await pgConnect(node.ip, 2000, node.port, 2000);
+    try {
+      let best = { rtt: Number.POSITIVE_INFINITY, offset: 0 };
+      for (let i = 0; i < 3; i++) {
+        const t0 = Date.now();
+        const { rows } = await client.query<{ ms: number }>(
+          'SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms',
+        );
+        const t1 = Date.now();
+        const server = Number(rows[0]?.ms);
+        if (!Number.isFinite(server)) throw new Error(`clock_timestamp() gave ${JSON.stringify(rows[0])}`);
+        if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: server - (t0 + t1) / 2 };
+      }
+      return best.offset;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  },
+};

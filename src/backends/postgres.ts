@@ -21,7 +21,14 @@ import {
   type ReleaseResult,
 } from './backend.js';
 import { newOwner } from './owner.js';
-import { PG_LOGIN, PG_PORT, pgConnect, postgresNodeSpec, TOKEN_SEQUENCE } from './postgres-node.js';
+import {
+  PG_LOGIN,
+  PG_PORT,
+  POSTGRES_SERVER_TIME,
+  pgConnect,
+  postgresNodeSpec,
+  TOKEN_SEQUENCE,
+} from './postgres-node.js';
 
 /** One statement: the lock, and the token only when the lock was granted. */
 const TRY_LOCK = `SELECT CASE WHEN pg_try_advisory_lock(hashtext($1)) THEN nextval('${TOKEN_SEQUENCE}') END AS token`;
@@ -136,6 +143,7 @@ export const postgresBackend: Backend = {
   description:
     'PostgreSQL 15 advisory lock held by the session (pg_try_advisory_lock), lease = idle_session_timeout = TTL; token = nextval of a sequence',
   fencing: { supported: true },
+  capabilities: { serverTime: POSTGRES_SERVER_TIME },
   clientLogin: PG_LOGIN,
   nodeSpecs: ({ ttlMs = 1000 }) => [postgresNodeSpec('postgres-1', ttlMs)],
   client: async (nodes, opts) => {

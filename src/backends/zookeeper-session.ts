@@ -44,6 +44,8 @@ interface ZooKeeperModule {
 export interface ZkStat {
   czxid: number;
   ephemeralOwner: string;
+  /** The server's wall clock (ms since the epoch) when it took the create in. */
+  ctime: number;
 }
 
 /**

@@ -136,6 +136,45 @@ export async function warpProcess(runId: string, pid: number, change: ClockChang
   return runHelper(['attach', String(pid), ...changeArgs(change)]);
 }
 
+/** What warping a group of processes did: the ones warped, the ones that ended first, the ones that refused. */
+export interface GroupWarp {
+  warped: number[];
+  /** Processes that exited between their listing and their warp (a server's short-lived workers). */
+  ended: number[];
+  failed: { pid: number; why: string }[];
+}
+
+/** A process that has exited, or is exiting (a zombie, or no /proc entry). */
+function ended(pid: number): boolean {
+  try {
+    // "pid (comm) S ...": the state is the first field after the command's closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Warps each of `pids` (a container's or a program's processes, listed a moment ago): a
+ * process that ended in between is passed over, not a failure of the others.
+ */
+export async function warpProcesses(runId: string, pids: number[], change: ClockChange): Promise<GroupWarp> {
+  const out: GroupWarp = { warped: [], ended: [], failed: [] };
+  for (const pid of pids) {
+    try {
+      await warpProcess(runId, pid, change);
+      out.warped.push(pid);
+    } catch (err) {
+      if (ended(pid)) {
+        forgetWarpRecord(runId, pid); // nothing left to restore
+        out.ended.push(pid);
+      } else out.failed.push({ pid, why: errorMessage(err) });
+    }
+  }
+  return out;
+}
+
 /** Changes the warp of a warped process, live. */
 export function changeWarp(pid: number, change: ClockChange): Promise<WarpState> {
   return runHelper(['set', String(pid), ...changeArgs(change)]);

@@ -48,7 +48,9 @@ describe("the checkout's front door", () => {
     expect(section).toMatch(/^bash scripts\/first-run\.sh +# /m);
     expect(section).toMatch(/^npm test +# /m);
     expect(read('scripts/first-run.sh')).toMatch(/^#!\/usr\/bin\/env bash\n/);
-    expect(JSON.parse(read('package.json')).scripts.test).toMatch(/vitest run$/);
+    // The tests' last step: vitest's two projects side by side (scripts/test-side-by-side.ts).
+    expect(JSON.parse(read('package.json')).scripts.test).toMatch(/node dist\/scripts\/test-side-by-side\.js$/);
+    expect(read('scripts/test-side-by-side.ts')).toContain("'run'");
   });
 
   it("package.json names the project's repository, home page and issues, as the README does", () => {

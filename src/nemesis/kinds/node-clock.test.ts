@@ -15,6 +15,10 @@ describe('node-clock', () => {
     const rate = draw('rate').change.rate as number;
     expect(rate).toBeGreaterThanOrEqual(0.05);
     expect(rate).toBeLessThanOrEqual(0.5);
+    // While held, past the whole lease: the held key expires whatever of its TTL was left.
+    const held = draw('while-held').change.jumpMs as number;
+    expect(held).toBeGreaterThan(1100 - 1);
+    expect(held).toBeLessThanOrEqual(1500);
     // The draws after it (which node) do not depend on the mode.
     const after = (mode: Parameters<typeof drawNodeClock>[0]) => {
       const rng = new Rng(7);
@@ -22,6 +26,7 @@ describe('node-clock', () => {
       return rng.uniform(0, 1);
     };
     expect(after('rate')).toBe(after('forward'));
+    expect(after('while-held')).toBe(after('strobe'));
   });
 
   it('records a node whose processes it cannot reach as not warped, with why, and warps nothing', async () => {

@@ -9,6 +9,7 @@
  * after the true clock is back), where the backend can ask it (Redis TIME). At stop the true clock
  * is put back (a jump of its own, as an NTP step back to true time would be).
  */
+import { existsSync } from 'node:fs';
 import type { BackendCapabilities } from '../../backends/backend.js';
 import {
   type ClockChange,
@@ -16,20 +17,21 @@ import {
   clockWarpSupport,
   readWarp,
   restoreProcess,
-  warpProcess,
+  warpProcesses,
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
 import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit } from '../applicability.js';
-import type { NodeFaultContext } from '../context.js';
-import { faultKind, nodesHit } from '../kind.js';
+import type { ClientFaultTarget, NodeFaultContext } from '../context.js';
+import { KeptHolder } from '../kept-holder.js';
+import { faultKind, heldWords, nodesHit } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
 import { chooseNodes, whenAvailable } from '../nodes.js';
 import { NODE_TARGETS } from '../targets.js';
 
-export const NODE_CLOCK_MODES = ['forward', 'backward', 'strobe', 'rate'] as const;
+export const NODE_CLOCK_MODES = ['forward', 'backward', 'strobe', 'rate', 'while-held'] as const;
 export type NodeClockMode = (typeof NODE_CLOCK_MODES)[number];
 
 type ServerTime = NonNullable<BackendCapabilities['serverTime']>;
@@ -43,8 +45,12 @@ export function drawNodeClock(mode: NodeClockMode, ttlMs: number, rng: Rng) {
   // Fast enough that the offset reaches about a TTL within a few seconds of the fault.
   const rate = Math.round(rng.uniform(0.05, 0.5) * 1000) / 1000;
   const periodMs = Math.round(rng.uniform(50, 250));
+  // While held: past the held key's whole lease, so that the server expires it whatever
+  // of its TTL was left (the holder, stopped, still holds by its own clock).
+  const heldJumpMs = Math.round(ttlMs * rng.uniform(1.1, 1.5));
   if (mode === 'rate') return { change: { rate } as ClockChange, value: { rate } };
   if (mode === 'strobe') return { change: { offsetMs: sizeMs } as ClockChange, value: { offsetMs: sizeMs, periodMs } };
+  if (mode === 'while-held') return { change: { jumpMs: heldJumpMs } as ClockChange, value: { jumpMs: heldJumpMs } };
   const jumpMs = mode === 'backward' ? -sizeMs : sizeMs;
   return { change: { jumpMs } as ClockChange, value: { jumpMs } };
 }
@@ -54,13 +60,18 @@ export class NodeClockWarp implements Nemesis {
   /** The processes warped by the fault in effect, per node. */
   private warped = new Map<NodeHandle, number[]>();
   private strobing: { stopping: boolean; done: Promise<number> } | undefined;
+  /** While-held mode: the holder kept in its hold while its server's clock is ahead (kept-holder.ts). */
+  private readonly holder?: KeptHolder;
 
   constructor(
     private readonly ctx: NodeFaultContext,
     private readonly target: string,
     private readonly mode: NodeClockMode,
     private readonly serverTime?: ServerTime,
-  ) {}
+    whileHeld?: ClientFaultTarget,
+  ) {
+    if (mode === 'while-held' && whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
+  }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
@@ -68,6 +79,9 @@ export class NodeClockWarp implements Nemesis {
     const nodes = await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const before = await this.readClocks(nodes);
+    // Stopped before the jump, so that it still holds when its key expires by the server's clock.
+    const kept = this.holder ? await this.holder.keep(rng) : undefined;
+    if (this.holder && !kept) return null;
     const notWarped: Record<string, string> = {};
     const pids: Record<string, number[]> = {};
     for (const node of nodes) {
@@ -78,18 +92,13 @@ export class NodeClockWarp implements Nemesis {
           : 'a node reached through a channel: clock-warp runs on the runner’s host only';
         continue;
       }
-      const done: number[] = [];
-      try {
-        for (const pid of found) {
-          await warpProcess(this.ctx.runId, pid, change);
-          done.push(pid);
-        }
-      } catch (err) {
-        notWarped[node.name] = errorMessage(err);
+      const group = await warpProcesses(this.ctx.runId, found, change);
+      if (group.failed.length > 0) {
+        notWarped[node.name] = group.failed.map((f) => `process ${f.pid}: ${f.why}`).join('; ');
       }
-      if (done.length > 0) {
-        this.warped.set(node, done);
-        pids[node.name] = done;
+      if (group.warped.length > 0) {
+        this.warped.set(node, group.warped);
+        pids[node.name] = group.warped;
       }
     }
     if (this.mode === 'strobe' && this.warped.size > 0) {
@@ -109,6 +118,7 @@ export class NodeClockWarp implements Nemesis {
         pids,
         clock: { readBy: this.readBy(), before },
         ...(Object.keys(notWarped).length > 0 ? { notWarped } : {}),
+        ...(kept ? { holder: kept } : {}),
       },
       durationMs,
     };
@@ -154,7 +164,9 @@ export class NodeClockWarp implements Nemesis {
   }
 
   async stop() {
-    if (this.warped.size === 0 && !this.strobing) return null;
+    // The holder still holds: resumed once another client holds too (or its lease share is spent).
+    const holder = await this.holder?.release();
+    if (this.warped.size === 0 && !this.strobing) return holder ? { holder } : null;
     const strobing = this.strobing;
     this.strobing = undefined;
     let flips: number | undefined;
@@ -167,6 +179,7 @@ export class NodeClockWarp implements Nemesis {
     // drift, what it came to over the fault).
     const during = await this.readClocks(nodes);
     const problems: string[] = [];
+    const inherited: Record<string, number[]> = {};
     for (const [node, pids] of this.warped) {
       // A process frozen by another fault cannot be stopped by ptrace until it thaws.
       await whenAvailable(this.ctx, node);
@@ -177,19 +190,46 @@ export class NodeClockWarp implements Nemesis {
           problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`);
         }
       }
+      // A process the warped ones started during the fault (PostgreSQL forks a backend per
+      // session) was born with their clock: it is put back too.
+      const born = await this.restoreBorn(node, pids, problems);
+      if (born.length > 0) inherited[node.name] = born;
     }
     this.warped.clear();
     const after = await this.readClocks(nodes);
     return {
       restored: nodes.map((n) => n.name),
       clock: { readBy: this.readBy(), during, after },
+      ...(Object.keys(inherited).length > 0 ? { inherited } : {}),
       ...(flips === undefined ? {} : { flips }),
       ...(problems.length > 0 ? { notRestored: problems } : {}),
+      ...(holder ? { holder } : {}),
     };
   }
 
+  /** Restores the node's processes not warped by the fault that read as warped: those born of a warped one. */
+  private async restoreBorn(node: NodeHandle, warped: number[], problems: string[]): Promise<number[]> {
+    const found = node.hostPids ? await node.hostPids().catch(() => []) : [];
+    const born: number[] = [];
+    for (const pid of found.filter((p) => !warped.includes(p))) {
+      try {
+        if (!(await readWarp(pid)).warped) continue;
+        await restoreProcess(this.ctx.runId, pid);
+        born.push(pid);
+      } catch (err) {
+        // one that ended in between has nothing left to restore
+        if (existsSync(`/proc/${pid}`)) problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`);
+      }
+    }
+    return born;
+  }
+
   async healAll() {
-    await this.stop();
+    try {
+      await this.stop();
+    } finally {
+      this.holder?.resume();
+    }
   }
 }
 
@@ -207,14 +247,15 @@ export const nodeClock = faultKind({
   modes: NODE_CLOCK_MODES,
   notOnTargets:
     "node-clock warps processes of this machine's containers only (clock-warp over a target's channel is not built yet): choose clock (Redis TTLs) or a client-side fault",
-  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast; true time again at stop",
+  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast; while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
   fit: (s, backend) => {
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     return (
       leaderUnfit(s.target, backend) ??
-      ((ctx) => new NodeClockWarp(ctx, s.target, s.mode as NodeClockMode, backend.capabilities?.serverTime))
+      ((ctx) =>
+        new NodeClockWarp(ctx, s.target, s.mode as NodeClockMode, backend.capabilities?.serverTime, ctx.clients))
     );
   },
-  words: (v) => ({ whom: nodesHit(v), how: howWords(v) }),
+  words: (v) => ({ whom: nodesHit(v), how: [...howWords(v), ...heldWords(v)] }),
 });
