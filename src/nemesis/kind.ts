@@ -21,7 +21,18 @@ export interface FaultSpec {
    * jumps or whether it strobes or drifts (clock, node-clock: forward unless given); when a node is taken down
    * (kill-node, pause-node: at any moment, or while a client holds the lock).
    */
-  mode?: 'forward' | 'backward' | 'strobe' | 'rate' | 'anytime' | 'while-held' | 'pause' | 'hold' | 'stop' | 'drop';
+  mode?:
+    | 'forward'
+    | 'backward'
+    | 'strobe'
+    | 'rate'
+    | 'slow'
+    | 'anytime'
+    | 'while-held'
+    | 'pause'
+    | 'hold'
+    | 'stop'
+    | 'drop';
 }
 
 /** What a fault needs of a lock node's control channel (FaultKindModule.nodeNeeds). */

@@ -166,6 +166,9 @@ type Table = {
 const hour = { max: 3_600_000, unit: 'ms', why: 'an hour' } as const;
 
 /** The rows in the order `lockchaos run --help` lists them (and the re-run command, and a campaign's options). */
+/** --help's column for a fault kind's words: past the longest kind's name. */
+const KIND_COLUMN = Math.max(...Object.keys(FAULT_KINDS).map((kind) => kind.length)) + 2;
+
 export const PARAMETERS = {
   backend: {
     flag: 'backend',
@@ -210,9 +213,9 @@ export const PARAMETERS = {
         'faults: none, or kinds separated by commas, each with an optional',
         `:target and :mode (default ${d}); each kind runs on its own seeded schedule:`,
         ...Object.entries(FAULT_KINDS).flatMap(([kind, k]) => [
-          `  ${kind.padEnd(13)}${k.what}`,
-          `  ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`,
-          ...(k.modes ? [`  ${''.padEnd(13)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
+          `  ${kind.padEnd(KIND_COLUMN)}${k.what}`,
+          `  ${''.padEnd(KIND_COLUMN)}targets: ${k.targets.join(' | ')}`,
+          ...(k.modes ? [`  ${''.padEnd(KIND_COLUMN)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
         ]),
       ].join('\n'),
   },

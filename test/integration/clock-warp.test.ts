@@ -516,3 +516,38 @@ describe.skipIf(skip || !support.ok)("Kleppmann's forward jump on a real Redis c
     expect(warpRecords((record) => record.owner.split(':')[1] === String(r.pid))).toEqual([]);
   });
 });
+
+describe.skipIf(skip || !support.ok)("a client's real clock, any language", () => {
+  it("client-clock-warp drifts a Python client program's clocks slow; its record reads the warp back; all restored", async () => {
+    const program = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-py-lock/client.py')}`;
+    const r = await runAndRead(freshStore(), [
+      ...['--backend', 'redis', '--client-command', program, '--concurrency', '2'],
+      ...['--nemesis', 'client-clock-warp:all:slow'],
+      ...['--nemesis-interval', '1', '--time-limit', '5', '--seed', '4'],
+    ]);
+    expect(r.code, r.stderr).not.toBe(3);
+    type Start = { clients: { process: number; pids: number[] }[]; mode: string; rate: number };
+    type Stop = { restored: number[]; clock: { during: Record<string, number> } };
+    const ok = (f: string) => r.history.filter((o) => o.f === f && o.type === 'ok').map((o) => o.value);
+    const starts = ok('start-client-clock-warp') as Start[];
+    const stops = ok('stop-client-clock-warp') as Stop[];
+    expect(starts.length).toBeGreaterThan(0);
+    for (const [i, s] of starts.entries()) {
+      expect(s.mode).toBe('slow');
+      expect(s.rate).toBeLessThan(-0.04);
+      expect(s.clients.length).toBe(2);
+      // Each client's worker and its program (and the shell that started it), warped.
+      for (const c of s.clients) expect(c.pids.length).toBeGreaterThanOrEqual(2);
+      const stop = stops[i];
+      if (stop === undefined) continue;
+      for (const c of s.clients) {
+        const during = stop.clock.during[`process ${c.process}`] as number;
+        // Read back from the process at stop: its clock fell behind as it ran slow.
+        expect(during).toBeLessThan(0);
+      }
+      expect(stop.restored).toEqual(s.clients.map((c) => c.process));
+    }
+    expect(r.left).toEqual([]);
+    expect(warpRecords((record) => record.owner.split(':')[1] === String(r.pid))).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@
  * its own module beside these and one entry here.
  */
 import { clientClock } from './client-clock.js';
+import { clientClockWarp } from './client-clock-warp.js';
 import { clientKill } from './client-kill.js';
 import { clientPause } from './client-pause.js';
 import { clock } from './clock.js';
@@ -24,6 +25,7 @@ export const FAULT_KIND_MODULES = [
   clock,
   nodeClock,
   clientClock,
+  clientClockWarp,
   clientKill,
   wire,
 ] as const;

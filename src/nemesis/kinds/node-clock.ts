@@ -13,7 +13,6 @@ import { existsSync } from 'node:fs';
 import type { BackendCapabilities } from '../../backends/backend.js';
 import {
   type ClockChange,
-  changeWarp,
   clockWarpSupport,
   readWarp,
   restoreProcess,
@@ -21,9 +20,9 @@ import {
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
-import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit } from '../applicability.js';
+import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import type { ClientFaultTarget, NodeFaultContext } from '../context.js';
 import { KeptHolder } from '../kept-holder.js';
 import { faultKind, heldWords, nodesHit } from '../kind.js';
@@ -59,7 +58,7 @@ export class NodeClockWarp implements Nemesis {
   readonly kind = 'node-clock';
   /** The processes warped by the fault in effect, per node. */
   private warped = new Map<NodeHandle, number[]>();
-  private strobing: { stopping: boolean; done: Promise<number> } | undefined;
+  private strobing: ClockStrobe | undefined;
   /** While-held mode: the holder kept in its hold while its server's clock is ahead (kept-holder.ts). */
   private readonly holder?: KeptHolder;
 
@@ -103,9 +102,7 @@ export class NodeClockWarp implements Nemesis {
     }
     if (this.mode === 'strobe' && this.warped.size > 0) {
       const period = (value as { periodMs: number }).periodMs;
-      const state = { stopping: false, done: Promise.resolve(0) };
-      state.done = this.strobe(change.offsetMs ?? 0, period, state);
-      this.strobing = state;
+      this.strobing = startClockStrobe(() => [...this.warped.values()].flat(), change.offsetMs ?? 0, period);
     }
     // No reading after the warp here: the fault's window opens when start returns, and a
     // lock taken over in between would be blamed on no fault. Its clock during the fault
@@ -122,22 +119,6 @@ export class NodeClockWarp implements Nemesis {
       },
       durationMs,
     };
-  }
-
-  /** Flips the warped nodes' clocks between `offsetMs` ahead and true time every `periodMs`; how many flips. */
-  private async strobe(offsetMs: number, periodMs: number, state: { stopping: boolean }): Promise<number> {
-    let flips = 0;
-    let ahead = true; // the start put them ahead
-    while (!state.stopping) {
-      await sleep(periodMs);
-      if (state.stopping) break;
-      ahead = !ahead;
-      for (const pids of this.warped.values()) {
-        for (const pid of pids) await changeWarp(pid, { offsetMs: ahead ? offsetMs : 0 }).catch(() => undefined);
-      }
-      flips++;
-    }
-    return flips;
   }
 
   private readBy(): string {
@@ -169,11 +150,7 @@ export class NodeClockWarp implements Nemesis {
     if (this.warped.size === 0 && !this.strobing) return holder ? { holder } : null;
     const strobing = this.strobing;
     this.strobing = undefined;
-    let flips: number | undefined;
-    if (strobing) {
-      strobing.stopping = true;
-      flips = await strobing.done;
-    }
+    const flips = strobing ? await strobing.stop() : undefined;
     const nodes = [...this.warped.keys()];
     // Before the true clock is back: what the server read during the fault (with a
     // drift, what it came to over the fault).
@@ -233,10 +210,10 @@ export class NodeClockWarp implements Nemesis {
   }
 }
 
-/** The fault's change in words, from its recorded start. */
-function howWords(v: Record<string, unknown>): string[] {
+/** A clock warp's change in words, from its recorded start (node-clock's, client-clock-warp's). */
+export function clockChangeWords(v: Record<string, unknown>): string[] {
   if (typeof v.jumpMs === 'number') return [`clock ${v.jumpMs >= 0 ? '+' : ''}${v.jumpMs} ms`];
-  if (typeof v.rate === 'number') return [`clock rate ×${1 + v.rate}`];
+  if (typeof v.rate === 'number') return [`clock rate ×${Math.round((1 + v.rate) * 1000) / 1000}`];
   if (typeof v.offsetMs === 'number') return [`clock strobe +${v.offsetMs} ms`];
   return [];
 }
@@ -257,5 +234,5 @@ export const nodeClock = faultKind({
         new NodeClockWarp(ctx, s.target, s.mode as NodeClockMode, backend.capabilities?.serverTime, ctx.clients))
     );
   },
-  words: (v) => ({ whom: nodesHit(v), how: [...howWords(v), ...heldWords(v)] }),
+  words: (v) => ({ whom: nodesHit(v), how: [...clockChangeWords(v), ...heldWords(v)] }),
 });
