@@ -47,7 +47,7 @@ export class ClientClockStep extends ClientPause {
 export const clientClock = faultKind({
   name: 'client-clock',
   targets: ['backward', 'forward'],
-  what: "step a Redlock client's own clock, the one its elapsed-time check reads, while it is stopped between winning the votes and that check: backward by about the pause, so the pause goes uncounted; forward, so a good lock is refused",
+  what: "step a Redlock client's own clock, the one its elapsed-time check reads, while it is stopped between winning the votes and that check: backward by about the pause, so the pause goes uncounted; forward, so a good lock is refused (the built-in Redlock client's code clock only; client-clock-warp moves any client's real clock)",
   fit: (s, backend) => {
     const point = backend.capabilities?.inAcquirePausePoint;
     if (point === undefined) return missing('inAcquirePausePoint');

@@ -15,6 +15,13 @@ import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Neme
 import { chooseNodes } from '../nodes.js';
 
 /**
+ * What the record says of a clock fault that moved no clock: the fallback where node-clock
+ * (the server's real clock, by ptrace) cannot run, on a target's hosts or without root.
+ */
+export const TTL_SHIFT =
+  "keys' TTLs shifted as the jump would: the server's own clock did not move (node-clock moves it)";
+
+/**
  * clock: jumps on Redis nodes (Redlock's clock assumption). Forward expires keys early;
  * backward keeps them longer than their holders were promised (liveness, not safety). A
  * jump is instant, so there is nothing to undo at stop: the clock keeps its new time.
@@ -46,7 +53,7 @@ export class ClockJump implements Nemesis {
     }
     // On the bridge, whether it jumped at its moment or after waiting for it in vain.
     const moment = bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {};
-    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects, ...moment }, durationMs };
+    return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects, ...moment, stands: TTL_SHIFT }, durationMs };
   }
   /**
    * clock:bridge jumps the node a client split shares, at the moment it matters: while a
@@ -107,7 +114,7 @@ export class ClockStrobe implements Nemesis {
     if (nodes.length === 0) return null;
     const state = { stopping: false };
     this.running = { state, done: this.strobe(nodes, offsetMs, periodMs, state) };
-    return { value: { nodes: nodes.map((n) => n.name), offsetMs, periodMs }, durationMs };
+    return { value: { nodes: nodes.map((n) => n.name), offsetMs, periodMs, stands: TTL_SHIFT }, durationMs };
   }
 
   private async strobe(
@@ -188,7 +195,7 @@ export const clock = faultKind({
   name: 'clock',
   targets: ['minority', 'one', 'majority', 'all', 'bridge'],
   modes: ['forward', 'backward', 'strobe'],
-  what: "jump a Redis node's clock: shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
+  what: "a Redis node's clock jump as its effect on keys, the fallback where node-clock cannot move the server's real clock (a target's hosts, no root): shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
   refuse: (s) =>
     s.target === 'bridge' && s.mode !== 'forward'
       ? 'clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge'
