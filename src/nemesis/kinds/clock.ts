@@ -9,7 +9,8 @@ import type { NodeHandle } from '../../cluster/cluster.js';
 import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import type { NemesisContext, NodeFaultContext } from '../context.js';
+import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.js';
+import type { NodeFaultContext } from '../context.js';
 import { faultKind, nodesHit } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
 import { chooseNodes } from '../nodes.js';
@@ -43,7 +44,7 @@ export class ClockJump implements Nemesis {
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
     const jumpMs = sign * aboutTtlMs(this.ctx.timing.ttlMs, rng, this.target === 'bridge' ? 1.0 : 0.5);
-    const bridge = this.target === 'bridge' ? await this.bridgeNode() : undefined;
+    const bridge = this.target === 'bridge' ? await bridgeAtItsMoment(this.ctx, this.bareMajorityGrant) : undefined;
     const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};
@@ -54,26 +55,6 @@ export class ClockJump implements Nemesis {
     // On the bridge, whether it jumped at its moment or after waiting for it in vain.
     const moment = bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {};
     return { value: { nodes: nodes.map((n) => n.name), jumpMs, effects, ...moment, stands: TTL_SHIFT }, durationMs };
-  }
-  /**
-   * clock:bridge jumps the node a client split shares, at the moment it matters: while a
-   * client holds a lock with a bare majority of votes, which the bridge's key completes
-   * (Kleppmann's story: A, B, C held; C's clock jumps; C, D, E granted to another).
-   */
-  private async bridgeNode(): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean }> {
-    const now = () => (this.ctx.split !== undefined ? this.bareMajorityGrant() : undefined);
-    let held = now();
-    for (let waited = 0; !held && waited < 4000; waited += 10) {
-      await sleep(10);
-      held = now();
-    }
-    const split = this.ctx.split;
-    const bridge = this.ctx.nodes.find((n) => n.name === split?.bridge);
-    const nodes = bridge && !this.ctx.unavailable.has(bridge.name) ? [bridge] : [];
-    // The other group can take the expired key only while the split stands and the holder
-    // still holds: the split is healed no earlier than that hold ends (partition.ts).
-    if (split && held && nodes.length > 0) split.outlast = held.stillHeld;
-    return { nodes, bareMajorityHeld: held !== undefined };
   }
   async stop() {
     return null;
@@ -164,31 +145,6 @@ export class ClockStrobe implements Nemesis {
   async healAll() {
     await this.stop();
   }
-}
-
-/** A client's grant as it stands now, and whether that same grant is still held. */
-interface HeldGrant {
-  client: number;
-  stillHeld: () => boolean;
-}
-
-/**
- * A grant of a bare majority of votes held now (Redlock, during a split): the moment
- * clock:bridge waits for.
- */
-function bareMajorityGrant(
-  ctx: NemesisContext,
-  quorum: ((nodes: number) => number) | undefined,
-): () => HeldGrant | undefined {
-  if (!quorum) return () => undefined;
-  return () => {
-    const bare = quorum(ctx.nodes.length);
-    const { clients } = ctx;
-    const client = clients.holders().find((c) => (clients.grant(c) as { votes?: number } | undefined)?.votes === bare);
-    if (client === undefined) return undefined;
-    const since = clients.grantedAt(client);
-    return { client, stillHeld: () => clients.holders().includes(client) && clients.grantedAt(client) === since };
-  };
 }
 
 export const clock = faultKind({

@@ -21,7 +21,8 @@ import {
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Rng } from '../../util/rng.js';
-import { leaderUnfit } from '../applicability.js';
+import { leaderUnfit, missing } from '../applicability.js';
+import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import type { ClientFaultTarget, NodeFaultContext } from '../context.js';
 import { KeptHolder } from '../kept-holder.js';
@@ -68,14 +69,25 @@ export class NodeClockWarp implements Nemesis {
     private readonly mode: NodeClockMode,
     private readonly serverTime?: ServerTime,
     whileHeld?: ClientFaultTarget,
+    /** The bridge target: a grant of a bare majority held now (bridge.ts). */
+    private readonly bridgeGrant: () => HeldGrant | undefined = () => undefined,
   ) {
     if (mode === 'while-held' && whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
   }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
-    const { change, value } = drawNodeClock(this.mode, this.ctx.timing.ttlMs, rng);
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    // On the bridge a jump goes past the whole lease, as a held one does: its point is to
+    // expire the key that completes the holder's majority.
+    const onBridge = this.target === 'bridge';
+    const drawn = drawNodeClock(
+      onBridge && this.mode === 'forward' ? 'while-held' : this.mode,
+      this.ctx.timing.ttlMs,
+      rng,
+    );
+    const { change, value } = drawn;
+    const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
+    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
     if (nodes.length === 0) return null;
     const before = await this.readClocks(nodes);
     // Stopped before the jump, so that it still holds when its key expires by the server's clock.
@@ -116,6 +128,7 @@ export class NodeClockWarp implements Nemesis {
         clock: { readBy: this.readBy(), before },
         ...(Object.keys(notWarped).length > 0 ? { notWarped } : {}),
         ...(kept ? { holder: kept } : {}),
+        ...(bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {}),
       },
       durationMs,
     };
@@ -220,18 +233,31 @@ export function clockChangeWords(v: Record<string, unknown>): string[] {
 
 export const nodeClock = faultKind({
   name: 'node-clock',
-  targets: NODE_TARGETS,
+  targets: [...NODE_TARGETS, 'bridge'],
   modes: NODE_CLOCK_MODES,
+  refuse: (s) =>
+    s.target === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate'
+      ? 'node-clock:bridge moves the shared master’s clock ahead, by a jump or a drift (its point is to expire the shared key): use node-clock:bridge or node-clock:bridge:rate'
+      : undefined,
   notOnTargets:
     "node-clock warps processes of this machine's containers only (clock-warp over a target's channel is not built yet): choose clock (Redis TTLs) or a client-side fault",
-  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast; while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
+  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast; bridge: the master a clients-majorities split shares, while a bare majority is held (forward: past the lease, or rate); while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
   fit: (s, backend) => {
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
+    const quorum = backend.capabilities?.quorum;
+    if (s.target === 'bridge' && !quorum) return missing('quorum');
     return (
       leaderUnfit(s.target, backend) ??
       ((ctx) =>
-        new NodeClockWarp(ctx, s.target, s.mode as NodeClockMode, backend.capabilities?.serverTime, ctx.clients))
+        new NodeClockWarp(
+          ctx,
+          s.target,
+          s.mode as NodeClockMode,
+          backend.capabilities?.serverTime,
+          ctx.clients,
+          bareMajorityGrant(ctx, quorum),
+        ))
     );
   },
   words: (v) => ({ whom: nodesHit(v), how: [...clockChangeWords(v), ...heldWords(v)] }),
