@@ -18,7 +18,7 @@ import type { ClientRun } from '../worker/protocol.js';
 import { RunFaults } from './faults.js';
 import type { ProgressStart } from './recording.js';
 import type { RunContext } from './run-context.js';
-import { WorkerPool } from './workers.js';
+import { WorkerPool } from './worker-pool.js';
 
 export const LOCK_NAME = 'lockchaos:lock';
 
@@ -152,7 +152,7 @@ export async function connectClients(
   // Ctrl-C while the clients connect (a client that never connects waits for nothing else).
   await untilAborted(pool.ready(60_000), run.signal).catch((err) => {
     if (run.signal?.aborted) throw interruptedAtStart(run);
-    // A client program broke at its start (workers.ts): how to try it alone.
+    // A client program broke at its start (worker-pool.ts): how to try it alone.
     if (!(err instanceof UserError) || config.clientCommand === undefined) throw err;
     throw new UserError(
       `${err.message}: '${cliCommand} client-check --backend ${config.backend} -- ${config.clientCommand}' tries it alone`,

@@ -21,7 +21,7 @@ import type { RunFaults } from './faults.js';
 import { finalRead } from './final-read.js';
 import type { NodeWatch } from './node-watch.js';
 import type { RunContext } from './run-context.js';
-import type { WorkerPool } from './workers.js';
+import type { WorkerPool } from './worker-pool.js';
 
 /** What the workload phase leaves for the verdict. */
 export interface WorkloadEnded {
@@ -86,7 +86,7 @@ async function untilTimeUp(run: RunContext, faults: RunFaults, pool: WorkerPool,
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
   const rng = new Rng(config.seed);
-  const schedule = faults.run({ clients: pool, rng, origin, record: recording.record, signal: timeUp.signal });
+  const schedule = faults.run({ clients: pool.clients, rng, origin, record: recording.record, signal: timeUp.signal });
   log(
     `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
   );
