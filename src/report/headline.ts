@@ -23,7 +23,7 @@ import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
 import { BAR_OUTCOMES } from './bar-words.js';
-import type { Fault, ReportData, Violation } from './report-data.js';
+import type { Fault, ReportData, Violation } from './report-data-types.js';
 
 export interface HeadlineRun {
   valid: Validity;

@@ -12,7 +12,7 @@ import type { LenientOp } from '../history/pairs.js';
 import { faultLabel } from '../nemesis/label.js';
 import { BAR_OUTCOMES, barLabel, brief } from './bar-words.js';
 import { placedViolations } from './placed-violations.js';
-import type { Bar, Fault, HoldBar, Lane } from './report-data.js';
+import type { Bar, Fault, HoldBar, Lane } from './report-data-types.js';
 import { ms } from './report-time.js';
 
 export interface ChosenLanes {
@@ -131,7 +131,7 @@ export function chooseOperations(
   };
 }
 
-/** An operation's bar (report-data.ts's Bar). */
+/** An operation's bar (report-data-types.ts's Bar). */
 export function barOf(p: LenientOp, laneOf: (process: number) => number, fIndex: ReadonlyMap<string, number>): Bar {
   const c = p.completion;
   const value = c?.value !== undefined ? c.value : p.invoke.value;
