@@ -61,7 +61,7 @@ function faultWords(data: ReportData, f: Fault): string {
 }
 
 /**
- * What process `p` went through under fault `f` that targeted it: "paused for 1.49 s
+ * What process `p` went through under fault `f` that hit it: "paused for 1.49 s
  * (client-pause)", or for another kind "was hit by client-clock (…) for 1.00 s".
  */
 function suffered(data: ReportData, f: Fault): string {

@@ -32,9 +32,9 @@ export interface Fault {
   endMs: number;
   /** The row of the fault band, so that overlapping faults do not hide each other. */
   row: number;
-  /** The lane of the process the fault targeted (a paused client), or -1. */
+  /** The lane of the process the fault hit (a paused client), or -1. */
   lane: number;
-  /** The process the fault targeted (a paused client), when it targeted one. */
+  /** The process the fault hit (a paused client), when it hit one. */
   process?: number;
 }
 

@@ -211,7 +211,7 @@ export const PARAMETERS = {
         `:target and :mode (default ${d}); each kind runs on its own seeded schedule:`,
         ...Object.entries(FAULT_KINDS).flatMap(([kind, k]) => [
           `  ${kind.padEnd(13)}${k.what}`,
-          `  ${''.padEnd(13)}targets: ${k.targets.join(' | ')}`,
+          `  ${''.padEnd(13)}targets: ${k.aims.join(' | ')}`,
           ...(k.modes ? [`  ${''.padEnd(13)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
         ]),
       ].join('\n'),

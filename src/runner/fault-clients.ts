@@ -1,15 +1,15 @@
 /**
- * The clients as the nemesis sees them (nemesis/context.ts ClientFaultTarget): who holds the
+ * The clients as the nemesis sees them (nemesis/context.ts NemesisClients): who holds the
  * lock and what its grant carried, the processes a pause stops (the worker, its program and
  * its program's cgroup), a client caught at a code point, a client crashed and replaced.
  */
-import { type CaughtAtPoint, type ClientFaultTarget, signalAll } from '../nemesis/context.js';
+import { type CaughtAtPoint, type NemesisClients, signalAll } from '../nemesis/context.js';
 import { cgroupPids } from '../util/cgroup.js';
 import { groupMembers } from '../util/process-group.js';
 import type { ClientWorker } from './client-worker.js';
 import type { WorkerChannel } from './worker-channel.js';
 
-export class FaultClients implements ClientFaultTarget {
+export class FaultClients implements NemesisClients {
   /**
    * `workers`: the pool's, by client slot (a replacement takes its slot in place);
    * `replace`: the pool's crash of a client, a fresh one started in its place.

@@ -26,8 +26,8 @@ import { leaderUnfit } from '../applicability.js';
 import type { NodeFaultContext } from '../context.js';
 import { faultKind, nodesHit } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
+import { NODE_AIMS } from '../node-choice.js';
 import { chooseNodes, whenAvailable } from '../nodes.js';
-import { NODE_TARGETS } from '../targets.js';
 
 export const NODE_CLOCK_MODES = ['forward', 'backward', 'strobe', 'rate'] as const;
 export type NodeClockMode = (typeof NODE_CLOCK_MODES)[number];
@@ -57,7 +57,7 @@ export class NodeClockWarp implements Nemesis {
 
   constructor(
     private readonly ctx: NodeFaultContext,
-    private readonly target: string,
+    private readonly aim: string,
     private readonly mode: NodeClockMode,
     private readonly serverTime?: ServerTime,
   ) {}
@@ -65,7 +65,7 @@ export class NodeClockWarp implements Nemesis {
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const { change, value } = drawNodeClock(this.mode, this.ctx.timing.ttlMs, rng);
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    const nodes = await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     const before = await this.readClocks(nodes);
     const notWarped: Record<string, string> = {};
@@ -203,7 +203,7 @@ function howWords(v: Record<string, unknown>): string[] {
 
 export const nodeClock = faultKind({
   name: 'node-clock',
-  targets: NODE_TARGETS,
+  aims: NODE_AIMS,
   modes: NODE_CLOCK_MODES,
   notOnTargets:
     "node-clock warps processes of this machine's containers only (clock-warp over a target's channel is not built yet): choose clock (Redis TTLs) or a client-side fault",
@@ -212,8 +212,8 @@ export const nodeClock = faultKind({
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     return (
-      leaderUnfit(s.target, backend) ??
-      ((ctx) => new NodeClockWarp(ctx, s.target, s.mode as NodeClockMode, backend.capabilities?.serverTime))
+      leaderUnfit(s.aim, backend) ??
+      ((ctx) => new NodeClockWarp(ctx, s.aim, s.mode as NodeClockMode, backend.capabilities?.serverTime))
     );
   },
   words: (v) => ({ whom: nodesHit(v), how: howWords(v) }),
