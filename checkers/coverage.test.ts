@@ -25,7 +25,7 @@ describe('code point coverage', () => {
     const h = hitThenOverlap();
     const results = [checkMutualExclusion(h.ops, { counts: true })];
     expect(results[0]?.valid).toBe(false);
-    const aimed = aimedFaults([{ kind: 'wire', target: 'DEL', mode: 'pause' }]);
+    const aimed = aimedFaults([{ kind: 'wire', aim: 'DEL', mode: 'pause' }]);
     const rows = coverage(h.ops, results, { 'wire:DEL': 7, 'wire:SET': 9, 'after-grant': 2 }, aimed, TTL);
     expect(rows[0]).toEqual({ point: 'wire:DEL', fault: 'wire:pause', reached: 7, hits: 1, followed: 1 });
     expect(rows.find((r) => r.point === 'in-extend')).toEqual({ point: 'in-extend', reached: 0, hits: 0, followed: 0 });
@@ -41,7 +41,7 @@ describe('code point coverage', () => {
         .invoke('nemesis', 'stop-client-pause')
         .ok('nemesis', 'stop-client-pause', undefined, { client: 1, until, heldMs: 3 });
     const h = hit(hit(new H().acquire(0), ALREADY_HELD), 'another client held the lock').release(0);
-    const aimed = aimedFaults([{ kind: 'client-pause', target: 'at=before-release' }]);
+    const aimed = aimedFaults([{ kind: 'client-pause', aim: 'at=before-release' }]);
     const [row] = coverage(h.ops, [], { 'before-release': 4 }, aimed, TTL);
     expect(row).toMatchObject({ point: 'before-release', hits: 2, brief: 1, followed: 0 });
     expect(coverageLines([row as CoverageRow])[0]).toMatch(
@@ -55,15 +55,15 @@ describe('code point coverage', () => {
   it('a violation not counted (shown only) follows no hit', () => {
     const h = hitThenOverlap();
     const results = [checkMutualExclusion(h.ops, { counts: false })];
-    const rows = coverage(h.ops, results, { 'wire:DEL': 1 }, aimedFaults([{ kind: 'wire', target: 'DEL' }]), TTL);
+    const rows = coverage(h.ops, results, { 'wire:DEL': 1 }, aimedFaults([{ kind: 'wire', aim: 'DEL' }]), TTL);
     expect(rows[0]).toMatchObject({ hits: 1, followed: 0 });
   });
 
   it('a fault aimed at a point no client reached: not exercised, and the verdict at best unknown', () => {
     const h = new H().acquire(0).release(0);
     const aimed = aimedFaults([
-      { kind: 'wire', target: 'INCR', mode: 'pause' },
-      { kind: 'client-pause', target: 'at=in-extend' },
+      { kind: 'wire', aim: 'INCR', mode: 'pause' },
+      { kind: 'client-pause', aim: 'at=in-extend' },
     ]);
     const rows = coverage(h.ops, [], { 'wire:INCRBY': 3 }, aimed, TTL);
     expect(rows.slice(0, 2)).toEqual([
@@ -77,7 +77,7 @@ describe('code point coverage', () => {
   });
 
   it("shows a holder's pause at in-hold, where it catches its client; one that never hit leaves the verdict alone", () => {
-    const aimed = aimedFaults([{ kind: 'client-pause', target: 'holder' }]);
+    const aimed = aimedFaults([{ kind: 'client-pause', aim: 'holder' }]);
     expect(aimed).toEqual([{ kind: 'client-pause', point: 'in-hold', counts: false }]);
     const hit = new H()
       .acquire(0)

@@ -3,7 +3,7 @@
  * would give, and what the checker says about the invalid ones.
  */
 import { describe, expect, it } from 'vitest';
-import { simulateKv, simulateRegister } from '../../bench/simulate.js';
+import { simulateKv, simulateRegister } from '../../perf/simulate.js';
 import { HistoryError } from '../../src/history/errors.js';
 import type { Op, OpType, Process } from '../../src/history/op.js';
 import { searchOnlyViolation, simulateHistory } from '../../test/unit/linearizable-support.js';

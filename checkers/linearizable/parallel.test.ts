@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { simulateRegister } from '../../bench/simulate.js';
+import { simulateRegister } from '../../perf/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, largeRegisterWithStaleRead, searchOnlyViolation } from '../../test/unit/linearizable-support.js';
 import { checkLinearizable, type Prepared, prepare } from './check-linearizable.js';

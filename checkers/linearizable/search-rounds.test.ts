@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Beside, besideHardHistory, INVALID_KEY } from '../../bench/beside-hard.js';
-import { hardKeysHistory } from '../../bench/checker.js';
-import { simulateRegister } from '../../bench/simulate.js';
+import { type Beside, besideHardHistory, INVALID_KEY } from '../../perf/beside-hard.js';
+import { hardKeysHistory } from '../../perf/checker.js';
+import { simulateRegister } from '../../perf/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { keyedHistory, largeRegisterWithStaleRead } from '../../test/unit/linearizable-support.js';
 import { register } from '../models/register.js';

@@ -87,11 +87,11 @@ function heldToContract(backend: Backend): Backend {
   // Each method bound once: the same function at every read, as on the object itself.
   const bound = new WeakMap<object, unknown>();
   return new Proxy(backend, {
-    get(target, key) {
+    get(held, key) {
       if (key === 'nodeSpecs') return nodeSpecs;
-      const value = Reflect.get(target, key);
+      const value = Reflect.get(held, key);
       if (typeof value !== 'function') return value;
-      if (!bound.has(value)) bound.set(value, value.bind(target));
+      if (!bound.has(value)) bound.set(value, value.bind(held));
       return bound.get(value);
     },
   });

@@ -7,8 +7,9 @@ import { isModulePath, loadBackend } from '../backends/index.js';
 
 /** The names a campaign's entries give as backends, each once; malformed data gives none (validation says why). */
 export function backendNamesOf(data: unknown): string[] {
-  const matrix = (data as { matrix?: unknown } | null)?.matrix;
-  const backends = Array.isArray(matrix) ? matrix.flatMap((e) => [(e as { backend?: unknown } | null)?.backend]) : [];
+  const matrix = typeof data === 'object' && data !== null && 'matrix' in data ? data.matrix : undefined;
+  const backendOf = (e: unknown) => (typeof e === 'object' && e !== null && 'backend' in e ? e.backend : undefined);
+  const backends = Array.isArray(matrix) ? matrix.flatMap((e) => [backendOf(e)]) : [];
   return [...new Set(backends.flat().filter((b): b is string => typeof b === 'string'))];
 }
 

@@ -180,7 +180,7 @@ interface NemesisGiven {
   faults: readonly ParsedFault[];
 }
 
-/** A nemesis is what `lockchaos run --nemesis` takes: none, or fault kinds (with targets). */
+/** A nemesis is what `lockchaos run --nemesis` takes: none, or fault kinds (with their aims). */
 const nemesisCheck: Check<NemesisGiven> = (v, p) => {
   if (typeof v !== 'string' || v.trim() === '')
     return fail(p, `a nemesis spec (none, or some of ${nemesisNames().join(', ')})`, v);

@@ -58,11 +58,11 @@ export function summaryMarkdown(s: CampaignSummary, o: SummaryMdOptions = {}): s
 
   const root = o.artifactRoot ?? s.dir;
   const where = (r: CellResult): string => {
-    const target = r.report ?? r.dir;
-    if (!target) return 'no report';
-    const inArtifact = relative(root, target);
+    const page = r.report ?? r.dir;
+    if (!page) return 'no report';
+    const inArtifact = relative(root, page);
     if (o.artifactUrl) return `${code(inArtifact)} in [the artifact](${o.artifactUrl})`;
-    const href = relative(o.fileDir ?? dirname(root), target)
+    const href = relative(o.fileDir ?? dirname(root), page)
       .split('/')
       .map(encodeURIComponent)
       .join('/');

@@ -7,11 +7,11 @@ import { FAULT_KIND_MODULES } from './kinds/index.js';
 
 describe('the code points a fault kind aims at', () => {
   it("names the in-acquire point by the backend's own name", () => {
-    expect(aimedFaults([{ kind: 'client-pause', target: 'in-acquire' }], 'after-votes')).toEqual([
+    expect(aimedFaults([{ kind: 'client-pause', aim: 'in-acquire' }], 'after-votes')).toEqual([
       { kind: 'client-pause', point: 'after-votes' },
     ]);
-    expect(aimedFaults([{ kind: 'client-pause', target: 'in-acquire' }])).toEqual([]);
-    expect(aimedFaults([{ kind: 'client-pause', target: 'holder' }], 'after-votes')).toEqual([
+    expect(aimedFaults([{ kind: 'client-pause', aim: 'in-acquire' }])).toEqual([]);
+    expect(aimedFaults([{ kind: 'client-pause', aim: 'holder' }], 'after-votes')).toEqual([
       { kind: 'client-pause', point: 'in-hold', counts: false },
     ]);
   });
@@ -19,12 +19,12 @@ describe('the code points a fault kind aims at', () => {
   it('is what each kind declares: a client at a point or holding, a request on the wire, a node none', () => {
     expect(
       aimedFaults([
-        { kind: 'client-kill', target: 'at=before-release' },
-        { kind: 'client-kill', target: 'holder' },
-        { kind: 'wire', target: 'SET', mode: 'drop' },
-        { kind: 'partition', target: 'majority' },
-        { kind: 'pause-node', target: 'leader', mode: 'while-held' },
-        { kind: 'client-clock', target: 'backward' },
+        { kind: 'client-kill', aim: 'at=before-release' },
+        { kind: 'client-kill', aim: 'holder' },
+        { kind: 'wire', aim: 'SET', mode: 'drop' },
+        { kind: 'partition', aim: 'majority' },
+        { kind: 'pause-node', aim: 'leader', mode: 'while-held' },
+        { kind: 'client-clock', aim: 'backward' },
       ]),
     ).toEqual([
       { kind: 'client-kill', point: 'before-release' },

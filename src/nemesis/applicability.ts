@@ -26,6 +26,6 @@ export function lacks(backend: Backend, capability: Capability): Unfit | undefin
   return has ? undefined : missing(capability);
 }
 
-/** The targets that need to know the leader: `leader` (of a node fault) and `isolate-leader`. */
-export const leaderUnfit = (target: string, backend: Backend) =>
-  target === 'leader' || target === 'isolate-leader' ? lacks(backend, 'leader') : undefined;
+/** The aims that need to know the leader: `leader` (of a node fault) and `isolate-leader`. */
+export const leaderUnfit = (aim: string, backend: Backend) =>
+  aim === 'leader' || aim === 'isolate-leader' ? lacks(backend, 'leader') : undefined;

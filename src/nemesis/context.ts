@@ -13,7 +13,7 @@ import type { ProxyRoute } from './proxy.js';
  * The client workers, as the client faults see them (client-pause stops one, client-clock
  * steps its clock, latency and clock:bridge ask who holds): the runner's worker pool.
  */
-export interface ClientFaultTarget {
+export interface NemesisClients {
   /** Client indices whose current process holds a lock (acquire ok, no release yet). */
   holders(): number[];
   /** The client's worker process. */
@@ -106,7 +106,7 @@ export const nodeFaultContext = (
 ): NodeFaultContext => ({ runId, nodes, timing, loseData: false, unavailable: new Set(), ...more });
 
 export interface NemesisContext extends NodeFaultContext {
-  clients: ClientFaultTarget;
+  clients: NemesisClients;
   /** The per-client proxies; empty unless a kind of the run uses them (FaultKindModule.usesProxies). */
   routes: ProxyRoute[];
 }
@@ -121,7 +121,7 @@ export type HandOver = 'another client held the lock' | typeof ALREADY_HELD | 'i
  * `abandoned()` says the wait no longer matters (the fault ended some other way).
  */
 export async function untilHandedOver(
-  clients: Pick<ClientFaultTarget, 'holders'>,
+  clients: Pick<NemesisClients, 'holders'>,
   client: number,
   deadline: number,
   abandoned: () => boolean = () => false,

@@ -7,7 +7,7 @@ import type { Backend, BackendCapabilities } from '../backends/backend.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import { type ClientFaultTarget, type NemesisContext, nodeFaultContext } from './context.js';
+import { type NemesisClients, type NemesisContext, nodeFaultContext } from './context.js';
 import { buildNemeses, needsProxies, resolveFaults } from './index.js';
 import { ClientClockStep } from './kinds/client-clock.js';
 import { ClientPause } from './kinds/client-pause.js';
@@ -27,7 +27,7 @@ const POINT = 'test:after-votes';
 function context(capabilities?: BackendCapabilities) {
   const shifted: { node: string; ms: number }[] = [];
   const armed: { client: number; where: string }[] = [];
-  const clients: ClientFaultTarget = {
+  const clients: NemesisClients = {
     holders: () => [1],
     pid: (c) => 1000 + c,
     pids: (c) => [1000 + c].filter((p): p is number => p !== undefined),

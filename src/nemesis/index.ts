@@ -12,7 +12,7 @@ import type { BuildNemesis, FaultKindModule, FaultSpec } from './kind.js';
 import type { Nemesis } from './nemesis.js';
 import { type ParsedFault, parseFaults } from './spec.js';
 
-export type { ClientFaultTarget, NemesisContext } from './context.js';
+export type { NemesisClients, NemesisContext } from './context.js';
 export type { FaultSpec } from './kind.js';
 export { parseNemesisSpec } from './spec.js';
 
@@ -32,8 +32,8 @@ export function resolveFaults(spec: string | readonly ParsedFault[], backend: Ba
   return (typeof spec === 'string' ? parseFaults(spec) : spec).map(({ spec: s, module }) => {
     const fit = module.fit(s, backend, lockNodes);
     if (typeof fit === 'function') return { spec: s, module, build: fit };
-    if ('reason' in fit) throw new UserError(`--nemesis ${s.kind}:${s.target} ${fit.reason}`);
-    const shown = s.target === module.targets[0] ? s.kind : `${s.kind}:${s.target}`;
+    if ('reason' in fit) throw new UserError(`--nemesis ${s.kind}:${s.aim} ${fit.reason}`);
+    const shown = s.aim === module.aims[0] ? s.kind : `${s.kind}:${s.aim}`;
     throw new UserError(
       `--nemesis ${shown} needs the backend capability ${fit.capability}, which ${backend.name} does not declare: choose another fault or backend (lockchaos scenarios lists what fits)`,
     );

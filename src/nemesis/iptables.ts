@@ -36,7 +36,7 @@ export abstract class IptablesFault implements Nemesis {
   constructor(
     protected readonly ctx: NodeFaultContext,
     /** Which nodes (loss), or the partition's shape. */
-    protected readonly target: string,
+    protected readonly aim: string,
   ) {}
 
   /** Adds the rules of one fault (calling ruled() for each node given rules); the start's value, or null. */

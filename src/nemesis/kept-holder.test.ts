@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import type { ClientFaultTarget } from './context.js';
+import type { NemesisClients } from './context.js';
 import { KeptHolder, LEASE_SHARE } from './kept-holder.js';
 
 const children: ChildProcess[] = [];
@@ -23,7 +23,7 @@ const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split('
 function clients(holders: number[], grantedAt: number) {
   const child = spawn('sleep', ['60']);
   children.push(child);
-  const target: ClientFaultTarget = {
+  const target: NemesisClients = {
     holders: () => holders,
     pid: () => child.pid,
     pids: () => [child.pid].filter((p): p is number => p !== undefined),

@@ -1,6 +1,6 @@
 /**
- * A holder kept in its hold while a node fault is in effect (`kill-node:<target>:while-held`,
- * `pause-node:<target>:while-held`): the fault waits for a client that holds the lock,
+ * A holder kept in its hold while a node fault is in effect (`kill-node:<aim>:while-held`,
+ * `pause-node:<aim>:while-held`): the fault waits for a client that holds the lock,
  * stops it (SIGSTOP) so that it is still holding when the node comes back, and resumes it
  * once another client holds the lock too, or when its lease is nearly spent.
  *
@@ -12,7 +12,7 @@
  */
 import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
-import { type ClientFaultTarget, signalAll, untilHandedOver } from './context.js';
+import { type NemesisClients, signalAll, untilHandedOver } from './context.js';
 
 /** How much of the holder's lease, from its grant, it may spend stopped. */
 export const LEASE_SHARE = 0.8;
@@ -26,7 +26,7 @@ export class KeptHolder {
   private kept?: { client: number; pids: number[]; process: number; at: number; until: number };
 
   constructor(
-    private readonly clients: ClientFaultTarget,
+    private readonly clients: NemesisClients,
     private readonly ttlMs: number,
     /** How long to wait for a holder before the fault is skipped (nothing to aim at). */
     private readonly waitForHolderMs = 5000,

@@ -1,5 +1,5 @@
 /**
- * A fault kind, whole: what --nemesis calls it, the targets it takes, its help line,
+ * A fault kind, whole: what --nemesis calls it, the aims it takes, its help line,
  * whether it can run on a backend, how its nemesis is built from the run's context, and
  * how a fault it recorded reads in the report and the progress line. Each kind is one
  * module under kinds/; the registry (kinds/index.ts) lists them.
@@ -10,14 +10,19 @@ import type { NodeNeed } from '../target/inventory.js';
 import { leaderUnfit, type Unfit } from './applicability.js';
 import type { NemesisContext } from './context.js';
 import type { Nemesis } from './nemesis.js';
-import { NODE_TARGETS } from './targets.js';
+import { NODE_AIMS } from './node-choice.js';
 
 /** One fault kind of a --nemesis spec, parsed (spec.ts). */
 export interface FaultSpec {
   kind: string;
-  target: string;
   /**
-   * How the fault goes, for a kind that has modes (`kind:target:mode`): which way a clock
+   * What it aims at: which nodes, which client or code point, which request, the shape of a
+   * partition (`kind:aim`; --nemesis's help and the docs say `<target>`, a word the code
+   * keeps for --target's hosts).
+   */
+  aim: string;
+  /**
+   * How the fault goes, for a kind that has modes (`kind:aim:mode`): which way a clock
    * jumps or whether it strobes or drifts (clock, node-clock: forward unless given); when a node is taken down
    * (kill-node, pause-node: at any moment, or while a client holds the lock).
    */
@@ -53,14 +58,14 @@ export type BuildNemesis = (ctx: NemesisContext) => Nemesis;
 export interface FaultKindModule<Name extends string = string> {
   /** The name in --nemesis and in the history (start-<name>, stop-<name>). */
   readonly name: Name;
-  /** The targets it takes, the default first. */
-  readonly targets: readonly string[];
+  /** The aims it takes, the default first. */
+  readonly aims: readonly string[];
   /**
-   * Targets beyond the list, of a form (a code point's name `at=before-release`, a request's
-   * name `pg_advisory_unlock`): the form in words for --help, and the test a target passes.
+   * Aims beyond the list, of a form (a code point's name `at=before-release`, a request's
+   * name `pg_advisory_unlock`): the form in words for --help, and the test an aim passes.
    */
-  readonly moreTargets?: { form: string; test(target: string): boolean };
-  /** The ways it can go (`kind:target:mode`), the default first; none: no third part. */
+  readonly moreAims?: { form: string; test(aim: string): boolean };
+  /** The ways it can go (`kind:aim:mode`), the default first; none: no third part. */
   readonly modes?: readonly string[];
   /** What it does, one line for --help and the campaign schema. */
   readonly what: string;
@@ -96,11 +101,11 @@ export interface FaultKindModule<Name extends string = string> {
 /** Keeps a kind's name a literal type, so that the registry's names are a union. */
 export const faultKind = <const Name extends string>(kind: FaultKindModule<Name>) => kind;
 
-/** The targets and fit of a kind that hits whole nodes (pause-node, kill-node, loss), given how its nemesis is built. */
+/** The aims and fit of a kind that hits whole nodes (pause-node, kill-node, loss), given how its nemesis is built. */
 export const onNodes = (build: (s: FaultSpec, ctx: NemesisContext) => Nemesis) => ({
-  targets: NODE_TARGETS,
+  aims: NODE_AIMS,
   fit: (s: FaultSpec, backend: Backend): Unfit | BuildNemesis =>
-    leaderUnfit(s.target, backend) ?? ((ctx) => build(s, ctx)),
+    leaderUnfit(s.aim, backend) ?? ((ctx) => build(s, ctx)),
 });
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { NodeHandle } from '../cluster/cluster.js';
 import type { Rng } from '../util/rng.js';
-import type { ClientFaultTarget, NodeFaultContext } from './context.js';
+import type { NemesisClients, NodeFaultContext } from './context.js';
 import { KeptHolder } from './kept-holder.js';
 import { type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from './nemesis.js';
 import { chooseNodes } from './nodes.js';
@@ -17,9 +17,9 @@ export abstract class NodeOutage implements Nemesis {
   private readonly holder?: KeptHolder;
   constructor(
     protected readonly ctx: NodeFaultContext,
-    private readonly target: string,
+    private readonly aim: string,
     /** Given: take the nodes down only while a client holds the lock, and keep it holding. */
-    whileHeld?: ClientFaultTarget,
+    whileHeld?: NemesisClients,
   ) {
     if (whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
   }
@@ -33,7 +33,7 @@ export abstract class NodeOutage implements Nemesis {
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    const nodes = await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     // Stopped before the nodes go down, so that it is still holding when they come back.
     const kept = this.holder ? await this.holder.keep(rng) : undefined;

@@ -6,17 +6,17 @@ import type { NodeHandle } from '../cluster/cluster.js';
 import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
 import type { NodeFaultContext } from './context.js';
-import { pickNodes } from './targets.js';
+import { pickNodes } from './node-choice.js';
 
 const available = (ctx: NodeFaultContext) => ctx.nodes.filter((n) => !ctx.unavailable.has(n.name));
 
 /** The nodes a target picks (one, minority, majority, all, leader) among the available ones. */
-export async function chooseNodes(ctx: NodeFaultContext, target: string, rng: Rng): Promise<NodeHandle[]> {
-  const leader = target === 'leader' || target === 'isolate-leader' ? await ctx.leader?.() : undefined;
+export async function chooseNodes(ctx: NodeFaultContext, aim: string, rng: Rng): Promise<NodeHandle[]> {
+  const leader = aim === 'leader' || aim === 'isolate-leader' ? await ctx.leader?.() : undefined;
   const candidates = available(ctx);
   if (candidates.length === 0) return [];
   const names = pickNodes(
-    target,
+    aim,
     candidates.map((n) => n.name),
     rng,
     leader,

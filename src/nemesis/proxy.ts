@@ -60,8 +60,8 @@ export class TcpProxy {
   untallied = 0;
 
   constructor(
-    readonly targetHost: string,
-    readonly targetPort: number,
+    readonly upstreamHost: string,
+    readonly upstreamPort: number,
     /** Split what the client sends into named requests (a lock node's route; wire-requests.ts). */
     private readonly watch = false,
   ) {}
@@ -86,7 +86,7 @@ export class TcpProxy {
   }
 
   private accept(client: net.Socket) {
-    const server = net.connect(this.targetPort, this.targetHost);
+    const server = net.connect(this.upstreamPort, this.upstreamHost);
     this.sockets.add(client);
     this.sockets.add(server);
     const close = () => {

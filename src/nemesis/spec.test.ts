@@ -4,18 +4,18 @@ import { parseNemesisSpec } from './spec.js';
 
 describe('--nemesis spec', () => {
   it('reads code points: a request on the wire, a named point a client reaches', () => {
-    expect(parseNemesisSpec('wire')).toEqual([{ kind: 'wire', target: 'DEL', mode: 'pause' }]);
-    expect(parseNemesisSpec('wire:INCRBY:hold')).toEqual([{ kind: 'wire', target: 'INCRBY', mode: 'hold' }]);
+    expect(parseNemesisSpec('wire')).toEqual([{ kind: 'wire', aim: 'DEL', mode: 'pause' }]);
+    expect(parseNemesisSpec('wire:INCRBY:hold')).toEqual([{ kind: 'wire', aim: 'INCRBY', mode: 'hold' }]);
     expect(parseNemesisSpec('wire:pg_advisory_unlock:stop')).toEqual([
-      { kind: 'wire', target: 'pg_advisory_unlock', mode: 'stop' },
+      { kind: 'wire', aim: 'pg_advisory_unlock', mode: 'stop' },
     ]);
     expect(parseNemesisSpec('client-pause:at=before-release')).toEqual([
-      { kind: 'client-pause', target: 'at=before-release' },
+      { kind: 'client-pause', aim: 'at=before-release' },
     ]);
     expect(() => parseNemesisSpec('client-pause:at=')).toThrow(/client-pause:at=<point>/);
     expect(parseNemesisSpec('client-kill:at=in-extend,client-pause')).toEqual([
-      { kind: 'client-kill', target: 'at=in-extend' },
-      { kind: 'client-pause', target: 'holder' },
+      { kind: 'client-kill', aim: 'at=in-extend' },
+      { kind: 'client-pause', aim: 'holder' },
     ]);
     expect(() => parseNemesisSpec('wire:DEL:later')).toThrow(/wire:<target>:pause\|hold\|stop\|drop/);
     expect(() => parseNemesisSpec('wire:DEL;rm')).toThrow(/wire:<request>/);
@@ -23,26 +23,26 @@ describe('--nemesis spec', () => {
 
   it('reads none, single kinds, targets and compositions', () => {
     expect(parseNemesisSpec('none')).toEqual([]);
-    expect(parseNemesisSpec('client-pause')).toEqual([{ kind: 'client-pause', target: 'holder' }]);
+    expect(parseNemesisSpec('client-pause')).toEqual([{ kind: 'client-pause', aim: 'holder' }]);
     expect(parseNemesisSpec('pause-node:leader, partition:majorities-ring,kill-node')).toEqual([
-      { kind: 'pause-node', target: 'leader', mode: 'anytime' },
-      { kind: 'partition', target: 'majorities-ring' },
-      { kind: 'kill-node', target: 'one', mode: 'anytime' },
+      { kind: 'pause-node', aim: 'leader', mode: 'anytime' },
+      { kind: 'partition', aim: 'majorities-ring' },
+      { kind: 'kill-node', aim: 'one', mode: 'anytime' },
     ]);
   });
 
   it("reads a clock's mode, forward unless told, and the client clock", () => {
-    expect(parseNemesisSpec('clock')).toEqual([{ kind: 'clock', target: 'minority', mode: 'forward' }]);
-    expect(parseNemesisSpec('clock:one:backward')).toEqual([{ kind: 'clock', target: 'one', mode: 'backward' }]);
-    expect(parseNemesisSpec('clock:all:strobe')).toEqual([{ kind: 'clock', target: 'all', mode: 'strobe' }]);
-    expect(parseNemesisSpec('client-clock')).toEqual([{ kind: 'client-clock', target: 'backward' }]);
+    expect(parseNemesisSpec('clock')).toEqual([{ kind: 'clock', aim: 'minority', mode: 'forward' }]);
+    expect(parseNemesisSpec('clock:one:backward')).toEqual([{ kind: 'clock', aim: 'one', mode: 'backward' }]);
+    expect(parseNemesisSpec('clock:all:strobe')).toEqual([{ kind: 'clock', aim: 'all', mode: 'strobe' }]);
+    expect(parseNemesisSpec('client-clock')).toEqual([{ kind: 'client-clock', aim: 'backward' }]);
   });
 
   it('reads a node fault at any moment unless told, or while a client holds the lock', () => {
-    expect(parseNemesisSpec('kill-node')).toEqual([{ kind: 'kill-node', target: 'one', mode: 'anytime' }]);
+    expect(parseNemesisSpec('kill-node')).toEqual([{ kind: 'kill-node', aim: 'one', mode: 'anytime' }]);
     expect(parseNemesisSpec('kill-node:one:while-held,pause-node:leader:while-held')).toEqual([
-      { kind: 'kill-node', target: 'one', mode: 'while-held' },
-      { kind: 'pause-node', target: 'leader', mode: 'while-held' },
+      { kind: 'kill-node', aim: 'one', mode: 'while-held' },
+      { kind: 'pause-node', aim: 'leader', mode: 'while-held' },
     ]);
     expect(() => parseNemesisSpec('kill-node:one:held')).toThrow(
       /use kill-node:one, .*kill-node:<target>:anytime\|while-held/,

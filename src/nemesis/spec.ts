@@ -1,8 +1,8 @@
 /**
  * The --nemesis spec: 'none', or fault kinds separated by commas, each with an optional
- * target after a colon: `pause-node:leader,partition:majorities-ring,kill-node`. Parsed
+ * aim after a colon (the help and the docs say target): `pause-node:leader,partition:majorities-ring,kill-node`. Parsed
  * here into a list; a bad spec is one line that lists what is allowed. The kinds and
- * their targets are the registry's (kinds/index.ts).
+ * their aims are the registry's (kinds/index.ts).
  */
 import { nearestOr } from '../util/did-you-mean.js';
 import { UserError } from '../util/errors.js';
@@ -14,17 +14,17 @@ export type { FaultSpec } from './kind.js';
 /** The name of a registered fault kind. */
 export type FaultKind = (typeof FAULT_KIND_MODULES)[number]['name'];
 
-/** Every fault kind by name: the targets it takes (first = default), its modes, what it does. */
+/** Every fault kind by name: the aims it takes (first = default), its modes, what it does. */
 export const FAULT_KINDS = Object.fromEntries(
   FAULT_KIND_MODULES.map((m) => [
     m.name,
     {
-      targets: 'moreTargets' in m && m.moreTargets ? [...m.targets, m.moreTargets.form] : m.targets,
+      aims: 'moreAims' in m && m.moreAims ? [...m.aims, m.moreAims.form] : m.aims,
       ...('modes' in m && m.modes ? { modes: m.modes } : {}),
       what: m.what,
     },
   ]),
-) as Record<FaultKind, { targets: readonly string[]; modes?: readonly string[]; what: string }>;
+) as Record<FaultKind, { aims: readonly string[]; modes?: readonly string[]; what: string }>;
 
 /** The kind's module by name; undefined for a name no kind has (an older record's). */
 export const faultKindModule = (name: string): FaultKindModule | undefined =>
@@ -45,7 +45,7 @@ export function parseFaults(spec: string): ParsedFault[] {
   if (text === '' || text === 'none') return [];
   const seen = new Set<string>();
   return text.split(',').map((part) => {
-    const [rawKind = '', target, mode, ...extra] = part.trim().split(':');
+    const [rawKind = '', aim, mode, ...extra] = part.trim().split(':');
     const module = faultKindModule(rawKind.trim());
     if (!module) {
       throw new UserError(
@@ -53,13 +53,13 @@ export function parseFaults(spec: string): ParsedFault[] {
       );
     }
     const kind = module.name;
-    const allowed = module.targets;
+    const allowed = module.aims;
     const modes = module.modes ?? [];
     const badMode = mode !== undefined && !modes.includes(mode);
-    const knownTarget = (t: string) => allowed.includes(t) || (module.moreTargets?.test(t) ?? false);
-    if (extra.length > 0 || badMode || (target !== undefined && !knownTarget(target))) {
+    const knownAim = (t: string) => allowed.includes(t) || (module.moreAims?.test(t) ?? false);
+    if (extra.length > 0 || badMode || (aim !== undefined && !knownAim(aim))) {
       const forms = allowed.map((t) => `${kind}:${t}`);
-      if (module.moreTargets) forms.push(`${kind}:${module.moreTargets.form}`);
+      if (module.moreAims) forms.push(`${kind}:${module.moreAims.form}`);
       if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
       throw new UserError(
         `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
@@ -67,7 +67,7 @@ export function parseFaults(spec: string): ParsedFault[] {
     }
     if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);
     seen.add(kind);
-    const parsed: FaultSpec = { kind, target: target ?? (allowed[0] as string) };
+    const parsed: FaultSpec = { kind, aim: aim ?? (allowed[0] as string) };
     if (modes.length > 0) parsed.mode = (mode ?? modes[0]) as FaultSpec['mode'];
     const refused = module.refuse?.(parsed);
     if (refused) throw new UserError(`--nemesis '${spec}': ${refused}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calloutClass, STYLE_COLORS, violationStyle, whoText } from './finding-style.js';
-import type { Violation } from './report-data.js';
+import type { Violation } from './report-data-types.js';
 
 const finding = (kind: string, counted: boolean): Violation =>
   ({ checker: 'mutual-exclusion', kind, counted, words: '', marks: [], view: [0, 1] }) as unknown as Violation;

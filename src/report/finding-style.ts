@@ -4,7 +4,7 @@
  * fenced run) in amber, dashed; a stale write the store turned away (what makes a fenced run
  * valid) in green. No DOM and no Node here: the page bundles it.
  */
-import type { Violation } from './report-data.js';
+import type { Violation } from './report-data-types.js';
 
 export type ViolationStyle = 'counted' | 'not-counted' | 'kept-out';
 

@@ -7,7 +7,7 @@
 import type { LoadedRun } from '../run-data/run-folder.js';
 import { calloutClass, STYLE_COLORS, violationStyle, whoText } from './finding-style.js';
 import { escapeHtml } from './page-html.js';
-import type { ReportData } from './report-data.js';
+import type { ReportData } from './report-data-types.js';
 
 export function legendHtml(data: ReportData, colors: string[]): string {
   const kinds = data.fs.map(

@@ -23,7 +23,7 @@ import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
 import { BAR_OUTCOMES } from './bar-words.js';
-import type { Fault, ReportData, Violation } from './report-data.js';
+import type { Fault, ReportData, Violation } from './report-data-types.js';
 
 export interface HeadlineRun {
   valid: Validity;
@@ -61,7 +61,7 @@ function faultWords(data: ReportData, f: Fault): string {
 }
 
 /**
- * What process `p` went through under fault `f` that targeted it: "paused for 1.49 s
+ * What process `p` went through under fault `f` that hit it: "paused for 1.49 s
  * (client-pause)", or for another kind "was hit by client-clock (…) for 1.00 s".
  */
 function suffered(data: ReportData, f: Fault): string {

@@ -1,6 +1,6 @@
 /** The latency plot's data: every completed client operation's latency at its invocation time, bounded. */
 import type { LenientOp } from '../history/pairs.js';
-import type { LatencyData } from './report-data.js';
+import type { LatencyData } from './report-data-types.js';
 import { ms } from './report-time.js';
 
 /**

@@ -7,7 +7,7 @@ import type { CheckResult } from '../../checkers/result.js';
 import { type HeldSpan, violationsOf } from '../../checkers/violations.js';
 import { wordsOf } from '../../checkers/words-registry.js';
 import type { Op } from '../history/op.js';
-import type { Fault, Violation } from './report-data.js';
+import type { Fault, Violation } from './report-data-types.js';
 import { ms } from './report-time.js';
 
 /**

@@ -12,7 +12,7 @@ import type { LenientOp } from '../history/pairs.js';
 import { faultLabel } from '../nemesis/label.js';
 import { BAR_OUTCOMES, barLabel, brief } from './bar-words.js';
 import { placedViolations } from './placed-violations.js';
-import type { Bar, Fault, HoldBar, Lane } from './report-data.js';
+import type { Bar, Fault, HoldBar, Lane } from './report-data-types.js';
 import { ms } from './report-time.js';
 
 export interface ChosenLanes {
@@ -67,11 +67,11 @@ export function chooseLanes(
   return chosen;
 }
 
-/** The fault windows, each in the first row free at its start, on its target's lane when it has one. */
+/** The fault windows, each in the first row free at its start, on the lane of the process it hit when it hit one. */
 export function placeFaults(history: readonly Op[], laneOf: (process: number) => number): Fault[] {
   const rowEnds: number[] = [];
   return faultWindows(history).map((w) => {
-    const target = (w.value as { process?: unknown } | undefined)?.process;
+    const hit = (w.value as { process?: unknown } | undefined)?.process;
     const startMs = ms(w.start);
     const endMs = w.end !== undefined ? ms(w.end) : -1;
     // The first row free at this start (windows come in start order).
@@ -84,9 +84,9 @@ export function placeFaults(history: readonly Op[], laneOf: (process: number) =>
       startMs,
       endMs,
       row,
-      lane: typeof target === 'number' ? laneOf(target) : -1,
+      lane: typeof hit === 'number' ? laneOf(hit) : -1,
     };
-    if (typeof target === 'number') fault.process = target;
+    if (typeof hit === 'number') fault.process = hit;
     return fault;
   });
 }
@@ -131,7 +131,7 @@ export function chooseOperations(
   };
 }
 
-/** An operation's bar (report-data.ts's Bar). */
+/** An operation's bar (report-data-types.ts's Bar). */
 export function barOf(p: LenientOp, laneOf: (process: number) => number, fIndex: ReadonlyMap<string, number>): Bar {
   const c = p.completion;
   const value = c?.value !== undefined ? c.value : p.invoke.value;

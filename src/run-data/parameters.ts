@@ -214,7 +214,7 @@ export const PARAMETERS = {
         `:target and :mode (default ${d}); each kind runs on its own seeded schedule:`,
         ...Object.entries(FAULT_KINDS).flatMap(([kind, k]) => [
           `  ${kind.padEnd(KIND_COLUMN)}${k.what}`,
-          `  ${''.padEnd(KIND_COLUMN)}targets: ${k.targets.join(' | ')}`,
+          `  ${''.padEnd(KIND_COLUMN)}targets: ${k.aims.join(' | ')}`,
           ...(k.modes ? [`  ${''.padEnd(KIND_COLUMN)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
         ]),
       ].join('\n'),

@@ -67,13 +67,13 @@ export function resolveTarget(
   const needs = new Set<NodeNeed>();
   for (const f of faults) {
     if (f.module.notOnTargets)
-      throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.target} on --target ${file}: ${f.module.notOnTargets}`);
+      throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.aim} on --target ${file}: ${f.module.notOnTargets}`);
     const wanted = f.module.nodeNeeds?.(f.spec) ?? [];
     for (const need of wanted) {
       needs.add(need);
       for (const node of inventory.nodes) {
         const why = cannot(node, need);
-        if (why) throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.target} on --target ${file}: ${why}`);
+        if (why) throw new UserError(`--nemesis ${f.spec.kind}:${f.spec.aim} on --target ${file}: ${why}`);
       }
     }
   }

@@ -11,7 +11,7 @@
  * server than the one it was given).
  */
 import { randomBytes } from 'node:crypto';
-import { type Grant, releaseFailure } from '../backends/backend.js';
+import { type Backend, type Grant, releaseFailure } from '../backends/backend.js';
 import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
@@ -40,7 +40,8 @@ const ABANDONED_WAIT_MS = 4000;
 /** How long past the cluster's TTL (its servers' session timeout) the first grant is held. */
 const HOLD_PAST_TTL_MS = 1000;
 
-export async function checkClientProgram(opts: {
+/** What the check is given: the backend, the program's command and folder, how long init may take. */
+export interface ClientCheckOptions {
   backend: string;
   command: string;
   cwd?: string;
@@ -49,7 +50,9 @@ export async function checkClientProgram(opts: {
   /** The backend was not chosen but assumed (no --backend): a refusal says how to choose. */
   assumed?: boolean;
   log?: (line: string) => void;
-}): Promise<ClientCheckResult> {
+}
+
+export async function checkClientProgram(opts: ClientCheckOptions): Promise<ClientCheckResult> {
   // The backend's cluster as a run of it with 2 s leases would have it.
   const { config, backend, nodeSpecs } = await prepareRun({
     ...DEFAULTS,
@@ -61,108 +64,138 @@ export async function checkClientProgram(opts: {
   await ensureEngine();
   await ensureImage({ build: true, log: opts.log, ...imagesOf(nodeSpecs, config.backendModule) });
   const runId = randomBytes(4).toString('hex');
-  const steps: string[] = [];
-  const programs: ProcessLockClient[] = [];
-  let problem: string | undefined;
-  let neverGranted = false;
+  const talk = new Conversation(opts, runId, backend);
   try {
     opts.log?.(`starting ${backend.name} (run ${runId})...`);
     const cluster = await startCluster(runId, nodeSpecs);
     const nodes = cluster.nodes
       .filter((n) => n.role === 'node')
       .map((n) => ({ name: n.name, host: n.ip, port: n.port }));
-    const start = async (client: string) => {
-      const program = await ProcessLockClient.start({
-        command: opts.command,
-        cwd: opts.cwd,
-        cgroup: clientCgroupName(runId, client),
-        requestTimeoutMs: 2000,
-        initTimeoutMs: opts.initTimeoutMs ?? 15_000,
-        init: {
-          client,
-          backend: backend.name,
-          nodes,
-          options: {},
-          ...programTimes({ ttlMs: 5000, requestTimeoutMs: 2000, acquireTimeoutMs: 2000 }),
-          ...(backend.clientLogin ? { login: backend.clientLogin } : {}),
-        },
-        onBroken: (why) => {
-          problem ??= `${client}: ${why}`;
-        },
-      });
-      programs.push(program);
-      steps.push(`${client}: init_ok`);
-      return program;
-    };
-    /** One request, its answer in words in the steps; nothing once the program broke (the problem says why). */
-    const step = async (what: string, request: () => Promise<string>) => {
-      try {
-        steps.push(`${what}: ${await request()}`);
-      } catch (err) {
-        if (!problem) steps.push(`${what}: ${kindOf(err)}`);
-      }
-    };
-    let acquires = 0;
-    let grants = 0;
-    const acquire = async (what: string, program: ProcessLockClient, timeoutMs: number, ttlMs = 5000) => {
-      let grant: Grant | null = null;
-      acquires += 1;
-      await step(what, async () => {
-        grant = await program.acquire(KEY, { ttlMs, timeoutMs });
-        if (grant) grants += 1;
-        return grantWords(grant);
-      });
-      return grant as Grant | null;
-    };
-    // A refused release shows the program's own words: why it did not release is what a reader needs.
-    const release = (what: string, program: ProcessLockClient, grant: Grant) =>
-      step(what, async () => {
-        const failure = releaseFailure(await program.release(grant));
-        return failure === undefined ? 'ok' : `fail (${failure})`;
-      });
-    const a = await start('c0');
-    const b = await start('c1');
-    const first = await acquire('c0 acquire', a, 1000);
-    const grantedAt = Date.now();
-    if (!problem) await acquire('c1 acquire while c0 holds', b, 500);
-    // Held past the servers' session timeout (the cluster's TTL: PostgreSQL's
-    // idle_session_timeout, a ZooKeeper or etcd session's expiry), as a slow holder would
-    // be: the program must live through the server ending its idle session, and say so at
-    // release (fail or unknown), not crash (its library's error event unhandled).
-    if (!problem && first) {
-      const holdMs = config.ttlMs + HOLD_PAST_TTL_MS;
-      await sleep(Math.max(0, grantedAt + holdMs - Date.now()));
-      if (!problem)
-        steps.push(`c0 holds ${holdMs / 1000} s, past the servers' ${config.ttlMs / 1000} s session timeout`);
-    }
-    if (!problem && first) await release('c0 release', a, first);
-    const second = problem ? null : await acquire('c1 acquire', b, 2000);
-    if (!problem && second) await release('c1 release', b, second);
-    // A grant the harness abandons (its cycle ended unknown) must not hold the lock for
-    // ever: dropped as a crashed client's would be, or left to its 1 s lease.
-    const abandoned = problem ? null : await acquire('c1 acquire, then abandoned', b, 2000, 1000);
-    if (!problem && abandoned) {
-      const after = await acquire('c1 acquire after abandoning', b, ABANDONED_WAIT_MS, 1000);
-      if (!problem && after === null) {
-        problem = `c1: an acquire after a grant the harness abandoned was not granted within ${ABANDONED_WAIT_MS} ms: let such a grant go as a crashed client would, its session closed or its lease left to expire (docs/client-protocol.md, "Grants that are never released")`;
-      }
-      if (!problem && after) await release('c1 release', b, after);
-    }
-    if (!problem && grants === 0) {
+    await converse(talk, [await talk.start('c0', nodes), await talk.start('c1', nodes)], config.ttlMs);
+    if (!talk.problem && talk.grants === 0) {
       const which = opts.assumed
         ? `; no --backend was given, so this checked against ${backend.name}: give --backend NAME for the servers the program is for`
         : `; check that it connects to the ${backend.name} servers init names`;
-      neverGranted = true;
-      problem = `${acquires} acquires, none ok: a program that never holds the lock shows nothing a run can judge${which}`;
+      talk.neverGranted = true;
+      talk.problem = `${talk.acquires} acquires, none ok: a program that never holds the lock shows nothing a run can judge${which}`;
     }
   } catch (err) {
-    problem ??= errorMessage(err).split('\n')[0];
+    talk.problem ??= errorMessage(err).split('\n')[0];
   } finally {
-    await Promise.all(programs.map((p) => p.close().catch(() => {})));
+    await Promise.all(talk.programs.map((p) => p.close().catch(() => {})));
     await removeResources({ runId }).catch(() => {});
   }
+  const { steps, problem, programs } = talk;
   if (problem === undefined) return programs[0] ? { steps, protocol: programs[0].protocol } : { steps };
-  return neverGranted ? { steps, problem, neverGranted: true } : { steps, problem };
+  return talk.neverGranted ? { steps, problem, neverGranted: true } : { steps, problem };
+}
+
+/** A lock node as a client program's init names it. */
+type InitNode = { name: string; host: string; port: number };
+
+/**
+ * The check's talk with its programs: each request, its answer in words in the steps, and
+ * the first problem (a program that broke, an answer off the protocol), after which no
+ * request is made.
+ */
+class Conversation {
+  readonly steps: string[] = [];
+  readonly programs: ProcessLockClient[] = [];
+  problem: string | undefined;
+  neverGranted = false;
+  acquires = 0;
+  grants = 0;
+
+  constructor(
+    private readonly opts: ClientCheckOptions,
+    private readonly runId: string,
+    private readonly backend: Pick<Backend, 'name' | 'clientLogin'>,
+  ) {}
+
+  /** An instance of the program, started and past its init. */
+  async start(client: string, nodes: InitNode[]): Promise<ProcessLockClient> {
+    const { opts, backend } = this;
+    const program = await ProcessLockClient.start({
+      command: opts.command,
+      cwd: opts.cwd,
+      cgroup: clientCgroupName(this.runId, client),
+      requestTimeoutMs: 2000,
+      initTimeoutMs: opts.initTimeoutMs ?? 15_000,
+      init: {
+        client,
+        backend: backend.name,
+        nodes,
+        options: {},
+        ...programTimes({ ttlMs: 5000, requestTimeoutMs: 2000, acquireTimeoutMs: 2000 }),
+        ...(backend.clientLogin ? { login: backend.clientLogin } : {}),
+      },
+      onBroken: (why) => {
+        this.problem ??= `${client}: ${why}`;
+      },
+    });
+    this.programs.push(program);
+    this.steps.push(`${client}: init_ok`);
+    return program;
+  }
+
+  /** One request, its answer in words in the steps; nothing once the program broke (the problem says why). */
+  async step(what: string, request: () => Promise<string>): Promise<void> {
+    try {
+      this.steps.push(`${what}: ${await request()}`);
+    } catch (err) {
+      if (!this.problem) this.steps.push(`${what}: ${kindOf(err)}`);
+    }
+  }
+
+  async acquire(what: string, program: ProcessLockClient, timeoutMs: number, ttlMs = 5000): Promise<Grant | null> {
+    let grant: Grant | null = null;
+    this.acquires += 1;
+    await this.step(what, async () => {
+      grant = await program.acquire(KEY, { ttlMs, timeoutMs });
+      if (grant) this.grants += 1;
+      return grantWords(grant);
+    });
+    return grant as Grant | null;
+  }
+
+  /** A refused release shows the program's own words: why it did not release is what a reader needs. */
+  release(what: string, program: ProcessLockClient, grant: Grant): Promise<void> {
+    return this.step(what, async () => {
+      const failure = releaseFailure(await program.release(grant));
+      return failure === undefined ? 'ok' : `fail (${failure})`;
+    });
+  }
+}
+
+/** What a run asks of two clients, in order, until the first problem; `ttlMs`: the servers' session timeout. */
+async function converse(talk: Conversation, [a, b]: ProcessLockClient[], ttlMs: number): Promise<void> {
+  if (!a || !b) return;
+  const first = await talk.acquire('c0 acquire', a, 1000);
+  const grantedAt = Date.now();
+  if (!talk.problem) await talk.acquire('c1 acquire while c0 holds', b, 500);
+  // Held past the servers' session timeout (the cluster's TTL: PostgreSQL's
+  // idle_session_timeout, a ZooKeeper or etcd session's expiry), as a slow holder would
+  // be: the program must live through the server ending its idle session, and say so at
+  // release (fail or unknown), not crash (its library's error event unhandled).
+  if (!talk.problem && first) {
+    const holdMs = ttlMs + HOLD_PAST_TTL_MS;
+    await sleep(Math.max(0, grantedAt + holdMs - Date.now()));
+    if (!talk.problem)
+      talk.steps.push(`c0 holds ${holdMs / 1000} s, past the servers' ${ttlMs / 1000} s session timeout`);
+  }
+  if (!talk.problem && first) await talk.release('c0 release', a, first);
+  const second = talk.problem ? null : await talk.acquire('c1 acquire', b, 2000);
+  if (!talk.problem && second) await talk.release('c1 release', b, second);
+  // A grant the harness abandons (its cycle ended unknown) must not hold the lock for
+  // ever: dropped as a crashed client's would be, or left to its 1 s lease.
+  const abandoned = talk.problem ? null : await talk.acquire('c1 acquire, then abandoned', b, 2000, 1000);
+  if (!talk.problem && abandoned) {
+    const after = await talk.acquire('c1 acquire after abandoning', b, ABANDONED_WAIT_MS, 1000);
+    if (!talk.problem && after === null) {
+      talk.problem = `c1: an acquire after a grant the harness abandoned was not granted within ${ABANDONED_WAIT_MS} ms: let such a grant go as a crashed client would, its session closed or its lease left to expire (docs/client-protocol.md, "Grants that are never released")`;
+    }
+    if (!talk.problem && after) await talk.release('c1 release', b, after);
+  }
 }
 
 const grantWords = (g: { token?: number } | null) =>

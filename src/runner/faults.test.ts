@@ -8,9 +8,9 @@ import type { Cluster, NodeHandle } from '../cluster/cluster.js';
 import { DATASTORE_NODE } from '../datastore/datastore.js';
 import type { UnindexedOp } from '../history/recorder.js';
 import {
-  type ClientFaultTarget,
   type FaultSpec,
   type Nemesis,
+  type NemesisClients,
   type NemesisContext,
   resolveFaults,
 } from '../nemesis/index.js';
@@ -55,7 +55,7 @@ const backend = {
   capabilities: { inAcquirePausePoint: 'p' },
   leader: async () => 'n2',
 } as unknown as Backend;
-const clients = {} as ClientFaultTarget;
+const clients = {} as NemesisClients;
 
 function faults(config: Partial<TestConfig>, healFails = false) {
   const built: { specs: FaultSpec[]; ctx: NemesisContext; nemeses: FakeNemesis[] }[] = [];
@@ -93,7 +93,7 @@ describe("a run's faults", () => {
     await runFor(run, 0);
     expect(built).toHaveLength(1);
     const { specs, ctx } = built[0] as (typeof built)[number];
-    expect(specs.map((s) => `${s.kind}:${s.target}`)).toEqual(['pause-node:leader', 'loss:one']);
+    expect(specs.map((s) => `${s.kind}:${s.aim}`)).toEqual(['pause-node:leader', 'loss:one']);
     expect(ctx.runId).toBe('run-1');
     expect(ctx.nodes.map((n) => n.name)).toEqual(['n1', 'n2']);
     expect(ctx.timing).toMatchObject({ nemesisIntervalS: 0.02, ttlMs: 700, pauseTtl: 1.5 });

@@ -10,9 +10,9 @@ import type { UnindexedOp } from '../history/recorder.js';
 import { nodeFaultContext } from '../nemesis/context.js';
 import {
   buildNemeses,
-  type ClientFaultTarget,
   type Fault,
   type Nemesis,
+  type NemesisClients,
   type NemesisContext,
   needsProxies,
 } from '../nemesis/index.js';
@@ -70,7 +70,7 @@ export class RunFaults {
    * config's given schedule; resolves when all stopped.
    */
   run(opts: {
-    clients: ClientFaultTarget;
+    clients: NemesisClients;
     rng: Rng;
     origin: Origin;
     record: (op: UnindexedOp) => void;

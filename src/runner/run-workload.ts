@@ -15,13 +15,15 @@ import {
   type RunCondition,
   workerLost,
 } from '../run-data/conditions.js';
+import type { TestConfig } from '../run-data/config.js';
+import type { ResolvedRun } from '../run-data/resolve.js';
 import { monotonicNow, type Origin, sleep } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
 import type { RunFaults } from './faults.js';
 import { finalRead } from './final-read.js';
 import type { NodeWatch } from './node-watch.js';
-import type { RunContext } from './run-context.js';
-import type { WorkerPool } from './workers.js';
+import type { RunRecording } from './recording.js';
+import type { WorkerPool } from './worker-pool.js';
 
 /** What the workload phase leaves for the verdict. */
 export interface WorkloadEnded {
@@ -34,18 +36,24 @@ export interface WorkloadEnded {
   pool: WorkerPool;
 }
 
+/** What the workload uses of the run besides its resolution: the recording, the log, and Ctrl-C. */
+export interface WorkloadRun {
+  recording: RunRecording;
+  log: (line: string) => void;
+  signal: AbortSignal | undefined;
+}
+
 export async function runWorkload(
-  run: RunContext,
+  { config, workload }: ResolvedRun,
   on: { cluster: Cluster; faults: RunFaults; pool: WorkerPool; watch: NodeWatch },
+  run: WorkloadRun,
   stopGraceMs: number | undefined,
 ): Promise<WorkloadEnded> {
   const { cluster, faults, pool, watch } = on;
-  const { config, workload } = run.resolved;
-  run.clock.phases.enter('workload');
   const origin = monotonicNow();
   run.recording.begin(origin);
   pool.go(origin);
-  const timed = await untilTimeUp(run, faults, pool, origin);
+  const timed = await untilTimeUp(config, { faults, pool }, run, origin);
   const conditions = timed.interrupted ? [timed.interrupted] : [];
   const graceMs = stopGraceMs ?? config.acquireTimeoutMs + 3 * config.requestTimeoutMs + config.holdMs + 2000;
   const stopping = monotonicNow();
@@ -78,15 +86,18 @@ export async function runWorkload(
  * clients' stop after it; healing (a node restart, an etcd member replaced) is not counted,
  * unless a fault's stop failed and the clients ran on meanwhile.
  */
-async function untilTimeUp(run: RunContext, faults: RunFaults, pool: WorkerPool, origin: Origin) {
-  const { config } = run.resolved;
-  const { recording, signal, log } = run;
+async function untilTimeUp(
+  config: TestConfig,
+  { faults, pool }: { faults: RunFaults; pool: WorkerPool },
+  { recording, signal, log }: WorkloadRun,
+  origin: Origin,
+) {
   const { timeUp } = recording;
   const onAbort = () => timeUp.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) timeUp.abort(); // aborted while the clients were connecting
   const rng = new Rng(config.seed);
-  const schedule = faults.run({ clients: pool, rng, origin, record: recording.record, signal: timeUp.signal });
+  const schedule = faults.run({ clients: pool.clients, rng, origin, record: recording.record, signal: timeUp.signal });
   log(
     `running ${config.workload} with ${config.concurrency} clients, nemesis ${config.nemesis}, for ${config.timeLimitS} s (seed ${config.seed})`,
   );

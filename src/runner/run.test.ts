@@ -90,7 +90,7 @@ vi.mock('./faults.js', () => ({
     }
   },
 }));
-vi.mock('./workers.js', () => ({
+vi.mock('./worker-pool.js', () => ({
   WorkerPool: class {
     errors = [];
     lost = [];

@@ -1,24 +1,15 @@
 /**
  * One test run, start to verdict: the host made ready, the run folder made, then the run's
- * phases in order: the clients forked, the cluster started, its faults' proxies opened, the
- * clients connected, a campaign's workload slot taken, the workload run and healed, the
- * teardown, the check. Each resource hands its end to the teardown as it begins
- * (teardown.ts), which ends them in `finally`, also on abort (Ctrl-C).
+ * phases in order (runToVerdict lists them), each given what it uses. Each resource hands
+ * its end to the teardown as it begins (teardown.ts), which ends them in `finally`, also on
+ * abort (Ctrl-C).
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { cappedPointsResult, codePointsResult, coverage } from '../../checkers/coverage.js';
-import { faultWindows } from '../../checkers/fault-windows.js';
-import { countedVerdict } from '../../checkers/result.js';
-import { CHECK_INTERRUPTED, interruptibleCheckRun } from '../../workloads/checks.js';
-import { clientProgramName, MAX_PROGRAM_POINTS } from '../backends/client-protocol.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
 import { reclaimOrphans } from '../cluster/reclaim.js';
 import { STORE_KEY } from '../datastore/keys.js';
-import { aimedFaults } from '../nemesis/aimed-faults.js';
-import { badGrants, checkInterrupted, notHealed, runVerdict } from '../run-data/conditions.js';
-import type { TestConfig } from '../run-data/config.js';
 import type { ResolvedRun } from '../run-data/resolve.js';
 import {
   createRunFolder,
@@ -26,7 +17,6 @@ import {
   type RunResult,
   runFile,
   type StoppedEarly,
-  writeResults,
   writeTestJson,
 } from '../run-data/run-folder.js';
 import { RunClock } from '../run-data/run-phases.js';
@@ -35,13 +25,19 @@ import { errorMessage } from '../util/errors.js';
 import { storageError } from '../util/fs-errors.js';
 import { plural } from '../util/plural.js';
 import { imagesOf } from './images.js';
-import { stallsBehindOverlaps, stallsLine, unaskedStalls } from './machine-stalls.js';
+import { judgeRun } from './judge-run.js';
 import { NodeWatch } from './node-watch.js';
-import { classifyBrokenPrograms } from './program-failures.js';
 import { type ProgressStart, RunRecording } from './recording.js';
-import type { RunContext } from './run-context.js';
-import { connectClients, forkWorkers, openFaults, startRunCluster, takeWorkloadSlot } from './run-start.js';
+import {
+  connectClients,
+  forkWorkers,
+  openFaults,
+  startRunCluster,
+  takeWorkloadSlot,
+  type WorkloadSlot,
+} from './run-start.js';
 import { runWorkload, type WorkloadEnded } from './run-workload.js';
+import { StartInterruption } from './start-interruption.js';
 import { Teardown } from './teardown.js';
 
 export type { RunObserver } from './recording.js';
@@ -76,7 +72,7 @@ export interface RunHooks {
    * start, and the last ones' tear down and check, while these run. Rejects when the
    * signal is aborted while waiting.
    */
-  workloadSlot?: (signal: AbortSignal | undefined) => Promise<() => void>;
+  workloadSlot?: WorkloadSlot;
 }
 
 /** A resolved run (run-data/prepare.ts, run-data/resolve.ts), from the cluster's start to its verdict. */
@@ -90,6 +86,7 @@ export async function run(resolved: ResolvedRun, hooks: RunHooks = {}): Promise<
 
 async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<RunResult> {
   const { config, workload } = resolved;
+  const { signal, progress } = hooks;
   const log = hooks.log ?? (() => {});
   const clock = new RunClock();
   await readyTheHost(resolved, hooks.buildImage ?? true, log);
@@ -97,46 +94,42 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
   writeTestJson(dir, config);
   const runId = randomBytes(4).toString('hex');
   const recording = new RunRecording(runFile(dir, 'history'), config, {
-    progress: hooks.progress !== undefined,
+    progress: progress !== undefined,
     storeKey: workload.usesStore ? STORE_KEY : undefined,
   });
   const teardown = new Teardown(runId, log);
-  const besideWorkloads = hooks.workloadSlot !== undefined;
-  const run: RunContext = {
-    resolved,
-    runId,
-    dir,
-    log,
-    signal: hooks.signal,
-    clock,
-    recording,
-    teardown,
-    besideWorkloads,
-    notHealed: [],
-  };
+  const start = new StartInterruption(dir, config, clock, signal);
+  // A campaign's cell: its workload runs beside other cells'.
+  const beside = hooks.workloadSlot !== undefined;
   let done: WorkloadEnded;
+  let notHealed: readonly string[];
   try {
-    const pool = forkWorkers(run);
-    const cluster = await startRunCluster(run);
-    const faults = await openFaults(run, cluster);
+    const pool = forkWorkers(resolved, { runId, record: recording.record, yieldCpu: beside }, teardown);
+    const started = await startRunCluster(resolved, { runId, log, ahead: beside }, start, teardown);
+    const { cluster } = started;
+    notHealed = started.notHealed;
+    clock.clusterReady();
+    const faults = await openFaults(resolved, cluster, { runId, log }, start, teardown);
     // The nodes as they stand before the slot (a campaign's docker calls cost the slot
     // nothing): one that restarts from here on without the nemesis is noticed.
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));
     // Clients connect before the slot: a campaign's cell waits for it ready to go, and its
     // slot holds the workload only.
-    await connectClients(run, pool, faults, hooks.progress);
-    const giveBackSlot = await takeWorkloadSlot(run, cluster, hooks.workloadSlot);
-    done = await runWorkload(run, { cluster, faults, pool, watch }, hooks.stopGraceMs);
+    clock.phases.enter('ready');
+    await connectClients(resolved, { pool, faults }, { recording, progress }, start, teardown);
+    const giveBackSlot = await takeWorkloadSlot(hooks.workloadSlot, { cluster, log, clock }, start, teardown);
+    clock.phases.enter('workload');
+    done = await runWorkload(resolved, { cluster, faults, pool, watch }, { recording, log, signal }, hooks.stopGraceMs);
     // The workload and its final read are over: the next cell may run its own while this
     // one's nodes give their logs.
     giveBackSlot();
-    await keepNodeLogs(run, cluster);
+    await keepNodeLogs(cluster, dir, log);
   } finally {
     clock.phases.enter('teardown');
     await teardown.run();
     clock.phases.enter('check');
   }
-  return judgeRun(run, done);
+  return judgeRun(resolved, done, { dir, recording, clock, log, signal, besideWorkloads: beside, notHealed });
 }
 
 /** The engine up, what crashed runs left removed (here and on targets), the nodes' images at hand. */
@@ -158,95 +151,13 @@ async function readyTheHost(resolved: ResolvedRun, build: boolean, log: (line: s
 }
 
 /** The nodes' logs into the run folder; a run whose logs are out of reach still gets its verdict. */
-async function keepNodeLogs(run: RunContext, cluster: Cluster): Promise<void> {
+async function keepNodeLogs(cluster: Cluster, dir: string, log: (line: string) => void): Promise<void> {
   try {
     const logs = await cluster.collectLogs();
-    for (const [name, text] of Object.entries(logs)) writeFileSync(nodeLogFile(run.dir, name), text);
+    for (const [name, text] of Object.entries(logs)) writeFileSync(nodeLogFile(dir, name), text);
   } catch (err) {
     const stored = storageError(err);
     if (stored) throw stored;
-    run.log(`node logs not collected: ${errorMessage(err).split('\n')[0]}`);
+    log(`node logs not collected: ${errorMessage(err).split('\n')[0]}`);
   }
-}
-
-/** The history checked against the run's conditions: the verdict, in results.json and returned. */
-async function judgeRun(run: RunContext, done: WorkloadEnded): Promise<RunResult> {
-  const { resolved, dir, recording, clock } = run;
-  const { backend, config } = resolved;
-  const { writer, stoppedEarly } = recording;
-  const { conditions, pool, applied } = done;
-  if (writer.error) {
-    const stored = storageError(writer.error, writer.path);
-    throw stored ?? writer.error;
-  }
-  const history = writer.finish();
-  conditions.push(...run.notHealed.map(notHealed));
-  const refused = badGrants(history, backend.name);
-  if (refused) conditions.push(refused);
-  // A program that broke under a fault is the library's failure (a counted result); one
-  // with no fault near, a condition (program-failures.ts).
-  const windows = faultWindows(history);
-  const programs = classifyBrokenPrograms(pool.brokenPrograms, windows, {
-    ttlMs: config.ttlMs,
-    command: clientProgramName(config.clientCommand ?? ''),
-  });
-  conditions.push(...programs.conditions);
-  // A holder the machine stalled past its lease: the overlap is the harness's, not the lock's.
-  const unasked = unaskedStalls(pool.stalls, windows);
-  conditions.push(...stallsBehindOverlaps(history, unasked, config.ttlMs));
-  const stalled = stallsLine(unasked);
-  if (stalled) run.log(stalled);
-  if (pool.errors.length) throw new Error(`client workers failed:\n${pool.errors.join('\n')}`);
-
-  // test.json again, now with the faults the run applied: its schedule, as data.
-  const recorded = { storeKey: STORE_KEY, schedule: applied };
-  writeTestJson(dir, config, recorded);
-  // The configuration to run it again, as a stored run reads back (run-folder.ts rerunConfig).
-  const ran: TestConfig = { ...config, schedule: applied };
-  // On a thread that Ctrl-C ends (a long search must not hold the run hostage); a run whose
-  // workload was interrupted has had its Ctrl-C: a second one during checking quits at once.
-  // One that came after the workload (the clients' stop, the teardown) ends the checking:
-  // the history is complete, and `report` checks it.
-  const workloadInterrupted = conditions.some((c) => c.kind === 'interrupted');
-  const checkSignal = workloadInterrupted ? new AbortController().signal : run.signal;
-  const checked = await interruptibleCheckRun(
-    history,
-    config,
-    { storeKey: STORE_KEY },
-    checkSignal,
-    run.besideWorkloads,
-  );
-  const early = stoppedEarly ? { stoppedEarly } : {};
-  if (checked === CHECK_INTERRUPTED) {
-    // The workload ran and is recorded in full: only the verdict is missing, and the
-    // report command gives it (it checks a folder whose results say unchecked).
-    const unchecked = checkInterrupted(run.signal?.reason, dir);
-    conditions.push(unchecked);
-    const fields = {
-      valid: 'unknown' as const,
-      conditions,
-      config: ran,
-      timings: clock.timings(),
-      results: [],
-      ...early,
-    };
-    writeResults(dir, { ...fields, unchecked: unchecked.message });
-    return { dir, history, ...fields };
-  }
-  const aimed = aimedFaults(
-    resolved.faults.map((f) => f.spec),
-    backend.capabilities?.inAcquirePausePoint,
-  );
-  const points = coverage(history, checked, done.reached, aimed, config.ttlMs);
-  // A fault aimed at a point it never hit tested nothing there: valid would claim too much.
-  const capped = cappedPointsResult(
-    pool.pointsCapped.map((c) => c.client),
-    MAX_PROGRAM_POINTS,
-  );
-  for (const r of capped) run.log(`note: ${r.summary}`);
-  const results = [...checked, ...(programs.result ? [programs.result] : []), ...codePointsResult(points), ...capped];
-  const valid = runVerdict(countedVerdict(results), conditions);
-  const ranFor = clock.timings();
-  writeResults(dir, { valid, conditions, config: ran, timings: ranFor, results, coverage: points, ...early });
-  return { dir, config: ran, valid, results, conditions, history, timings: ranFor, coverage: points, ...early };
 }

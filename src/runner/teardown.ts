@@ -26,6 +26,9 @@ const ORDER = [
 ] as const;
 export type RunEnd = (typeof ORDER)[number];
 
+/** Where a phase hands the end of what it began: all a phase uses of the teardown. */
+export type RunEnds = Pick<Teardown, 'on'>;
+
 export class Teardown {
   private readonly ends = new Map<RunEnd, () => unknown>();
 

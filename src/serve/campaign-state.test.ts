@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeSyntheticRun } from '../../bench/store.js';
+import { writeSyntheticRun } from '../../perf/store.js';
 import { specOf } from '../../test/unit/campaign-plan.js';
 import { judge } from '../campaign/expect.js';
 import { type Cell, expandCells } from '../campaign/matrix.js';

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
+import { writeSyntheticRun, writeThreeNights } from '../../perf/store.js';
 import { DEFAULTS } from '../run-data/config.js';
 import { writeResults } from '../run-data/run-folder.js';
 import { resolveInside, type StoreServer, serveStore } from './server.js';

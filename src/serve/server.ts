@@ -14,7 +14,6 @@
  */
 import { createReadStream, type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, sep } from 'node:path';
 import { summaryHtml } from '../campaign/report.js';
 import { CAMPAIGN_FILES } from '../campaign-data/campaign-folder.js';
@@ -236,7 +235,9 @@ export async function serveStore(store: string, port: number): Promise<StoreServ
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  bound = (server.address() as AddressInfo).port;
+  // A TCP server's address is its host and port (a string only for a pipe's).
+  const address = server.address();
+  bound = typeof address === 'object' && address !== null ? address.port : port;
   return {
     server,
     url: `http://127.0.0.1:${bound}/`,

@@ -167,7 +167,7 @@ function scanObject(text: string, open: number, wanted: readonly string[]): Scan
     return j < text.length ? j + 1 : -1;
   };
   while (Object.keys(out.found).length < wanted.length) {
-    while (i < text.length && /[\s,]/.test(text[i] as string)) i++;
+    while (i < text.length && /[\s,]/.test(text.charAt(i))) i++;
     if (text[i] === '}') {
       out.ended = true;
       return out;
@@ -175,9 +175,9 @@ function scanObject(text: string, open: number, wanted: readonly string[]): Scan
     if (text[i] !== '"') return out;
     const keyEnd = stringEnd(i);
     if (keyEnd < 0) return out;
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const key = String(JSON.parse(text.slice(i, keyEnd)));
     i = keyEnd;
-    while (i < text.length && /[\s:]/.test(text[i] as string)) i++;
+    while (i < text.length && /[\s:]/.test(text.charAt(i))) i++;
     // The value: up to the comma or brace that closes it at this depth.
     const start = i;
     out.starts[key] = start;
@@ -262,16 +262,26 @@ export function readResultsHead(path: string): {
     const whole = readResults(path);
     fields = { valid: whole.valid, conditions: whole.conditions, config: whole.config };
   }
-  let config = fields.config as Record<string, unknown> | undefined;
+  let config = hasFields(fields.config) ? fields.config : undefined;
   if (config === undefined && top.starts.config !== undefined) {
     const inner = scanObject(head, top.starts.config, CONFIG_KEYS);
     if (inner.ended || CONFIG_KEYS.every((k) => k in inner.found)) config = inner.found;
   }
   const conditions = Array.isArray(fields.conditions)
-    ? fields.conditions.map((c) => String((c as { message?: unknown })?.message ?? (c as { kind?: unknown })?.kind))
+    ? fields.conditions.map((c) => String(hasFields(c) ? (c.message ?? c.kind) : undefined))
     : [];
   const verdict = verdictOf(fields.valid);
   return config && typeof config === 'object' ? { verdict, conditions, config } : { verdict, conditions };
+}
+
+/** A parsed JSON value with fields (an object or an array), read one by one; any other has none. */
+const hasFields = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** A run's test.json, parsed, for the fields the index shows (each checked where it is read). */
+function testJsonFields(path: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(readCapped(path, 'test configuration', MAX_TEST_JSON_BYTES));
+  if (!hasFields(parsed)) throw new Error(`${RUN_FILES.test} is not a JSON object`);
+  return parsed;
 }
 
 /** A folder name made by `stamp()` (an ISO time with '-' for ':'), back to ISO; else ''. */
@@ -322,12 +332,7 @@ function readRun(state: ScanState, dir: string, list: Listing): void {
     const { config: fromResults, ...results } = hasResults
       ? readResultsHead(join(dir, RUN_FILES.results))
       : { verdict: 'none' as const, conditions: [], config: undefined };
-    const config =
-      fromResults ??
-      (JSON.parse(readCapped(join(dir, RUN_FILES.test), 'test configuration', MAX_TEST_JSON_BYTES)) as Record<
-        string,
-        unknown
-      >);
+    const config = fromResults ?? testJsonFields(join(dir, RUN_FILES.test));
     const str = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallback);
     const entry: RunEntry = {
       path,

@@ -24,7 +24,7 @@ export const RUNS_SHOWN = 500;
 /** Everything on the page but its own markup comes from the store's files: escaped, whatever its type. */
 const h = htmlText;
 
-/** A store path as a link target under /files/, each segment encoded. */
+/** A store path as a link under /files/, each segment encoded. */
 export const fileHref = (path: string) => `/files/${path.split('/').map(encodeURIComponent).join('/')}`;
 
 const STYLE = `

@@ -13,13 +13,13 @@ export interface Interval {
 /** z of a two-sided confidence (0.95 → 1.959963984540054), by bisection on the normal CDF. */
 export function zOf(confidence: number): number {
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence is in (0, 1), got ${confidence}`);
-  const target = 1 - (1 - confidence) / 2;
+  const level = 1 - (1 - confidence) / 2;
   // Φ(10) = 1 − 7.6e-24: every confidence a double can tell from 1 has its z below 10.
   let lo = 0;
   let hi = 10;
   for (let i = 0; i < 100; i++) {
     const mid = (lo + hi) / 2;
-    if (normalCdf(mid) < target) lo = mid;
+    if (normalCdf(mid) < level) lo = mid;
     else hi = mid;
   }
   return (lo + hi) / 2;
@@ -80,13 +80,13 @@ function logFactorials(n: number): Float64Array {
   return f;
 }
 
-/** The p in (0, 1) where the decreasing function f(p) crosses target, by bisection. */
-function solveDecreasing(f: (p: number) => number, target: number): number {
+/** The p in (0, 1) where the decreasing function f(p) crosses level, by bisection. */
+function solveDecreasing(f: (p: number) => number, level: number): number {
   let lo = 0;
   let hi = 1;
   for (let i = 0; i < 100; i++) {
     const mid = (lo + hi) / 2;
-    if (f(mid) > target) lo = mid;
+    if (f(mid) > level) lo = mid;
     else hi = mid;
   }
   return (lo + hi) / 2;

@@ -63,6 +63,98 @@ const FIND_LIVE = [
   '[ -n "$pids" ] || { if [ -n "$(echo $lc_all)" ]; then echo "only dead processes (zombies, state Z: their parent has not reaped them) found by: $lc_process" >&2; else echo "no process found by: $lc_process" >&2; fi; exit 3; }',
 ];
 
+/** Runs the inventory's start command, detached from the script's input and output. */
+const START_SERVICE = '( eval "$lc_start" ) >/dev/null 2>&1 </dev/null';
+
+/**
+ * SIGSTOP to every process of the service, recorded first so that a crash still resumes
+ * them (nothing is stopped when the record cannot be written); their states read once
+ * each shows stopped (T), for up to a second: a process running on another CPU stops
+ * when the signal reaches it, and read at once it said R.
+ */
+const PAUSE = [
+  ...FIND_LIVE,
+  'lc_open',
+  'lc_file "$lc_stopped_file"',
+  'echo "$pids" >> "$lc_stopped_file" || { echo "could not record the pids in $lc_stopped_file: nothing stopped" >&2; exit 4; }',
+  'kill -STOP $pids',
+  'n=0; while [ $n -lt 100 ]; do left=; for p in $pids; do s=$(lc_state $p); [ -z "$s" ] || [ "$s" = T ] || left=1; done; [ -z "$left" ] && break; sleep 0.01; n=$((n+1)); done',
+  'lc_states',
+];
+
+/**
+ * SIGCONT to what this run stopped, then its effect checked: none of those processes, and
+ * none of the service's, is still stopped (T) a second later; else exit 5 naming them.
+ */
+const RESUME = [
+  'lc_open',
+  'lc_file "$lc_stopped_file"',
+  'stopped=; [ ! -f "$lc_stopped_file" ] || stopped=$(set -f; lc_live $(cat "$lc_stopped_file"))',
+  '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
+  'n=0; while :; do lc_find; left=$(lc_stopped $stopped $pids); { [ -z "$left" ] || [ $n -ge 100 ]; } && break; sleep 0.01; n=$((n+1)); done',
+  '[ -z "$left" ] || { echo "still stopped (state T) after SIGCONT: pid $(echo $left)" >&2; exit 5; }',
+  'rm -f "$lc_stopped_file"',
+];
+
+/** SIGKILL to every live process of the service; marked first, so that a crash still starts it again. */
+const KILL = [
+  ...FIND_LIVE,
+  'lc_open',
+  'lc_file "$lc_killed_file"',
+  ': >> "$lc_killed_file" || { echo "could not mark $lc_killed_file: nothing killed" >&2; exit 4; }',
+  'kill -KILL $pids',
+  // Dead before it returns (a zombie at most), so that a start right after does not take it for the service.
+  'n=0; while [ -n "$(lc_live $pids)" ] && [ $n -lt 100 ]; do sleep 0.01; n=$((n+1)); done',
+  'echo $pids',
+];
+
+/**
+ * Starts the service when none of its processes is alive (a zombie is not: a host whose
+ * init does not reap keeps one), then waits up to 10 s for a live one; else exit 5.
+ */
+const START = [
+  'lc_open',
+  'lc_file "$lc_killed_file"',
+  'lc_find',
+  `if [ -z "$pids" ]; then ${START_SERVICE} || { c=$?; echo "the start command exited with code $c: $lc_start" >&2; exit $c; }; fi`,
+  'n=0; while lc_find; [ -z "$pids" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done',
+  '[ -n "$pids" ] || { echo "the service did not start: no live process found by: $lc_process after: $lc_start" >&2; exit 5; }',
+  'rm -f "$lc_killed_file"',
+];
+
+/**
+ * Everything the run left, undone: its rules removed, what it stopped resumed, what it
+ * killed started (the heal at the end, the next start's after a crash, and a cleanup's,
+ * with the commands the run's record names when it is there), then checked for up to 10
+ * s (1 s unless a service started is still to come up): exit 5 and one line "left: ..." naming
+ * what is still there (the record kept, for the next try); else the run's files removed.
+ */
+const HEAL = [
+  'lc_open',
+  'lc_file "$lc_record"; lc_file "$lc_stopped_file"; lc_file "$lc_killed_file"',
+  'lc_path=; [ ! -f "$lc_record" ] || . "$lc_record"',
+  '[ -z "$lc_path" ] || { PATH=$lc_path:$PATH; export PATH; }',
+  'stopped=; [ ! -f "$lc_stopped_file" ] || stopped=$(set -f; lc_live $(cat "$lc_stopped_file"))',
+  '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
+  'lc_rules() { command -v iptables-save >/dev/null || { echo 0; return; }; iptables-save 2>/dev/null | grep -c -- "$lc_tag"; }',
+  '[ "$(lc_rules)" = 0 ] || { iptables-save | grep -v -- "$lc_tag" | iptables-restore; }',
+  // A start command that failed brings nothing up: said at once, not waited on.
+  'start_rc=0',
+  `if [ -f "$lc_killed_file" ]; then lc_find; [ -n "$pids" ] || { ${START_SERVICE}; start_rc=$?; }; fi`,
+  'n=0; while :; do',
+  '  lc_find; left=; starting=',
+  '  t=$(lc_stopped $stopped $pids); [ -z "$t" ] || left="$left; stopped (state T): pid $(echo $t)"',
+  '  r=$(lc_rules); [ "$r" = 0 ] || left="$left; $r iptables rules tagged $lc_tag"',
+  '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { [ "$start_rc" != 0 ] || starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
+  // A process still stopped or a rule still there a second on stays so; only a service
+  // coming up may take the full 10 s.
+  '  { [ -z "$left" ] || [ $n -ge 100 ] || { [ $n -ge 10 ] && [ -z "$starting" ]; }; } && break; sleep 0.1; n=$((n+1))',
+  'done',
+  '[ "$start_rc" = 0 ] || [ -n "$pids" ] || left="$left; its start command exited with code $start_rc: $lc_start"',
+  '[ -z "$left" ] || { echo "left:$left" | sed \'s/^left:; /left: /\' >&2; exit 5; }',
+  'rm -f "$lc_stopped_file" "$lc_killed_file" "$lc_record"',
+];
+
 /** Every verb a run may execute on a host, as scripts for `sh`. */
 export function hostScripts(runId: string, commands: NodeCommands) {
   const tag = hostTag(runId);
@@ -77,7 +169,6 @@ export function hostScripts(runId: string, commands: NodeCommands) {
   /** What every script but the log's begins with: a dry run shows it once. */
   const shared = `${path}${head.join('\n')}\n`;
   const script = (...lines: string[]) => shared + lines.join('\n');
-  const startService = '( eval "$lc_start" ) >/dev/null 2>&1 </dev/null';
   return {
     shared,
     /** The service's live pids and each one's state letter, "123:S" (is it there, is it running). */
@@ -102,92 +193,13 @@ export function hostScripts(runId: string, commands: NodeCommands) {
       );
     },
     heartbeat: script('lc_open', 'lc_file "$lc_record"', '[ ! -f "$lc_record" ] || touch "$lc_record"'),
-    /**
-     * SIGSTOP to every process of the service, recorded first so that a crash still resumes
-     * them (nothing is stopped when the record cannot be written); their states read once
-     * each shows stopped (T), for up to a second: a process running on another CPU stops
-     * when the signal reaches it, and read at once it said R.
-     */
-    pause: script(
-      ...FIND_LIVE,
-      'lc_open',
-      'lc_file "$lc_stopped_file"',
-      'echo "$pids" >> "$lc_stopped_file" || { echo "could not record the pids in $lc_stopped_file: nothing stopped" >&2; exit 4; }',
-      'kill -STOP $pids',
-      'n=0; while [ $n -lt 100 ]; do left=; for p in $pids; do s=$(lc_state $p); [ -z "$s" ] || [ "$s" = T ] || left=1; done; [ -z "$left" ] && break; sleep 0.01; n=$((n+1)); done',
-      'lc_states',
-    ),
-    /**
-     * SIGCONT to what this run stopped, then its effect checked: none of those processes, and
-     * none of the service's, is still stopped (T) a second later; else exit 5 naming them.
-     */
-    resume: script(
-      'lc_open',
-      'lc_file "$lc_stopped_file"',
-      'stopped=; [ ! -f "$lc_stopped_file" ] || stopped=$(set -f; lc_live $(cat "$lc_stopped_file"))',
-      '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
-      'n=0; while :; do lc_find; left=$(lc_stopped $stopped $pids); { [ -z "$left" ] || [ $n -ge 100 ]; } && break; sleep 0.01; n=$((n+1)); done',
-      '[ -z "$left" ] || { echo "still stopped (state T) after SIGCONT: pid $(echo $left)" >&2; exit 5; }',
-      'rm -f "$lc_stopped_file"',
-    ),
-    /** SIGKILL to every live process of the service; marked first, so that a crash still starts it again. */
-    kill: script(
-      ...FIND_LIVE,
-      'lc_open',
-      'lc_file "$lc_killed_file"',
-      ': >> "$lc_killed_file" || { echo "could not mark $lc_killed_file: nothing killed" >&2; exit 4; }',
-      'kill -KILL $pids',
-      // Dead before it returns (a zombie at most), so that a start right after does not take it for the service.
-      'n=0; while [ -n "$(lc_live $pids)" ] && [ $n -lt 100 ]; do sleep 0.01; n=$((n+1)); done',
-      'echo $pids',
-    ),
-    /**
-     * Starts the service when none of its processes is alive (a zombie is not: a host whose
-     * init does not reap keeps one), then waits up to 10 s for a live one; else exit 5.
-     */
-    start: script(
-      'lc_open',
-      'lc_file "$lc_killed_file"',
-      'lc_find',
-      `if [ -z "$pids" ]; then ${startService} || { c=$?; echo "the start command exited with code $c: $lc_start" >&2; exit $c; }; fi`,
-      'n=0; while lc_find; [ -z "$pids" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done',
-      '[ -n "$pids" ] || { echo "the service did not start: no live process found by: $lc_process after: $lc_start" >&2; exit 5; }',
-      'rm -f "$lc_killed_file"',
-    ),
+    pause: script(...PAUSE),
+    resume: script(...RESUME),
+    kill: script(...KILL),
+    start: script(...START),
     /** Whether iptables can be run here (partition, loss). */
     canIptables: `${path}iptables -S INPUT >/dev/null`,
-    /**
-     * Everything the run left, undone: its rules removed, what it stopped resumed, what it
-     * killed started (the heal at the end, the next start's after a crash, and a cleanup's,
-     * with the commands the run's record names when it is there), then checked for up to 10
-     * s (1 s unless a service started is still to come up): exit 5 and one line "left: ..." naming
-     * what is still there (the record kept, for the next try); else the run's files removed.
-     */
-    heal: script(
-      'lc_open',
-      'lc_file "$lc_record"; lc_file "$lc_stopped_file"; lc_file "$lc_killed_file"',
-      'lc_path=; [ ! -f "$lc_record" ] || . "$lc_record"',
-      '[ -z "$lc_path" ] || { PATH=$lc_path:$PATH; export PATH; }',
-      'stopped=; [ ! -f "$lc_stopped_file" ] || stopped=$(set -f; lc_live $(cat "$lc_stopped_file"))',
-      '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
-      'lc_rules() { command -v iptables-save >/dev/null || { echo 0; return; }; iptables-save 2>/dev/null | grep -c -- "$lc_tag"; }',
-      '[ "$(lc_rules)" = 0 ] || { iptables-save | grep -v -- "$lc_tag" | iptables-restore; }',
-      // A start command that failed brings nothing up: said at once, not waited on.
-      'start_rc=0',
-      `if [ -f "$lc_killed_file" ]; then lc_find; [ -n "$pids" ] || { ${startService}; start_rc=$?; }; fi`,
-      'n=0; while :; do',
-      '  lc_find; left=; starting=',
-      '  t=$(lc_stopped $stopped $pids); [ -z "$t" ] || left="$left; stopped (state T): pid $(echo $t)"',
-      '  r=$(lc_rules); [ "$r" = 0 ] || left="$left; $r iptables rules tagged $lc_tag"',
-      '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { [ "$start_rc" != 0 ] || starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
-      // A process still stopped or a rule still there a second on stays so; only a service
-      // coming up may take the full 10 s.
-      '  { [ -z "$left" ] || [ $n -ge 100 ] || { [ $n -ge 10 ] && [ -z "$starting" ]; }; } && break; sleep 0.1; n=$((n+1))',
-      'done',
-      '[ "$start_rc" = 0 ] || [ -n "$pids" ] || left="$left; its start command exited with code $start_rc: $lc_start"',
-      '[ -z "$left" ] || { echo "left:$left" | sed \'s/^left:; /left: /\' >&2; exit 5; }',
-      'rm -f "$lc_stopped_file" "$lc_killed_file" "$lc_record"',
-    ),
+    heal: script(...HEAL),
     /** The service's recent log, when the inventory says how to get it. */
     logs: commands.logs === undefined ? undefined : path + commands.logs,
   };

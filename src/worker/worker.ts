@@ -109,7 +109,7 @@ async function atPoint(where: string): Promise<void> {
   }
 }
 
-/** The name of this client's program cgroup: a replacement's is its own (runner/workers.ts crash). */
+/** The name of this client's program cgroup: a replacement's is its own (runner/worker-pool.ts replace). */
 const cgroupClientName = (w: { client: number; firstProcess?: number }) =>
   w.firstProcess === undefined ? `c${w.client}` : `c${w.client}-p${w.firstProcess}`;
 

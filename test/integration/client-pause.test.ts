@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ClientFaultTarget, signalAll } from '../../src/nemesis/context.js';
+import { type NemesisClients, signalAll } from '../../src/nemesis/context.js';
 import { ClientPause } from '../../src/nemesis/kinds/client-pause.js';
 import { sleep } from '../../src/util/monotonic-clock.js';
 import { Rng } from '../../src/util/rng.js';
@@ -13,7 +13,7 @@ describe('client-pause nemesis', () => {
    * The ticker as the one client; `holding`: it reaches its hold at once, and is stopped
    * there as the worker pool stops a client at a code point (SIGSTOP, SIGCONT to resume).
    */
-  const clients = (holding: boolean): ClientFaultTarget => ({
+  const clients = (holding: boolean): NemesisClients => ({
     holders: () => [],
     pid: () => child.pid,
     pids: () => [child.pid].filter((p): p is number => p !== undefined),

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeSyntheticRun, writeThreeNights } from '../../bench/store.js';
+import { writeSyntheticRun, writeThreeNights } from '../../perf/store.js';
 import { packageRoot } from '../../src/util/paths.js';
 import { closeBrowser, noBrowser, openUrl } from './browser.js';
 

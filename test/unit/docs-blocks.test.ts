@@ -161,7 +161,7 @@ describe('the code blocks of the README and docs/', () => {
       for (const line of b.text.split('\n')) {
         const message = /^[→←] (\{.*\})$/.exec(line);
         if (message) expect(() => JSON.parse(message[1] as string), `${where(b)}: ${line}`).not.toThrow();
-        const path = /^((?:src|test|bench|checkers|workloads|docker|scripts|examples)\/[\w./-]*)\s/.exec(line);
+        const path = /^((?:src|test|perf|checkers|workloads|docker|scripts|examples)\/[\w./-]*)\s/.exec(line);
         if (path) expect(existsSync(join(packageRoot, path[1] as string)), `${where(b)}: ${path[1]}`).toBe(true);
       }
     }

@@ -4,10 +4,11 @@
  * "Layout and layers"). A folder that is not in the table fails the test: give it a layer.
  * Type-only imports count too: a type that a lower layer needs belongs down there.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
+import { importsOf, sources } from './imports.js';
 
 /** Folder (relative to the package root) → layer; lower numbers are lower layers. */
 const LAYERS: Record<string, number> = {
@@ -38,6 +39,9 @@ const LAYERS: Record<string, number> = {
   'src/cli': 13,
   'src/check.ts': 13,
   'src/index.ts': 13,
+  // The project's own programs over the package: its benchmarks, its build steps.
+  perf: 14,
+  scripts: 14,
 };
 
 /**
@@ -54,22 +58,6 @@ function unitOf(file: string): string | undefined {
   const parts = rel.split('/');
   if (parts[0] === 'src') return parts.length === 2 ? rel : `src/${parts[1]}`;
   return parts[0];
-}
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** Relative module specifiers of a file's imports and re-exports (static and dynamic). */
-function importsOf(text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'(\.[^']+)'/g)) found.push(m[1] as string);
-  for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) found.push(m[1] as string);
-  return found;
 }
 
 function upwardImports(files: readonly string[], read = (file: string) => readFileSync(file, 'utf8')): string[] {
@@ -96,7 +84,7 @@ function upwardImports(files: readonly string[], read = (file: string) => readFi
 }
 
 describe('the layer order', () => {
-  const files = ['src', 'checkers', 'workloads'].flatMap((d) => sources(join(packageRoot, d)));
+  const files = ['src', 'checkers', 'workloads', 'perf', 'scripts'].flatMap((d) => sources(join(packageRoot, d)));
 
   it('no source file imports from a higher layer', () => {
     expect(files.length).toBeGreaterThan(100);

@@ -8,7 +8,6 @@
  * placed somewhere after its invocation or left out.
  */
 import fc from 'fast-check';
-import { simulateRegister } from '../../bench/simulate.js';
 import { LARGE_PART } from '../../checkers/linearizable/search-rounds.js';
 import { MODELS } from '../../checkers/models/index.js';
 import {
@@ -18,6 +17,7 @@ import {
   type OpOutput,
   Rejection,
 } from '../../checkers/models/linearizable-model.js';
+import { simulateRegister } from '../../perf/simulate.js';
 import type { Op } from '../../src/history/op.js';
 import { Rng } from '../../src/util/rng.js';
 

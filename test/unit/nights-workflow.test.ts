@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { writeSyntheticRun } from '../../bench/store.js';
+import { writeSyntheticRun } from '../../perf/store.js';
 import { judge } from '../../src/campaign/expect.js';
 import { expandCells, shardCells } from '../../src/campaign/matrix.js';
 import type { CampaignSummary } from '../../src/campaign-data/summary-record.js';

@@ -20,7 +20,7 @@ import { errorMessage } from '../../util/errors.js';
 import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
-import type { ClientFaultTarget } from '../context.js';
+import type { NemesisClients } from '../context.js';
 import { faultKind } from '../kind.js';
 import {
   type FaultPlan,
@@ -35,7 +35,7 @@ import { clockChangeWords, drawNodeClock } from './node-clock.js';
 export const CLIENT_CLOCK_WARP_MODES = ['forward', 'backward', 'strobe', 'rate', 'slow'] as const;
 export type ClientClockWarpMode = (typeof CLIENT_CLOCK_WARP_MODES)[number];
 
-export const CLIENT_CLOCK_WARP_TARGETS = ['holder', 'one', 'all'] as const;
+export const CLIENT_CLOCK_WARP_AIMS = ['holder', 'one', 'all'] as const;
 
 /** What the warp does, drawn as node-clock draws it; `slow`: its rate, backwards (the clock runs at 1 - ρ). */
 export function drawClientClock(mode: ClientClockWarpMode, ttlMs: number, rng: Rng) {
@@ -58,9 +58,9 @@ export class ClientClockWarp implements Nemesis {
 
   constructor(
     private readonly runId: string,
-    private readonly clients: ClientFaultTarget,
+    private readonly clients: NemesisClients,
     private readonly timing: FaultTiming,
-    private readonly target: (typeof CLIENT_CLOCK_WARP_TARGETS)[number],
+    private readonly aim: (typeof CLIENT_CLOCK_WARP_AIMS)[number],
     private readonly mode: ClientClockWarpMode,
   ) {}
 
@@ -68,8 +68,8 @@ export class ClientClockWarp implements Nemesis {
   private async choose(rng: Rng): Promise<number[]> {
     const pick = rng.next(); // drawn whoever is chosen, so the schedule's later numbers stay the same
     const all = Array.from({ length: this.clients.count() }, (_, i) => i);
-    if (this.target === 'all') return all;
-    if (this.target === 'one') return all.length === 0 ? [] : [all[Math.floor(pick * all.length)] as number];
+    if (this.aim === 'all') return all;
+    if (this.aim === 'one') return all.length === 0 ? [] : [all[Math.floor(pick * all.length)] as number];
     const deadline = Date.now() + Math.max(2000, 2 * this.timing.ttlMs);
     let holders = this.clients.holders();
     while (holders.length === 0 && Date.now() < deadline) {
@@ -162,15 +162,15 @@ function whom(v: Record<string, unknown>): string | undefined {
 
 export const clientClockWarp = faultKind({
   name: 'client-clock-warp',
-  targets: CLIENT_CLOCK_WARP_TARGETS,
+  aims: CLIENT_CLOCK_WARP_AIMS,
   modes: CLIENT_CLOCK_WARP_MODES,
   what: "move the real clock a client reads (its worker's and its client program's vDSO clocks, by ptrace, any language): holder (a client that holds the lock), one or all; a jump forward or backward, a strobe every 50-250 ms, rate: running 5-50% fast, or slow: 5-50% slow; true time again at stop",
   fit: (s) => {
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
-    const target = s.target as (typeof CLIENT_CLOCK_WARP_TARGETS)[number];
+    const aim = s.aim as (typeof CLIENT_CLOCK_WARP_AIMS)[number];
     const mode = (s.mode ?? 'forward') as ClientClockWarpMode;
-    return (ctx) => new ClientClockWarp(ctx.runId, ctx.clients, ctx.timing, target, mode);
+    return (ctx) => new ClientClockWarp(ctx.runId, ctx.clients, ctx.timing, aim, mode);
   },
   words: (v) => ({ whom: whom(v), how: clockChangeWords(v) }),
 });

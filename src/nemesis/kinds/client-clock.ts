@@ -4,7 +4,7 @@
  */
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import type { ClientFaultTarget } from '../context.js';
+import type { NemesisClients } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, planned } from '../nemesis.js';
 import { ClientPause, clientWords } from './client-pause.js';
@@ -19,7 +19,7 @@ import { ClientPause, clientWords } from './client-pause.js';
 export class ClientClockStep extends ClientPause {
   override readonly kind = 'client-clock';
   constructor(
-    clients: ClientFaultTarget,
+    clients: NemesisClients,
     opts: FaultTiming,
     private readonly point: string,
     private readonly direction: 'backward' | 'forward',
@@ -46,12 +46,12 @@ export class ClientClockStep extends ClientPause {
 
 export const clientClock = faultKind({
   name: 'client-clock',
-  targets: ['backward', 'forward'],
+  aims: ['backward', 'forward'],
   what: "step a Redlock client's own clock, the one its elapsed-time check reads, while it is stopped between winning the votes and that check: backward by about the pause, so the pause goes uncounted; forward, so a good lock is refused (the built-in Redlock client's code clock only; client-clock-warp moves any client's real clock)",
   fit: (s, backend) => {
     const point = backend.capabilities?.inAcquirePausePoint;
     if (point === undefined) return missing('inAcquirePausePoint');
-    return (ctx) => new ClientClockStep(ctx.clients, ctx.timing, point, s.target as 'backward' | 'forward');
+    return (ctx) => new ClientClockStep(ctx.clients, ctx.timing, point, s.aim as 'backward' | 'forward');
   },
   words: clientWords,
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../util/rng.js';
-import type { CaughtAtPoint, ClientFaultTarget } from '../context.js';
+import type { CaughtAtPoint, NemesisClients } from '../context.js';
 import { ClientKill } from './client-kill.js';
 
 /** Three clients; client 1 holds; crash() records whom it was asked to kill. */
-function clients(crashed: number[], caught?: CaughtAtPoint): ClientFaultTarget {
+function clients(crashed: number[], caught?: CaughtAtPoint): NemesisClients {
   return {
     holders: () => [1],
     pid: (c) => 100 + c,
@@ -28,7 +28,7 @@ describe('client-kill', () => {
     const crashed: number[] = [];
     const armed: string[] = [];
     const caught = { client: 1, pids: [-201, 101], resume: () => {} };
-    const pool: ClientFaultTarget = {
+    const pool: NemesisClients = {
       ...clients(crashed),
       catchAtPoint: async (where) => {
         armed.push(where);

@@ -8,7 +8,7 @@
  * next instance, shows it here.
  */
 import type { Rng } from '../../util/rng.js';
-import { type ClientFaultTarget, stoppedProcesses } from '../context.js';
+import { type NemesisClients, stoppedProcesses } from '../context.js';
 import { faultKind } from '../kind.js';
 import type { FaultStart, FaultTiming, Nemesis } from '../nemesis.js';
 import { atClient, clientWords, HOLDER_POINT } from './client-pause.js';
@@ -17,7 +17,7 @@ export class ClientKill implements Nemesis {
   readonly kind = 'client-kill';
 
   constructor(
-    private readonly clients: ClientFaultTarget,
+    private readonly clients: NemesisClients,
     private readonly timing: FaultTiming,
     /** Given: kill the first client to reach this code point; absent: a client that holds the lock. */
     private readonly atPoint?: string,
@@ -56,14 +56,14 @@ export class ClientKill implements Nemesis {
 
 export const clientKill = faultKind({
   name: 'client-kill',
-  targets: ['holder'],
-  moreTargets: {
+  aims: ['holder'],
+  moreAims: {
     form: 'at=<point>',
     test: (t) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(t),
   },
   what: 'SIGKILL a client (its worker and its program) that holds the lock, the next to begin its hold (in-hold), or the first at a code point (at=<point>); a fresh client takes its place with a new process number',
   fit: (s) => (ctx) =>
-    new ClientKill(ctx.clients, ctx.timing, s.target.startsWith('at=') ? s.target.slice('at='.length) : undefined),
+    new ClientKill(ctx.clients, ctx.timing, s.aim.startsWith('at=') ? s.aim.slice('at='.length) : undefined),
   aimsAt: atClient,
   words: clientWords,
 });

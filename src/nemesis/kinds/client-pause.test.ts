@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../util/rng.js';
-import type { ClientFaultTarget } from '../context.js';
+import type { NemesisClients } from '../context.js';
 import { ClientClockStep } from './client-clock.js';
 import { ClientPause, HOLDER_POINT } from './client-pause.js';
 
@@ -9,7 +9,7 @@ const IN_ACQUIRE_POINT = 'test:after-votes';
 /** Clients of which the first (client 3) reaches the armed point at once, recording where and with what clock step. */
 function clients(holders: number[]) {
   const armed: { client: number; where: string; clockStepMs?: number }[] = [];
-  const pool: ClientFaultTarget = {
+  const pool: NemesisClients = {
     holders: () => holders,
     pid: (c) => 1000 + c,
     pids: (c) => [1000 + c].filter((p): p is number => p !== undefined),
@@ -64,7 +64,7 @@ describe('client-pause of a holder', () => {
   it('stops the next client to begin its hold, at in-hold, for the drawn length, and lets it go at the stop', async () => {
     const { pool, armed } = clients([]);
     let resumed = 0;
-    const caught: ClientFaultTarget = {
+    const caught: NemesisClients = {
       ...pool,
       catchAtPoint: async (where) => {
         armed.push({ client: 3, where });
@@ -106,7 +106,7 @@ describe('client-pause of a holder', () => {
 
   it('records no pause, and lets the client go, when none of its processes could be stopped', async () => {
     let resumed = 0;
-    const gone: ClientFaultTarget = {
+    const gone: NemesisClients = {
       ...clients([]).pool,
       // Stopped nothing: kill answered ESRCH for each, as for an exited worker.
       catchAtPoint: async () => ({ client: 2, pids: [], resume: () => resumed++ }),
@@ -116,7 +116,7 @@ describe('client-pause of a holder', () => {
   });
 
   it('records nothing when no client was granted the lock in time', async () => {
-    const none: ClientFaultTarget = { ...clients([]).pool, catchAtPoint: async () => undefined };
+    const none: NemesisClients = { ...clients([]).pool, catchAtPoint: async () => undefined };
     expect(await new ClientPause(none, opts, 0).start(new Rng(1))).toBeNull();
   });
 });
@@ -125,7 +125,7 @@ describe('client-pause record', () => {
   it("names the client program's pid and process group beside the worker's, when the client drives one", async () => {
     const opts = { nemesisIntervalS: 1, ttlMs: 1000 };
     const { pool } = clients([]);
-    const withProgram: ClientFaultTarget = { ...pool, program: (c) => ({ pid: 2001 + c, pgid: 2000 + c }) };
+    const withProgram: NemesisClients = { ...pool, program: (c) => ({ pid: 2001 + c, pgid: 2000 + c }) };
     const started = await new ClientPause(withProgram, opts).start(new Rng(3));
     expect(started?.value).toMatchObject({
       client: 3,
@@ -144,7 +144,7 @@ describe('client-pause record', () => {
 describe('client-pause at a code point, of a program in a cgroup', () => {
   it("names the worker's pid, not the first member of the program's cgroup stopped with it", async () => {
     // As the worker pool stops a client: the program's group, its cgroup's members, the worker last.
-    const pool: ClientFaultTarget = {
+    const pool: NemesisClients = {
       ...clients([]).pool,
       catchAtPoint: async () => ({ client: 3, pids: [-2003, 2003, 2004, 1003], resume: () => {} }),
     };

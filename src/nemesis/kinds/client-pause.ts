@@ -8,7 +8,7 @@
  */
 import type { Rng } from '../../util/rng.js';
 import { missing } from '../applicability.js';
-import { type CaughtAtPoint, type ClientFaultTarget, stoppedProcesses, untilHandedOver } from '../context.js';
+import { type CaughtAtPoint, type NemesisClients, stoppedProcesses, untilHandedOver } from '../context.js';
 import { type AimedPoint, type FaultSpec, faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 
@@ -32,7 +32,7 @@ export class ClientPause implements Nemesis {
   readonly kind: string = 'client-pause';
 
   constructor(
-    protected readonly clients: ClientFaultTarget,
+    protected readonly clients: NemesisClients,
     protected readonly opts: FaultTiming,
     /** How long a fault waits for a client to reach its point (doubled, at least 2 TTLs). */
     protected readonly waitForHolderMs = 2000,
@@ -181,9 +181,9 @@ export class ClientPause implements Nemesis {
  * not unknown for it, so its row does not count).
  */
 export const atClient = (s: FaultSpec): AimedPoint | undefined =>
-  s.target.startsWith('at=')
-    ? { point: s.target.slice('at='.length) }
-    : s.target === 'holder'
+  s.aim.startsWith('at=')
+    ? { point: s.aim.slice('at='.length) }
+    : s.aim === 'holder'
       ? { point: HOLDER_POINT, counts: false }
       : undefined;
 
@@ -203,21 +203,21 @@ export const clientWords = (v: Record<string, unknown>) => ({
 
 export const clientPause = faultKind({
   name: 'client-pause',
-  targets: ['holder', 'in-acquire'],
-  moreTargets: {
+  aims: ['holder', 'in-acquire'],
+  moreAims: {
     form: 'at=<point>',
     test: (t) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(t),
   },
   what: "SIGSTOP a client that holds the lock (its worker and program), the next to begin its hold (in-hold), for 0.8-2x the TTL; in-acquire: inside Redlock's acquire, after it won a majority of votes; at=<point>: the first client at a code point (after-grant, in-hold, before-release, in-extend, or a client program's own), until another client holds the lock",
   fit: (s, backend) => {
-    if (s.target.startsWith('at=')) {
-      const at = s.target.slice('at='.length);
+    if (s.aim.startsWith('at=')) {
+      const at = s.aim.slice('at='.length);
       return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, undefined, at);
     }
-    const point = s.target === 'in-acquire' ? backend.capabilities?.inAcquirePausePoint : undefined;
-    if (s.target === 'in-acquire' && point === undefined) return missing('inAcquirePausePoint');
+    const point = s.aim === 'in-acquire' ? backend.capabilities?.inAcquirePausePoint : undefined;
+    if (s.aim === 'in-acquire' && point === undefined) return missing('inAcquirePausePoint');
     return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, point);
   },
-  aimsAt: (s, inAcquirePoint) => (s.target === 'in-acquire' ? atInAcquire(inAcquirePoint) : atClient(s)),
+  aimsAt: (s, inAcquirePoint) => (s.aim === 'in-acquire' ? atInAcquire(inAcquirePoint) : atClient(s)),
   words: clientWords,
 });

@@ -31,7 +31,7 @@ export class ClockJump implements Nemesis {
   readonly kind = 'clock';
   constructor(
     private readonly ctx: NodeFaultContext,
-    private readonly target: string,
+    private readonly aim: string,
     private readonly direction: 'forward' | 'backward',
     private readonly shift: ShiftTtls,
     /** A grant of a bare majority of votes held now (Redlock, during a split), if any. */
@@ -43,9 +43,9 @@ export class ClockJump implements Nemesis {
     // A jump a good part of a TTL long: enough to expire a held lock early. On the bridge
     // it is longer than the TTL: the point there is to expire the majority's shared key.
     const sign = this.direction === 'backward' ? -1 : 1;
-    const jumpMs = sign * aboutTtlMs(this.ctx.timing.ttlMs, rng, this.target === 'bridge' ? 1.0 : 0.5);
-    const bridge = this.target === 'bridge' ? await bridgeAtItsMoment(this.ctx, this.bareMajorityGrant) : undefined;
-    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
+    const jumpMs = sign * aboutTtlMs(this.ctx.timing.ttlMs, rng, this.aim === 'bridge' ? 1.0 : 0.5);
+    const bridge = this.aim === 'bridge' ? await bridgeAtItsMoment(this.ctx, this.bareMajorityGrant) : undefined;
+    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     const effects: Record<string, { expired: number; shifted: number }> = {};
     for (const n of nodes) {
@@ -71,7 +71,7 @@ interface StrobeEnd {
 }
 
 /**
- * clock:<target>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
+ * clock:<aim>:strobe, Jepsen's clock strobe: for the fault's duration the node's clock
  * flips between now and `offsetMs` ahead, every `periodMs`. Redis keeps absolute expiry
  * times, so each flip ahead expires early what it overtakes, and each flip back lengthens
  * every TTL again: a key set while ahead outlives its TTL by the offset. The flips are the
@@ -83,7 +83,7 @@ export class ClockStrobe implements Nemesis {
 
   constructor(
     private readonly ctx: NodeFaultContext,
-    private readonly target: string,
+    private readonly aim: string,
     private readonly shift: ShiftTtls,
   ) {}
 
@@ -91,7 +91,7 @@ export class ClockStrobe implements Nemesis {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     const offsetMs = aboutTtlMs(this.ctx.timing.ttlMs, rng);
     const periodMs = Math.round(rng.uniform(50, 250));
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    const nodes = await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     const state = { stopping: false };
     this.running = { state, done: this.strobe(nodes, offsetMs, periodMs, state) };
@@ -149,17 +149,17 @@ export class ClockStrobe implements Nemesis {
 
 export const clock = faultKind({
   name: 'clock',
-  targets: ['minority', 'one', 'majority', 'all', 'bridge'],
+  aims: ['minority', 'one', 'majority', 'all', 'bridge'],
   modes: ['forward', 'backward', 'strobe'],
   what: "a Redis node's clock jump as its effect on keys, the fallback where node-clock cannot move the server's real clock (a target's hosts, no root): shift every key's TTL (clock:one:backward lengthens them; clock:one:strobe flips it ahead and back every 50-250 ms); bridge: the node a clients-majorities split shares",
   refuse: (s) =>
-    s.target === 'bridge' && s.mode !== 'forward'
+    s.aim === 'bridge' && s.mode !== 'forward'
       ? 'clock:bridge jumps forward only (its point is to expire the shared key): use clock:bridge'
       : undefined,
   fit: (s, backend) => {
     const { clock, quorum } = backend.capabilities ?? {};
     if (!clock) return missing('clock');
-    if (s.target === 'bridge' && !quorum) return missing('quorum');
+    if (s.aim === 'bridge' && !quorum) return missing('quorum');
     const { shift, nodes: only } = clock;
     return (ctx) => {
       // The split is read through: a partition sets it on the run's context after this.
@@ -172,9 +172,9 @@ export const clock = faultKind({
             },
           }
         : ctx;
-      if (s.mode === 'strobe') return new ClockStrobe(on, s.target, shift);
+      if (s.mode === 'strobe') return new ClockStrobe(on, s.aim, shift);
       const way = s.mode === 'backward' ? 'backward' : 'forward';
-      return new ClockJump(on, s.target, way, shift, bareMajorityGrant(ctx, quorum));
+      return new ClockJump(on, s.aim, way, shift, bareMajorityGrant(ctx, quorum));
     };
   },
   words: (v) => ({

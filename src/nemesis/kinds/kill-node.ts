@@ -38,7 +38,7 @@ export class NodeKill extends NodeOutage {
 export const killNode = faultKind({
   nodeNeeds: () => ['process', 'restart'] as const,
   name: 'kill-node',
-  ...onNodes((s, ctx) => new NodeKill(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
+  ...onNodes((s, ctx) => new NodeKill(ctx, s.aim, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,
   what: 'SIGKILL the server, then restart it (--lose-data: restart empty); while-held: only while a client holds the lock, kept holding until the node is back',
   words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),

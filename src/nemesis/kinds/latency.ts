@@ -28,7 +28,7 @@ export class DelayTraffic implements Nemesis {
   private delayed: ProxyRoute[] = [];
   constructor(
     private readonly routes: ProxyRoute[],
-    private readonly target: string,
+    private readonly aim: string,
     private readonly timing: FaultTiming,
     /** Clients that hold the lock now. */
     private readonly holders: () => number[] = () => [],
@@ -43,13 +43,11 @@ export class DelayTraffic implements Nemesis {
     const among = holding.length > 0 ? holding : clients;
     const client = rng.pick(among);
     this.delayed = this.routes.filter((r) =>
-      this.target === 'nodes'
-        ? r.node !== 'store'
-        : r.client === client && (this.target === 'all' || r.node === 'store'),
+      this.aim === 'nodes' ? r.node !== 'store' : r.client === client && (this.aim === 'all' || r.node === 'store'),
     );
     for (const r of this.delayed) r.proxy.delayMs = delayMs;
-    const who = this.target === 'nodes' ? 'all clients' : `client ${client}`;
-    return { value: { to: this.target, clients: who, delayMs, ms: durationMs }, durationMs };
+    const who = this.aim === 'nodes' ? 'all clients' : `client ${client}`;
+    return { value: { to: this.aim, clients: who, delayMs, ms: durationMs }, durationMs };
   }
   async stop() {
     for (const r of this.delayed) r.proxy.delayMs = 0;
@@ -65,10 +63,10 @@ export class DelayTraffic implements Nemesis {
 
 export const latency = faultKind({
   name: 'latency',
-  targets: ['nodes', 'store', 'all'],
+  aims: ['nodes', 'store', 'all'],
   what: "delay traffic through per-client TCP proxies: all clients to the nodes, or one client's to the store, or all of one client's",
   usesProxies: () => true,
-  fit: (s) => (ctx) => new DelayTraffic(ctx.routes, s.target, ctx.timing, () => ctx.clients.holders()),
+  fit: (s) => (ctx) => new DelayTraffic(ctx.routes, s.aim, ctx.timing, () => ctx.clients.holders()),
   words: (v) => ({
     whom: typeof v.to === 'string' ? `to ${v.to}` : undefined,
     how: typeof v.delayMs === 'number' ? [`+${v.delayMs} ms delay`] : [],

@@ -35,7 +35,7 @@ export class PacketLoss extends IptablesFault {
   protected readonly stopKey = 'nodes';
 
   protected async addRules(rng: Rng, durationMs: number) {
-    const nodes = await chooseNodes(this.ctx, this.target, rng);
+    const nodes = await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     for (const n of nodes) {
       await mustNetExec(n, lossRule(n, this.ctx.runId));
@@ -48,7 +48,7 @@ export class PacketLoss extends IptablesFault {
 export const loss = faultKind({
   nodeNeeds: () => ['network'] as const,
   name: 'loss',
-  ...onNodes((s, ctx) => new PacketLoss(ctx, s.target)),
+  ...onNodes((s, ctx) => new PacketLoss(ctx, s.aim)),
   what: `drop ${LOSS_PROBABILITY * 100}% of packets into a node (iptables statistic)`,
   words: (v) => ({
     whom: nodesHit(v),

@@ -43,10 +43,10 @@ describe('node-clock', () => {
     expect(await warp.stop()).toBeNull();
   });
 
-  it('is refused on a target in one line, and needs the leader capability for the leader target', () => {
+  it('is refused on a target in one line, and needs the leader capability for the leader aim', () => {
     expect(nodeClock.notOnTargets).toMatch(/this machine's containers only/);
     const backend = { name: 'x', description: '', fencing: { supported: false }, nodeSpecs: () => [] };
-    const unfit = nodeClock.fit({ kind: 'node-clock', target: 'leader', mode: 'forward' }, backend as never, 3);
+    const unfit = nodeClock.fit({ kind: 'node-clock', aim: 'leader', mode: 'forward' }, backend as never, 3);
     expect(unfit).toMatchObject({ capability: expect.stringMatching(/leader/) });
   });
 });

@@ -24,12 +24,12 @@ import type { Rng } from '../../util/rng.js';
 import { leaderUnfit, missing } from '../applicability.js';
 import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
-import type { ClientFaultTarget, NodeFaultContext } from '../context.js';
+import type { NemesisClients, NodeFaultContext } from '../context.js';
 import { KeptHolder } from '../kept-holder.js';
 import { faultKind, heldWords, nodesHit } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
+import { NODE_AIMS } from '../node-choice.js';
 import { chooseNodes, whenAvailable } from '../nodes.js';
-import { NODE_TARGETS } from '../targets.js';
 
 export const NODE_CLOCK_MODES = ['forward', 'backward', 'strobe', 'rate', 'while-held'] as const;
 export type NodeClockMode = (typeof NODE_CLOCK_MODES)[number];
@@ -65,11 +65,11 @@ export class NodeClockWarp implements Nemesis {
 
   constructor(
     private readonly ctx: NodeFaultContext,
-    private readonly target: string,
+    private readonly aim: string,
     private readonly mode: NodeClockMode,
     private readonly serverTime?: ServerTime,
-    whileHeld?: ClientFaultTarget,
-    /** The bridge target: a grant of a bare majority held now (bridge.ts). */
+    whileHeld?: NemesisClients,
+    /** The bridge aim: a grant of a bare majority held now (bridge.ts). */
     private readonly bridgeGrant: () => HeldGrant | undefined = () => undefined,
   ) {
     if (mode === 'while-held' && whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
@@ -79,7 +79,7 @@ export class NodeClockWarp implements Nemesis {
     const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
     // On the bridge a jump goes past the whole lease, as a held one does: its point is to
     // expire the key that completes the holder's majority.
-    const onBridge = this.target === 'bridge';
+    const onBridge = this.aim === 'bridge';
     const drawn = drawNodeClock(
       onBridge && this.mode === 'forward' ? 'while-held' : this.mode,
       this.ctx.timing.ttlMs,
@@ -87,7 +87,7 @@ export class NodeClockWarp implements Nemesis {
     );
     const { change, value } = drawn;
     const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
-    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.target, rng);
+    const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     const before = await this.readClocks(nodes);
     // Stopped before the jump, so that it still holds when its key expires by the server's clock.
@@ -233,10 +233,10 @@ export function clockChangeWords(v: Record<string, unknown>): string[] {
 
 export const nodeClock = faultKind({
   name: 'node-clock',
-  targets: [...NODE_TARGETS, 'bridge'],
+  aims: [...NODE_AIMS, 'bridge'],
   modes: NODE_CLOCK_MODES,
   refuse: (s) =>
-    s.target === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate'
+    s.aim === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate'
       ? 'node-clock:bridge moves the shared master’s clock ahead, by a jump or a drift (its point is to expire the shared key): use node-clock:bridge or node-clock:bridge:rate'
       : undefined,
   notOnTargets:
@@ -246,13 +246,13 @@ export const nodeClock = faultKind({
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     const quorum = backend.capabilities?.quorum;
-    if (s.target === 'bridge' && !quorum) return missing('quorum');
+    if (s.aim === 'bridge' && !quorum) return missing('quorum');
     return (
-      leaderUnfit(s.target, backend) ??
+      leaderUnfit(s.aim, backend) ??
       ((ctx) =>
         new NodeClockWarp(
           ctx,
-          s.target,
+          s.aim,
           s.mode as NodeClockMode,
           backend.capabilities?.serverTime,
           ctx.clients,

@@ -1,6 +1,6 @@
 /**
  * partition: cut nodes off from each other (iptables DROP in their network namespaces, as
- * grudges: targets.ts), or clients off from nodes (per-client TCP proxies: the host's
+ * grudges: node-choice.ts), or clients off from nodes (per-client TCP proxies: the host's
  * clients all reach the containers from one bridge address, so iptables cannot tell them
  * apart).
  */
@@ -13,9 +13,9 @@ import type { NodeFaultContext } from '../context.js';
 import { IptablesFault, ruleTag } from '../iptables.js';
 import { faultKind, listed } from '../kind.js';
 import { type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
+import { describeGrudge, partitionGrudge } from '../node-choice.js';
 import { mustNetExec, whenAvailable } from '../nodes.js';
 import type { ProxyRoute } from '../proxy.js';
-import { describeGrudge, partitionGrudge } from '../targets.js';
 
 export const PARTITIONS = [
   'halves',
@@ -41,15 +41,15 @@ const peerAddress = (n: { ip: string; peerIp?: string } | undefined) => n?.peerI
 
 const cutsClients = (shape: string): shape is 'clients' | 'clients-majorities' => shape.startsWith('clients');
 
-/** A partition between nodes, by shape (targets.ts: partitionGrudge). */
+/** A partition between nodes, by shape (node-choice.ts: partitionGrudge). */
 export class Partition extends IptablesFault {
   readonly kind = 'partition';
   protected readonly stopKey = 'healed';
 
   protected async addRules(rng: Rng, durationMs: number) {
-    const leader = this.target === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
+    const leader = this.aim === 'isolate-leader' ? await this.ctx.leader?.() : undefined;
     const grudge = partitionGrudge(
-      this.target,
+      this.aim,
       this.ctx.nodes.map((n) => n.name),
       rng,
       leader,
@@ -68,7 +68,7 @@ export class Partition extends IptablesFault {
       inPlace[name] = Number(out.trim().split('\n').at(-1));
       this.ruledOn(node);
     }
-    return { shape: this.target, drops: describeGrudge(grudge), rules: inPlace, ms: durationMs };
+    return { shape: this.aim, drops: describeGrudge(grudge), rules: inPlace, ms: durationMs };
   }
 }
 
@@ -155,24 +155,23 @@ export class ClientPartition implements Nemesis {
 
 export const partition = faultKind({
   name: 'partition',
-  targets: PARTITIONS,
-  nodeNeeds: (s) => (cutsClients(s.target) ? [] : ['network']),
+  aims: PARTITIONS,
+  nodeNeeds: (s) => (cutsClients(s.aim) ? [] : ['network']),
   what: 'iptables DROP between nodes; clients: cut some clients from the nodes; clients-majorities: two client groups each reach another majority, sharing one node (proxies)',
   fit: (s, backend, lockNodes) => {
-    const leader = leaderUnfit(s.target, backend);
+    const leader = leaderUnfit(s.aim, backend);
     if (leader) return leader;
-    if (s.target === 'clients-majorities' && lockNodes < 3) {
+    if (s.aim === 'clients-majorities' && lockNodes < 3) {
       return { reason: `needs at least 3 nodes; ${backend.name} has ${lockNodes}` };
     }
-    if (!cutsClients(s.target) && lockNodes < 2) {
+    if (!cutsClients(s.aim) && lockNodes < 2) {
       return {
         reason: `needs at least 2 nodes (it cuts nodes off from each other); ${backend.name} has ${lockNodes}: use partition:clients (cuts clients off from the node)`,
       };
     }
-    return (ctx) =>
-      cutsClients(s.target) ? new ClientPartition(ctx.routes, ctx, s.target) : new Partition(ctx, s.target);
+    return (ctx) => (cutsClients(s.aim) ? new ClientPartition(ctx.routes, ctx, s.aim) : new Partition(ctx, s.aim));
   },
-  usesProxies: (s) => cutsClients(s.target),
+  usesProxies: (s) => cutsClients(s.aim),
   words: (v) => ({
     whom: typeof v.shape === 'string' ? v.shape : undefined,
     how: Array.isArray(v.clients) ? [`clients ${listed(v.clients)}`] : [],

@@ -26,7 +26,7 @@ export class NodePause extends NodeOutage {
 export const pauseNode = faultKind({
   nodeNeeds: () => ['process'] as const,
   name: 'pause-node',
-  ...onNodes((s, ctx) => new NodePause(ctx, s.target, s.mode === 'while-held' ? ctx.clients : undefined)),
+  ...onNodes((s, ctx) => new NodePause(ctx, s.aim, s.mode === 'while-held' ? ctx.clients : undefined)),
   modes: WHILE_HELD_MODES,
   what: "freeze a node's processes (cgroup freezer), then thaw; while-held: only while a client holds the lock, kept holding until the node is back",
   words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),

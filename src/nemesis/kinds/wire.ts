@@ -24,7 +24,7 @@
  */
 import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
-import { type ClientFaultTarget, signalAll, stoppedProcesses, untilHandedOver } from '../context.js';
+import { type NemesisClients, signalAll, stoppedProcesses, untilHandedOver } from '../context.js';
 import { faultKind } from '../kind.js';
 import { type FaultPlan, type FaultStart, type FaultTiming, type Nemesis, planned } from '../nemesis.js';
 import type { ProxyRoute, WireAction } from '../proxy.js';
@@ -63,7 +63,7 @@ export class WireFault implements Nemesis {
 
   constructor(
     private readonly routes: ProxyRoute[],
-    private readonly clients: ClientFaultTarget,
+    private readonly clients: NemesisClients,
     private readonly timing: FaultTiming,
     /** The request's name, as the splitter names it (matched without regard to case). */
     private readonly request: string,
@@ -171,8 +171,8 @@ export class WireFault implements Nemesis {
 
 export const wire = faultKind({
   name: 'wire',
-  targets: ['DEL', 'EVALSHA', 'EVAL', 'INCR', 'SET'],
-  moreTargets: {
+  aims: ['DEL', 'EVALSHA', 'EVAL', 'INCR', 'SET'],
+  moreAims: {
     form: '<request>',
     // A request's name as the splitter gives it: a Redis command, a PostgreSQL function, a ZooKeeper op.
     test: (t) => /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(t),
@@ -180,8 +180,8 @@ export const wire = faultKind({
   modes: WIRE_MODES,
   what: "catch one client's request of this name on its way to the lock server (a Redis command, a PostgreSQL function, a ZooKeeper op): pause the client there until another client holds the lock, hold the request alone, stop the client right after it, or drop it",
   usesProxies: () => true,
-  aimsAt: (s) => ({ point: `wire:${s.target}`, ...(s.mode ? { mode: s.mode } : {}) }),
-  fit: (s) => (ctx) => new WireFault(ctx.routes, ctx.clients, ctx.timing, s.target, (s.mode ?? 'pause') as WireMode),
+  aimsAt: (s) => ({ point: `wire:${s.aim}`, ...(s.mode ? { mode: s.mode } : {}) }),
+  fit: (s) => (ctx) => new WireFault(ctx.routes, ctx.clients, ctx.timing, s.aim, (s.mode ?? 'pause') as WireMode),
   words: (v) => ({
     whom: typeof v.process === 'number' ? `process ${v.process}` : undefined,
     how: [typeof v.at === 'string' ? `${v.mode ?? 'pause'} at ${v.at.replace(/^wire:/, '')}` : ''].filter(Boolean),

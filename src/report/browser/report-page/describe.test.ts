@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import { describeBar, describeFault, describeHold, describeMark, markLine } from './describe.js';
 import type { ReportPageData } from './page-data.js';
 import { indexTimeline } from './timeline-index.js';

@@ -1,5 +1,5 @@
 /** What the page says about a timeline element, in the tooltip and under the timeline: lines of text. */
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import { fmtMs, fmtS } from './format.js';
 import { entryTime, OUTCOME, type ReportPageData } from './page-data.js';
 

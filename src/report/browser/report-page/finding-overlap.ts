@@ -4,7 +4,7 @@
  * for a rejected stale write, the not-counted overlaps in view that it ended.
  */
 import { STYLE_COLORS, type ViolationStyle } from '../../finding-style.js';
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import { laneTop, type Page } from './page-view.js';
 import { el } from './svg.js';
 import { HOLD_H, HOLD_Y, LANE_H, type TimelineScale, twoLaneSpan } from './timeline-layout.js';

@@ -4,7 +4,7 @@
  * latency plot's lines redrawn) and scrolls the timeline to it.
  */
 import { calloutClass, violationStyle, whoText } from '../../finding-style.js';
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import { markLine } from './describe.js';
 import type { Page } from './page-view.js';
 import { numberAttr } from './tooltip.js';

@@ -1,5 +1,5 @@
 /** What report.html embeds for its script (#report-data), and how its bars' fields are read. */
-import type { ReportData } from '../../report-data.js';
+import type { ReportData } from '../../report-data-types.js';
 
 /** The report's data and a colour per operation kind. */
 export interface ReportPageData extends ReportData {

@@ -8,7 +8,7 @@ import { findingColor, laneTop, type Page } from './page-view.js';
 import { el } from './svg.js';
 import { AXIS_H, LABEL_W, LANE_H, type TimelineScale } from './timeline-layout.js';
 
-/** Hatches per operation kind (an unknown outcome) and for a fault's target, the plot's clip, the arrowhead. */
+/** Hatches per operation kind (an unknown outcome) and for the lane a fault hit, the plot's clip, the arrowhead. */
 export function drawDefs(page: Page, s: TimelineScale): void {
   const defs = el('defs', {}, page.svg);
   page.D.colors.forEach((c, i) => {

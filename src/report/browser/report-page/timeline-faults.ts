@@ -1,4 +1,4 @@
-/** Fault windows in the timeline: shaded across every lane, labelled in their row, the targeted lane hatched. */
+/** Fault windows in the timeline: shaded across every lane, labelled in their row, the lane it hit hatched. */
 import { laneTop, type Page } from './page-view.js';
 import { el } from './svg.js';
 import { AXIS_H, FAULT_H, LANE_H, type TimelineScale } from './timeline-layout.js';

@@ -5,7 +5,7 @@
  * each named operation takes effect (the numbers are explained in the lists of marks).
  */
 import { STYLE_COLORS, violationStyle } from '../../finding-style.js';
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import { drawEndedOverlaps, drawOverlap } from './finding-overlap.js';
 import { barEnd } from './page-data.js';
 import { laneTop, type Page } from './page-view.js';

@@ -2,7 +2,7 @@
  * The timeline's geometry: a label column, an axis, a row per concurrent fault, then a lane
  * per client process with its bars above and its lock holds under them.
  */
-import type { Violation } from '../../report-data.js';
+import type { Violation } from '../../report-data-types.js';
 import type { ReportPageData } from './page-data.js';
 
 export const LABEL_W = 92;

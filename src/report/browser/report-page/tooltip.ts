@@ -19,8 +19,8 @@ export interface Drag {
 }
 
 /** The element an event happened on, or the nearest ancestor that matches `selector`. */
-export function closest(target: EventTarget | null, selector: string): Element | null {
-  return target instanceof Element ? target.closest(selector) : null;
+export function closest(from: EventTarget | null, selector: string): Element | null {
+  return from instanceof Element ? from.closest(selector) : null;
 }
 
 export const numberAttr = (n: Element, name: string) => +(n.getAttribute(name) as string);
@@ -38,9 +38,9 @@ export function tipPosition(
 }
 
 /** The tooltip's lines for the element under the pointer, or null over nothing it describes. */
-function tipLines(page: Page, target: EventTarget | null): string[] | null {
+function tipLines(page: Page, under: EventTarget | null): string[] | null {
   const { D } = page;
-  const n = closest(target, '[data-mark],[data-i],[data-n],[data-h],[data-fault]');
+  const n = closest(under, '[data-mark],[data-i],[data-n],[data-h],[data-fault]');
   if (!n) return null;
   if (n.hasAttribute('data-mark')) {
     return describeMark(D, page.index.byIndex, D.violations[page.current], numberAttr(n, 'data-mark'));

@@ -4,8 +4,8 @@
  * (no results.json, as after a killed runner). The goal: under 30 s and 1 GiB.
  *
  *     npm run bench:report                  1M operations
- *     node dist/bench/report.js 200000      another size
- *     node dist/bench/report.js 1000000 --keep DIR
+ *     node dist/perf/report.js 200000      another size
+ *     node dist/perf/report.js 1000000 --keep DIR
  *                                           the run folder written to DIR and kept, with
  *                                           its report.html and junit.xml: to compare
  *                                           the report of two builds byte for byte

@@ -4,7 +4,7 @@
  * the list in under 2 s.
  *
  *     npm run bench:serve                    10,000 runs, results.json of about 50 kB each
- *     node dist/bench/store.js 2000 5000     another count and results.json size (bytes)
+ *     node dist/perf/store.js 2000 5000     another count and results.json size (bytes)
  *
  * The store is synthetic and laid out as lockchaos writes one (src/serve/store-index.ts):
  * plain runs under <store>/<test>/<timestamp>/, and three nights of one campaign whose

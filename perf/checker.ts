@@ -5,8 +5,8 @@
  * falsified in the middle (a stale read, a second holder), which must come out invalid.
  *
  *     npm run bench:checker                 the table
- *     node dist/bench/checker.js --quick    without the 100k- and 1M-operation cases
- *     node dist/bench/checker.js --acceptance
+ *     node dist/perf/checker.js --quick    without the 100k- and 1M-operation cases
+ *     node dist/perf/checker.js --acceptance
  *                                           issue 27's acceptance figures alone (printed
  *                                           after the table too): an invalid key (a stale
  *                                           read; a lost append) after two hard ones
@@ -14,16 +14,16 @@
  *                                           against the least any schedule can search,
  *                                           states on 2 threads against 1, 100 small
  *                                           histories
- *     node dist/bench/checker.js --threads-cost
+ *     node dist/perf/checker.js --threads-cost
  *                                           issue 44's figures alone (printed after
  *                                           issue 27's too): Porcupine's 50-client kv
  *                                           test with an invalid key beside a hard one,
  *                                           and its mirror, 5 runs on 1 thread and on 2:
  *                                           the states counted, and those discarded
- *     node dist/bench/checker.js --small-against DIST [rounds]
+ *     node dist/perf/checker.js --small-against DIST [rounds]
  *                                           (c) beside another build (its dist folder,
  *                                           c7f3e6e's say), interleaved in one process
- *     node dist/bench/checker.js --kv 300000 [pairs] [--machine]
+ *     node dist/perf/checker.js --kv 300000 [pairs] [--machine]
  *                                           kv over 10 keys on one thread and on two,
  *                                           back to back (every other pair two threads
  *                                           first), 3 pairs (or `pairs`): each pair's

@@ -11,7 +11,7 @@
  * floor (below). Prints a table; runs each a few times (ROUNDS, default 3).
  *
  *     npm run bench:startup                      every cluster
- *     node dist/bench/startup.js zookeeper etcd  only these
+ *     node dist/perf/startup.js zookeeper etcd  only these
  */
 import { randomBytes } from 'node:crypto';
 import { BACKENDS } from '../src/backends/index.js';

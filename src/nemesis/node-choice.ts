@@ -13,14 +13,14 @@ function shuffled<T>(items: readonly T[], rng: Rng): T[] {
   return a;
 }
 
-/** The targets of the kinds that hit whole nodes (pause-node, kill-node, loss). */
-export const NODE_TARGETS = ['one', 'minority', 'majority', 'all', 'leader'] as const;
+/** The aims of the kinds that hit whole nodes (pause-node, kill-node, loss). */
+export const NODE_AIMS = ['one', 'minority', 'majority', 'all', 'leader'] as const;
 
 /** one | minority | majority | all | leader (the leader's name, when known). */
-export function pickNodes(target: string, nodes: readonly string[], rng: Rng, leader?: string): string[] {
+export function pickNodes(aim: string, nodes: readonly string[], rng: Rng, leader?: string): string[] {
   const n = nodes.length;
   const order = shuffled(nodes, rng);
-  switch (target) {
+  switch (aim) {
     case 'one':
       return order.slice(0, 1);
     case 'minority':
@@ -32,7 +32,7 @@ export function pickNodes(target: string, nodes: readonly string[], rng: Rng, le
     case 'leader':
       return leader !== undefined && nodes.includes(leader) ? [leader] : order.slice(0, 1);
     default:
-      throw new Error(`unknown node target ${target}`);
+      throw new Error(`unknown node aim ${aim}`);
   }
 }
 

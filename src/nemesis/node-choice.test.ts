@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../util/rng.js';
-import { partitionGrudge, pickNodes } from './targets.js';
+import { partitionGrudge, pickNodes } from './node-choice.js';
 
 const nodes = (n: number) => Array.from({ length: n }, (_, i) => `n${i + 1}`);
 
