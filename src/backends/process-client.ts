@@ -17,6 +17,7 @@ import { withDeadline } from '../util/deadline.js';
 import type { AcquireOptions, Grant, LockClient, ReleaseResult } from './backend.js';
 import {
   type Answer,
+  type Extension,
   InitDeclined,
   type InitRequest,
   MAX_PROGRAM_POINTS,
@@ -24,6 +25,7 @@ import {
   ProtocolError,
   parseAnswer,
   parseAt,
+  parseExtension,
   parseInitOk,
   parseObject,
   type Request,
@@ -66,6 +68,12 @@ export interface ProgramSession {
   aimedAt?: (point: string) => boolean;
   /** Told once, when the program first announces a new point past MAX_PROGRAM_POINTS (not counted). */
   onPointsCapped?: (cap: number) => void;
+  /**
+   * The library extended the grant's lease on its own, or failed to (`extended`,
+   * `extend_failed`): told while a grant is held, from its acquire's ok to its release's
+   * request; an extension outside a hold extends nothing the history knows of.
+   */
+  onExtension?: (extension: Extension) => void;
 }
 
 export interface ProcessClientOptions extends ProgramLaunch, ProgramSession {}
@@ -110,6 +118,8 @@ export class ProcessLockClient implements LockClient {
   pointsPastCap = 0;
   /** The name it gave itself in init_ok, for the record. */
   name?: string;
+  /** Whether a grant is held: from an acquire's ok to its release's request (extensions are told then only). */
+  private holding = false;
 
   /** Its init, timeouts and listeners: given at the handshake, which may come long after the launch. */
   private session?: ProgramSession;
@@ -241,6 +251,7 @@ export class ProcessLockClient implements LockClient {
     );
     if (answer.type === 'fail') throw new DefiniteFailure(answer.error);
     if (answer.type === 'unknown') throw new Error(answer.error);
+    this.holding = true;
     const owner = `${this.opts.init.client}:${id}`;
     if (answer.lease !== undefined) this.leases.set(owner, answer.lease);
     const grant: Grant = { lock, owner, validityMs: answer.validity_ms ?? o.ttlMs };
@@ -251,6 +262,7 @@ export class ProcessLockClient implements LockClient {
   /** A `fail` answer's error is the library's reason, kept as the program gave it. */
   async release(grant: Grant): Promise<ReleaseResult> {
     const id = this.nextId++;
+    this.holding = false;
     const lease = this.leases.get(grant.owner);
     this.leases.delete(grant.owner);
     const request: Request = { type: 'release', id, key: grant.lock, ...(lease === undefined ? {} : { lease }) };
@@ -315,13 +327,21 @@ export class ProcessLockClient implements LockClient {
   private onLine(line: string): void {
     if (line.trim() === '') return;
     // A code point (protocol 2), at any time, inside a request or between them (an
-    // auto-extension thread): answered `go` once the nemesis lets it go on.
-    if (line.includes('"at"')) {
+    // auto-extension thread): answered `go` once the nemesis lets it go on. An extension's
+    // report likewise comes at any time, and is answered nothing.
+    if (line.includes('"at"') || line.includes('"extend')) {
       let point: string | undefined;
+      let extension: Extension | undefined;
       try {
-        point = parseAt(parseObject(line));
+        const m = parseObject(line);
+        point = parseAt(m);
+        extension = point === undefined ? parseExtension(m) : undefined;
       } catch (err) {
         this.fail((err as Error).message);
+        return;
+      }
+      if (extension !== undefined) {
+        if (this.holding) this.session?.onExtension?.(extension);
         return;
       }
       if (point !== undefined) {
