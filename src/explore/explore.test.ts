@@ -7,7 +7,7 @@ import { learnedPoints } from './explore.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
-import { explorationTable, formatTable } from './table.js';
+import { explorationTable, formatTable, shrunkLine } from './table.js';
 
 const coverage = [
   { point: 'after-grant', reached: 20, hits: 0, followed: 0 },
@@ -109,6 +109,27 @@ describe('exploration', () => {
     expect(rows.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe('not tried (budget)');
     expect(rows.find((r) => r.spec === 'wire:DEL:pause')?.finding).toBe('no violation');
     expect(formatTable(rows)).toMatch(/Replay:\n {2}wire:DEL:hold: lockchaos run/);
+  });
+
+  it("carries a broken point's shrunk reproduction on its row: the smallest schedule's replay, or why none", () => {
+    const cands = candidatesFor([{ point: 'wire:DEL', reached: 1 }]);
+    const shrunk = {
+      runs: 3,
+      smaller: true,
+      reproducer: '1 fault (wire at 2.0 s for 0.80 s), time limit 4 s, 2 clients',
+      replay: 'lockchaos run --schedule /s/shrink/minimal-schedule.json',
+      dir: '/s/shrink',
+    };
+    const broke = { point: 'wire:DEL', fault: 'wire:hold', seed: 1, verdict: 'invalid', exitCode: 1 } as const;
+    const rows = explorationTable(cands, [{ ...broke, spec: 'wire:DEL:hold', shrunk }], '--backend redis');
+    expect(rows[0]?.shrunk).toEqual(shrunk);
+    expect(formatTable(rows)).toMatch(
+      /wire:DEL:hold: lockchaos run .*\n {4}shrunk in 3 runs to 1 fault \(wire at 2\.0 s for 0\.80 s\), time limit 4 s, 2 clients: lockchaos run --schedule \/s\/shrink\/minimal-schedule\.json/,
+    );
+    expect(shrunkLine({ runs: 2, smaller: false, replay: 'lockchaos run --schedule x' })).toBe(
+      'already minimal after 2 shrink runs: lockchaos run --schedule x',
+    );
+    expect(shrunkLine({ runs: 0, smaller: false, error: 'no schedule' })).toBe('not shrunk: no schedule');
   });
 });
 

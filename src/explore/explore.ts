@@ -1,7 +1,8 @@
 /**
  * An exploration: a baseline run that learns the points the clients reach, then every
  * fault at every point, likeliest first, over seeds, within a budget; a point's tries end
- * at its first counted violation. Each try is a real run (runAndReport, as `run` makes it).
+ * at its first counted violation, and that try is shrunk (shrunk.ts) within a few runs.
+ * Each try is a real run (runAndReport, as `run` makes it).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +10,14 @@ import type { CoverageRow } from '../../checkers/coverage.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import { runExitCode } from '../run-data/conditions.js';
 import type { TestConfig } from '../run-data/config.js';
+import type { RunHooks } from '../runner/run.js';
 import { errorMessage } from '../util/errors.js';
 import { type Budget, budgetAllows } from './budget.js';
 import { type Candidate, candidatesFor, type LearnedPoint } from './candidates.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
+import { DEFAULT_SHRINK_RUNS, shrinkTry } from './shrunk.js';
 import { explorationTable, type TableRow, type TryResult } from './table.js';
 
 export interface ExploreOptions {
@@ -26,6 +29,12 @@ export interface ExploreOptions {
   log?: (line: string) => void;
   signal?: AbortSignal;
   buildImage?: boolean;
+  /** Shrink runs per broken point (shrunk.ts); 0: none. */
+  shrinkRuns?: number;
+  /** Each try's own run lines (a campaign cell's log); none by default. */
+  runLog?: (line: string) => void;
+  /** A campaign's limit on workloads at once, taken by each try as a cell's run takes it (RunHooks). */
+  workloadSlot?: RunHooks['workloadSlot'];
 }
 
 export interface Exploration {
@@ -72,14 +81,16 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
       storeDir: runs,
     };
     const base = { spec, point: c?.point ?? '', fault: c?.fault ?? '', seed };
-    // The baseline counts every request on the wire: its proxies opened without a fault.
-    if (!c) process.env.LOCKCHAOS_PROXIES = 'on';
     try {
       const r = await runAndReport(config, {
         progress: false,
         latest: false,
         buildImage: o.buildImage ?? true,
         signal: o.signal,
+        // The baseline counts every request on the wire: its proxies opened without a fault.
+        proxies: !c,
+        ...(o.runLog ? { log: o.runLog } : {}),
+        ...(o.workloadSlot ? { workloadSlot: o.workloadSlot } : {}),
       });
       const code = runExitCode(r.valid, r.conditions);
       const invalid = code === 1 && !(c && !config.fencing && onlyTheLeaseArgument(r.results, r.history));
@@ -95,8 +106,6 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
       };
     } catch (err) {
       return { ...base, verdict: 'error', exitCode: 3, headline: errorMessage(err).split('\n')[0] };
-    } finally {
-      if (!c) delete process.env.LOCKCHAOS_PROXIES;
     }
   };
   log(`explore: baseline run, no fault, ${o.runTimeS} s, seed ${o.base.seed}`);
@@ -113,7 +122,17 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
     log(
       `explore: try ${tries.length}: ${r.spec} seed ${r.seed}: ${r.verdict.toUpperCase()}${r.headline ? ` — ${r.headline}` : ''}`,
     );
-    if (r.verdict === 'invalid') broken.add(t.candidate.point);
+    if (r.verdict === 'invalid') {
+      broken.add(t.candidate.point);
+      const maxRuns = o.shrinkRuns ?? DEFAULT_SHRINK_RUNS;
+      if (maxRuns > 0 && r.dir && !o.signal?.aborted) {
+        log(`explore: shrinking ${r.spec} seed ${r.seed}, at most ${maxRuns} runs`);
+        r.shrunk = await shrinkTry(r.dir, maxRuns, { signal: o.signal });
+        log(
+          `explore: shrunk in ${r.shrunk.runs} runs: ${r.shrunk.error ?? `${r.shrunk.smaller ? 'smallest' : 'already minimal'}: ${r.shrunk.reproducer}`}`,
+        );
+      }
+    }
   }
   const rows = explorationTable(candidates, tries, o.replayBase);
   const exitCode = tries.some((t) => t.verdict === 'invalid')

@@ -17,6 +17,8 @@ export interface RunContext {
   clock: RunClock;
   recording: RunRecording;
   teardown: Teardown;
+  /** Open the per-client proxies though no fault needs them (RunHooks.proxies). */
+  proxies: boolean;
   /** A campaign's cell (it takes a workload slot): other cells' workloads run beside it. */
   besideWorkloads: boolean;
   /** What the teardown could not heal on a target's nodes, a line per node: conditions of the run. */

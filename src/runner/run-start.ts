@@ -113,7 +113,7 @@ export async function openFaults(run: RunContext, cluster: Cluster): Promise<Run
   const faults = new RunFaults(run.resolved, cluster, run.runId);
   run.teardown.on('heal', () => faults.healAll());
   run.teardown.on('faults', () => faults.close());
-  await faults.openProxies();
+  await faults.openProxies(run.proxies);
   run.log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
   if (run.signal?.aborted) throw interruptedAtStart(run);
   return faults;

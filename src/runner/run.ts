@@ -59,6 +59,12 @@ export interface RunHooks {
    * only runs: progress lines and report.html are its callers' (reported-run/reported-run.ts).
    */
   progress?: ProgressStart;
+  /**
+   * Open the per-client proxies though no fault needs them: an exploration's baseline, so
+   * that its coverage counts every request the clients send on the wire. A hook of this
+   * run, not the process's environment: a campaign runs other cells beside it.
+   */
+  proxies?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
   /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
@@ -112,6 +118,7 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     recording,
     teardown,
     besideWorkloads,
+    proxies: hooks.proxies === true,
     notHealed: [],
   };
   let done: WorkloadEnded;

@@ -46,17 +46,33 @@ describe.skipIf(skip)('explore', () => {
       '2',
       '--run-time',
       '5',
+      '--shrink-runs',
+      '2',
     ]);
     expect(code, stdout).toBe(1);
     const file = /(\S+\/explore\.json)$/m.exec(stdout)?.[1] as string;
     const result = JSON.parse(readFileSync(file, 'utf8')) as {
       points: { point: string }[];
-      rows: { point: string; spec: string; violations: number; replay: string }[];
+      rows: {
+        point: string;
+        spec: string;
+        violations: number;
+        replay: string;
+        shrunk?: { runs: number; replay?: string; error?: string };
+      }[];
     };
     expect(result.points.map((p) => p.point)).toContain('wire:DEL');
     const del = result.rows.find((r) => r.point === 'wire:DEL' && r.violations > 0);
     expect(del?.spec, stdout).toMatch(/^wire:DEL:(pause|hold|stop|drop)$/);
     expect(del?.replay).toMatch(/^lockchaos run .*--nemesis wire:DEL:\w+ --seed \d+$/);
     expect(stdout).toMatch(/wire:DEL\s+wire:\w+\s+1\s+1\s+/);
+    // Its violating try, shrunk within 2 runs: the smallest schedule's replay, on the row.
+    expect(del?.shrunk?.error).toBeUndefined();
+    expect(del?.shrunk?.runs).toBeGreaterThanOrEqual(1);
+    expect(del?.shrunk?.runs).toBeLessThanOrEqual(2);
+    const schedule = / run --schedule (\S+minimal-schedule\.json)$/.exec(del?.shrunk?.replay ?? '')?.[1];
+    expect(schedule, del?.shrunk?.replay).toBeDefined();
+    expect(JSON.parse(readFileSync(schedule as string, 'utf8')).faults.length).toBeGreaterThanOrEqual(1);
+    expect(stdout).toMatch(/\n {4}(shrunk in \d runs to|already minimal after \d shrink runs).* run --schedule \S+/);
   });
 });
