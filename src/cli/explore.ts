@@ -1,5 +1,5 @@
-import { parseBudget } from '../explore/budget.js';
-import { explore } from '../explore/explore.js';
+import { DEFAULT_BUDGET, parseBudget } from '../explore/budget.js';
+import { DEFAULT_RUN_TIME_S, explore } from '../explore/explore.js';
 import { DEFAULT_SHRINK_RUNS } from '../explore/shrunk.js';
 import { formatTable } from '../explore/table.js';
 import { UserError } from '../util/errors.js';
@@ -64,7 +64,7 @@ function splitArgs(argv: readonly string[]): { own: Record<string, string>; rest
 }
 
 function runTime(text: string | undefined): number {
-  if (text === undefined) return 8;
+  if (text === undefined) return DEFAULT_RUN_TIME_S;
   const n = Number(text);
   if (text.trim() === '' || !(n > 0) || !Number.isFinite(n)) {
     throw new UserError(`--run-time takes seconds above 0 (each try's --time-limit), got '${text}'`);
@@ -116,7 +116,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { own, rest } = splitArgs(argv);
-  const budget = parseBudget(own.budget ?? '30');
+  const budget = own.budget === undefined ? DEFAULT_BUDGET : parseBudget(own.budget);
   const runTimeS = runTime(own['run-time']);
   const shrink = shrinkRuns(own['shrink-runs']);
   const parsed = runConfig(rest);

@@ -20,6 +20,9 @@ import { tryPlan } from './plan.js';
 import { DEFAULT_SHRINK_RUNS, shrinkTry } from './shrunk.js';
 import { explorationTable, type TableRow, type TryResult } from './table.js';
 
+/** Each try's time limit, and the baseline's, when none is given (seconds). */
+export const DEFAULT_RUN_TIME_S = 8;
+
 export interface ExploreOptions {
   base: TestConfig;
   budget: Budget;

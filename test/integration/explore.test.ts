@@ -4,11 +4,11 @@
  * named, the baseline learns its DEL on the wire and a wire fault there breaks the lock.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { CLI, freshStore, requireEngine } from './support.js';
+import { CLI, freshStore, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
@@ -74,5 +74,42 @@ describe.skipIf(skip)('explore', () => {
     expect(schedule, del?.shrunk?.replay).toBeDefined();
     expect(JSON.parse(readFileSync(schedule as string, 'utf8')).faults.length).toBeGreaterThanOrEqual(1);
     expect(stdout).toMatch(/\n {4}(shrunk in \d runs to|already minimal after \d shrink runs).* run --schedule \S+/);
+  });
+
+  it('a campaign cell that explores: quicklock, expected invalid, is met and says what broke it', async () => {
+    const file = join(store, 'explore-campaign.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: explore-quicklock',
+        'seeds: [11]',
+        'matrix:',
+        '  - backend: redis',
+        `    options: { client-command: "${library('quicklock')}", ttl: 1000, hold: 100 }`,
+        '    explore: { budget: 2, run-time: 5, shrink-runs: 0 }',
+        '    expect: invalid',
+      ].join('\n'),
+    );
+    const r = await lockchaos(['campaign', file, '--store', store]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /redis\+quicklock\/lock-set\/explore\/unfenced\/seed-11\s+invalid\s+INVALID\s+[\d.]+ s\s+ok/,
+    );
+    const dir = /campaign folder: (.+?) {2}\(summary\.html/.exec(r.stdout)?.[1] as string;
+    const [cell] = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).cells as {
+      nemesis: string;
+      actual: string;
+      met: boolean;
+      message: string;
+      report: string;
+      exploration: { file: string; tries: number; broken: { spec: string; replay: string }[] };
+    }[];
+    expect(cell).toMatchObject({ nemesis: 'explore', actual: 'invalid', met: true });
+    expect(cell?.message).toMatch(/^invalid as expected: wire:DEL:\w+ broke the lock: /);
+    expect(cell?.exploration.tries).toBeGreaterThanOrEqual(1);
+    expect(cell?.exploration.broken[0]?.replay).toMatch(/^lockchaos run .*--nemesis wire:DEL:\w+ --seed \d+$/);
+    // Its explore.json, and the report of the run that broke the lock, inside the campaign folder.
+    expect(JSON.parse(readFileSync(join(dir, cell?.exploration.file as string), 'utf8')).exitCode).toBe(1);
+    expect(readFileSync(join(dir, cell?.report as string), 'utf8')).toMatch(/<html/i);
   });
 });
