@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.js';
+import { aimedFaults } from '../nemesis/aimed-faults.js';
+import { parseNemesisSpec } from '../nemesis/spec.js';
 import { UserError } from '../util/errors.js';
 import { budgetAllows, parseBudget } from './budget.js';
 import { candidatesFor } from './candidates.js';
@@ -39,6 +41,28 @@ describe('exploration', () => {
     expect(specs).toContain('client-pause:at=after-grant');
     expect(specs).toHaveLength(3 * 2 + 3 * 4);
     expect(learnedPoints([])).toEqual([]);
+  });
+
+  it('adds a node pause and kill on one node while a client is at each code point, where the nodes can take them', () => {
+    const points = [
+      { point: 'before-release', reached: 5 },
+      { point: 'wire:DEL', reached: 5 },
+    ];
+    const specs = candidatesFor(points, false, ['pause-node', 'kill-node']).map((c) => c.spec);
+    expect(specs).toEqual([
+      'client-kill:at=before-release',
+      'pause-node:one:at=before-release',
+      'kill-node:one:at=before-release',
+      'wire:DEL:pause',
+      'wire:DEL:hold',
+      'wire:DEL:stop',
+      'wire:DEL:drop',
+    ]);
+    // Each is a spec --nemesis takes, aimed at the point for the coverage.
+    for (const spec of specs.filter((s) => s.includes('-node'))) {
+      expect(aimedFaults(parseNemesisSpec(spec))).toEqual([{ kind: spec.split(':')[0], point: 'before-release' }]);
+    }
+    expect(candidatesFor(points, false).map((c) => c.spec)).not.toContain('pause-node:one:at=before-release');
   });
 
   it('orders the requests sent as often as acquires first, then the hold, the never-reached last', () => {

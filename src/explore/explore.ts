@@ -10,10 +10,11 @@ import type { CoverageRow } from '../../checkers/coverage.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import { runExitCode } from '../run-data/conditions.js';
 import type { TestConfig } from '../run-data/config.js';
+import { prepareRun } from '../run-data/prepare.js';
 import type { RunHooks } from '../runner/run.js';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage, UserError } from '../util/errors.js';
 import { type Budget, budgetAllows } from './budget.js';
-import { type Candidate, candidatesFor, type LearnedPoint } from './candidates.js';
+import { type Candidate, candidatesFor, type LearnedPoint, NODE_FAULTS } from './candidates.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
@@ -60,6 +61,24 @@ export function learnedPoints(coverage: readonly CoverageRow[]): LearnedPoint[] 
     seen.set(row.point, Math.max(seen.get(row.point) ?? 0, row.reached));
   }
   return [...seen].map(([point, reached]) => ({ point, reached }));
+}
+
+/**
+ * The node faults the run's backend and nodes can take (NODE_FAULTS), asked of the run's
+ * own resolution: a backend without nodes to fault (a module's that declares none), or a
+ * target whose hosts cannot be stopped or restarted, refuses them, and they are not tried.
+ */
+async function nodeFaultsFitting(base: TestConfig): Promise<string[]> {
+  const fit: string[] = [];
+  for (const kind of NODE_FAULTS) {
+    try {
+      await prepareRun({ ...base, nemesis: `${kind}:one:at=in-hold` });
+      fit.push(kind);
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+    }
+  }
+  return fit;
 }
 
 /** How often the lock was acquired in the baseline: its after-grant count. */
@@ -115,7 +134,13 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
   const { coverage, ...baseline } = await one(undefined, o.base.seed);
   const points = learnedPoints(coverage ?? []);
   log(`explore: ${points.length} points learned: ${points.map((p) => `${p.point} ×${p.reached}`).join(', ')}`);
-  const candidates = orderCandidates(candidatesFor(points, o.base.fencing), points, acquiresOf(points));
+  const nodeFaults = await nodeFaultsFitting(o.base);
+  if (nodeFaults.length < NODE_FAULTS.length) {
+    log(
+      `explore: no ${NODE_FAULTS.filter((k) => !nodeFaults.includes(k)).join(' or ')} here (the backend or its nodes cannot take it)`,
+    );
+  }
+  const candidates = orderCandidates(candidatesFor(points, o.base.fencing, nodeFaults), points, acquiresOf(points));
   const tries: TryResult[] = [];
   const broken = new Set<string>();
   for (const t of tryPlan(candidates, o.base.seed, broken)) {

@@ -55,12 +55,13 @@ export function parseFaults(spec: string): ParsedFault[] {
     const kind = module.name;
     const allowed = module.targets;
     const modes = module.modes ?? [];
-    const badMode = mode !== undefined && !modes.includes(mode);
+    const badMode = mode !== undefined && !modes.includes(mode) && !(module.moreModes?.test(mode) ?? false);
     const knownTarget = (t: string) => allowed.includes(t) || (module.moreTargets?.test(t) ?? false);
     if (extra.length > 0 || badMode || (target !== undefined && !knownTarget(target))) {
       const forms = allowed.map((t) => `${kind}:${t}`);
       if (module.moreTargets) forms.push(`${kind}:${module.moreTargets.form}`);
-      if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
+      if (modes.length > 0)
+        forms.push(`${kind}:<target>:${[...modes, ...(module.moreModes ? [module.moreModes.form] : [])].join('|')}`);
       throw new UserError(
         `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
       );
