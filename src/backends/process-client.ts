@@ -94,6 +94,15 @@ export const programTimes = (c: {
   release_timeout_ms: c.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
 });
 
+/** Whether an answer line says ok (its shape is parseAnswer's to judge). */
+function isOk(line: string): boolean {
+  try {
+    return parseObject(line).type === 'ok';
+  } catch {
+    return false;
+  }
+}
+
 /** Ticks that measure how long a request has waited while this process ran (pauses left out). */
 const TICK_MS = 50;
 /** A gap between ticks longer than this was a pause (SIGSTOP of this process): counted as this much. */
@@ -105,7 +114,7 @@ export const STDERR_DRAIN_MS = 500;
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
   /** The request waiting for its answer (one at a time): the next line the program writes is it. */
-  private waiting?: { resolve: (line: string) => void; reject: (err: Error) => void };
+  private waiting?: { resolve: (line: string) => void; reject: (err: Error) => void; request: Request['type'] };
   private broken?: string;
   private readonly leases = new Map<string, unknown>();
   private readonly stderrTail: string[] = [];
@@ -251,7 +260,6 @@ export class ProcessLockClient implements LockClient {
     );
     if (answer.type === 'fail') throw new DefiniteFailure(answer.error);
     if (answer.type === 'unknown') throw new Error(answer.error);
-    this.holding = true;
     const owner = `${this.opts.init.client}:${id}`;
     if (answer.lease !== undefined) this.leases.set(owner, answer.lease);
     const grant: Grant = { lock, owner, validityMs: answer.validity_ms ?? o.ttlMs };
@@ -311,6 +319,7 @@ export class ProcessLockClient implements LockClient {
         this.waiting = undefined;
       };
       this.waiting = {
+        request: request.type,
         resolve: (line) => {
           done();
           resolve(line);
@@ -361,6 +370,9 @@ export class ProcessLockClient implements LockClient {
       this.fail(`an answer nobody asked for: ${line.slice(0, 80)}`);
       return;
     }
+    // Held from its ok's line on: an extension the program writes right behind it (often in
+    // the same chunk, read before the acquire's caller runs again) is the new grant's.
+    if (waiting.request === 'acquire') this.holding = isOk(line);
     waiting.resolve(line);
   }
 
