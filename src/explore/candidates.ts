@@ -52,3 +52,13 @@ export function candidatesFor(
     return [...onClient, ...onNode];
   });
 }
+
+/**
+ * The candidates with the node faults moved last, each group in its order: a point's own
+ * faults (on its client, on the wire) say more of the library, and two more tries a point
+ * ahead of them would push them back in every round.
+ */
+export function nodeFaultsLast(candidates: readonly Candidate[]): Candidate[] {
+  const onNode = (c: Candidate) => (NODE_FAULTS as readonly string[]).includes(c.fault);
+  return [...candidates.filter((c) => !onNode(c)), ...candidates.filter(onNode)];
+}

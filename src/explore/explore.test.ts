@@ -4,7 +4,7 @@ import { aimedFaults } from '../nemesis/aimed-faults.js';
 import { parseNemesisSpec } from '../nemesis/spec.js';
 import { UserError } from '../util/errors.js';
 import { budgetAllows, parseBudget } from './budget.js';
-import { candidatesFor } from './candidates.js';
+import { candidatesFor, nodeFaultsLast } from './candidates.js';
 import { learnedPoints } from './explore.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
@@ -63,6 +63,16 @@ describe('exploration', () => {
       expect(aimedFaults(parseNemesisSpec(spec))).toEqual([{ kind: spec.split(':')[0], point: 'before-release' }]);
     }
     expect(candidatesFor(points, false).map((c) => c.spec)).not.toContain('pause-node:one:at=before-release');
+    // Tried after every point's own faults, in each round.
+    expect(nodeFaultsLast(candidatesFor(points, false, ['pause-node', 'kill-node'])).map((c) => c.spec)).toEqual([
+      'client-kill:at=before-release',
+      'wire:DEL:pause',
+      'wire:DEL:hold',
+      'wire:DEL:stop',
+      'wire:DEL:drop',
+      'pause-node:one:at=before-release',
+      'kill-node:one:at=before-release',
+    ]);
   });
 
   it('orders the requests sent as often as acquires first, then the hold, the never-reached last', () => {

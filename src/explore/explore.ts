@@ -14,7 +14,7 @@ import { prepareRun } from '../run-data/prepare.js';
 import type { RunHooks } from '../runner/run.js';
 import { errorMessage, UserError } from '../util/errors.js';
 import { type Budget, budgetAllows } from './budget.js';
-import { type Candidate, candidatesFor, type LearnedPoint, NODE_FAULTS } from './candidates.js';
+import { type Candidate, candidatesFor, type LearnedPoint, NODE_FAULTS, nodeFaultsLast } from './candidates.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
@@ -140,7 +140,9 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
       `explore: no ${NODE_FAULTS.filter((k) => !nodeFaults.includes(k)).join(' or ')} here (the backend or its nodes cannot take it)`,
     );
   }
-  const candidates = orderCandidates(candidatesFor(points, o.base.fencing, nodeFaults), points, acquiresOf(points));
+  const candidates = nodeFaultsLast(
+    orderCandidates(candidatesFor(points, o.base.fencing, nodeFaults), points, acquiresOf(points)),
+  );
   const tries: TryResult[] = [];
   const broken = new Set<string>();
   for (const t of tryPlan(candidates, o.base.seed, broken)) {

@@ -90,6 +90,11 @@ describe.skipIf(skip)('explore', () => {
         '    expect: invalid',
       ].join('\n'),
     );
+    // Listed by its budget, not a time limit.
+    const listed = await lockchaos(['campaign', file, '--dry-run']);
+    expect(listed.stdout).toMatch(
+      /^ {3}1 {2}redis\+quicklock\/lock-set\/explore\/unfenced\/seed-11 {2}expect invalid {2}explore 2 tries of 5 s$/m,
+    );
     const r = await lockchaos(['campaign', file, '--store', store]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(
