@@ -22,8 +22,9 @@ import type { Op } from '../src/history/op.js';
 import { pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
 import type { CheckerWords } from './checker-words.js';
+import { leaseAt, leaseEnd } from './lease.js';
 import { holdsOf } from './mutual-exclusion.js';
-import { decodeGrant, decodeWrite } from './op-values.js';
+import { decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 
 export const MIN_GRANTS = 2;
@@ -145,25 +146,20 @@ export function checkEvidence(
 /**
  * Holds whose grant carries its validity, and how many of them lasted longer: from the
  * grant (the acquire's ok) to the release invoke or the hold's end (an info; never ended:
- * the history's last op), against the grant's validityMs.
+ * the history's last op), against the grant's validityMs, or its last extension's.
  */
 export function outlivedLeases(history: readonly Op[]): { holds: number; outlived: number } {
-  const validity = new Map<number, number>();
   let last = 0;
-  for (const op of history) {
-    last = Math.max(last, op.time);
-    if (op.f !== 'acquire' || op.type !== 'ok') continue;
-    const { validityMs } = decodeGrant(op.value);
-    if (validityMs !== undefined) validity.set(op.index, validityMs);
-  }
+  for (const op of history) last = Math.max(last, op.time);
   let holds = 0;
   let outlived = 0;
   for (const h of holdsOf(history)) {
-    const validityMs = validity.get(h.acquireIndex);
-    if (validityMs === undefined) continue;
-    holds += 1;
     const end = Number.isFinite(h.end) ? h.end : last;
-    if ((end - h.start) / 1e6 > validityMs) outlived += 1;
+    // From its last extension in the hold, where its library extended it (lease.ts).
+    const lease = leaseAt(history, h, end);
+    if (lease === undefined) continue;
+    holds += 1;
+    if (end > leaseEnd(lease)) outlived += 1;
   }
   return { holds, outlived };
 }

@@ -15,6 +15,7 @@ import { type LenientOp, pairLeniently } from '../src/history/pairs.js';
 import type { RunChecker } from './checker.js';
 import type { CheckerWords } from './checker-words.js';
 import { faultWindows } from './fault-windows.js';
+import { leaseAt } from './lease.js';
 import { type Hold, holdsOf, overlaps } from './mutual-exclusion.js';
 import { decodeGrant, decodeWrite } from './op-values.js';
 import type { CheckerViolation, CheckResult, ViolationKind } from './result.js';
@@ -81,7 +82,8 @@ const LEASE_SLACK = 0.25;
 
 /** A grant that outranked a holder whose lease stood (rule 3). */
 export interface Outranking {
-  holder: { process: number; token: number; start: number; index: number; validityMs: number };
+  /** `validityMs`: of its grant, or of its last extension (at `extendedAt`) where its library extended it. */
+  holder: { process: number; token: number; start: number; index: number; validityMs: number; extendedAt?: number };
   newcomer: { process: number; token: number; start: number; index: number; invokedAt: number };
 }
 
@@ -94,13 +96,9 @@ export interface Outranking {
 export function outrankings(history: readonly Op[]): Outranking[] {
   const holds = holdsOf(history).filter((h) => h.token !== undefined);
   if (holds.length < 2) return [];
-  const byIndex = new Map<number, Op>();
   const invokes = new Map<number, Op>();
   for (const { invoke, completion } of pairLeniently(history)) {
-    if (completion) {
-      byIndex.set(completion.index, completion);
-      invokes.set(completion.index, invoke);
-    }
+    if (completion) invokes.set(completion.index, invoke);
   }
   const windows = faultWindows(history);
   const touches = (process: number, from: number, to: number) =>
@@ -120,9 +118,11 @@ export function outrankings(history: readonly Op[]): Outranking[] {
   }
   for (const [later, earliers] of earlierOf) {
     for (const earlier of earliers.reverse()) {
-      const validityMs = decodeGrant(byIndex.get(earlier.acquireIndex)?.value).validityMs;
-      if (validityMs === undefined) continue;
-      const standsUntil = earlier.start + (1 - LEASE_SLACK) * validityMs * 1e6;
+      // Dated from the holder's last extension before the newcomer's grant, if its library extended it.
+      const lease = leaseAt(history, earlier, later.start);
+      if (lease === undefined) continue;
+      const { validityMs } = lease;
+      const standsUntil = lease.time + (1 - LEASE_SLACK) * validityMs * 1e6;
       if (later.start >= standsUntil || (later.token as number) <= (earlier.token as number)) continue;
       if (touches(earlier.process, earlier.start, later.start)) continue;
       found.push({
@@ -132,6 +132,7 @@ export function outrankings(history: readonly Op[]): Outranking[] {
           start: earlier.start,
           index: earlier.acquireIndex,
           validityMs,
+          ...(lease.extension ? { extendedAt: lease.time } : {}),
         },
         newcomer: {
           process: later.process,
@@ -154,7 +155,7 @@ export function outrankingWords(o: Outranking): string {
     n.invokedAt < h.start
       ? `; process ${n.process}'s acquire began at ${secs(n.invokedAt)}, before that grant: a stale holder's token larger than the next holder's (a token not taken with the grant)`
       : '';
-  return `process ${n.process} was granted token ${n.token} at ${secs(n.start)} (op #${n.index}) while process ${h.process}'s lease stood (token ${h.token}, granted at ${secs(h.start)} (op #${h.index}) for ${Math.round(h.validityMs)} ms) and no fault touched process ${h.process}: the store now trusts process ${n.process} and turns away the holder whose lease stands${late}`;
+  return `process ${n.process} was granted token ${n.token} at ${secs(n.start)} (op #${n.index}) while process ${h.process}'s lease stood (token ${h.token}, granted at ${secs(h.start)} (op #${h.index})${h.extendedAt === undefined ? '' : `, last extended at ${secs(h.extendedAt)}`} for ${Math.round(h.validityMs)} ms) and no fault touched process ${h.process}: the store now trusts process ${n.process} and turns away the holder whose lease stands${late}`;
 }
 
 /** Two operations out of token order, structured for reports: completion op indices in the stored history. */

@@ -16,20 +16,13 @@ import { plural } from '../src/util/plural.js';
 import type { RunChecker } from './checker.js';
 import type { CheckerWords } from './checker-words.js';
 import { faultWindows } from './fault-windows.js';
+import type { Hold } from './hold.js';
+import { leaseAt, leaseEnd } from './lease.js';
 import { decodeGrant } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
 import { secs } from './seconds.js';
 
-export interface Hold {
-  process: number;
-  lock: string;
-  start: number;
-  end: number;
-  acquireIndex: number;
-  /** Index of the release invocation; undefined when the hold ended otherwise. */
-  releaseIndex?: number;
-  token?: number;
-}
+export type { Hold } from './hold.js';
 
 /** The holds of each pairing (pairLeniently's, kept with its history): the checker's and the report's. */
 const heldIn = new WeakMap<readonly LenientOp[], readonly Hold[]>();
@@ -131,25 +124,24 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
 }
 
 /**
- * The holder's lease had run out by the next grant, by its own grant's validity: the lock
- * came free under it by time, whatever release was in flight (one that checks the owner, as
- * etcd's and Redlock's do, deletes nothing of another's). Undefined when the grant gave no
- * validity or it still stood.
+ * The holder's lease had run out by the next grant, by its own grant's validity or, where
+ * its library extended it, its last extension's (lease.ts): the lock came free under it by
+ * time, whatever release was in flight (one that checks the owner, as etcd's and Redlock's
+ * do, deletes nothing of another's). Undefined when the grant gave no validity or the
+ * lease still stood.
  */
 export function leaseLapsed(history: readonly Op[], holder: Hold, next: Hold): string | undefined {
-  const validityMs = grantedValidityMs(history, holder);
-  if (validityMs === undefined) return undefined;
-  const end = holder.start + validityMs * 1e6;
+  const lease = leaseAt(history, holder, next.start);
+  if (lease === undefined) return undefined;
+  const end = leaseEnd(lease);
   if (next.start < end) return undefined;
-  return `process ${holder.process}'s lease had run out: granted with ${validityMs} ms of validity at ${secs(holder.start)}, to ${secs(end)}, before process ${next.process}'s grant`;
+  const renewed = lease.extension
+    ? `last extended at ${secs(lease.time)} (op #${lease.index}) with ${lease.validityMs} ms of validity`
+    : `granted with ${lease.validityMs} ms of validity at ${secs(lease.time)}`;
+  return `process ${holder.process}'s lease had run out: ${renewed}, to ${secs(end)}, before process ${next.process}'s grant`;
 }
 
-/** The validity (ms) the hold's grant gave, when it gave one. */
-export function grantedValidityMs(history: readonly Op[], hold: Hold): number | undefined {
-  const at = history[hold.acquireIndex];
-  const grant = at?.index === hold.acquireIndex ? at : history.find((op) => op.index === hold.acquireIndex);
-  return decodeGrant(grant?.value).validityMs;
-}
+export { grantedValidityMs } from './lease.js';
 
 /** `verb`: "also held" for the second of an overlapping pair. */
 export function describeHold(h: Hold, verb = 'held'): string {

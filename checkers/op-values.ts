@@ -4,6 +4,8 @@
  *
  * - An acquire's ok completion records the grant: `{validityMs, token?, votes?}` (the
  *   validity the client believes, the fencing token, Redlock's votes).
+ * - An extend (a client program's library extended its lease on its own) records the
+ *   lease's new validity from then, `{validityMs}`, on its ok; a failed one its error.
  * - A write (lock-set) records the new set, or `[set, token]` with fencing (token null when
  *   the grant carried none); the element added is always the set's last.
  */
@@ -32,6 +34,11 @@ export function encodeGrant(grant: { validityMs: number; token?: number; votes?:
   if (grant.token !== undefined) value.token = grant.token;
   if (grant.votes !== undefined) value.votes = grant.votes;
   return value;
+}
+
+/** An extension's ok value: the lease's validity from the extension on, in whole ms. */
+export function encodeExtension(validityMs: number): GrantValue {
+  return { validityMs: Math.round(validityMs) };
 }
 
 /** How an acquire's info error begins when its grant was refused (grantProblem). */

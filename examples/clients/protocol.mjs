@@ -3,6 +3,8 @@
 // an answer: ok(...), fail(why) or unknown(why). One request at a time, one answer a line.
 // init may throw a Decline (this program cannot drive that backend); point(name) tells the
 // harness the program is at a named code point (protocol 2) and resolves when it may go on.
+// extended(validityMs) and extendFailed(why) report the library's own extension of the
+// lease (the checkers date the lease from the last one).
 import { createInterface } from 'node:readline';
 
 export const ok = (fields = {}) => ({ type: 'ok', ...fields });
@@ -14,6 +16,12 @@ export const unknown = (error) => ({ type: 'unknown', error: String(error?.messa
 export class Decline extends Error {}
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+
+/** The library extended the lease on its own: it lasts validityMs from now (left out: the run's TTL). */
+export const extended = (validityMs) =>
+  send(validityMs === undefined ? { type: 'extended' } : { type: 'extended', validity_ms: validityMs });
+/** The library's own extension failed, in its words. */
+export const extendFailed = (error) => send({ type: 'extend_failed', error: String(error?.message ?? error) });
 
 /** Points waiting for their go, in the order announced. */
 const waiting = [];

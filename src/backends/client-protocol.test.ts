@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { clientProgramName, PROTOCOL_VERSION, parseAnswer, parseAt, parseInitOk } from './client-protocol.js';
+import {
+  clientProgramName,
+  PROTOCOL_VERSION,
+  parseAnswer,
+  parseAt,
+  parseExtension,
+  parseInitOk,
+} from './client-protocol.js';
 
 describe('the client protocol', () => {
   it('reads init_ok, and refuses another version or another first line', () => {
@@ -61,6 +68,25 @@ describe('the client protocol', () => {
     ['{"type":"ok","id":3,"validity_ms":-1}', /^validity_ms -1 is not a number of ms >= 0/],
   ])('names what is wrong with %s in one line', (line, problem) => {
     expect(() => parseAnswer(line, 3, 'acquire')).toThrow(problem);
+  });
+});
+
+describe("a library's own extension", () => {
+  it('reads extended with its new validity or without one, and extend_failed with its error', () => {
+    expect(parseExtension({ type: 'extended', validity_ms: 900 })).toEqual({ extended: true, validityMs: 900 });
+    expect(parseExtension({ type: 'extended' })).toEqual({ extended: true });
+    expect(parseExtension({ type: 'extend_failed', error: 'lock lost' })).toEqual({
+      extended: false,
+      error: 'lock lost',
+    });
+    expect(parseExtension({ type: 'extend_failed' })).toEqual({ extended: false, error: 'no error given' });
+    expect(parseExtension({ type: 'at', point: 'in-extend' })).toBeUndefined();
+  });
+
+  it.each([-1, '900', Number.NaN, true])('names a validity_ms of %s as not a length, in one line', (v) => {
+    expect(() => parseExtension({ type: 'extended', validity_ms: v })).toThrow(
+      /^an "extended" with validity_ms .* give the lease's new length in ms from now, a number >= 0/,
+    );
   });
 });
 

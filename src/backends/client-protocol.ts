@@ -116,6 +116,30 @@ export function parseAt(m: Record<string, unknown>): string | undefined {
   return m.point;
 }
 
+/**
+ * What a library did with its lease on its own, between requests (protocol 2): it
+ * extended it (`{"type":"extended","validity_ms":N}`: the lease now lasts N ms from now;
+ * without validity_ms, the run's ttl_ms), or its extension failed
+ * (`{"type":"extend_failed","error":"..."}`). The history records it, so that the checkers
+ * date the lease from its last extension, not from the acquire.
+ */
+export type Extension = { extended: true; validityMs?: number } | { extended: false; error: string };
+
+/** The extension an `extended` or `extend_failed` line reports; undefined if the line is neither; a ProtocolError if it is badly formed. */
+export function parseExtension(m: Record<string, unknown>): Extension | undefined {
+  if (m.type === 'extend_failed') {
+    return { extended: false, error: typeof m.error === 'string' && m.error !== '' ? m.error : 'no error given' };
+  }
+  if (m.type !== 'extended') return undefined;
+  if (m.validity_ms === undefined || m.validity_ms === null) return { extended: true };
+  if (typeof m.validity_ms !== 'number' || !Number.isFinite(m.validity_ms) || m.validity_ms < 0) {
+    throw new ProtocolError(
+      `an "extended" with validity_ms ${printable(JSON.stringify(m.validity_ms))}: give the lease's new length in ms from now, a number >= 0, or leave it out (the run's ttl_ms)`,
+    );
+  }
+  return { extended: true, validityMs: m.validity_ms };
+}
+
 export type Answer =
   | { type: 'ok'; id: number; token?: number; validity_ms?: number; lease?: unknown }
   | { type: 'fail'; id: number; error: string }

@@ -71,6 +71,27 @@ describe('ProcessLockClient, protocol 2', () => {
     expect(await grant).toMatchObject({ token: 1 });
   });
 
+  it("tells the library's extensions while a grant is held, and none before its ok or after its release began", async () => {
+    const told: unknown[] = [];
+    const c = await ProcessLockClient.start({
+      command: program('extends'),
+      requestTimeoutMs: 10_000,
+      initTimeoutMs: 20_000,
+      init,
+      onExtension: (e) => told.push(e),
+    });
+    opened.push(c);
+    const grant = await c.acquire('L', { ttlMs: 1000, timeoutMs: 1000 });
+    // The two it writes after its ok, however loaded the machine: then the release.
+    for (let waited = 0; told.length < 2 && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(await c.release(grant!)).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(told).toEqual([
+      { extended: true, validityMs: 700 },
+      { extended: false, error: 'NOSCRIPT' },
+    ]);
+  });
+
   it('counts at most MAX_PROGRAM_POINTS distinct points of a program (and one aimed at), says so once, answers every one', async () => {
     const counted = new Set<string>();
     const capped: number[] = [];

@@ -17,6 +17,7 @@ import { withDeadline } from '../util/deadline.js';
 import type { AcquireOptions, Grant, LockClient, ReleaseResult } from './backend.js';
 import {
   type Answer,
+  type Extension,
   InitDeclined,
   type InitRequest,
   MAX_PROGRAM_POINTS,
@@ -24,6 +25,7 @@ import {
   ProtocolError,
   parseAnswer,
   parseAt,
+  parseExtension,
   parseInitOk,
   parseObject,
   type Request,
@@ -66,6 +68,12 @@ export interface ProgramSession {
   aimedAt?: (point: string) => boolean;
   /** Told once, when the program first announces a new point past MAX_PROGRAM_POINTS (not counted). */
   onPointsCapped?: (cap: number) => void;
+  /**
+   * The library extended the grant's lease on its own, or failed to (`extended`,
+   * `extend_failed`): told while a grant is held, from its acquire's ok to its release's
+   * request; an extension outside a hold extends nothing the history knows of.
+   */
+  onExtension?: (extension: Extension) => void;
 }
 
 export interface ProcessClientOptions extends ProgramLaunch, ProgramSession {}
@@ -86,6 +94,15 @@ export const programTimes = (c: {
   release_timeout_ms: c.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
 });
 
+/** Whether an answer line says ok (its shape is parseAnswer's to judge). */
+function isOk(line: string): boolean {
+  try {
+    return parseObject(line).type === 'ok';
+  } catch {
+    return false;
+  }
+}
+
 /** Ticks that measure how long a request has waited while this process ran (pauses left out). */
 const TICK_MS = 50;
 /** A gap between ticks longer than this was a pause (SIGSTOP of this process): counted as this much. */
@@ -97,7 +114,7 @@ export const STDERR_DRAIN_MS = 500;
 export class ProcessLockClient implements LockClient {
   private nextId = 1;
   /** The request waiting for its answer (one at a time): the next line the program writes is it. */
-  private waiting?: { resolve: (line: string) => void; reject: (err: Error) => void };
+  private waiting?: { resolve: (line: string) => void; reject: (err: Error) => void; request: Request['type'] };
   private broken?: string;
   private readonly leases = new Map<string, unknown>();
   private readonly stderrTail: string[] = [];
@@ -110,6 +127,8 @@ export class ProcessLockClient implements LockClient {
   pointsPastCap = 0;
   /** The name it gave itself in init_ok, for the record. */
   name?: string;
+  /** Whether a grant is held: from an acquire's ok to its release's request (extensions are told then only). */
+  private holding = false;
 
   /** Its init, timeouts and listeners: given at the handshake, which may come long after the launch. */
   private session?: ProgramSession;
@@ -251,6 +270,7 @@ export class ProcessLockClient implements LockClient {
   /** A `fail` answer's error is the library's reason, kept as the program gave it. */
   async release(grant: Grant): Promise<ReleaseResult> {
     const id = this.nextId++;
+    this.holding = false;
     const lease = this.leases.get(grant.owner);
     this.leases.delete(grant.owner);
     const request: Request = { type: 'release', id, key: grant.lock, ...(lease === undefined ? {} : { lease }) };
@@ -299,6 +319,7 @@ export class ProcessLockClient implements LockClient {
         this.waiting = undefined;
       };
       this.waiting = {
+        request: request.type,
         resolve: (line) => {
           done();
           resolve(line);
@@ -315,13 +336,21 @@ export class ProcessLockClient implements LockClient {
   private onLine(line: string): void {
     if (line.trim() === '') return;
     // A code point (protocol 2), at any time, inside a request or between them (an
-    // auto-extension thread): answered `go` once the nemesis lets it go on.
-    if (line.includes('"at"')) {
+    // auto-extension thread): answered `go` once the nemesis lets it go on. An extension's
+    // report likewise comes at any time, and is answered nothing.
+    if (line.includes('"at"') || line.includes('"extend')) {
       let point: string | undefined;
+      let extension: Extension | undefined;
       try {
-        point = parseAt(parseObject(line));
+        const m = parseObject(line);
+        point = parseAt(m);
+        extension = point === undefined ? parseExtension(m) : undefined;
       } catch (err) {
         this.fail((err as Error).message);
+        return;
+      }
+      if (extension !== undefined) {
+        if (this.holding) this.session?.onExtension?.(extension);
         return;
       }
       if (point !== undefined) {
@@ -341,6 +370,9 @@ export class ProcessLockClient implements LockClient {
       this.fail(`an answer nobody asked for: ${line.slice(0, 80)}`);
       return;
     }
+    // Held from its ok's line on: an extension the program writes right behind it (often in
+    // the same chunk, read before the acquire's caller runs again) is the new grant's.
+    if (waiting.request === 'acquire') this.holding = isOk(line);
     waiting.resolve(line);
   }
 

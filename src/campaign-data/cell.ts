@@ -29,6 +29,18 @@ export interface Shard {
   count: number;
 }
 
+/**
+ * A cell that explores (lockchaos explore, docs/exploring.md) instead of running one fault:
+ * its budget (tries, or minutes), each try's time limit, and the shrink runs per broken
+ * point. Its expectation is met by the exploration's outcome: valid when no configuration
+ * broke the lock, invalid when one did.
+ */
+export interface CellExploration {
+  budget: { runs: number } | { minutes: number };
+  runTimeS: number;
+  shrinkRuns: number;
+}
+
 export interface Cell {
   /** Position in the campaign's full cell list (0-based), the same in every shard. */
   index: number;
@@ -45,6 +57,8 @@ export interface Cell {
   expect: Expectation;
   /** The least share of acquires ok outside fault windows, when the cell expects one. */
   availability?: number;
+  /** A cell that explores: its nemesis is `explore`, its configuration's `none` (the exploration chooses). */
+  explore?: CellExploration;
   /** The run's configuration; the campaign sets name and storeDir when it runs the cell. */
   config: TestConfig;
 }

@@ -7,7 +7,7 @@
 import type { CoverageRow } from '../../checkers/coverage.js';
 import type { TestConfig } from '../run-data/config.js';
 import { UserError } from '../util/errors.js';
-import { ACTUALS, type Actual, type Cell, EXPECTATIONS, type Expectation } from './cell.js';
+import { ACTUALS, type Actual, type Cell, type CellExploration, EXPECTATIONS, type Expectation } from './cell.js';
 import type { CellPhases, CellResult } from './summary-record.js';
 
 export const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
@@ -61,6 +61,34 @@ function isStoredConfig(x: unknown): x is TestConfig {
   return isObject(x) && (x.timeLimitS === undefined || isSeconds(x.timeLimitS));
 }
 
+/** A number of its kind (a count, seconds) that is more than 0. */
+const isAbove0 = (x: unknown, kind: (x: unknown) => boolean) => kind(x) && typeof x === 'number' && x > 0;
+
+/** An exploring cell's request (cell.ts CellExploration): a budget of runs or minutes, each try's seconds, shrink runs. */
+function isCellExploration(x: unknown): x is CellExploration {
+  if (!isObject(x) || !isObject(x.budget)) return false;
+  const { runs, minutes } = x.budget;
+  const budget = Object.keys(x.budget).length === 1 && (isAbove0(runs, isCount) || isAbove0(minutes, isSeconds));
+  return budget && isAbove0(x.runTimeS, isSeconds) && isCount(x.shrinkRuns);
+}
+
+type ExplorationResult = NonNullable<CellResult['exploration']>;
+
+/** An exploring cell's outcome: its file, its counts, each broken point's lines. */
+function isExplorationResult(x: unknown): x is ExplorationResult {
+  return (
+    isObject(x) &&
+    isString(x.file) &&
+    isCount(x.tries) &&
+    isCount(x.points) &&
+    Array.isArray(x.broken) &&
+    x.broken.every(
+      (b) =>
+        isObject(b) && isString(b.spec) && isString(b.finding) && isString(b.replay) && optional(isString)(b.shrunk),
+    )
+  );
+}
+
 const isPhases = (x: unknown): x is CellPhases => isObject(x) && Object.values(x).every(isSeconds);
 
 /** Each stored field, what it must be, and the words for it. */
@@ -79,6 +107,7 @@ const FIELDS: FieldTable = {
   seed: [(x) => typeof x === 'number' && Number.isInteger(x), 'an integer'],
   expect: [isExpectation, `one of ${EXPECTATIONS.join(', ')}`],
   availability: [optional((x) => typeof x === 'number' && x >= 0 && x <= 1), 'a share from 0 to 1'],
+  explore: [optional(isCellExploration), 'an exploration ({budget: {runs} or {minutes}, runTimeS, shrinkRuns})'],
   config: [isStoredConfig, "a run's configuration, its timeLimitS in seconds"],
   actual: [isActual, `one of ${ACTUALS.join(', ')}`],
   met: [isBoolean, 'true or false'],
@@ -99,6 +128,7 @@ const FIELDS: FieldTable = {
     optional((x) => Array.isArray(x) && x.every(isCoverageRow)),
     'a list of code-point rows ({point, fault?, reached?, hits, followed})',
   ],
+  exploration: [optional(isExplorationResult), 'an exploration ({file, tries, points, broken})'],
 };
 
 /** A stored value as the error shows it: JSON, cut short (a field may be of any length). */
@@ -136,7 +166,7 @@ export function storedCell(x: unknown, position: number, path: string, abs: (p: 
   // Each field again by its own test, now as its type: checkFields has refused any other.
   const { index, entry, id, backend, workload, nemesis, scenario, fencing, seed, expect, availability, config } = x;
   const { actual, met, message, headline, durationS, dir, report, checkers, stoppedEarlyS, stoppedEarlyWhy } = x;
-  const { phases, coverage, shrink } = x;
+  const { phases, coverage, shrink, explore, exploration } = x;
   if (
     !isCountValue(index) ||
     !isCountValue(entry) ||
@@ -158,6 +188,7 @@ export function storedCell(x: unknown, position: number, path: string, abs: (p: 
   const cell: Cell = { index, entry, id, backend, workload, nemesis, fencing, seed, expect, config };
   if (isStringValue(scenario)) cell.scenario = scenario;
   if (typeof availability === 'number') cell.availability = availability;
+  if (isCellExploration(explore)) cell.explore = explore;
   const r: CellResult = { cell, actual, met, message, durationS };
   if (isStringValue(headline)) r.headline = headline;
   if (isStringValue(dir)) r.dir = abs(dir);
@@ -168,6 +199,7 @@ export function storedCell(x: unknown, position: number, path: string, abs: (p: 
   if (isPhases(phases)) r.phases = phases;
   if (Array.isArray(coverage) && coverage.every(isCoverageRow)) r.coverage = coverage;
   if (isStringValue(shrink)) r.shrink = abs(shrink);
+  if (isExplorationResult(exploration)) r.exploration = { ...exploration, file: abs(exploration.file) };
   return r;
 }
 

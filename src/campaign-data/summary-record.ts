@@ -44,6 +44,19 @@ export interface CellResult {
   shrink?: string;
   /** The run's code points: reached, the faults aimed at them, hits and what followed. */
   coverage?: CoverageRow[];
+  /** A cell that explores (Cell.explore): what the exploration tried and what broke the lock. */
+  exploration?: CellExplorationResult;
+}
+
+/** An exploring cell's outcome, as its summary keeps it (the whole of it is in its explore.json). */
+export interface CellExplorationResult {
+  /** Its explore.json: every try's spec, seed, verdict and run folder. */
+  file: string;
+  tries: number;
+  /** The points its baseline learned. */
+  points: number;
+  /** Each point × fault that broke the lock: its spec, the finding, its replay, and its shrunk replay. */
+  broken: { spec: string; finding: string; replay: string; shrunk?: string }[];
 }
 
 /** A cell's phases: its run's (run-phases.ts), then writing its report. */

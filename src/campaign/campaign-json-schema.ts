@@ -79,6 +79,31 @@ export function campaignJsonSchema(): Json {
             seeds: oneOrMany(seed),
             expect: { enum: [...EXPECTATIONS] },
             options,
+            explore: {
+              type: 'object',
+              additionalProperties: false,
+              description:
+                'explore instead of one fault (lockchaos explore): met when no configuration broke the lock (expect valid, the default), or when one did (expect invalid); give no nemesis or scenario',
+              properties: {
+                budget: {
+                  anyOf: [
+                    { type: 'integer', exclusiveMinimum: 0 },
+                    { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*m\\s*$' },
+                  ],
+                  description: 'tries (12), or minutes ("20m"); default 30 tries',
+                },
+                'run-time': {
+                  type: 'number',
+                  exclusiveMinimum: 0,
+                  description: "each try's time limit, s (default 8)",
+                },
+                'shrink-runs': {
+                  type: 'integer',
+                  minimum: 0,
+                  description: "runs to shrink each point's violating try with (default 4; 0: none)",
+                },
+              },
+            },
             overrides: {
               type: 'array',
               items: {

@@ -54,7 +54,7 @@ describe('campaign file validation: one line naming the key path', () => {
     [
       'an unknown key in an entry',
       'seeds: [1]\nmatrix:\n  - backend: redis\n    expect: valid\n    nemeses: [none]',
-      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: did you mean nemesis\? Expected one of backend, workload, nemesis, scenario, fencing, label, seeds, expect, availability, options, overrides$/,
+      /^campaign\.yaml: matrix\[0\]\.nemeses: unknown key: did you mean nemesis\? Expected one of backend, workload, nemesis, scenario, fencing, label, seeds, expect, availability, options, overrides, explore$/,
     ],
     [
       'an unknown run option',

@@ -214,8 +214,9 @@ function entryCells(ctx: EntryContext, made: CellList): void {
       }
       const cellBase: CellBase = { ...ctx, scenarioName, scenario, base, backend, backendModule, b, unloaded };
       for (const workload of entry.workload ?? [base.workload]) {
-        // An entry with a scenario has no nemesis of its own (spec.ts refuses both).
-        for (const [n, nemesis] of (entry.nemesis ?? [base.nemesis]).entries()) {
+        // An entry with a scenario has no nemesis of its own (spec.ts refuses both); one that
+        // explores runs each try's faults itself, on a configuration of none.
+        for (const [n, nemesis] of (entry.explore ? ['none'] : (entry.nemesis ?? [base.nemesis])).entries()) {
           for (const fencing of entry.fencing ?? [base.fencing]) {
             for (const seed of seeds) made.add(makeCell(cellBase, { workload, nemesis, fencing, seed }, n, made), path);
           }
@@ -270,7 +271,14 @@ function makeCell(
   made: CellList,
 ): Cell | ResolvedCell {
   const { backend, backendModule, scenarioName, scenario } = c;
-  const key = { backend, ...axes, ...(scenarioName ? { scenario: scenarioName } : {}) };
+  const { explore } = c.entry;
+  // A cell that explores is named, matched and tallied by `explore`; its run has no fault.
+  const key = {
+    backend,
+    ...axes,
+    ...(explore ? { nemesis: 'explore' } : {}),
+    ...(scenarioName ? { scenario: scenarioName } : {}),
+  };
   const expect = expectationOf(c, key);
   // A module backend and a client program are found from the campaign file's folder.
   const located = locatePaths(
@@ -289,6 +297,7 @@ function makeCell(
     label: c.entry.label,
   });
   const cell: Cell = { index: made.cells.length, entry: c.e, id, ...key, expect, config };
+  if (explore) cell.explore = explore;
   const availability = c.entry.availability ?? scenario?.availability;
   if (availability !== undefined) cell.availability = availability;
   if (c.unloaded) return cell;

@@ -13,6 +13,7 @@ import { type RunTimings, runFile } from '../run-data/run-folder.js';
 import { shrinkRun } from '../shrink/shrink.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { judge } from './expect.js';
+import { exploreCell } from './explore-cell.js';
 import type { Cell, ResolvedCell } from './matrix.js';
 import type { WorkloadSlots } from './workload-slots.js';
 
@@ -74,6 +75,28 @@ export async function runCell(
   ctx.log(`[${cell.index + 1}] ${cell.id}: starting (expect ${cell.expect})`);
   // Its folder in the campaign's: a name and a store change nothing that was resolved.
   const config = { ...resolved.config, name: slug, storeDir: ctx.runsDir };
+  const workloadSlot = async (cellSignal: AbortSignal | undefined) => {
+    const giveBack = await ctx.slots.take(cellSignal);
+    return () => {
+      giveBack();
+      workloadOver();
+    };
+  };
+  const { explore } = cell;
+  if (explore) {
+    // Each try takes a slot for its workload as a run does; the cell's is over once all are.
+    const slotPerTry = async (s: AbortSignal | undefined) => ctx.slots.take(s);
+    try {
+      return await exploreCell(
+        { runsDir: ctx.runsDir, signal: ctx.signal, workloadSlot: slotPerTry, runLog },
+        { ...cell, explore },
+        resolved.config,
+        slug,
+      );
+    } finally {
+      workloadOver();
+    }
+  }
   let result: CellResult;
   try {
     // Each run's lines go to its log file; live progress would interleave across runs.
@@ -86,13 +109,7 @@ export async function runCell(
           signal: ctx.signal,
           buildImage: false,
           latest: ctx.latest,
-          workloadSlot: async (cellSignal) => {
-            const giveBack = await ctx.slots.take(cellSignal);
-            return () => {
-              giveBack();
-              workloadOver();
-            };
-          },
+          workloadSlot,
         },
       );
     let r = await once();

@@ -15,6 +15,10 @@
  *         overrides:                # ...except those an override matches (the last match wins)
  *           - when: { nemesis: client-pause, fencing: off }
  *             expect: invalid
+ *       - backend: redis            # a cell that explores (lockchaos explore), no nemesis:
+ *         options: { client-command: python3 client.py }
+ *         explore: { budget: 12, run-time: 6 }  # met when no configuration broke the lock
+ *                                   # (expect valid, the default), or when one did (invalid)
  *       - scenario: [control]       # a preset in place of backend/workload/nemesis;
  *         fencing: [on, off]        # expect defaults to the scenario's own
  *         options: { ttl: 2000 }    # run options for this entry only
@@ -29,7 +33,10 @@ import { basename, extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { WORKLOADS } from '../../workloads/index.js';
 import { BACKENDS, isModulePath } from '../backends/index.js';
-import { CAMPAIGN_NAME, EXPECTATIONS, type Expectation } from '../campaign-data/cell.js';
+import { CAMPAIGN_NAME, type CellExploration, EXPECTATIONS, type Expectation } from '../campaign-data/cell.js';
+import { type Budget, DEFAULT_BUDGET, parseBudget } from '../explore/budget.js';
+import { DEFAULT_RUN_TIME_S } from '../explore/explore.js';
+import { DEFAULT_SHRINK_RUNS } from '../explore/shrunk.js';
 import { FAULT_KINDS, type ParsedFault, parseFaults } from '../nemesis/spec.js';
 import { OPTION_PARAMETERS, type Parameter, type RunOptions, type RunOptionsFile } from '../run-data/parameters.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -69,6 +76,8 @@ export interface MatrixEntryFile extends CellAxesFile {
   availability?: number;
   options?: RunOptionsFile;
   overrides?: { when: CellMatchFile; expect: Expectation }[];
+  /** Explore instead of one fault (lockchaos explore): its budget (runs, or "20m"), each try's time, shrink runs. */
+  explore?: { budget?: number | string; 'run-time'?: number; 'shrink-runs'?: number };
 }
 
 /** A campaign as written in YAML (or given to `campaign()` as an object). */
@@ -110,6 +119,8 @@ export interface MatrixEntry extends CellAxes {
   availability?: number;
   options: RunOptions;
   overrides: { when: CellMatch; expect: Expectation }[];
+  /** Its cells explore (their nemesis is `explore`). */
+  explore?: CellExploration;
 }
 
 /** A validated campaign. */
@@ -231,6 +242,35 @@ const overrideCheck = record(
   { what: 'a map with when and expect', required: ['when', 'expect'] },
 );
 
+/** An exploration's budget as a file gives it: a whole number of runs, or minutes as "20m". */
+const budgetCheck: Check<Budget> = (v, p) => {
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return { runs: v };
+  if (typeof v === 'string') {
+    try {
+      return parseBudget(v);
+    } catch {
+      // said below, in the file's words
+    }
+  }
+  return fail(p, 'a whole number of runs above 0 (12), or of minutes ("20m")', v);
+};
+
+const exploreCheck: Check<CellExploration> = (v, p) => {
+  const raw = record(
+    {
+      budget: budgetCheck,
+      'run-time': num({ min: 0, exclusiveMin: true }),
+      'shrink-runs': num({ integer: true, min: 0 }),
+    },
+    { what: "a map of budget, run-time and shrink-runs (lockchaos explore's options; {} for its defaults)" },
+  )(v, p);
+  return {
+    budget: raw.budget ?? DEFAULT_BUDGET,
+    runTimeS: raw['run-time'] ?? DEFAULT_RUN_TIME_S,
+    shrinkRuns: raw['shrink-runs'] ?? DEFAULT_SHRINK_RUNS,
+  };
+};
+
 const entryCheck: Check<MatrixEntry> = (v, path) => {
   const raw = record(
     {
@@ -241,16 +281,26 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
       availability: num({ min: 0, max: 1 }),
       options: optionsCheck,
       overrides: listOf(overrideCheck, 'overrides ({when, expect})'),
+      explore: exploreCheck,
     },
-    { what: 'a matrix entry (a map of backend, workload, nemesis or scenario, fencing, label, seeds, expect ...)' },
+    {
+      what: 'a matrix entry (a map of backend, workload, nemesis or scenario or explore, fencing, label, seeds, expect ...)',
+    },
   )(v, path);
   if (raw.scenario && raw.nemesis) {
     throw new SchemaError(path, 'give nemesis or scenario, not both (a scenario brings its own faults)');
   }
+  if (raw.explore && (raw.nemesis || raw.scenario)) {
+    throw new SchemaError(
+      child(path, 'explore'),
+      `an exploration chooses its own faults: give explore or ${raw.nemesis ? 'nemesis' : 'scenario'}, not both`,
+    );
+  }
   if (!raw.scenario && !raw.backend) {
     return fail(child(path, 'backend'), `a list of ${names.backend().join('|')} (or a scenario)`, undefined);
   }
-  if (!raw.scenario && raw.expect === undefined) {
+  // An exploration is met by default when no configuration broke the lock.
+  if (!raw.scenario && !raw.explore && raw.expect === undefined) {
     return fail(child(path, 'expect'), EXPECTATIONS.join('|'), undefined);
   }
   const overrides = (raw.overrides ?? []).map((o) => ({ when: o.when ?? {}, expect: o.expect ?? 'valid' }));
@@ -270,6 +320,10 @@ const entryCheck: Check<MatrixEntry> = (v, path) => {
     if (given[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = given[key];
   }
   if (raw.nemesis) entry.nemesisFaults = raw.nemesis.map((n) => n.faults);
+  if (raw.explore) {
+    entry.explore = raw.explore;
+    entry.expect ??= 'valid';
+  }
   return entry;
 };
 

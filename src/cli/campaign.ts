@@ -270,9 +270,11 @@ function dryRun(file: string, options: CampaignOptions, json: boolean): number {
   );
   const width = cells.reduce((w, c) => Math.max(w, c.id.length), 0); // no spread: a call takes ~100k arguments at most
   for (const c of cells) {
-    console.log(
-      `${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  time-limit ${c.config.timeLimitS} s`,
-    );
+    // An exploring cell's time is its budget of tries, each of its run time.
+    const time = c.explore
+      ? `explore ${'runs' in c.explore.budget ? plural(c.explore.budget.runs, 'try', 'tries') : `${c.explore.budget.minutes} min`} of ${c.explore.runTimeS} s`
+      : `time-limit ${c.config.timeLimitS} s`;
+    console.log(`${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  ${time}`);
   }
   for (const line of notChecked) console.log(`not checked: ${line}`);
   return 0;

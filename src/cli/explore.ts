@@ -1,5 +1,6 @@
-import { parseBudget } from '../explore/budget.js';
-import { explore } from '../explore/explore.js';
+import { DEFAULT_BUDGET, parseBudget } from '../explore/budget.js';
+import { DEFAULT_RUN_TIME_S, explore } from '../explore/explore.js';
+import { DEFAULT_SHRINK_RUNS } from '../explore/shrunk.js';
 import { formatTable } from '../explore/table.js';
 import { UserError } from '../util/errors.js';
 import { onInterrupt } from './interrupt.js';
@@ -10,11 +11,13 @@ const HELP = `Usage: lockchaos explore [options] [run's options]
 Finds where a lock library breaks without being told where to aim: a short baseline run
 with no fault learns the points the clients reach (every request they send on the wire,
 the standard and announced code points, with counts); then each fault that can act at a
-point (wire:<REQ>:pause|hold|stop|drop, client-pause:at=P, client-kill:at=P) is tried,
-the likeliest first (points inside the hold, requests sent about as often as the lock is
-acquired), over seeds (--seed, then +1, +2 ...), within the budget. A point's tries end at
-its first counted violation. Ends with a table, a row per point × fault (tries,
-violations, the finding, a replay command), on stdout and in
+point (wire:<REQ>:pause|hold|stop|drop, client-pause:at=P, client-kill:at=P, and where
+the nodes can take them pause-node:one:at=P, kill-node:one:at=P) is tried, the likeliest
+first (points inside the hold, requests sent about as often as the lock is acquired),
+over seeds (--seed, then +1, +2 ...), within the budget. A point's tries end at its first
+counted violation, and that run is shrunk (lockchaos shrink, a few runs: the smallest
+schedule that still breaks the lock, and its replay). Ends with a table, a row per point
+× fault (tries, violations, the finding, a replay command), on stdout and in
 <store>/explore/<timestamp>/explore.json (every try's run folder is under runs/).
 
 Examples:
@@ -24,6 +27,8 @@ Examples:
 Options:
   --budget N | Nm         tries to make: N runs, or N minutes (default 30 runs)
   --run-time S            each try's --time-limit, and the baseline's (default 8)
+  --shrink-runs N         runs to shrink each point's violating try with (default 4; 0: none);
+                          not counted in --budget
   every option of lockchaos run (--backend, --client-command, --client-dir, --target,
   --concurrency, --ttl, --fencing, --seed, --store ...) but --nemesis, --schedule,
   --time-limit, --replay and --dry-run: the exploration chooses the faults and the time
@@ -33,7 +38,7 @@ Exit codes: 1 a configuration broke the lock (INVALID), 0 none did and every try
 configured, 3 bad input, nothing could be tried (no points learned), or a try that did not
 run as configured, 130 interrupted.`;
 
-const OWN = ['budget', 'run-time'];
+const OWN = ['budget', 'run-time', 'shrink-runs'];
 const REFUSED = ['nemesis', 'schedule', 'time-limit', 'replay', 'dry-run', 'json'];
 
 /** explore's own flags taken out of argv (`--budget 5`, `--budget=5`); the rest are run's. */
@@ -60,10 +65,19 @@ function splitArgs(argv: readonly string[]): { own: Record<string, string>; rest
 }
 
 function runTime(text: string | undefined): number {
-  if (text === undefined) return 8;
+  if (text === undefined) return DEFAULT_RUN_TIME_S;
   const n = Number(text);
   if (text.trim() === '' || !(n > 0) || !Number.isFinite(n)) {
     throw new UserError(`--run-time takes seconds above 0 (each try's --time-limit), got '${text}'`);
+  }
+  return n;
+}
+
+function shrinkRuns(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_SHRINK_RUNS;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0) {
+    throw new UserError(`--shrink-runs takes a whole number of runs, 0 or more (0: do not shrink), got '${text}'`);
   }
   return n;
 }
@@ -103,8 +117,9 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { own, rest } = splitArgs(argv);
-  const budget = parseBudget(own.budget ?? '30');
+  const budget = own.budget === undefined ? DEFAULT_BUDGET : parseBudget(own.budget);
   const runTimeS = runTime(own['run-time']);
+  const shrink = shrinkRuns(own['shrink-runs']);
   const parsed = runConfig(rest);
   if (parsed === 'help') {
     console.log(HELP);
@@ -120,6 +135,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       log: (line) => console.error(line),
       signal: interrupt.signal,
       buildImage: parsed.build,
+      shrinkRuns: shrink,
     });
     if (result.points.length === 0) {
       console.error(

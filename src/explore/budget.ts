@@ -3,6 +3,9 @@ import { UserError } from '../util/errors.js';
 
 export type Budget = { runs: number } | { minutes: number };
 
+/** An exploration's budget when none is given: 30 runs. */
+export const DEFAULT_BUDGET: Budget = { runs: 30 };
+
 export function parseBudget(text: string): Budget {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(m?)\s*$/.exec(text);
   const n = m ? Number(m[1]) : Number.NaN;

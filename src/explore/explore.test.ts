@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.js';
+import { aimedFaults } from '../nemesis/aimed-faults.js';
+import { parseNemesisSpec } from '../nemesis/spec.js';
 import { UserError } from '../util/errors.js';
 import { budgetAllows, parseBudget } from './budget.js';
-import { candidatesFor } from './candidates.js';
+import { candidatesFor, nodeFaultsLast } from './candidates.js';
 import { learnedPoints } from './explore.js';
 import { onlyTheLeaseArgument } from './lease-argument.js';
 import { orderCandidates } from './order.js';
 import { tryPlan } from './plan.js';
-import { explorationTable, formatTable } from './table.js';
+import { explorationTable, formatTable, shrunkLine } from './table.js';
 
 const coverage = [
   { point: 'after-grant', reached: 20, hits: 0, followed: 0 },
@@ -39,6 +41,38 @@ describe('exploration', () => {
     expect(specs).toContain('client-pause:at=after-grant');
     expect(specs).toHaveLength(3 * 2 + 3 * 4);
     expect(learnedPoints([])).toEqual([]);
+  });
+
+  it('adds a node pause and kill on one node while a client is at each code point, where the nodes can take them', () => {
+    const points = [
+      { point: 'before-release', reached: 5 },
+      { point: 'wire:DEL', reached: 5 },
+    ];
+    const specs = candidatesFor(points, false, ['pause-node', 'kill-node']).map((c) => c.spec);
+    expect(specs).toEqual([
+      'client-kill:at=before-release',
+      'pause-node:one:at=before-release',
+      'kill-node:one:at=before-release',
+      'wire:DEL:pause',
+      'wire:DEL:hold',
+      'wire:DEL:stop',
+      'wire:DEL:drop',
+    ]);
+    // Each is a spec --nemesis takes, aimed at the point for the coverage.
+    for (const spec of specs.filter((s) => s.includes('-node'))) {
+      expect(aimedFaults(parseNemesisSpec(spec))).toEqual([{ kind: spec.split(':')[0], point: 'before-release' }]);
+    }
+    expect(candidatesFor(points, false).map((c) => c.spec)).not.toContain('pause-node:one:at=before-release');
+    // Tried after every point's own faults, in each round.
+    expect(nodeFaultsLast(candidatesFor(points, false, ['pause-node', 'kill-node'])).map((c) => c.spec)).toEqual([
+      'client-kill:at=before-release',
+      'wire:DEL:pause',
+      'wire:DEL:hold',
+      'wire:DEL:stop',
+      'wire:DEL:drop',
+      'pause-node:one:at=before-release',
+      'kill-node:one:at=before-release',
+    ]);
   });
 
   it('orders the requests sent as often as acquires first, then the hold, the never-reached last', () => {
@@ -109,6 +143,27 @@ describe('exploration', () => {
     expect(rows.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe('not tried (budget)');
     expect(rows.find((r) => r.spec === 'wire:DEL:pause')?.finding).toBe('no violation');
     expect(formatTable(rows)).toMatch(/Replay:\n {2}wire:DEL:hold: lockchaos run/);
+  });
+
+  it("carries a broken point's shrunk reproduction on its row: the smallest schedule's replay, or why none", () => {
+    const cands = candidatesFor([{ point: 'wire:DEL', reached: 1 }]);
+    const shrunk = {
+      runs: 3,
+      smaller: true,
+      reproducer: '1 fault (wire at 2.0 s for 0.80 s), time limit 4 s, 2 clients',
+      replay: 'lockchaos run --schedule /s/shrink/minimal-schedule.json',
+      dir: '/s/shrink',
+    };
+    const broke = { point: 'wire:DEL', fault: 'wire:hold', seed: 1, verdict: 'invalid', exitCode: 1 } as const;
+    const rows = explorationTable(cands, [{ ...broke, spec: 'wire:DEL:hold', shrunk }], '--backend redis');
+    expect(rows[0]?.shrunk).toEqual(shrunk);
+    expect(formatTable(rows)).toMatch(
+      /wire:DEL:hold: lockchaos run .*\n {4}shrunk in 3 runs to 1 fault \(wire at 2\.0 s for 0\.80 s\), time limit 4 s, 2 clients: lockchaos run --schedule \/s\/shrink\/minimal-schedule\.json/,
+    );
+    expect(shrunkLine({ runs: 2, smaller: false, replay: 'lockchaos run --schedule x' })).toBe(
+      'already minimal after 2 shrink runs: lockchaos run --schedule x',
+    );
+    expect(shrunkLine({ runs: 0, smaller: false, error: 'no schedule' })).toBe('not shrunk: no schedule');
   });
 });
 

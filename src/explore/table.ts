@@ -1,5 +1,6 @@
 /** The exploration's end: a row per point × fault, its tries, violations, finding and replay. */
 import type { Candidate } from './candidates.js';
+import type { ShrunkTry } from './shrunk.js';
 
 export interface TryResult {
   spec: string;
@@ -11,6 +12,8 @@ export interface TryResult {
   exitCode: number;
   dir?: string;
   headline?: string;
+  /** A point's first counted violation, shrunk (shrunk.ts). */
+  shrunk?: ShrunkTry;
 }
 
 export interface TableRow {
@@ -21,6 +24,8 @@ export interface TableRow {
   violations: number;
   finding: string;
   replay: string;
+  /** The violating try shrunk: how many runs, the smallest reproducer and its replay command (or why none). */
+  shrunk?: ShrunkTry;
 }
 
 /** The rows in the candidates' order; `replayBase` is the run command's flags, without fault and seed. */
@@ -58,6 +63,7 @@ export function explorationTable(
           seed === undefined
             ? ''
             : `lockchaos run ${replayBase} --nemesis ${c.spec} --seed ${seed}`.replace(/ +/g, ' '),
+        ...(broke?.shrunk ? { shrunk: broke.shrunk } : {}),
       };
     })
     .sort((a, b) => b.violations - a.violations);
@@ -71,6 +77,17 @@ export function formatTable(rows: readonly TableRow[]): string {
     Math.max(h.length, ...cells.map((c) => ((c[i] as string).length > 60 ? 0 : (c[i] as string).length))),
   );
   const line = (c: string[]) => c.map((v, i) => (i < c.length - 1 ? v.padEnd(width[i] as number) : v)).join('  ');
-  const replays = rows.filter((r) => r.violations > 0).map((r) => `  ${r.spec}: ${r.replay}`);
+  const replays = rows
+    .filter((r) => r.violations > 0)
+    .flatMap((r) => [`  ${r.spec}: ${r.replay}`, ...(r.shrunk ? [`    ${shrunkLine(r.shrunk)}`] : [])]);
   return [line(head), ...cells.map(line), ...(replays.length ? ['', 'Replay:', ...replays] : [])].join('\n');
+}
+
+/** A row's shrink in one line: the smallest reproducer and its replay, or why there is none. */
+export function shrunkLine(s: ShrunkTry): string {
+  if (s.error !== undefined) return `not shrunk: ${s.error}`;
+  const what = s.smaller
+    ? `shrunk in ${s.runs} runs to ${s.reproducer}`
+    : `already minimal after ${s.runs} shrink runs`;
+  return `${what}: ${s.replay}`;
 }

@@ -16,7 +16,7 @@ describe('the code points a fault kind aims at', () => {
     ]);
   });
 
-  it('is what each kind declares: a client at a point or holding, a request on the wire, a node none', () => {
+  it('is what each kind declares: a client at a point or holding, a request on the wire, a node only at a point', () => {
     expect(
       aimedFaults([
         { kind: 'client-kill', aim: 'at=before-release' },
@@ -32,7 +32,7 @@ describe('the code points a fault kind aims at', () => {
       { kind: 'wire', point: 'wire:SET', mode: 'drop' },
     ]);
     const aiming = FAULT_KIND_MODULES.filter((k) => k.aimsAt !== undefined).map((k) => k.name);
-    expect(aiming).toEqual(['client-pause', 'client-kill', 'wire']);
+    expect(aiming).toEqual(['client-pause', 'pause-node', 'kill-node', 'client-kill', 'wire']);
   });
 
   it('checkers/coverage.ts names no fault kind: the kinds declare where they aim', () => {

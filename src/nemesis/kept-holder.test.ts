@@ -88,3 +88,26 @@ describe('KeptHolder', () => {
     kept.resume();
   });
 });
+
+describe('KeptHolder at a code point', () => {
+  it('keeps the first client at the point, holding or not, and lets it go on from there', async () => {
+    const holders: number[] = [];
+    const { target } = clients(holders, Date.now());
+    const asked: string[] = [];
+    let resumed = 0;
+    target.catchAtPoint = async (where) => {
+      asked.push(where);
+      return { client: 2, pids: [], resume: () => resumed++ };
+    };
+    const kept = new KeptHolder(target, 10_000, 5000, 'before-release');
+    expect(await kept.keep(new Rng(1))).toEqual({ client: 2, process: 12, at: 'before-release' });
+    expect(asked).toEqual(['before-release']);
+    const released = kept.release();
+    holders.push(0);
+    expect(await released).toMatchObject({ client: 2, anotherHeld: true });
+    expect(resumed).toBe(1);
+    // No client came there: nothing kept, the fault skipped.
+    target.catchAtPoint = async () => undefined;
+    expect(await new KeptHolder(target, 10_000, 5000, 'in-extend').keep(new Rng(1))).toBeUndefined();
+  });
+});

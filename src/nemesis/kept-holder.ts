@@ -9,6 +9,9 @@
  * a 5 s hold ended before the node came back). The stop never outlives the holder's lease
  * (LEASE_SHARE of the TTL from its grant), so a lock that keeps its promise keeps every
  * other client out for all of it: an overlap is the lock's doing, not the stop's.
+ *
+ * At a code point (`pause-node:<target>:at=<point>`): the first client to reach the point
+ * is stopped there instead (it may hold the lock or not), and kept so for as long.
  */
 import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
@@ -20,21 +23,34 @@ export const LEASE_SHARE = 0.8;
 export interface KeptHolderRecord {
   client: number;
   process: number;
+  /** The code point it was kept at, when the fault aimed at one. */
+  at?: string;
 }
 
 export class KeptHolder {
-  private kept?: { client: number; pids: number[]; process: number; at: number; until: number };
+  private kept?: {
+    client: number;
+    pids: number[];
+    process: number;
+    at: number;
+    until: number;
+    /** How it goes on: SIGCONT, or the point's go. */
+    resume: () => void;
+  };
 
   constructor(
     private readonly clients: NemesisClients,
     private readonly ttlMs: number,
     /** How long to wait for a holder before the fault is skipped (nothing to aim at). */
     private readonly waitForHolderMs = 5000,
+    /** Given: keep the first client at this code point instead of a holder. */
+    private readonly atPoint?: string,
   ) {}
 
   /** Stops a client that holds the lock now (waiting for one a while); undefined: none held. */
   async keep(rng: Rng): Promise<KeptHolderRecord | undefined> {
     const pickAt = rng.next();
+    if (this.atPoint !== undefined) return this.keepAtPoint(this.atPoint);
     let holders = this.clients.holders();
     for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
       await sleep(5);
@@ -48,7 +64,30 @@ export class KeptHolder {
     const pids = signalAll(this.clients.pids(client), 'SIGSTOP');
     if (pids.length === 0) return undefined;
     const record = { client, process: this.clients.process(client) };
-    this.kept = { ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs };
+    const resume = () => signalAll(pids, 'SIGCONT');
+    this.kept = { ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs, resume };
+    return record;
+  }
+
+  /**
+   * Stops the first client at `point` (waiting as a client pause at a point waits), kept no
+   * longer than LEASE_SHARE of a lease from its grant, or from now when it holds none.
+   */
+  private async keepAtPoint(point: string): Promise<KeptHolderRecord | undefined> {
+    const caught = await this.clients.catchAtPoint(point, Math.max(4000, 2 * this.ttlMs));
+    if (!caught) return undefined;
+    const at = Date.now();
+    const { client } = caught;
+    const grantedAt = this.clients.holders().includes(client) ? (this.clients.grantedAt(client) ?? at) : at;
+    const record = { client, process: this.clients.process(client), at: point };
+    this.kept = {
+      client,
+      process: record.process,
+      pids: caught.pids,
+      at,
+      until: grantedAt + LEASE_SHARE * this.ttlMs,
+      resume: () => caught.resume(),
+    };
     return record;
   }
 
@@ -68,6 +107,6 @@ export class KeptHolder {
   resume(): void {
     const kept = this.kept;
     this.kept = undefined;
-    if (kept) signalAll(kept.pids, 'SIGCONT');
+    kept?.resume();
   }
 }

@@ -8,7 +8,7 @@ import type { AimedFault } from '../../checkers/coverage.js';
 import type { Backend } from '../backends/backend.js';
 import type { NodeNeed } from '../target/inventory.js';
 import { leaderUnfit, type Unfit } from './applicability.js';
-import type { NemesisContext } from './context.js';
+import type { NemesisClients, NemesisContext } from './context.js';
 import type { Nemesis } from './nemesis.js';
 import { NODE_AIMS } from './node-choice.js';
 
@@ -24,7 +24,8 @@ export interface FaultSpec {
   /**
    * How the fault goes, for a kind that has modes (`kind:aim:mode`): which way a clock
    * jumps or whether it strobes or drifts (clock, node-clock: forward unless given); when a node is taken down
-   * (kill-node, pause-node: at any moment, or while a client holds the lock).
+   * (kill-node, pause-node: at any moment, while a client holds the lock, or while a client
+   * is at a code point: `at=<point>`).
    */
   mode?:
     | 'forward'
@@ -37,7 +38,8 @@ export interface FaultSpec {
     | 'pause'
     | 'hold'
     | 'stop'
-    | 'drop';
+    | 'drop'
+    | `at=${string}`;
 }
 
 /** What a fault needs of a lock node's control channel (FaultKindModule.nodeNeeds). */
@@ -67,6 +69,8 @@ export interface FaultKindModule<Name extends string = string> {
   readonly moreAims?: { form: string; test(aim: string): boolean };
   /** The ways it can go (`kind:aim:mode`), the default first; none: no third part. */
   readonly modes?: readonly string[];
+  /** Modes beyond the list, of a form (`at=<point>`): the form in words for --help, and the test a mode passes. */
+  readonly moreModes?: { form: string; test(mode: string): boolean };
   /** What it does, one line for --help and the campaign schema. */
   readonly what: string;
   /** A spec the grammar allows but the kind does not (clock:bridge:backward): why, in words. */
@@ -114,10 +118,51 @@ export const onNodes = (build: (s: FaultSpec, ctx: NemesisContext) => Nemesis) =
  */
 export const WHILE_HELD_MODES = ['anytime', 'while-held'] as const;
 
-/** A while-held fault's holder, in words: the process it kept in its hold. */
+/**
+ * The node kinds' third mode form: the nodes go down while a client is at a code point,
+ * kept there until they are back (kept-holder.ts), as while-held keeps a holder in its hold.
+ */
+export const AT_POINT_MODES = {
+  form: 'at=<point>',
+  test: (mode: string) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(mode),
+};
+
+/** The code point an `at=<point>` mode names; undefined for any other mode. */
+export const modePoint = (s: FaultSpec): string | undefined =>
+  s.mode?.startsWith('at=') ? s.mode.slice('at='.length) : undefined;
+
+/** Where a node fault aimed at a code point aims (`at=<point>`), for the coverage; none for the others. */
+export const atNodePoint = (s: FaultSpec): AimedPoint | undefined => {
+  const point = modePoint(s);
+  return point === undefined ? undefined : { point };
+};
+
+/**
+ * What pause-node and kill-node share: their aims and fit, their modes (at any moment,
+ * while a client holds the lock, while one is at a code point), where they aim, their words.
+ * `build` is given the clients to keep, and the point, when the mode asks for them.
+ */
+export const nodeOutageKind = (
+  build: (ctx: NemesisContext, aim: string, keep?: NemesisClients, atPoint?: string) => Nemesis,
+) => ({
+  ...onNodes((s, ctx) =>
+    build(ctx, s.aim, s.mode === 'while-held' || modePoint(s) ? ctx.clients : undefined, modePoint(s)),
+  ),
+  modes: WHILE_HELD_MODES,
+  moreModes: AT_POINT_MODES,
+  aimsAt: atNodePoint,
+  words: (v: Record<string, unknown>) => ({ whom: nodesHit(v), how: heldWords(v) }),
+});
+
+/** A while-held fault's holder, in words: the process it kept in its hold, or at its point. */
 export const heldWords = (v: Record<string, unknown>): string[] => {
-  const holder = v.holder as { process?: unknown } | undefined;
-  return typeof holder?.process === 'number' ? [`while process ${holder.process} held the lock`] : [];
+  const holder = v.holder as { process?: unknown; at?: unknown } | undefined;
+  if (typeof holder?.process !== 'number') return [];
+  return [
+    typeof holder.at === 'string'
+      ? `while process ${holder.process} was at ${holder.at}`
+      : `while process ${holder.process} held the lock`,
+  ];
 };
 
 /** A list of node names, or whatever was recorded, as words. */

@@ -20,8 +20,10 @@ export abstract class NodeOutage implements Nemesis {
     private readonly aim: string,
     /** Given: take the nodes down only while a client holds the lock, and keep it holding. */
     whileHeld?: NemesisClients,
+    /** Given with whileHeld: while a client is at this code point instead, kept there. */
+    private readonly atPoint?: string,
   ) {
-    if (whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
+    if (whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs, 5000, atPoint);
   }
 
   protected abstract takeDown(node: NodeHandle): Promise<void>;
@@ -51,7 +53,8 @@ export abstract class NodeOutage implements Nemesis {
       this.holder?.resume();
       throw err;
     }
-    const held = kept ? { holder: kept } : {};
+    // Aimed at a point: the start says where, as a client fault's does (the coverage reads `at`).
+    const held = kept ? { holder: kept, ...(this.atPoint !== undefined ? { at: this.atPoint } : {}) } : {};
     return {
       value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...held, ...this.describe(nodes) },
       durationMs,

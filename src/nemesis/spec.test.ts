@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../util/errors.js';
+import { aimedFaults } from './aimed-faults.js';
+import { pauseNode } from './kinds/pause-node.js';
 import { parseNemesisSpec } from './spec.js';
 
 describe('--nemesis spec', () => {
@@ -45,8 +47,28 @@ describe('--nemesis spec', () => {
       { kind: 'pause-node', aim: 'leader', mode: 'while-held' },
     ]);
     expect(() => parseNemesisSpec('kill-node:one:held')).toThrow(
-      /use kill-node:one, .*kill-node:<target>:anytime\|while-held/,
+      /use kill-node:one, .*kill-node:<target>:anytime\|while-held\|at=<point>/,
     );
+  });
+
+  it('reads a node fault while a client is at a code point, and aims the coverage there', () => {
+    const specs = parseNemesisSpec('pause-node:one:at=before-release,kill-node:all:at=my.point');
+    expect(specs).toEqual([
+      { kind: 'pause-node', aim: 'one', mode: 'at=before-release' },
+      { kind: 'kill-node', aim: 'all', mode: 'at=my.point' },
+    ]);
+    expect(aimedFaults(specs)).toEqual([
+      { kind: 'pause-node', point: 'before-release' },
+      { kind: 'kill-node', point: 'my.point' },
+    ]);
+    expect(aimedFaults(parseNemesisSpec('pause-node:one:while-held'))).toEqual([]);
+    for (const bad of ['pause-node:one:at=', 'kill-node:one:at=a b', 'pause-node:one:at=-x']) {
+      expect(() => parseNemesisSpec(bad)).toThrow(/bad target/);
+    }
+    expect(pauseNode.words({ nodes: ['n1'], holder: { process: 3, at: 'in-hold' } })).toEqual({
+      whom: 'n1',
+      how: ['while process 3 was at in-hold'],
+    });
   });
 
   it.each([

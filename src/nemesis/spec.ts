@@ -55,12 +55,13 @@ export function parseFaults(spec: string): ParsedFault[] {
     const kind = module.name;
     const allowed = module.aims;
     const modes = module.modes ?? [];
-    const badMode = mode !== undefined && !modes.includes(mode);
+    const badMode = mode !== undefined && !modes.includes(mode) && !(module.moreModes?.test(mode) ?? false);
     const knownAim = (t: string) => allowed.includes(t) || (module.moreAims?.test(t) ?? false);
     if (extra.length > 0 || badMode || (aim !== undefined && !knownAim(aim))) {
       const forms = allowed.map((t) => `${kind}:${t}`);
       if (module.moreAims) forms.push(`${kind}:${module.moreAims.form}`);
-      if (modes.length > 0) forms.push(`${kind}:<target>:${modes.join('|')}`);
+      if (modes.length > 0)
+        forms.push(`${kind}:<target>:${[...modes, ...(module.moreModes ? [module.moreModes.form] : [])].join('|')}`);
       throw new UserError(
         `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
       );

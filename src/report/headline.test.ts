@@ -333,6 +333,45 @@ describe('the report headline', () => {
     );
   });
 
+  it('names an extension that failed while its holder went on writing: the holder was not told', () => {
+    // A library whose auto-extension failed (NOSCRIPT) and was only logged: its holder wrote
+    // on after process 1 was granted the lock its lease no longer held.
+    const ops = history([
+      (h) => h.invoke(0, 'acquire', 'L').ok(0, 'acquire', 'L', { validityMs: 3 }),
+      (h) => h.invoke(0, 'extend', 'L').fail(0, 'extend', 'L', undefined, 'NOSCRIPT'),
+      (h) => h.invoke(1, 'acquire', 'L').ok(1, 'acquire', 'L', { validityMs: 3 }),
+      write(1, [1]),
+      write(0, [2]),
+      release(1),
+      release(0),
+      read([2]),
+    ]);
+    expect(sentence(ops, false)).toMatch(
+      /^Process 0's extension failed at [\d.]+ s \(NOSCRIPT\) and the holder was not told: it went on holding the lock and wrote at [\d.]+ s; process 1 acquired while process 0 still held it/,
+    );
+  });
+
+  it('names extensions that stopped coming, their lease run out, while the holder wrote on; a paused holder is the pause', () => {
+    // Extended at 4 ms for 2 ms, then no more: the lease ran out at 6 ms; process 1 was
+    // granted at 8 ms, and process 0 wrote at 9 ms.
+    const steps: Step[] = [
+      (h) => h.invoke(0, 'acquire', 'L').ok(0, 'acquire', 'L', { validityMs: 3 }),
+      (h) => h.invoke(0, 'extend', 'L').ok(0, 'extend', 'L', { validityMs: 2 }),
+      (h) => h.invoke(0, 'read', S).ok(0, 'read', S, []),
+      (h) => h.invoke(1, 'acquire', 'L').ok(1, 'acquire', 'L', { validityMs: 3 }),
+      write(0, [2]),
+      release(1),
+      release(0),
+    ];
+    expect(sentence(history(steps), false)).toMatch(
+      /^Process 0's extensions stopped at [\d.]+ s \(its lease ran out at [\d.]+ s\) and the holder was not told: it went on holding the lock and wrote at [\d.]+ s; process 1 acquired while process 0 still held it/,
+    );
+    const [grant, extended, ...rest] = steps as [Step, Step, ...Step[]];
+    expect(sentence(history([grant, extended, pause(0), ...rest, resume]), false)).toMatch(
+      /^Process 0 paused for .* \(client-pause\) outlived its lease; process 1 acquired/,
+    );
+  });
+
   it('unknown: says which evidence was missing', () => {
     const ops = history([
       (h) => h.invoke(0, 'acquire', 'L').fail(0, 'acquire', 'L', undefined, 'busy'),

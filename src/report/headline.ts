@@ -18,12 +18,13 @@
  * and the stored checker results, read through their checkers' words (checker-words.ts).
  */
 import type { DataFate } from '../../checkers/checker-words.js';
+import { decodeGrant } from '../../checkers/op-values.js';
 import type { CheckResult, Validity } from '../../checkers/result.js';
 import { firstSaid } from '../../checkers/words-registry.js';
 import type { RunCondition } from '../run-data/conditions.js';
 import { plural } from '../util/plural.js';
 import { BAR_OUTCOMES } from './bar-words.js';
-import type { Fault, ReportData, Violation } from './report-data-types.js';
+import type { Bar, Fault, ReportData, Violation } from './report-data-types.js';
 
 export interface HeadlineRun {
   valid: Validity;
@@ -170,6 +171,55 @@ function tokenAfterGrant(
   return fault && how ? { fault, how, tokens: [earlier[5], later[5]] } : undefined;
 }
 
+/** A time on the run's clock in words: "at 2.31 s". */
+const at = (ms: number) => `at ${(ms / 1000).toFixed(2)} s`;
+
+/** The validity an extension's bar carries (its ok value, `{validityMs}`), when it carries one. */
+function extensionValidity(bar: Bar): number | undefined {
+  try {
+    return decodeGrant(JSON.parse(bar[7])).validityMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The earlier holder of overlap `v` went on using the lock after its library's extension
+ * failed, or after its extensions stopped coming and their lease ran out, and it wrote
+ * while the later holder held the lock: the library did not tell its holder (a failed
+ * auto-extension only logged). A holder a client pause stopped meanwhile is the pause's
+ * (it could not extend); said as such elsewhere.
+ */
+function extensionUnseen(data: ReportData, v: Violation): string | undefined {
+  const [first, second] = v.processes as [number, number];
+  const [o0, o1] = v.overlap as [number, number];
+  const firstStart = v.holds?.[0]?.[1] ?? o0;
+  const extend = data.fs.indexOf('extend');
+  const write = data.fs.indexOf('write');
+  if (extend < 0 || write < 0) return undefined;
+  const mine = data.bars.filter((b) => data.lanes[b[0]]?.process === first && b[3] >= firstStart && b[3] <= o1);
+  const wroteAfter = (t: number) => mine.find((b) => b[1] === write && b[3] > t);
+  const tail = (w: Bar) =>
+    `it went on holding the lock and wrote ${at(w[3])}; process ${second} acquired while process ${first} still held it`;
+  const failed = mine.find((b) => b[1] === extend && BAR_OUTCOMES[b[2]] === 'fail');
+  const wroteAfterFailure = failed && wroteAfter(failed[3]);
+  if (failed && wroteAfterFailure) {
+    const why = failed[8] ? ` (${failed[8]})` : '';
+    return `process ${first}'s extension failed ${at(failed[3])}${why} and the holder was not told: ${tail(wroteAfterFailure)}`;
+  }
+  const last = mine.filter((b) => b[1] === extend && BAR_OUTCOMES[b[2]] === 'ok' && b[3] <= o0).at(-1);
+  const validityMs = last && extensionValidity(last);
+  if (!last || validityMs === undefined) return undefined;
+  const ranOut = (last[4] < 0 ? last[3] : last[4]) + validityMs;
+  if (ranOut > o0) return undefined;
+  const paused = data.faults.some(
+    (f) => f.f === 'client-pause' && f.process === first && f.startMs <= o0 && faultEnd(data, f) >= last[3],
+  );
+  const wrote = wroteAfter(ranOut);
+  if (paused || !wrote) return undefined;
+  return `process ${first}'s extensions stopped ${at(last[3])} (its lease ran out ${at(ranOut)}) and the holder was not told: ${tail(wrote)}`;
+}
+
 function overlapAndFault(data: ReportData, v: Violation): { words: string; fault?: Fault } {
   const [first, second] = v.processes as [number, number];
   const [o0, o1] = v.overlap as [number, number];
@@ -182,6 +232,8 @@ function overlapAndFault(data: ReportData, v: Violation): { words: string; fault
       fault: taken.fault,
     };
   }
+  const unseen = extensionUnseen(data, v);
+  if (unseen) return { words: unseen };
   const released = heldRelease(data, v);
   if (released) {
     const [mode, request] = released.how.split(' at ') as [string, string];

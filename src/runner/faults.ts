@@ -40,10 +40,9 @@ export class RunFaults {
     return this.cluster.nodes.filter((n) => n.role === 'node');
   }
 
-  /** Starts one proxy per client and server when a fault needs them. */
-  async openProxies(): Promise<void> {
-    // LOCKCHAOS_PROXIES=on: an exploration's baseline counts every request without a fault.
-    if (!needsProxies(this.resolved.faults) && process.env.LOCKCHAOS_PROXIES !== 'on') return;
+  /** Starts one proxy per client and server when a fault needs them, or when `always` (an exploration's baseline). */
+  async openProxies(always = false): Promise<void> {
+    if (!needsProxies(this.resolved.faults) && !always) return;
     for (let client = 0; client < this.resolved.config.concurrency; client++) {
       for (const node of this.cluster.nodes) {
         // A lock node's route names what the client sends (the wire points it reaches).

@@ -6,7 +6,8 @@
  * and the run says it did not run as configured rather than read it as the lock's.
  */
 import type { FaultWindow } from '../../checkers/fault-windows.js';
-import { acquireInvokedAt, grantedValidityMs, holdsOf, overlaps } from '../../checkers/mutual-exclusion.js';
+import { leaseAt, leaseEnd as leaseEndOf } from '../../checkers/lease.js';
+import { acquireInvokedAt, holdsOf, overlaps } from '../../checkers/mutual-exclusion.js';
 import { secs } from '../../checkers/seconds.js';
 import type { Op } from '../history/op.js';
 import type { RunCondition } from '../run-data/conditions.js';
@@ -73,7 +74,9 @@ export function stallsBehindOverlaps(history: readonly Op[], unasked: readonly S
   const told = new Set<number>();
   for (const { first, second } of overlaps(holdsOf(history))) {
     if (told.has(first.acquireIndex)) continue;
-    const leaseEnd = first.start + (grantedValidityMs(history, first) ?? ttlMs) * 1e6;
+    // From its last extension before the next grant, where its library extended it.
+    const lease = leaseAt(history, first, second.start);
+    const leaseEnd = lease ? leaseEndOf(lease) : first.start + ttlMs * 1e6;
     if (first.end <= leaseEnd) continue; // within its lease: the stall explains nothing
     // Only a stall in the hold it would explain: a lease that ran from the grant is carried
     // past its end by a stall after the grant alone (one before it came out of the validity

@@ -104,14 +104,15 @@ function startNodes(resolved: ResolvedRun, runId: string, ahead: boolean, signal
 export async function openFaults(
   resolved: ResolvedRun,
   cluster: Cluster,
-  run: { runId: string; log: (line: string) => void },
+  /** proxies: open the per-client proxies though no fault needs them (RunHooks.proxies). */
+  run: { runId: string; log: (line: string) => void; proxies?: boolean },
   start: StartInterruption,
   teardown: RunEnds,
 ): Promise<RunFaults> {
   const faults = new RunFaults(resolved, cluster, run.runId);
   teardown.on('heal', () => faults.healAll());
   teardown.on('faults', () => faults.close());
-  await faults.openProxies();
+  await faults.openProxies(run.proxies);
   run.log(`cluster ready: ${cluster.nodes.map((n) => `${n.name} ${n.ip}`).join(', ')}`);
   start.throwIfAborted();
   return faults;

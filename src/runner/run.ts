@@ -55,6 +55,12 @@ export interface RunHooks {
    * only runs: progress lines and report.html are its callers' (reported-run/reported-run.ts).
    */
   progress?: ProgressStart;
+  /**
+   * Open the per-client proxies though no fault needs them: an exploration's baseline, so
+   * that its coverage counts every request the clients send on the wire. A hook of this
+   * run, not the process's environment: a campaign runs other cells beside it.
+   */
+  proxies?: boolean;
   /** Build the node image when it is missing (default true). */
   buildImage?: boolean;
   /** Point <store>/latest at this run (default true; CI artifact stores want no symlinks). */
@@ -109,7 +115,13 @@ async function runToVerdict(resolved: ResolvedRun, hooks: RunHooks): Promise<Run
     const { cluster } = started;
     notHealed = started.notHealed;
     clock.clusterReady();
-    const faults = await openFaults(resolved, cluster, { runId, log }, start, teardown);
+    const faults = await openFaults(
+      resolved,
+      cluster,
+      { runId, log, proxies: hooks.proxies === true },
+      start,
+      teardown,
+    );
     // The nodes as they stand before the slot (a campaign's docker calls cost the slot
     // nothing): one that restarts from here on without the nemesis is noticed.
     const watch = await NodeWatch.begin(cluster.nodes.filter((n) => n.role === 'node'));

@@ -4,8 +4,10 @@
  * stamped on the system-wide monotonic clock, to the runner.
  */
 
+import { encodeExtension } from '../../checkers/op-values.js';
 import { workloadByName } from '../../workloads/index.js';
 import type { LockClient } from '../backends/backend.js';
+import type { Extension } from '../backends/client-protocol.js';
 import { importBackend } from '../backends/import.js';
 import type { ProcessLockClient, ProgramLaunch } from '../backends/process-client.js';
 import { clientCgroupName, WORKER_ENV } from '../cluster/labels.js';
@@ -109,6 +111,26 @@ async function atPoint(where: string): Promise<void> {
   }
 }
 
+/** The workload's recorder and lock, once it began: a client program's extensions are recorded there. */
+let recording: { recorder: Recorder; lock: string } | undefined;
+
+/**
+ * The program's library extended its lease on its own, or failed to: an `extend` on the
+ * history (its new validity, else the run's TTL; or the library's error), which the
+ * checkers date the lease from (checkers/lease.ts).
+ */
+function recordExtension(extension: Extension, ttlMs: number): void {
+  if (!recording) return;
+  const { recorder, lock } = recording;
+  recorder.event(
+    'extend',
+    lock,
+    extension.extended
+      ? { type: 'ok', value: encodeExtension(extension.validityMs ?? ttlMs) }
+      : { type: 'fail', error: extension.error },
+  );
+}
+
 /** The name of this client's program cgroup: a replacement's is its own (runner/worker-pool.ts replace). */
 const cgroupClientName = (w: { client: number; firstProcess?: number }) =>
   w.firstProcess === undefined ? `c${w.client}` : `c${w.client}-p${w.firstProcess}`;
@@ -144,6 +166,7 @@ async function run(worker: WorkerConfig) {
   send({ type: 'ready' });
   const origin = await go;
   const recorder = new Recorder(worker.firstProcess ?? worker.client, config.concurrency, origin, recordOp);
+  recording = { recorder, lock: lockName };
   const stalls = watchStalls(origin);
   try {
     await workload.client({
@@ -225,6 +248,7 @@ async function startProgram(worker: WorkerConfig, command: string): Promise<Lock
     onPoint: atPoint,
     aimedAt: (point) => askAt.has(point),
     onPointsCapped: (cap) => send({ type: 'points-capped', cap }),
+    onExtension: (extension) => recordExtension(extension, config.ttlMs),
     onBroken: (why) => {
       send({ type: 'program-broken', why });
       stop.abort();

@@ -12,7 +12,7 @@ import { DEFAULTS } from '../../src/run-data/parameters.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { packageRoot } from '../../src/util/paths.js';
-import { freshStore, leftovers, lockchaos, requireEngine } from './support.js';
+import { freshStore, leftovers, lockchaos, requireEngine, runAndRead } from './support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
@@ -20,6 +20,7 @@ const REDIS_PY = `/usr/bin/python3 ${join(packageRoot, 'examples/clients/redis-p
 const BROKEN = `node ${join(packageRoot, 'test/fixtures/clients/broken.mjs')}`;
 const REFUSING = `node ${join(packageRoot, 'test/fixtures/clients/refusing.mjs')}`;
 const FRAGILE = (how: string) => `FRAGILE=${how} node ${join(packageRoot, 'test/fixtures/clients/fragile.mjs')}`;
+const EXTENDING = `/usr/bin/python3 ${join(packageRoot, 'test/fixtures/clients/extending.py')}`;
 const PG_SESSION = (how: string) =>
   `PG_SESSION=${how} node ${join(packageRoot, 'test/fixtures/clients/pg-session.mjs')}`;
 
@@ -85,6 +86,26 @@ describe.skipIf(skip)('a client program (the client protocol)', () => {
     expect(r.conditions).toEqual([]);
     expect(r.results.find((c) => c.checker === 'mutual-exclusion')?.valid).toBe(false);
     expect(r.valid).toBe(false);
+  });
+
+  it('a lock that renews itself reports each extension: recorded, and its holds are dated from the last', async () => {
+    // Holds of 2.5 s on a 1 s lease, renewed every third of it by the program's watchdog.
+    const r = await runAndRead(store, [
+      ...['--backend', 'redis', '--client-command', EXTENDING, '--fencing', 'off', '--seed', '3'],
+      ...['--ttl', '1000', '--hold', '2500', '--time-limit', '8', '--concurrency', '2'],
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const extensions = r.history.filter((op) => op.f === 'extend' && op.type === 'ok');
+    expect(extensions.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(extensions.map((op) => JSON.stringify(op.value)))).toEqual(new Set(['{"validityMs":1000}']));
+    const { results } = JSON.parse(readFileSync(join(r.dir, 'results.json'), 'utf8')) as {
+      results: { checker: string; details?: { leasedHolds?: number; outlived?: number } }[];
+    };
+    const evidence = results.find((c) => c.checker === 'evidence')?.details;
+    // Every hold outlived its grant's 1 s; none outlived its last extension's.
+    expect(evidence?.leasedHolds).toBeGreaterThan(0);
+    expect(evidence?.outlived).toBe(0);
+    expect(r.left).toEqual([]);
   });
 
   it('a program that answers garbage: its request ends unknown, the run says so, no stack', async () => {

@@ -133,4 +133,26 @@ describe.skipIf(skip)('faults at the code points', () => {
     expect(row(r, 'after-grant')?.followed).toBeGreaterThan(0);
     expect(row(r, 'in-extend')).toMatchObject({ reached: 0 });
   });
+
+  it('a node paused while a client is kept at a point: the client waits there, the coverage counts the hit', async () => {
+    // Redis frozen while the built-in client is stopped before its release: it goes on
+    // from the point once the node is back, and the lock keeps its promise (fenced).
+    const r = await run(
+      await prepareRun(config({ nemesis: 'pause-node:one:at=before-release', fencing: true, timeLimitS: 8 })),
+      { latest: false },
+    );
+    expect(r.conditions).toEqual([]);
+    const starts = r.history.filter((op) => op.f === 'start-pause-node' && op.type === 'ok');
+    expect(starts.length).toBeGreaterThan(0);
+    for (const s of starts) {
+      expect(s.value).toMatchObject({ nodes: ['redis-1'], at: 'before-release', holder: { at: 'before-release' } });
+      // The kept client released only after the node came back.
+      const { process } = (s.value as { holder: { process: number } }).holder;
+      const stop = r.history.find((op) => op.f === 'stop-pause-node' && op.index > s.index);
+      const release = r.history.find((op) => op.process === process && op.f === 'release' && op.index > s.index);
+      if (stop && release) expect(release.index).toBeGreaterThan(stop.index);
+    }
+    expect(row(r, 'before-release')).toMatchObject({ fault: 'pause-node', hits: starts.length });
+    expect(r.valid).toBe(true);
+  });
 });

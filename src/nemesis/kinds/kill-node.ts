@@ -1,7 +1,7 @@
 /** kill-node: SIGKILL to the server (PID 1), then a restart of the container. */
 import type { NodeHandle } from '../../cluster/cluster.js';
 import type { Rng } from '../../util/rng.js';
-import { faultKind, heldWords, nodesHit, onNodes, WHILE_HELD_MODES } from '../kind.js';
+import { faultKind, nodeOutageKind } from '../kind.js';
 import type { FaultPlan, FaultStart } from '../nemesis.js';
 import { NodeOutage } from '../node-outage.js';
 
@@ -38,8 +38,6 @@ export class NodeKill extends NodeOutage {
 export const killNode = faultKind({
   nodeNeeds: () => ['process', 'restart'] as const,
   name: 'kill-node',
-  ...onNodes((s, ctx) => new NodeKill(ctx, s.aim, s.mode === 'while-held' ? ctx.clients : undefined)),
-  modes: WHILE_HELD_MODES,
-  what: 'SIGKILL the server, then restart it (--lose-data: restart empty); while-held: only while a client holds the lock, kept holding until the node is back',
-  words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
+  ...nodeOutageKind((ctx, aim, keep, atPoint) => new NodeKill(ctx, aim, keep, atPoint)),
+  what: 'SIGKILL the server, then restart it (--lose-data: restart empty); while-held: only while a client holds the lock, kept holding until the node is back; at=<point>: while the first client at a code point is kept there',
 });

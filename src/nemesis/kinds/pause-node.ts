@@ -1,7 +1,7 @@
 /** pause-node: the cgroup freezer stops every process of the node (docker pause), then thaws. */
 import type { NodeHandle, PauseRecord } from '../../cluster/cluster.js';
 import type { Rng } from '../../util/rng.js';
-import { faultKind, heldWords, nodesHit, onNodes, WHILE_HELD_MODES } from '../kind.js';
+import { faultKind, nodeOutageKind } from '../kind.js';
 import type { FaultPlan, FaultStart } from '../nemesis.js';
 import { NodeOutage } from '../node-outage.js';
 
@@ -26,8 +26,6 @@ export class NodePause extends NodeOutage {
 export const pauseNode = faultKind({
   nodeNeeds: () => ['process'] as const,
   name: 'pause-node',
-  ...onNodes((s, ctx) => new NodePause(ctx, s.aim, s.mode === 'while-held' ? ctx.clients : undefined)),
-  modes: WHILE_HELD_MODES,
-  what: "freeze a node's processes (cgroup freezer), then thaw; while-held: only while a client holds the lock, kept holding until the node is back",
-  words: (v) => ({ whom: nodesHit(v), how: heldWords(v) }),
+  ...nodeOutageKind((ctx, aim, keep, atPoint) => new NodePause(ctx, aim, keep, atPoint)),
+  what: "freeze a node's processes (cgroup freezer), then thaw; while-held: only while a client holds the lock, kept holding until the node is back; at=<point>: while the first client at a code point is kept there",
 });
