@@ -154,6 +154,23 @@ const list: Scenario[] = [
     },
   },
   {
+    name: 'redlock-real-clock-bridge',
+    description:
+      "as redlock-clock-jump, with the shared master's real clock: its server's vDSO clocks warped by ptrace jump past the lease while a client holds a bare majority, the key expires by that clock, and the other group gets its own majority",
+    source: `${KLEPPMANN}: a Redis node whose clock jumps forward`,
+    expected: { unfenced: 'invalid', fenced: 'error' },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: 'partition:clients-majorities,node-clock:bridge',
+      ttlMs: 3000,
+      holdMs: 2500,
+      rate: 2,
+      nemesisIntervalS: 2,
+      timeLimitS: 60,
+    },
+  },
+  {
     name: 'clock-strobe',
     description:
       "the Redis node's clock strobes, a lease ahead and back every 50-250 ms: a flip ahead expires the holder's key early, and another client takes the lock",
