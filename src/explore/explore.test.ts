@@ -50,6 +50,18 @@ describe('exploration', () => {
     expect(hitFirst.map((c) => c.point).filter((p) => !p.startsWith('wire:'))[0]).toBe('in-hold');
   });
 
+  it('ranks an auto-extension with the points inside the hold, before the other requests', () => {
+    const points = [
+      ...learnedPoints(coverage),
+      { point: 'in-extend', reached: 20 },
+      { point: 'my-point', reached: 20 },
+    ];
+    const order = [...new Set(orderCandidates(candidatesFor(points, false), points, 20).map((c) => c.point))];
+    expect(order.indexOf('in-extend')).toBeLessThan(order.indexOf('wire:SET'));
+    expect(order.indexOf('in-extend')).toBeLessThan(order.indexOf('my-point'));
+    expect(order.indexOf('in-extend')).toBeGreaterThan(order.indexOf('wire:DEL'));
+  });
+
   it('plans rounds over seeds, skipping a point once broken', () => {
     const cands = candidatesFor([
       { point: 'wire:DEL', reached: 1 },
@@ -131,6 +143,29 @@ describe('the lease argument', () => {
     expect(onlyTheLeaseArgument([overlap(4, 5)], stopped(1))).toBe(false);
     expect(onlyTheLeaseArgument([overlap(1, 2), { checker: 'fencing', valid: false }], stopped(1))).toBe(false);
     expect(onlyTheLeaseArgument([{ checker: 'lost-updates', valid: false }], stopped(1))).toBe(false);
+  });
+
+  it("is an overlap whose later holder a wire stop caught after its grant's request went: by its grant it was the earlier", () => {
+    // wire:SET:stop: process 3's SET took the lock, then it was stopped until process 2 held
+    // it; its acquire answered after process 2's: a holder stopped past its lease.
+    const pair = {
+      checker: 'mutual-exclusion',
+      valid: false,
+      details: { pairs: [{ first: { process: 2 }, second: { process: 3, start: 50, acquireIndex: 3 } }] },
+    };
+    const caught = (mode: string, time: number) =>
+      [
+        { index: 0, process: 3, type: 'invoke', f: 'acquire', time: 10 },
+        { index: 1, process: 'nemesis', type: 'ok', f: 'start-wire', time, value: { process: 3, mode } },
+        { index: 2, process: 2, type: 'ok', f: 'acquire', time: 40 },
+        { index: 3, process: 3, type: 'ok', f: 'acquire', time: 50 },
+      ] as Op[];
+    expect(onlyTheLeaseArgument([pair], caught('stop', 20))).toBe(true);
+    // A pause before a request: the request reached the server after the handover, and the
+    // library took its answer for the lock's (renewlock's PEXPIRE): the library's.
+    expect(onlyTheLeaseArgument([pair], caught('pause', 20))).toBe(false);
+    // A stop before this acquire began stopped a client that was not acquiring.
+    expect(onlyTheLeaseArgument([pair], caught('stop', 5))).toBe(false);
   });
 
   it('leaves out a pause at a standard point inside the hold when unfenced, and keeps the kill there', () => {

@@ -3,17 +3,18 @@
  * grant and release is judged by a heuristic (the baseline's history does not say which
  * request fell inside a hold): a request sent about as often as the lock was acquired is
  * the grant's, the release's or the hold's own (DEL, INCR, EVAL of a release), and the
- * standard points after-grant, in-hold and before-release are inside the hold by name.
+ * standard points after-grant, in-hold and before-release are inside the hold by name, and so
+ * is in-extend (an extension renews a lease its holder holds).
  * Points not reached are not tried; points never hit by a fault come before points already hit (a baseline hits none, so
  * this orders by the hold heuristic alone until a caller passes hits).
  */
 import type { Candidate, LearnedPoint } from './candidates.js';
 
-const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
+const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release', 'in-extend']);
 
 /**
  * 0 likeliest: a request about as frequent as acquires (the library's own step of a
- * cycle, on the wire); 1 the standard points inside the hold; 2 the library's announced
+ * cycle, on the wire); 1 the standard points inside the hold (in-extend too); 2 the library's announced
  * points and the other requests; 3 the rest.
  */
 export function likelihoodRank(p: LearnedPoint, acquires: number): number {
