@@ -59,19 +59,24 @@ function stop(kind: string): Step {
 const pause = (process: number) => start('client-pause', { client: process, process, ms: 1000 });
 const resume = stop('client-pause');
 
-/** Process 1's release, its request caught on the wire (at, mode), ends after process 4 acquired; then `next` acquires. */
-const lateRelease = (at: string, mode: string, next: number): Op[] =>
-  history([
+/**
+ * Process 1's release, its request caught on the wire (at, mode), ends after process 4
+ * acquired; then `next` acquires (answeredLate: a moment before the release's answer is on
+ * the record, as a delete that landed first can be answered).
+ */
+const lateRelease = (at: string, mode: string, next: number, answeredLate = false): Op[] => {
+  const answered: Step = (h) => h.ok(1, 'release', 'L');
+  return history([
     acquire(1),
     (h) => h.invoke(1, 'release', 'L'),
     start('wire', { client: 1, process: 1, at, mode, ms: 1500 }),
     acquire(4),
     stop('wire'),
-    (h) => h.ok(1, 'release', 'L'),
-    acquire(next),
+    ...(answeredLate ? [acquire(next), answered] : [answered, acquire(next)]),
     release(4),
     release(next),
   ]);
+};
 
 /** Process 2's acquire, caught by a fault (kind, how) while process 3 acquires (grant3), answers ok after it (grant2). */
 const caughtInAcquire = (kind: string, how: object, grant3: object = {}, grant2: object = {}): Op[] =>
@@ -349,6 +354,10 @@ describe('the report headline', () => {
     // DEL, deleted process 4's lock, and process 1 itself acquired next.
     expect(sentence(lateRelease('wire:EVAL', 'drop', 1), false)).toMatch(
       /^Process 1's release, its EVAL dropped on the wire \(wire drop\), went on for [\d.]+ m?s and ended after its lease had run out, deleting process 4's lock; process 1 acquired while process 4 still held it/,
+    );
+    // Process 3 acquired as the DEL landed, a moment before the release's answer was recorded.
+    expect(sentence(lateRelease('wire:EVAL', 'drop', 3, true), false)).toMatch(
+      /^Process 1's release, its EVAL dropped on the wire \(wire drop\), went on for [\d.]+ m?s and ended after its lease had run out, deleting process 4's lock; process 3 acquired while process 4 still held it/,
     );
   });
 

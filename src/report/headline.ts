@@ -125,7 +125,7 @@ function overlapCause(data: ReportData, v: Violation): string {
 /**
  * Another process's release, caught on the wire (a `wire:` fault held its request, or dropped
  * it and the library sent another) while its lease ran out, that landed while `v`'s earlier
- * holder held the lock and before the later one's grant: what the library did, not only the
+ * holder held the lock, before the later one's grant: what the library did, not only the
  * fault (redis-lock's DEL without an ownership check deleted the next holder's lock, and a
  * third acquired; retrylock's retry, a plain DEL, did so, and the releaser acquired next).
  */
@@ -135,15 +135,17 @@ function heldRelease(
 ): { fault: Fault; process: number; how: string; endMs: number } | undefined {
   const [holder] = v.processes as [number, number];
   const holdStart = v.holds?.[0]?.[1];
-  const granted = v.overlap?.[0];
+  // Answered by the end of the overlap: the delete landed before the next grant, but its
+  // answer can reach the history a moment after it (mutual-exclusion's releasedUnder).
+  const answeredBy = v.overlap?.[1];
   const release = data.fs.indexOf('release');
-  if (holdStart === undefined || granted === undefined || release < 0) return undefined;
+  if (holdStart === undefined || answeredBy === undefined || release < 0) return undefined;
   for (const b of data.bars) {
     const [lane, f, outcome, start, end] = b;
     const p = data.lanes[lane]?.process;
     // The releaser itself may be the next to acquire: its late release returned, and it went on.
     if (f !== release || BAR_OUTCOMES[outcome] !== 'ok' || p === undefined || p === holder) continue;
-    if (!(start < holdStart && end >= holdStart && end <= granted)) continue;
+    if (!(start < holdStart && end >= holdStart && end <= answeredBy)) continue;
     const fault = data.faults.find((x) => x.f === 'wire' && x.process === p && x.startMs >= start && x.startMs <= end);
     const how = fault && faultDetail(fault).find((d) => / at /.test(d));
     if (fault && how) return { fault, process: p, how, endMs: end };
