@@ -11,8 +11,9 @@ Finds where a lock library breaks without being told where to aim: a short basel
 with no fault learns the points the clients reach (every request they send on the wire,
 the standard and announced code points, with counts); then each fault that can act at a
 point (wire:<REQ>:pause|hold|stop|drop, client-pause:at=P, client-kill:at=P) is tried,
-the likeliest first (points inside the hold, requests sent about as often as the lock is
-acquired), over seeds (--seed, then +1, +2 ...), within the budget. A point's tries end at
+the likeliest first (the requests and announced points reached about as often as the
+lock is acquired, then the points inside the hold), over seeds (--seed, then +1, +2 ...),
+within the budget. A point's tries end at
 its first counted violation. Ends with a table, a row per point × fault (tries,
 violations, the finding, a replay command), on stdout and in
 <store>/explore/<timestamp>/explore.json (every try's run folder is under runs/).
