@@ -13,11 +13,12 @@ with no fault learns the points the clients reach (every request they send on th
 the standard and announced code points, with counts); then each fault that can act at a
 point (wire:<REQ>:pause|hold|stop|drop, client-pause:at=P, client-kill:at=P, and where
 the nodes can take them pause-node:one:at=P, kill-node:one:at=P) is tried, the likeliest
-first (points inside the hold, requests sent about as often as the lock is acquired),
-over seeds (--seed, then +1, +2 ...), within the budget. A point's tries end at its first
-counted violation, and that run is shrunk (lockchaos shrink, a few runs: the smallest
-schedule that still breaks the lock, and its replay). Ends with a table, a row per point
-× fault (tries, violations, the finding, a replay command), on stdout and in
+first (the requests and announced points reached about as often as the lock is acquired,
+then the points inside the hold), over seeds (--seed, then +1, +2 ...), within the
+budget. A point's tries end at its first counted violation, and that run is shrunk
+(lockchaos shrink, a few runs: the smallest schedule that still breaks the lock, and its
+replay). Ends with a table, a row per point × fault (tries, violations, the finding, a
+replay command), on stdout and in
 <store>/explore/<timestamp>/explore.json (every try's run folder is under runs/).
 
 Examples:

@@ -84,6 +84,26 @@ describe('exploration', () => {
     expect(hitFirst.map((c) => c.point).filter((p) => !p.startsWith('wire:'))[0]).toBe('in-hold');
   });
 
+  it("ranks the library's own points reached once a cycle with its requests, and in-extend with the hold", () => {
+    const rank = (extra: { point: string; reached: number }[]) => {
+      const points = [...learnedPoints(coverage), ...extra];
+      return [...new Set(orderCandidates(candidatesFor(points, false), points, 20).map((c) => c.point))];
+    };
+    // An extension before the holder works, a point the library announced: each acquire's own step.
+    const once = rank([
+      { point: 'in-extend', reached: 20 },
+      { point: 'my-point', reached: 20 },
+    ]);
+    expect(once.slice(0, 3)).toEqual(['wire:DEL', 'in-extend', 'my-point']);
+    // An auto-extension that came now and then is still inside the hold; another point is not.
+    const rare = rank([
+      { point: 'in-extend', reached: 2 },
+      { point: 'my-point', reached: 2 },
+    ]);
+    expect(rare.indexOf('in-extend')).toBeLessThan(rare.indexOf('wire:SET'));
+    expect(rare.indexOf('my-point')).toBeGreaterThan(rare.indexOf('before-release'));
+  });
+
   it('plans rounds over seeds, skipping a point once broken', () => {
     const cands = candidatesFor([
       { point: 'wire:DEL', reached: 1 },
@@ -186,6 +206,29 @@ describe('the lease argument', () => {
     expect(onlyTheLeaseArgument([overlap(4, 5)], stopped(1))).toBe(false);
     expect(onlyTheLeaseArgument([overlap(1, 2), { checker: 'fencing', valid: false }], stopped(1))).toBe(false);
     expect(onlyTheLeaseArgument([{ checker: 'lost-updates', valid: false }], stopped(1))).toBe(false);
+  });
+
+  it("is an overlap whose later holder a wire stop caught after its grant's request went: by its grant it was the earlier", () => {
+    // wire:SET:stop: process 3's SET took the lock, then it was stopped until process 2 held
+    // it; its acquire answered after process 2's: a holder stopped past its lease.
+    const pair = {
+      checker: 'mutual-exclusion',
+      valid: false,
+      details: { pairs: [{ first: { process: 2 }, second: { process: 3, start: 50, acquireIndex: 3 } }] },
+    };
+    const caught = (mode: string, time: number) =>
+      [
+        { index: 0, process: 3, type: 'invoke', f: 'acquire', time: 10 },
+        { index: 1, process: 'nemesis', type: 'ok', f: 'start-wire', time, value: { process: 3, mode } },
+        { index: 2, process: 2, type: 'ok', f: 'acquire', time: 40 },
+        { index: 3, process: 3, type: 'ok', f: 'acquire', time: 50 },
+      ] as Op[];
+    expect(onlyTheLeaseArgument([pair], caught('stop', 20))).toBe(true);
+    // A pause before a request: the request reached the server after the handover, and the
+    // library took its answer for the lock's (renewlock's PEXPIRE): the library's.
+    expect(onlyTheLeaseArgument([pair], caught('pause', 20))).toBe(false);
+    // A stop before this acquire began stopped a client that was not acquiring.
+    expect(onlyTheLeaseArgument([pair], caught('stop', 5))).toBe(false);
   });
 
   it('leaves out a pause at a standard point inside the hold when unfenced, and keeps the kill there', () => {

@@ -9,23 +9,47 @@ import type { Op } from '../history/op.js';
 
 interface OverlapPair {
   first: { process: number };
-  second: { process: number };
+  second: { process: number; start?: number; acquireIndex?: number };
 }
 
-/** The processes the run's faults stopped or caught (their start records' `process`). */
-function faultedProcesses(history: readonly Op[]): Set<number> {
-  const found = new Set<number>();
+interface FaultStart {
+  process: number;
+  time: number;
+  /** A wire fault's mode: `stop` let the request go and stopped the client after it. */
+  mode?: unknown;
+}
+
+/** The run's faults that stopped or caught a process (their start records). */
+function faultStarts(history: readonly Op[]): FaultStart[] {
+  const found: FaultStart[] = [];
   for (const op of history) {
     if (op.process !== 'nemesis' || op.type !== 'ok' || !op.f.startsWith('start-')) continue;
-    const p = (op.value as { process?: unknown } | undefined)?.process;
-    if (typeof p === 'number') found.add(p);
+    const value = op.value as { process?: unknown; mode?: unknown } | undefined;
+    if (typeof value?.process === 'number') found.push({ process: value.process, time: op.time, mode: value.mode });
   }
   return found;
 }
 
 /**
+ * Whether the pair's later holder is by rights the earlier: a `wire:<request>:stop` let its
+ * acquire's request reach the server and stopped it before the acquire answered, until
+ * another client held the lock. Its grant came first; its belief started late only because
+ * it was stopped holding (a holder stopped past its lease, as the earlier holder of any
+ * other pair). A pause before a request is not this: that request reached the server after
+ * the handover, and a library that took its answer for the lock's is the one at fault.
+ */
+function stoppedAfterItsGrant(pair: OverlapPair, starts: readonly FaultStart[], history: readonly Op[]): boolean {
+  const { process, start, acquireIndex } = pair.second;
+  const invoked = history.findLast(
+    (op) => op.process === process && op.type === 'invoke' && op.f === 'acquire' && op.index < (acquireIndex ?? -1),
+  )?.time;
+  if (invoked === undefined || start === undefined) return false;
+  return starts.some((f) => f.process === process && f.mode === 'stop' && f.time >= invoked && f.time <= start);
+}
+
+/**
  * Whether an invalid run's counted violations are all overlaps whose earlier holder a fault
- * stopped: only then is it the lease argument. A lost update or a stale token with no such
+ * stopped (the earlier by its grant: stoppedAfterItsGrant): only then is it the lease argument. A lost update or a stale token with no such
  * overlap, or an overlap of two holders no fault touched (a release that deleted the next
  * holder's lock), is the library's.
  */
@@ -37,8 +61,9 @@ export function onlyTheLeaseArgument(
   const exclusion = counted.find((r) => r.checker === 'mutual-exclusion');
   const pairs = (exclusion?.details as { pairs?: OverlapPair[] } | undefined)?.pairs;
   if (!Array.isArray(pairs) || pairs.length === 0) return false;
-  const faulted = faultedProcesses(history);
-  if (!pairs.every((p) => faulted.has(p.first.process))) return false;
+  const starts = faultStarts(history);
+  const faulted = new Set(starts.map((f) => f.process));
+  if (!pairs.every((p) => faulted.has(p.first.process) || stoppedAfterItsGrant(p, starts, history))) return false;
   // What else failed follows from those overlaps (the stale holder's write lost the adds).
   return counted.every((r) => r.checker === 'mutual-exclusion' || r.checker === 'lost-updates');
 }

@@ -1,26 +1,29 @@
 /**
- * The order of an exploration's tries: likeliest to matter first. A request sent between
- * grant and release is judged by a heuristic (the baseline's history does not say which
- * request fell inside a hold): a request sent about as often as the lock was acquired is
- * the grant's, the release's or the hold's own (DEL, INCR, EVAL of a release), and the
- * standard points after-grant, in-hold and before-release are inside the hold by name.
- * Points not reached are not tried; points never hit by a fault come before points already hit (a baseline hits none, so
- * this orders by the hold heuristic alone until a caller passes hits).
+ * The order of an exploration's tries: likeliest to matter first. A step of the library's
+ * own code between grant and release is judged by a heuristic (the baseline's history does
+ * not say which request fell inside a hold): a request sent, or a point the library
+ * announced (an auto-extension's in-extend), about as often as the lock was acquired is the
+ * grant's, the release's or the hold's own (DEL, INCR, EVAL of a release, an extension
+ * before the holder works). The harness's standard points after-grant, in-hold and
+ * before-release are inside the hold by name, and so is in-extend however often it comes
+ * (an extension renews a lease its holder holds). Points not reached are not tried; points
+ * never hit by a fault come before points already hit (a baseline hits none, so this
+ * orders by the hold heuristic alone until a caller passes hits).
  */
 import type { Candidate, LearnedPoint } from './candidates.js';
 
-const IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
+/** The points the harness itself names in every hold: where they are says nothing of the library. */
+const HARNESS_IN_HOLD = new Set(['after-grant', 'in-hold', 'before-release']);
 
 /**
- * 0 likeliest: a request about as frequent as acquires (the library's own step of a
- * cycle, on the wire); 1 the standard points inside the hold; 2 the library's announced
- * points and the other requests; 3 the rest.
+ * 0 likeliest: a request or a point of the library's about as frequent as acquires (its
+ * own step of a cycle); 1 the standard points inside the hold (in-extend too); 2 the
+ * library's other points and requests; 3 the rest.
  */
 export function likelihoodRank(p: LearnedPoint, acquires: number): number {
-  if (p.point.startsWith('wire:') && acquires > 0 && p.reached >= acquires * 0.5 && p.reached <= acquires * 2) {
-    return 0;
-  }
-  if (IN_HOLD.has(p.point)) return 1;
+  const oncePerCycle = acquires > 0 && p.reached >= acquires * 0.5 && p.reached <= acquires * 2;
+  if (oncePerCycle && !HARNESS_IN_HOLD.has(p.point)) return 0;
+  if (HARNESS_IN_HOLD.has(p.point) || p.point === 'in-extend') return 1;
   return p.reached > 0 ? 2 : 3;
 }
 

@@ -10,6 +10,18 @@ const RECORDED: [kind: string, value: unknown, report: string, progress: string]
     'client-pause process 7',
   ],
   [
+    'client-pause',
+    { client: 2, process: 7, pid: 123, at: 'in-extend', ms: 1500 },
+    'client-pause · process 7 · at in-extend · 1500 ms',
+    'client-pause process 7',
+  ],
+  [
+    'client-kill',
+    { client: 1, process: 4, at: 'before-release' },
+    'client-kill · process 4 · at before-release',
+    'client-kill process 4',
+  ],
+  [
     'client-clock',
     { client: 1, process: 6, pid: 9, at: 'x', ms: 80, clockStepMs: 1200 },
     'client-clock · process 6 · 80 ms',

@@ -59,6 +59,37 @@ function stop(kind: string): Step {
 const pause = (process: number) => start('client-pause', { client: process, process, ms: 1000 });
 const resume = stop('client-pause');
 
+/**
+ * Process 1's release, its request caught on the wire (at, mode), ends after process 4
+ * acquired; then `next` acquires (answeredLate: a moment before the release's answer is on
+ * the record, as a delete that landed first can be answered).
+ */
+const lateRelease = (at: string, mode: string, next: number, answeredLate = false): Op[] => {
+  const answered: Step = (h) => h.ok(1, 'release', 'L');
+  return history([
+    acquire(1),
+    (h) => h.invoke(1, 'release', 'L'),
+    start('wire', { client: 1, process: 1, at, mode, ms: 1500 }),
+    acquire(4),
+    stop('wire'),
+    ...(answeredLate ? [acquire(next), answered] : [answered, acquire(next)]),
+    release(4),
+    release(next),
+  ]);
+};
+
+/** Process 2's acquire, caught by a fault (kind, how) while process 3 acquires (grant3), answers ok after it (grant2). */
+const caughtInAcquire = (kind: string, how: object, grant3: object = {}, grant2: object = {}): Op[] =>
+  history([
+    (h) => h.invoke(2, 'acquire', 'L'),
+    start(kind, { client: 2, process: 2, ms: 1500, ...how }),
+    (h) => h.invoke(3, 'acquire', 'L').ok(3, 'acquire', 'L', grant3),
+    stop(kind),
+    (h) => h.ok(2, 'acquire', 'L', grant2),
+    release(3),
+    release(2),
+  ]);
+
 /** Process 0 holds and is paused; process 1 acquires and adds 1; process 0 wakes (tokens: each grant's). */
 const overtaken = (token0?: number, token1?: number): Step[] => [
   acquire(0, token0),
@@ -299,19 +330,7 @@ describe('the report headline', () => {
   it('names a release held on the wire by what it did: the request, its landing, whose lock it deleted', () => {
     // redis-lock 1.0.0: process 1's DEL (no ownership check) held while its lease ran out;
     // process 4 acquired; the DEL landed and deleted process 4's lock; process 5 acquired.
-    const wire = { client: 1, process: 1, at: 'wire:DEL', mode: 'pause', ms: 1500 };
-    const ops = history([
-      acquire(1),
-      (h) => h.invoke(1, 'release', 'L'),
-      start('wire', wire),
-      acquire(4),
-      stop('wire'),
-      (h) => h.ok(1, 'release', 'L'),
-      acquire(5),
-      release(4),
-      release(5),
-    ]);
-    expect(sentence(ops, false)).toMatch(
+    expect(sentence(lateRelease('wire:DEL', 'pause', 5), false)).toMatch(
       /^Process 1's DEL, held [\d.]+ m?s \(wire pause\) as it released, landed after its lease had run out and deleted process 4's lock; process 5 acquired while process 4 still held it/,
     );
   });
@@ -319,15 +338,12 @@ describe('the report headline', () => {
   it('names a token taken on the wire after the grant: a separate request, and a larger token than the holder', () => {
     // simple-redis-mutex 3.0.0: process 2 won the lock, then asked INCR for its token; the
     // INCR was held while process 3 acquired (token 5); it landed with 6, outranking 3.
-    const ops = history([
-      (h) => h.invoke(2, 'acquire', 'L'),
-      start('wire', { client: 2, process: 2, at: 'wire:INCR', mode: 'pause', ms: 1500 }),
-      (h) => h.invoke(3, 'acquire', 'L').ok(3, 'acquire', 'L', { token: 5, validityMs: 60_000 }),
-      stop('wire'),
-      (h) => h.ok(2, 'acquire', 'L', { token: 6 }),
-      release(3),
-      release(2),
-    ]);
+    const ops = caughtInAcquire(
+      'wire',
+      { at: 'wire:INCR', mode: 'pause' },
+      { token: 5, validityMs: 60_000 },
+      { token: 6 },
+    );
     expect(sentence(ops, true)).toMatch(
       /^Process 2 took its token after its grant, in a separate request \(its INCR, held [\d.]+ m?s \(wire pause\)\), and got one larger than the holder's: token 6 over process 3's 5/,
     );
@@ -370,6 +386,29 @@ describe('the report headline', () => {
     expect(sentence(history([grant, extended, pause(0), ...rest, resume]), false)).toMatch(
       /^Process 0 paused for .* \(client-pause\) outlived its lease; process 1 acquired/,
     );
+  });
+
+  it('names a release whose dropped request the library followed with another: its release went on and deleted the next lock', () => {
+    // retrylock: process 1's compare-and-delete dropped; a second later its retry, a plain
+    // DEL, deleted process 4's lock, and process 1 itself acquired next.
+    expect(sentence(lateRelease('wire:EVAL', 'drop', 1), false)).toMatch(
+      /^Process 1's release, its EVAL dropped on the wire \(wire drop\), went on for [\d.]+ m?s and ended after its lease had run out, deleting process 4's lock; process 1 acquired while process 4 still held it/,
+    );
+    // Process 3 acquired as the DEL landed, a moment before the release's answer was recorded.
+    expect(sentence(lateRelease('wire:EVAL', 'drop', 3, true), false)).toMatch(
+      /^Process 1's release, its EVAL dropped on the wire \(wire drop\), went on for [\d.]+ m?s and ended after its lease had run out, deleting process 4's lock; process 3 acquired while process 4 still held it/,
+    );
+  });
+
+  it('names an acquire that went on after a pause inside it as if the lock were still its own', () => {
+    // renewlock: process 2 won the lock and paused before it extended; process 3 acquired;
+    // process 2's PEXPIRE renewed process 3's key, and its acquire answered ok.
+    expect(sentence(caughtInAcquire('client-pause', { at: 'in-extend' }), false)).toMatch(
+      /^Process 2 was stopped inside its acquire \(client-pause at in-extend, [\d.]+ m?s\) until process 3 had the lock, and went on: its acquire answered ok, as if the lock were still its own, while process 3 held it/,
+    );
+    // A wire stop let its request land before the handover: a holder stopped past its lease.
+    const stopped = caughtInAcquire('wire', { at: 'wire:SET', mode: 'stop' });
+    expect(sentence(stopped, false)).not.toMatch(/as if the lock were still its own/);
   });
 
   it('unknown: says which evidence was missing', () => {

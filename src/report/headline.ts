@@ -124,25 +124,32 @@ function overlapCause(data: ReportData, v: Violation): string {
 }
 
 /**
- * A third process's release, held on the wire (a `wire:` fault caught its request) while its
- * lease ran out, that landed while `v`'s earlier holder held the lock and before the later
- * one's grant: what the library did, not only the fault (redis-lock's DEL without an
- * ownership check deleted the next holder's lock, and a third acquired).
+ * Another process's release, caught on the wire (a `wire:` fault held its request, or dropped
+ * it and the library sent another) while its lease ran out, that landed while `v`'s earlier
+ * holder held the lock, before the later one's grant: what the library did, not only the
+ * fault (redis-lock's DEL without an ownership check deleted the next holder's lock, and a
+ * third acquired; retrylock's retry, a plain DEL, did so, and the releaser acquired next).
  */
-function heldRelease(data: ReportData, v: Violation): { fault: Fault; process: number; how: string } | undefined {
-  const [holder, next] = v.processes as [number, number];
+function heldRelease(
+  data: ReportData,
+  v: Violation,
+): { fault: Fault; process: number; how: string; endMs: number } | undefined {
+  const [holder] = v.processes as [number, number];
   const holdStart = v.holds?.[0]?.[1];
-  const granted = v.overlap?.[0];
+  // Answered by the end of the overlap: the delete landed before the next grant, but its
+  // answer can reach the history a moment after it (mutual-exclusion's releasedUnder).
+  const answeredBy = v.overlap?.[1];
   const release = data.fs.indexOf('release');
-  if (holdStart === undefined || granted === undefined || release < 0) return undefined;
+  if (holdStart === undefined || answeredBy === undefined || release < 0) return undefined;
   for (const b of data.bars) {
     const [lane, f, outcome, start, end] = b;
     const p = data.lanes[lane]?.process;
-    if (f !== release || BAR_OUTCOMES[outcome] !== 'ok' || p === undefined || p === holder || p === next) continue;
-    if (!(start < holdStart && end >= holdStart && end <= granted)) continue;
+    // The releaser itself may be the next to acquire: its late release returned, and it went on.
+    if (f !== release || BAR_OUTCOMES[outcome] !== 'ok' || p === undefined || p === holder) continue;
+    if (!(start < holdStart && end >= holdStart && end <= answeredBy)) continue;
     const fault = data.faults.find((x) => x.f === 'wire' && x.process === p && x.startMs >= start && x.startMs <= end);
     const how = fault && faultDetail(fault).find((d) => / at /.test(d));
-    if (fault && how) return { fault, process: p, how };
+    if (fault && how) return { fault, process: p, how, endMs: end };
   }
   return undefined;
 }
@@ -220,6 +227,41 @@ function extensionUnseen(data: ReportData, v: Violation): string | undefined {
   return `process ${first}'s extensions stopped ${at(last[3])} (its lease ran out ${at(ranOut)}) and the holder was not told: ${tail(wrote)}`;
 }
 
+/**
+ * The later holder of overlap `v` was stopped inside its acquire (a pause at a point its
+ * library announced, a request of its held on the wire) from before the earlier holder's
+ * grant, and its acquire still answered ok: after the pause its library asked the server
+ * nothing that told it the lock had changed hands (renewlock's PEXPIRE renews whichever key
+ * stands). Only the fault that began inside the acquire counts: one that came before it
+ * stopped a client that was not yet acquiring.
+ */
+function grantAfterHandover(data: ReportData, v: Violation): { fault: Fault; how: string } | undefined {
+  const [, second] = v.processes as [number, number];
+  const firstStart = v.holds?.[0]?.[1];
+  const later = data.holds.find((h) => data.lanes[h[0]]?.process === second && h[1] === v.holds?.[1]?.[1]);
+  const acquire = later && data.bars.find((b) => b[6] === later[3]);
+  if (firstStart === undefined || !later || !acquire) return undefined;
+  const fault = data.faults.find(
+    (f) =>
+      (f.f === 'wire' || f.f === 'client-pause') &&
+      f.process === second &&
+      f.startMs >= acquire[3] &&
+      f.startMs <= firstStart,
+  );
+  const how = fault && faultDetail(fault).find((d) => /(^| )at /.test(d));
+  // A wire stop let the request land first: a holder stopped past its lease, not this.
+  return fault && how && !how.startsWith('stop ') ? { fault, how } : undefined;
+}
+
+/** What the library did in overlap `v`, where a fault shows it: a late token, a late release, a late grant. */
+function libraryMechanism(data: ReportData, v: Violation): boolean {
+  return (
+    tokenAfterGrant(data, v) !== undefined ||
+    heldRelease(data, v) !== undefined ||
+    grantAfterHandover(data, v) !== undefined
+  );
+}
+
 function overlapAndFault(data: ReportData, v: Violation): { words: string; fault?: Fault } {
   const [first, second] = v.processes as [number, number];
   const [o0, o1] = v.overlap as [number, number];
@@ -237,9 +279,23 @@ function overlapAndFault(data: ReportData, v: Violation): { words: string; fault
   const released = heldRelease(data, v);
   if (released) {
     const [mode, request] = released.how.split(' at ') as [string, string];
+    if (mode === 'drop') {
+      // Dropped, the request never landed: what deleted the lock is what the library sent after.
+      return {
+        words: `process ${released.process}'s release, its ${request} dropped on the wire (wire drop), went on for ${duration(released.endMs - released.fault.startMs)} and ended after its lease had run out, deleting process ${first}'s lock; process ${second} acquired while process ${first} still held it`,
+        fault: released.fault,
+      };
+    }
     return {
       words: `process ${released.process}'s ${request}, held ${faultLength(data, released.fault)} (wire ${mode}) as it released, landed after its lease had run out and deleted process ${first}'s lock; process ${second} acquired while process ${first} still held it`,
       fault: released.fault,
+    };
+  }
+  const late = grantAfterHandover(data, v);
+  if (late) {
+    return {
+      words: `process ${second} was stopped inside its acquire (${late.fault.f} ${late.how}, ${faultLength(data, late.fault)}) until process ${first} had the lock, and went on: its acquire answered ok, as if the lock were still its own, while process ${first} held it`,
+      fault: late.fault,
     };
   }
   const during = inEffect(data, o0, o1);
@@ -288,8 +344,12 @@ function invalidSentence(run: HeadlineRun, data: ReportData): string {
   const overlaps = [...counted, ...data.violations.filter((v) => !v.counted)].filter(
     (v) => v.kind === 'overlap' && v.processes,
   );
-  // The overlap the loss came from, if one is placed; else the first.
-  const overlap = (loss && overlaps.find((v) => overlapOf(data, v, loss))) ?? overlaps[0];
+  // One that shows what the library did; else the overlap the loss came from, if one is
+  // placed (the loss may follow from the first: a stale holder's write); else the first.
+  const overlap =
+    overlaps.find((v) => v.counted && libraryMechanism(data, v)) ??
+    (loss && overlaps.find((v) => overlapOf(data, v, loss))) ??
+    overlaps[0];
   const explained = overlap ? overlapAndFault(data, overlap) : undefined;
   // The loss's own cause, when the overlap named is not of it.
   const lossWords = loss && explained?.fault !== loss ? lossAfter(data, loss) : '';

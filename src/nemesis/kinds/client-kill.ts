@@ -11,7 +11,7 @@ import type { Rng } from '../../util/rng.js';
 import { type NemesisClients, stoppedProcesses } from '../context.js';
 import { faultKind } from '../kind.js';
 import type { FaultStart, FaultTiming, Nemesis } from '../nemesis.js';
-import { atClient, clientWords, HOLDER_POINT } from './client-pause.js';
+import { atClient, atPointWords, HOLDER_POINT } from './client-pause.js';
 
 export class ClientKill implements Nemesis {
   readonly kind = 'client-kill';
@@ -65,5 +65,5 @@ export const clientKill = faultKind({
   fit: (s) => (ctx) =>
     new ClientKill(ctx.clients, ctx.timing, s.aim.startsWith('at=') ? s.aim.slice('at='.length) : undefined),
   aimsAt: atClient,
-  words: clientWords,
+  words: atPointWords,
 });

@@ -201,6 +201,12 @@ export const clientWords = (v: Record<string, unknown>) => ({
         : undefined,
 });
 
+/** A fault aimed at a code point, in words: whom, and the point it caught them at (`at in-extend`). */
+export const atPointWords = (v: Record<string, unknown>) => ({
+  ...clientWords(v),
+  how: typeof v.at === 'string' ? [`at ${v.at}`] : [],
+});
+
 export const clientPause = faultKind({
   name: 'client-pause',
   aims: ['holder', 'in-acquire'],
@@ -219,5 +225,5 @@ export const clientPause = faultKind({
     return (ctx) => new ClientPause(ctx.clients, ctx.timing, 2000, point);
   },
   aimsAt: (s, inAcquirePoint) => (s.aim === 'in-acquire' ? atInAcquire(inAcquirePoint) : atClient(s)),
-  words: clientWords,
+  words: atPointWords,
 });
