@@ -30,6 +30,17 @@ export default defineConfig({
           maxConcurrency: 2,
         },
       },
+      {
+        // Long acceptance checks, run by hand (npm run test:acceptance), not by npm test.
+        test: {
+          name: 'acceptance',
+          include: ['test/acceptance/**/*.test.ts'],
+          sequence: { groupOrder: 2 },
+          testTimeout: 600_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

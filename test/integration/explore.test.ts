@@ -1,9 +1,8 @@
 /**
- * Exploration on real Redis with real programs (test/fixtures/libraries), no fault named:
+ * Exploration on real Redis with a real program (test/fixtures/libraries), no fault named:
  * quicklock deletes its key on its local deadline without checking it still owns it (the
- * baseline learns its DEL on the wire and a wire fault there breaks the lock); renewlock
- * extends with a bare PEXPIRE that renews whoever's key stands; retrylock retries a release
- * whose connection broke with a plain DEL. Their fixes, explored as far, break nothing.
+ * baseline learns its DEL on the wire and a wire fault there breaks the lock), alone and as
+ * a campaign's cell. The other fixtures and their fixes: test/acceptance/explore-fixtures.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -122,57 +121,5 @@ describe.skipIf(skip)('explore', () => {
     // Its explore.json, and the report of the run that broke the lock, inside the campaign folder.
     expect(JSON.parse(readFileSync(join(dir, cell?.exploration.file as string), 'utf8')).exitCode).toBe(1);
     expect(readFileSync(join(dir, cell?.report as string), 'utf8')).toMatch(/<html/i);
-  });
-
-  /**
-   * A library explored unfenced with short runs and faults every second or so: its exit
-   * code, stdout and table. A run of 3 s holds a fault's story (retrylock's retry comes a
-   * second or more after the drop).
-   */
-  function exploreLibrary(name: string, budget: number) {
-    const run = ['--backend', 'redis', '--client-command', library(name), '--fencing', 'off', '--ttl', '1000'];
-    const { code, stdout } = explore([
-      ...[...run, '--hold', '100', '--store', store, '--seed', '3', '--budget', String(budget)],
-      ...['--run-time', '3', '--nemesis-interval', '1'],
-    ]);
-    const file = /(\S+\/explore\.json)$/m.exec(stdout)?.[1];
-    const result = file ? (JSON.parse(readFileSync(file, 'utf8')) as Explored) : { points: [], rows: [] };
-    return { code, stdout, result };
-  }
-
-  /** The library's bug found at `spec` within the budget, named by `finding`; its fix's exploration as far breaks nothing. */
-  function findsTheBugNotTheFix(name: string, budget: number, spec: string, finding: RegExp) {
-    const broken = exploreLibrary(name, budget);
-    expect(broken.code, broken.stdout).toBe(1);
-    const row = broken.result.rows.find((r) => r.violations > 0);
-    expect(row?.spec, broken.stdout).toBe(spec);
-    expect(row?.finding).toMatch(finding);
-    const fixed = exploreLibrary(`${name}-fixed`, budget);
-    expect(
-      fixed.result.rows.filter((r) => r.violations > 0),
-      fixed.stdout,
-    ).toEqual([]);
-    expect(fixed.result.rows.find((r) => r.spec === spec)?.finding, fixed.stdout).toBe('no violation');
-    expect(fixed.code, fixed.stdout).not.toBe(1);
-  }
-
-  it("finds renewlock's extension renewing another's lock at its in-extend, the first try; not its fix's", () => {
-    // The holder extends before it works, once a cycle: in-extend is tried first.
-    findsTheBugNotTheFix(
-      'renewlock',
-      1,
-      'client-pause:at=in-extend',
-      /stopped inside its acquire \(client-pause at in-extend.*as if the lock were still its own/,
-    );
-  });
-
-  it("finds retrylock's retried release deleting the next holder's lock under a dropped EVAL; not its fix's", () => {
-    // Its release's EVAL, once a cycle, is tried first: pause, hold, stop, then drop.
-    findsTheBugNotTheFix(
-      'retrylock',
-      4,
-      'wire:EVAL:drop',
-      /release, its EVAL dropped on the wire \(wire drop\), went on .* deleting process \d+'s lock/,
-    );
   });
 });
