@@ -2,14 +2,15 @@
  * Exploration on real Redis with a real program (test/fixtures/libraries), no fault named:
  * quicklock deletes its key on its local deadline without checking it still owns it (the
  * baseline learns its DEL on the wire and a wire fault there breaks the lock), alone and as
- * a campaign's cell. The other fixtures and their fixes: test/acceptance/explore-fixtures.test.ts.
+ * a campaign's cell (about 95 s: acceptance, npm run test:acceptance, not CI). The other
+ * fixtures and their fixes: explore-fixtures.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/util/paths.js';
-import { CLI, freshStore, lockchaos, requireEngine } from './support.js';
+import { CLI, freshStore, lockchaos, requireEngine } from '../integration/support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
