@@ -39,6 +39,8 @@ export interface CellExploration {
   budget: { runs: number } | { minutes: number };
   runTimeS: number;
   shrinkRuns: number;
+  /** Ends at the first configuration that broke the lock (explore --until-broken). */
+  untilBroken?: boolean;
 }
 
 export interface Cell {

@@ -69,7 +69,8 @@ function isCellExploration(x: unknown): x is CellExploration {
   if (!isObject(x) || !isObject(x.budget)) return false;
   const { runs, minutes } = x.budget;
   const budget = Object.keys(x.budget).length === 1 && (isAbove0(runs, isCount) || isAbove0(minutes, isSeconds));
-  return budget && isAbove0(x.runTimeS, isSeconds) && isCount(x.shrinkRuns);
+  const untilBroken = x.untilBroken === undefined || typeof x.untilBroken === 'boolean';
+  return budget && isAbove0(x.runTimeS, isSeconds) && isCount(x.shrinkRuns) && untilBroken;
 }
 
 type ExplorationResult = NonNullable<CellResult['exploration']>;
@@ -107,7 +108,10 @@ const FIELDS: FieldTable = {
   seed: [(x) => typeof x === 'number' && Number.isInteger(x), 'an integer'],
   expect: [isExpectation, `one of ${EXPECTATIONS.join(', ')}`],
   availability: [optional((x) => typeof x === 'number' && x >= 0 && x <= 1), 'a share from 0 to 1'],
-  explore: [optional(isCellExploration), 'an exploration ({budget: {runs} or {minutes}, runTimeS, shrinkRuns})'],
+  explore: [
+    optional(isCellExploration),
+    'an exploration ({budget: {runs} or {minutes}, runTimeS, shrinkRuns, untilBroken?})',
+  ],
   config: [isStoredConfig, "a run's configuration, its timeLimitS in seconds"],
   actual: [isActual, `one of ${ACTUALS.join(', ')}`],
   met: [isBoolean, 'true or false'],

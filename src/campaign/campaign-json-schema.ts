@@ -102,6 +102,10 @@ export function campaignJsonSchema(): Json {
                   minimum: 0,
                   description: "runs to shrink each point's violating try with (default 4; 0: none)",
                 },
+                'until-broken': {
+                  type: 'boolean',
+                  description: 'end at the first configuration that broke the lock, the rest of the budget unspent',
+                },
               },
             },
             overrides: {

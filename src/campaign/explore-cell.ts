@@ -111,13 +111,14 @@ export async function exploreCell(
 ): Promise<CellResult> {
   const started = Date.now();
   const durationS = () => (Date.now() - started) / 1000;
-  const { budget, runTimeS, shrinkRuns } = cell.explore;
+  const { budget, runTimeS, shrinkRuns, untilBroken } = cell.explore;
   try {
     const x = await explore({
       base: { ...config, name: slug, storeDir: join(ctx.runsDir, slug) },
       budget,
       runTimeS,
       shrinkRuns,
+      ...(untilBroken ? { untilBroken } : {}),
       replayBase: replayFlags(config, runTimeS),
       log: ctx.runLog,
       runLog: ctx.runLog,

@@ -77,7 +77,7 @@ export interface MatrixEntryFile extends CellAxesFile {
   options?: RunOptionsFile;
   overrides?: { when: CellMatchFile; expect: Expectation }[];
   /** Explore instead of one fault (lockchaos explore): its budget (runs, or "20m"), each try's time, shrink runs. */
-  explore?: { budget?: number | string; 'run-time'?: number; 'shrink-runs'?: number };
+  explore?: { budget?: number | string; 'run-time'?: number; 'shrink-runs'?: number; 'until-broken'?: boolean };
 }
 
 /** A campaign as written in YAML (or given to `campaign()` as an object). */
@@ -261,13 +261,17 @@ const exploreCheck: Check<CellExploration> = (v, p) => {
       budget: budgetCheck,
       'run-time': num({ min: 0, exclusiveMin: true }),
       'shrink-runs': num({ integer: true, min: 0 }),
+      'until-broken': bool(),
     },
-    { what: "a map of budget, run-time and shrink-runs (lockchaos explore's options; {} for its defaults)" },
+    {
+      what: "a map of budget, run-time, shrink-runs and until-broken (lockchaos explore's options; {} for its defaults)",
+    },
   )(v, p);
   return {
     budget: raw.budget ?? DEFAULT_BUDGET,
     runTimeS: raw['run-time'] ?? DEFAULT_RUN_TIME_S,
     shrinkRuns: raw['shrink-runs'] ?? DEFAULT_SHRINK_RUNS,
+    ...(raw['until-broken'] ? { untilBroken: true } : {}),
   };
 };
 

@@ -272,7 +272,7 @@ function dryRun(file: string, options: CampaignOptions, json: boolean): number {
   for (const c of cells) {
     // An exploring cell's time is its budget of tries, each of its run time.
     const time = c.explore
-      ? `explore ${'runs' in c.explore.budget ? plural(c.explore.budget.runs, 'try', 'tries') : `${c.explore.budget.minutes} min`} of ${c.explore.runTimeS} s`
+      ? `explore ${'runs' in c.explore.budget ? plural(c.explore.budget.runs, 'try', 'tries') : `${c.explore.budget.minutes} min`} of ${c.explore.runTimeS} s${c.explore.untilBroken ? ', until broken' : ''}`
       : `time-limit ${c.config.timeLimitS} s`;
     console.log(`${String(c.index + 1).padStart(4)}  ${c.id.padEnd(width)}  expect ${c.expect.padEnd(7)}  ${time}`);
   }

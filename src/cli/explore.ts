@@ -30,6 +30,8 @@ Options:
   --run-time S            each try's --time-limit, and the baseline's (default 8)
   --shrink-runs N         runs to shrink each point's violating try with (default 4; 0: none);
                           not counted in --budget
+  --until-broken          end at the first configuration that broke the lock, the rest of
+                          the budget unspent (a known bug's check: is it still found?)
   every option of lockchaos run (--backend, --client-command, --client-dir, --target,
   --concurrency, --ttl, --fencing, --seed, --store ...) but --nemesis, --schedule,
   --time-limit, --replay and --dry-run: the exploration chooses the faults and the time
@@ -40,6 +42,8 @@ configured, 3 bad input, nothing could be tried (no points learned), or a try th
 run as configured, 130 interrupted.`;
 
 const OWN = ['budget', 'run-time', 'shrink-runs'];
+/** explore's own flags that take no value. */
+const OWN_SWITCHES = ['until-broken'];
 const REFUSED = ['nemesis', 'schedule', 'time-limit', 'replay', 'dry-run', 'json'];
 
 /** explore's own flags taken out of argv (`--budget 5`, `--budget=5`); the rest are run's. */
@@ -55,7 +59,10 @@ function splitArgs(argv: readonly string[]): { own: Record<string, string>; rest
         `--${name} is not an option of lockchaos explore: the exploration chooses the faults and each try's time (--run-time S) (see lockchaos explore --help)`,
       );
     }
-    if (name && OWN.includes(name)) {
+    if (name && OWN_SWITCHES.includes(name)) {
+      if (m?.[2] !== undefined) throw new UserError(`--${name} takes no value (see lockchaos explore --help)`);
+      own[name] = 'yes';
+    } else if (name && OWN.includes(name)) {
       const value = m?.[2] ?? argv[++i];
       if (value === undefined)
         throw new UserError(`--${name} needs a value: --${name} VALUE (see lockchaos explore --help)`);
@@ -137,6 +144,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       signal: interrupt.signal,
       buildImage: parsed.build,
       shrinkRuns: shrink,
+      untilBroken: own['until-broken'] === 'yes',
     });
     if (result.points.length === 0) {
       console.error(

@@ -35,6 +35,8 @@ export interface ExploreOptions {
   buildImage?: boolean;
   /** Shrink runs per broken point (shrunk.ts); 0: none. */
   shrinkRuns?: number;
+  /** End at the first configuration that broke the lock, the rest of the budget unspent (a known bug's nightly). */
+  untilBroken?: boolean;
   /** Each try's own run lines (a campaign cell's log); none by default. */
   runLog?: (line: string) => void;
   /** A campaign's limit on workloads at once, taken by each try as a cell's run takes it (RunHooks). */
@@ -147,6 +149,7 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
   const broken = new Set<string>();
   for (const t of tryPlan(candidates, o.base.seed, broken)) {
     if (o.signal?.aborted || !budgetAllows(o.budget, tries.length, Date.now() - t0)) break;
+    if (o.untilBroken && broken.size > 0) break;
     const { coverage: _, ...r } = await one(t.candidate, t.seed);
     tries.push(r);
     log(
@@ -164,7 +167,7 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
       }
     }
   }
-  const rows = explorationTable(candidates, tries, o.replayBase);
+  const rows = explorationTable(candidates, tries, o.replayBase, o.untilBroken && broken.size > 0);
   const exitCode = tries.some((t) => t.verdict === 'invalid')
     ? 1
     : points.length === 0 || tries.length === 0

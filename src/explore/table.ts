@@ -33,6 +33,7 @@ export function explorationTable(
   candidates: readonly Candidate[],
   results: readonly TryResult[],
   replayBase: string,
+  endedAtBreak = false,
 ): TableRow[] {
   return candidates
     .map((c) => {
@@ -49,7 +50,9 @@ export function explorationTable(
       const finding = broke
         ? (broke.headline ?? 'INVALID')
         : mine.length === 0
-          ? 'not tried (budget)'
+          ? endedAtBreak
+            ? 'not tried (ended at the first break, --until-broken)'
+            : 'not tried (budget)'
           : `no violation${asides.length > 0 ? ` (${asides.join('; ')})` : ''}`;
       const seed = (broke ?? mine[0])?.seed;
       return {
