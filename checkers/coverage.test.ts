@@ -34,22 +34,23 @@ describe('code point coverage', () => {
   });
 
   it('says apart a hit let go at once, another client already holding the lock as it was caught', () => {
-    const hit = (h: H, until: string) =>
+    const hit = (h: H, until: string, heldMs = 3) =>
       h
         .invoke('nemesis', 'start-client-pause')
         .ok('nemesis', 'start-client-pause', undefined, { process: 1, at: 'before-release' })
         .invoke('nemesis', 'stop-client-pause')
-        .ok('nemesis', 'stop-client-pause', undefined, { client: 1, until, heldMs: 3 });
-    const h = hit(hit(new H().acquire(0), ALREADY_HELD), 'another client held the lock').release(0);
+        .ok('nemesis', 'stop-client-pause', undefined, { client: 1, until, heldMs });
+    const h = hit(hit(new H().acquire(0), ALREADY_HELD), 'another client held the lock', 926).release(0);
     const aimed = aimedFaults([{ kind: 'client-pause', aim: 'at=before-release' }]);
     const [row] = coverage(h.ops, [], { 'before-release': 4 }, aimed, TTL);
     expect(row).toMatchObject({ point: 'before-release', hits: 2, brief: 1, followed: 0 });
+    expect(row?.held).toEqual({ shortestMs: 3, longestMs: 926 });
     expect(coverageLines([row as CoverageRow])[0]).toMatch(
-      /client-pause: hit 2× \(1 of them let go at once: another client already held the lock\), a violation followed 0 of 2$/,
+      /client-pause: hit 2× holding its client 0.00–0.93 s \(1 of them let go at once: another client already held the lock\), a violation followed 0 of 2$/,
     );
     const once = hit(new H().acquire(0), ALREADY_HELD).release(0);
     const [only] = coverage(once.ops, [], { 'before-release': 1 }, aimed, TTL);
-    expect(coverageLines([only as CoverageRow])[0]).toMatch(/hit 1× \(each let go at once: /);
+    expect(coverageLines([only as CoverageRow])[0]).toMatch(/hit 1× holding its client 0.00 s \(each let go at once: /);
   });
 
   it('a violation not counted (shown only) follows no hit', () => {

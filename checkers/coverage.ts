@@ -30,6 +30,8 @@ export interface CoverageRow {
    * (a stop that carried nothing past a lease): counted in `hits`, and said apart.
    */
   brief?: number;
+  /** How long its hits kept the client they caught, shortest and longest (their stops' `heldMs`). */
+  held?: { shortestMs: number; longestMs: number };
   /** Hits after which a counted violation followed. */
   followed: number;
   /** False: the fault aims at a holder, caught here; a run where it never hit is not unknown for it. */
@@ -65,7 +67,7 @@ export function coverage(
     }
   }
   // Each hit's window: from the fault's start to two TTLs after its stop.
-  const hits = new Map<string, { from: number; to: number; brief?: true }[]>();
+  const hits = new Map<string, { from: number; to: number; brief?: true; heldMs?: number }[]>();
   const open = new Map<string, { point: string; from: number }>();
   for (const op of history) {
     if (op.process !== 'nemesis' || op.type !== 'ok') continue;
@@ -78,8 +80,10 @@ export function coverage(
       if (!started) continue;
       open.delete(kind);
       const key = `${kind}\u0000${started.point}`;
-      const hit = { from: started.from, to: op.time + 2 * ttlMs * 1e6 };
-      const brief = (op.value as { until?: unknown } | undefined)?.until === ALREADY_HELD;
+      const stopped = op.value as { until?: unknown; heldMs?: unknown } | undefined;
+      const heldMs = typeof stopped?.heldMs === 'number' && stopped.heldMs >= 0 ? stopped.heldMs : undefined;
+      const hit = { from: started.from, to: op.time + 2 * ttlMs * 1e6, ...(heldMs !== undefined ? { heldMs } : {}) };
+      const brief = stopped?.until === ALREADY_HELD;
       hits.set(key, [...(hits.get(key) ?? []), brief ? { ...hit, brief: true as const } : hit]);
     }
   }
@@ -94,11 +98,13 @@ export function coverage(
   for (const a of aimed) {
     const windows = hits.get(`${a.kind}\u0000${a.point}`) ?? [];
     const followed = windows.filter((w) => marked.some((t) => t >= w.from && t <= w.to)).length;
+    const held = windows.flatMap((w) => (w.heldMs === undefined ? [] : [w.heldMs]));
     const row: CoverageRow = {
       point: a.point,
       fault: a.mode ? `${a.kind}:${a.mode}` : a.kind,
       hits: windows.length,
       ...(windows.some((w) => w.brief) ? { brief: windows.filter((w) => w.brief).length } : {}),
+      ...(held.length > 0 ? { held: { shortestMs: Math.min(...held), longestMs: Math.max(...held) } } : {}),
       followed,
       ...(a.counts === false ? { counts: false as const } : {}),
     };
@@ -123,9 +129,17 @@ export function coverageLines(rows: readonly CoverageRow[]): string[] {
     const fault =
       r.fault === undefined
         ? ''
-        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×${briefWords(r)}, a violation followed ${r.followed} of ${r.hits}`}`;
+        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×${heldWords(r)}${briefWords(r)}, a violation followed ${r.followed} of ${r.hits}`}`;
     return `  ${r.point.padEnd(width)}  ${reach}${fault}`;
   });
+}
+
+/** How long a row's hits held their clients, in words: " holding its client 0.05–0.93 s". */
+export function heldWords(r: CoverageRow): string {
+  if (!r.held) return '';
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  const { shortestMs: a, longestMs: b } = r.held;
+  return ` holding its client ${s(a) === s(b) ? s(a) : `${s(a)}–${s(b)}`} s`;
 }
 
 /** The brief hits of a row, in words: those that held nobody past a lease. */

@@ -19,6 +19,8 @@ export interface FaultWindow {
   value: unknown;
   start: number;
   end?: number;
+  /** What its stop recorded (a hit's `heldMs` and `until`), when it was healed. */
+  stopValue?: unknown;
 }
 
 /**
@@ -43,6 +45,7 @@ export function faultWindows(history: readonly Op[]): FaultWindow[] {
       const w = open.get(id);
       if (w) {
         w.end = op.time;
+        if (op.value !== undefined) w.stopValue = op.value;
         open.delete(id);
       }
     }

@@ -27,7 +27,8 @@ function isCoverageRow(x: unknown): x is CoverageRow {
     (x.reached === undefined || isCount(x.reached)) &&
     isCount(x.hits) &&
     isCount(x.followed) &&
-    (x.counts === undefined || x.counts === false)
+    (x.counts === undefined || x.counts === false) &&
+    (x.held === undefined || (isObject(x.held) && isSeconds(x.held.shortestMs) && isSeconds(x.held.longestMs)))
   );
 }
 

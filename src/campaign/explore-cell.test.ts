@@ -47,6 +47,7 @@ describe('a campaign cell that explores', () => {
       runTimeS: 8,
       shrinkRuns: 0,
     });
+    expect(planOf(campaign(entry({ explore: { 'until-broken': true } }))).cells[0]?.explore?.untilBroken).toBe(true);
   });
 
   it.each([
@@ -57,8 +58,12 @@ describe('a campaign cell that explores', () => {
     [{ budget: 'ten' }, /matrix\[0\]\.explore\.budget: expected a whole number of runs above 0/],
     [{ 'run-time': -1 }, /^campaign\.yaml: matrix\[0\]\.explore\.run-time: expected a number > 0, got -1$/],
     [{ 'shrink-runs': 1.5 }, /matrix\[0\]\.explore\.shrink-runs: expected a whole number >= 0, got 1\.5$/],
-    [{ runs: 3 }, /matrix\[0\]\.explore\.runs: unknown key: .*expected one of budget, run-time, shrink-runs$/],
-    [7, /matrix\[0\]\.explore: expected a map of budget, run-time and shrink-runs/],
+    [
+      { runs: 3 },
+      /matrix\[0\]\.explore\.runs: unknown key: .*expected one of budget, run-time, shrink-runs, until-broken$/,
+    ],
+    [{ 'until-broken': 'yes' }, /matrix\[0\]\.explore\.until-broken: expected true or false/],
+    [7, /matrix\[0\]\.explore: expected a map of budget, run-time, shrink-runs and until-broken/],
   ])('refuses explore %j in one line naming its key', (explore, problem) => {
     const yaml = `seeds: [1]\nmatrix:\n  - backend: redis\n    explore: ${JSON.stringify(explore)}\n`;
     const message = userErrorOf(() => specOfYaml(yaml));
@@ -137,7 +142,7 @@ describe("an exploring cell's outcome", () => {
     expect(explorationOutcome({ expect: 'valid' }, failed, false)).toEqual({
       actual: 'error',
       met: false,
-      message: 'the exploration a try did not run as configured (wire:DEL:hold seed 3: not run as configured: x)',
+      message: 'the exploration: a try did not run as configured (wire:DEL:hold seed 3: not run as configured: x)',
     });
     const learnedNothing = {
       exitCode: 3,
@@ -147,7 +152,7 @@ describe("an exploring cell's outcome", () => {
       baseline: { ...tries[0]!, verdict: 'valid' as const },
     };
     expect(explorationOutcome({ expect: 'valid' }, learnedNothing, false).message).toBe(
-      'the exploration its baseline learned no point to aim at (valid)',
+      "the exploration's baseline learned no point to aim at (valid)",
     );
     expect(explorationOutcome({ expect: 'valid' }, none, true)).toMatchObject({ actual: 'aborted', met: false });
   });

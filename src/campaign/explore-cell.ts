@@ -70,11 +70,11 @@ export function explorationOutcome(
   const failed = x.tries.find((t) => t.verdict === 'error');
   const why =
     x.points.length === 0
-      ? `its baseline learned no point to aim at (${x.baseline?.verdict}${x.baseline?.headline ? `: ${x.baseline.headline}` : ''})`
+      ? `'s baseline learned no point to aim at (${x.baseline?.verdict}${x.baseline?.headline ? `: ${x.baseline.headline}` : ''})`
       : failed
-        ? `a try did not run as configured (${failed.spec} seed ${failed.seed}: ${failed.headline ?? 'error'})`
-        : 'nothing was tried';
-  return { actual: 'error', met: false, message: `the exploration ${why}` };
+        ? `: a try did not run as configured (${failed.spec} seed ${failed.seed}: ${failed.headline ?? 'error'})`
+        : ': nothing was tried';
+  return { actual: 'error', met: false, message: `the exploration${why}` };
 }
 
 /** The exploration's record for the summary: its file, its tries, and each broken point's replays. */

@@ -163,6 +163,10 @@ describe('exploration', () => {
     expect(rows.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe('not tried (budget)');
     expect(rows.find((r) => r.spec === 'wire:DEL:pause')?.finding).toBe('no violation');
     expect(formatTable(rows)).toMatch(/Replay:\n {2}wire:DEL:hold: lockchaos run/);
+    const ended = explorationTable(cands, [], '', true);
+    expect(ended.find((r) => r.spec === 'wire:DEL:stop')?.finding).toBe(
+      'not tried (ended at the first break, --until-broken)',
+    );
   });
 
   it("carries a broken point's shrunk reproduction on its row: the smallest schedule's replay, or why none", () => {

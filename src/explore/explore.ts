@@ -160,7 +160,7 @@ export async function explore(o: ExploreOptions): Promise<Exploration> {
       const maxRuns = o.shrinkRuns ?? DEFAULT_SHRINK_RUNS;
       if (maxRuns > 0 && r.dir && !o.signal?.aborted) {
         log(`explore: shrinking ${r.spec} seed ${r.seed}, at most ${maxRuns} runs`);
-        r.shrunk = await shrinkTry(r.dir, maxRuns, { signal: o.signal });
+        r.shrunk = await shrinkTry(r.dir, maxRuns, { signal: o.signal, fencing: o.base.fencing });
         log(
           `explore: shrunk in ${r.shrunk.runs} runs: ${r.shrunk.error ?? `${r.shrunk.smaller ? 'smallest' : 'already minimal'}: ${r.shrunk.reproducer}`}`,
         );

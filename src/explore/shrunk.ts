@@ -4,8 +4,9 @@
  * exploration's budget is for tries): the smallest schedule that still broke the lock, and
  * the command that replays it.
  */
-import { describeCandidate, reproduceCommand, shrinkRun } from '../shrink/shrink.js';
+import { describeCandidate, reproduceCommand, type ShrinkOptions, shrinkRun } from '../shrink/shrink.js';
 import { errorMessage } from '../util/errors.js';
+import { onlyTheLeaseArgument } from './lease-argument.js';
 
 /** What the shrink of a violating try found, for its table row and explore.json. */
 export interface ShrunkTry {
@@ -29,10 +30,20 @@ export const DEFAULT_SHRINK_RUNS = 4;
 export async function shrinkTry(
   runDir: string,
   maxRuns: number,
-  o: { signal?: AbortSignal; log?: (line: string) => void } = {},
+  o: { signal?: AbortSignal; log?: (line: string) => void; fencing?: boolean } = {},
 ): Promise<ShrunkTry> {
   try {
-    const r = await shrinkRun(runDir, { trials: 1, minHits: 1, maxRuns, signal: o.signal, log: o.log });
+    // Unfenced, a smaller schedule that broke the lock only by the lease argument does not
+    // reproduce the library's bug: it is not kept (the try itself was counted the same way).
+    const notOnlyTheLease: ShrinkOptions['counts'] = (run) => !onlyTheLeaseArgument(run.results, run.history);
+    const r = await shrinkRun(runDir, {
+      trials: 1,
+      minHits: 1,
+      maxRuns,
+      signal: o.signal,
+      log: o.log,
+      ...(o.fencing ? {} : { counts: notOnlyTheLease }),
+    });
     return {
       runs: r.runs,
       smaller: r.smaller,

@@ -53,8 +53,8 @@ function read(set: number[]): Step {
 function start(kind: string, value: object): Step {
   return (h) => h.invoke('nemesis', `start-${kind}`).ok('nemesis', `start-${kind}`, undefined, value);
 }
-function stop(kind: string): Step {
-  return (h) => h.invoke('nemesis', `stop-${kind}`).ok('nemesis', `stop-${kind}`);
+function stop(kind: string, value?: object): Step {
+  return (h) => h.invoke('nemesis', `stop-${kind}`).ok('nemesis', `stop-${kind}`, undefined, value);
 }
 const pause = (process: number) => start('client-pause', { client: process, process, ms: 1000 });
 const resume = stop('client-pause');
@@ -64,14 +64,14 @@ const resume = stop('client-pause');
  * acquired; then `next` acquires (answeredLate: a moment before the release's answer is on
  * the record, as a delete that landed first can be answered).
  */
-const lateRelease = (at: string, mode: string, next: number, answeredLate = false): Op[] => {
+const lateRelease = (at: string, mode: string, next: number, answeredLate = false, held?: object): Op[] => {
   const answered: Step = (h) => h.ok(1, 'release', 'L');
   return history([
     acquire(1),
     (h) => h.invoke(1, 'release', 'L'),
     start('wire', { client: 1, process: 1, at, mode, ms: 1500 }),
     acquire(4),
-    stop('wire'),
+    stop('wire', held),
     ...(answeredLate ? [acquire(next), answered] : [answered, acquire(next)]),
     release(4),
     release(next),
@@ -332,6 +332,13 @@ describe('the report headline', () => {
     // process 4 acquired; the DEL landed and deleted process 4's lock; process 5 acquired.
     expect(sentence(lateRelease('wire:DEL', 'pause', 5), false)).toMatch(
       /^Process 1's DEL, held [\d.]+ m?s \(wire pause\) as it released, landed after its lease had run out and deleted process 4's lock; process 5 acquired while process 4 still held it/,
+    );
+  });
+
+  it("says how long the hit kept its client, not how long the fault waited: its stop record's heldMs", () => {
+    const held = { client: 1, heldMs: 926, until: 'another client held the lock' };
+    expect(sentence(lateRelease('wire:DEL', 'pause', 5, false, held), false)).toMatch(
+      /^Process 1's DEL, held 926 ms \(wire pause\) as it released/,
     );
   });
 

@@ -46,7 +46,8 @@ function opTime(data: ReportData, index: number): number | undefined {
 }
 
 const faultEnd = (data: ReportData, f: Fault) => (f.endMs < 0 ? data.endMs : f.endMs);
-const faultLength = (data: ReportData, f: Fault) => duration(faultEnd(data, f) - f.startMs);
+/** How long a fault kept its client: the hit's own length where it caught one at a point, else its window. */
+const faultLength = (data: ReportData, f: Fault) => duration(f.heldMs ?? faultEnd(data, f) - f.startMs);
 
 /** A fault in words without its kind: whom and how, from its label (its planned length left out). */
 function faultDetail(f: Fault): string[] {

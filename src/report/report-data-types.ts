@@ -36,6 +36,13 @@ export interface Fault {
   lane: number;
   /** The process the fault hit (a paused client), when it hit one. */
   process?: number;
+  /**
+   * How long it kept the client it caught at a point (its stop's `heldMs`): a wire or
+   * client-pause fault's window runs longer, waiting for its moment and for the handover.
+   */
+  heldMs?: number;
+  /** Why it let that client go (its stop's `until`: "another client held the lock"). */
+  heldUntil?: string;
 }
 
 export interface Violation {

@@ -87,6 +87,11 @@ export function placeFaults(history: readonly Op[], laneOf: (process: number) =>
       lane: typeof hit === 'number' ? laneOf(hit) : -1,
     };
     if (typeof hit === 'number') fault.process = hit;
+    const stopped = w.stopValue as { heldMs?: unknown; until?: unknown } | undefined;
+    if (typeof stopped?.heldMs === 'number' && Number.isFinite(stopped.heldMs) && stopped.heldMs >= 0) {
+      fault.heldMs = stopped.heldMs;
+    }
+    if (typeof stopped?.until === 'string') fault.heldUntil = stopped.until;
     return fault;
   });
 }

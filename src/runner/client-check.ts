@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Backend, type Grant, releaseFailure } from '../backends/backend.js';
+import type { Extension } from '../backends/client-protocol.js';
 import { ProcessLockClient, programTimes } from '../backends/process-client.js';
 import { startCluster } from '../cluster/cluster.js';
 import { ensureEngine, ensureImage } from '../cluster/docker-engine.js';
@@ -105,6 +106,8 @@ class Conversation {
   neverGranted = false;
   acquires = 0;
   grants = 0;
+  /** Each instance's extensions its library reported while it held (`extended`, `extend_failed`), not yet said. */
+  private readonly extensions = new Map<string, Extension[]>();
 
   constructor(
     private readonly opts: ClientCheckOptions,
@@ -132,10 +135,19 @@ class Conversation {
       onBroken: (why) => {
         this.problem ??= `${client}: ${why}`;
       },
+      onExtension: (e) => this.extensions.set(client, [...(this.extensions.get(client) ?? []), e]),
     });
     this.programs.push(program);
     this.steps.push(`${client}: init_ok`);
     return program;
+  }
+
+  /** The extensions `client`'s library reported since last said, as a step ("c0's library extended its lease 2× ..."). */
+  sayExtensions(client: string): void {
+    const told = this.extensions.get(client) ?? [];
+    this.extensions.delete(client);
+    const words = extensionWords(told);
+    if (words) this.steps.push(`${client}'s library ${words}`);
   }
 
   /** One request, its answer in words in the steps; nothing once the program broke (the problem says why). */
@@ -167,6 +179,27 @@ class Conversation {
   }
 }
 
+/**
+ * Extensions a library reported, in words: "extended its lease 3× (the last: 5000 ms from
+ * then)", "failed to extend it 1× (connection reset)"; undefined when it reported none.
+ */
+export function extensionWords(told: readonly Extension[]): string | undefined {
+  const ok = told.filter((e) => e.extended);
+  const failed = told.flatMap((e) => (e.extended ? [] : [e.error]));
+  const last = ok.at(-1);
+  const parts = [
+    ...(ok.length > 0
+      ? [
+          `extended its lease ${ok.length}×${last?.extended && last.validityMs !== undefined ? ` (the last: ${last.validityMs} ms from then)` : ''}`,
+        ]
+      : []),
+    ...(failed.length > 0
+      ? [`failed to extend ${ok.length > 0 ? 'it' : 'its lease'} ${failed.length}× (the last: ${failed.at(-1)})`]
+      : []),
+  ];
+  return parts.length > 0 ? `${parts.join(', and ')} while it held` : undefined;
+}
+
 /** What a run asks of two clients, in order, until the first problem; `ttlMs`: the servers' session timeout. */
 async function converse(talk: Conversation, [a, b]: ProcessLockClient[], ttlMs: number): Promise<void> {
   if (!a || !b) return;
@@ -183,6 +216,7 @@ async function converse(talk: Conversation, [a, b]: ProcessLockClient[], ttlMs: 
     if (!talk.problem)
       talk.steps.push(`c0 holds ${holdMs / 1000} s, past the servers' ${ttlMs / 1000} s session timeout`);
   }
+  talk.sayExtensions('c0');
   if (!talk.problem && first) await talk.release('c0 release', a, first);
   const second = talk.problem ? null : await talk.acquire('c1 acquire', b, 2000);
   if (!talk.problem && second) await talk.release('c1 release', b, second);

@@ -7,7 +7,8 @@
  */
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { verdictName, verdictWord } from '../../checkers/result.js';
+import { type CheckResult, type Validity, verdictName, verdictWord } from '../../checkers/result.js';
+import type { Op } from '../history/op.js';
 import { runAndReport } from '../reported-run/reported-run.js';
 import type { TestConfig } from '../run-data/config.js';
 import { parseTestJson, readHistoryPrefix, readRunFile, rerunConfig, runFile } from '../run-data/run-folder.js';
@@ -30,6 +31,11 @@ export interface ShrinkOptions {
   signal?: AbortSignal;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Whether an INVALID trial counts as still broken (all do by default). An unfenced
+   * exploration counts none that only the lease argument made invalid (explore/lease-argument.ts).
+   */
+  counts?: (run: { results: readonly CheckResult[]; history: readonly Op[] }) => boolean;
 }
 
 export const SHRINK_DEFAULTS = { trials: 3, minHits: 2, maxRuns: 60, timeLimitS: 3600 };
@@ -99,11 +105,22 @@ function shrinkOptions(options: ShrinkOptions): typeof SHRINK_DEFAULTS {
   return o;
 }
 
+/** A trial's outcome: still broken only when INVALID and counted (ShrinkOptions.counts). */
+export function trialOutcome(valid: Validity, counted: boolean): { invalid: boolean; verdict: string } {
+  if (valid === false && !counted) return { invalid: false, verdict: 'INVALID, not counted (only the lease argument)' };
+  return { invalid: valid === false, verdict: verdictWord(valid) };
+}
+
 /**
  * Runs a candidate as one trial under out/runs/ (run-001, run-002, ...), each with a seed
  * of its own drawn from the original's, stopping at its first counted violation.
  */
-function trialRunner(cfg: TestConfig, out: string, signal?: AbortSignal): (c: Candidate) => Promise<Trial> {
+function trialRunner(
+  cfg: TestConfig,
+  out: string,
+  signal?: AbortSignal,
+  counts: NonNullable<ShrinkOptions['counts']> = () => true,
+): (c: Candidate) => Promise<Trial> {
   const seeds = new Rng(cfg.seed).fork('shrink');
   let runNo = 0;
   return async (c) => {
@@ -129,7 +146,7 @@ function trialRunner(cfg: TestConfig, out: string, signal?: AbortSignal): (c: Ca
         buildImage: false,
         signal,
       });
-      return { invalid: r.valid === false, verdict: verdictWord(r.valid), dir: r.dir, seed };
+      return { ...trialOutcome(r.valid, r.valid === false && counts(r)), dir: r.dir, seed };
     } catch (err) {
       return { invalid: false, verdict: `error: ${errorMessage(err).split('\n')[0]}`, seed };
     }
@@ -163,7 +180,7 @@ export async function shrinkRun(dir: string, options: ShrinkOptions = {}): Promi
       `shrink: [${runs} runs, ${spent} s] ${t.step}: ${describeCandidate(t.candidate)}: invalid ${hits} of ${t.trials.length} → ${t.kept ? 'kept' : 'not kept'}; best: ${describeCandidate(best)}`,
     );
   };
-  const result = await searchSmallest(start, trialRunner(cfg, out, options.signal), {
+  const result = await searchSmallest(start, trialRunner(cfg, out, options.signal, options.counts), {
     trials: o.trials,
     minHits: o.minHits,
     maxRuns: o.maxRuns,
