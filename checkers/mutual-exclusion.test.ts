@@ -133,6 +133,27 @@ describe('mutual exclusion: how the lock came free under its holder', () => {
     );
   });
 
+  it("names a release answered after the holder began releasing, when the holder's release found the lock gone", () => {
+    // retrylock: process 0's retried DEL landed while process 1 held (process 2 was then
+    // granted), and was answered a moment after process 1 sent its own release, which
+    // answered "no longer ours". Had it answered ok, the lock was still its own then.
+    const ops = (own: 'ok' | 'fail') => {
+      const h = new H().acquire(0).invoke(0, 'release', 'L').acquire(1).acquire(2).invoke(1, 'release', 'L');
+      const answered = h.ok(0, 'release', 'L');
+      return (
+        own === 'ok'
+          ? answered.ok(1, 'release', 'L')
+          : answered.fail(1, 'release', 'L', undefined, 'the lock was no longer ours')
+      ).release(2).ops;
+    };
+    expect(checkMutualExclusion(ops('fail'), { counts: true }).details.first).toMatch(
+      /another holder's lock released: process 0's release/,
+    );
+    expect(checkMutualExclusion(ops('ok'), { counts: true }).details.first).not.toMatch(
+      /another holder's lock released/,
+    );
+  });
+
   it('names the holder’s lease run out by the next grant before any release in flight', () => {
     // As the release test above, but process 1 was granted with 1 ms of validity: its lease
     // ran out before process 2's grant, whatever process 0's release did.

@@ -204,6 +204,11 @@ describe('the lease argument', () => {
     expect(onlyTheLeaseArgument([overlap(1, 2)], stopped(1))).toBe(true);
     const lost = { checker: 'lost-updates', valid: false };
     expect(onlyTheLeaseArgument([overlap(1, 2), lost], stopped(1))).toBe(true);
+    // A node fault that kept process 2 stopped at its point while the node was out.
+    const kept = [
+      { index: 0, process: 'nemesis', type: 'ok', f: 'start-kill-node', time: 0, value: { holder: { process: 2 } } },
+    ] as Op[];
+    expect(onlyTheLeaseArgument([overlap(2, 41)], kept)).toBe(true);
   });
 
   it("is not an overlap of holders no fault touched (a release that deleted the next holder's lock), nor a stale token", () => {

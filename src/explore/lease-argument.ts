@@ -24,8 +24,11 @@ function faultStarts(history: readonly Op[]): FaultStart[] {
   const found: FaultStart[] = [];
   for (const op of history) {
     if (op.process !== 'nemesis' || op.type !== 'ok' || !op.f.startsWith('start-')) continue;
-    const value = op.value as { process?: unknown; mode?: unknown } | undefined;
+    const value = op.value as { process?: unknown; mode?: unknown; holder?: { process?: unknown } } | undefined;
     if (typeof value?.process === 'number') found.push({ process: value.process, time: op.time, mode: value.mode });
+    // A node fault that kept a client stopped while its node was out (kept-holder.ts).
+    const kept = value?.holder?.process;
+    if (typeof kept === 'number') found.push({ process: kept, time: op.time });
   }
   return found;
 }

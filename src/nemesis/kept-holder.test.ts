@@ -79,6 +79,30 @@ describe('KeptHolder', () => {
     }
   });
 
+  it('lets it go at its lease share while the fault is still in effect, and says so at the stop', async () => {
+    // A node out longer than the lease (a slow restart): the holder goes on at 0.8 of its
+    // lease, not at the stop; the stop's record gives how long it was really kept.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const ttlMs = 1000;
+      const { target } = clients([0], Date.now());
+      let resumed = 0;
+      target.catchAtPoint = async () => ({ client: 0, pids: [], resume: () => resumed++ });
+      const kept = new KeptHolder(target, ttlMs, 5000, 'after-grant');
+      await kept.keep(new Rng(1));
+      await vi.advanceTimersByTimeAsync(LEASE_SHARE * ttlMs - 10);
+      expect(resumed).toBe(0);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(resumed).toBe(1);
+      // The node comes back 3 s later: the record says 0.8 s, and nobody else held.
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(await kept.release()).toEqual({ client: 0, anotherHeld: false, keptMs: LEASE_SHARE * ttlMs });
+      expect(resumed).toBe(1); // not resumed twice
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('keeps nobody when nobody holds, and resume() is safe to repeat', async () => {
     const { target } = clients([], Date.now());
     const kept = new KeptHolder(target, 1000, 50);

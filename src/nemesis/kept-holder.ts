@@ -10,7 +10,7 @@
  * (LEASE_SHARE of the TTL from its grant), so a lock that keeps its promise keeps every
  * other client out for all of it: an overlap is the lock's doing, not the stop's.
  *
- * At a code point (`pause-node:<target>:at=<point>`): the first client to reach the point
+ * At a code point (`pause-node:<aim>:at=<point>`): the first client to reach the point
  * is stopped there instead (it may hold the lock or not), and kept so for as long.
  */
 import { sleep } from '../util/monotonic-clock.js';
@@ -36,6 +36,10 @@ export class KeptHolder {
     until: number;
     /** How it goes on: SIGCONT, or the point's go. */
     resume: () => void;
+    /** When its lease share ran out while the fault was still in effect, and it went on then. */
+    spentAt?: number;
+    /** Lets it go at its lease share, whether the fault has ended or not. */
+    timer?: ReturnType<typeof setTimeout>;
   };
 
   constructor(
@@ -65,8 +69,25 @@ export class KeptHolder {
     if (pids.length === 0) return undefined;
     const record = { client, process: this.clients.process(client) };
     const resume = () => signalAll(pids, 'SIGCONT');
-    this.kept = { ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs, resume };
+    this.hold({ ...record, pids, at, until: grantedAt + LEASE_SHARE * this.ttlMs, resume });
     return record;
+  }
+
+  /**
+   * Keeps `kept` until release() or resume(), and no longer than its lease share: a node
+   * that is out longer than that (a restart slower than the lease) does not keep it past
+   * its lease, or the overlap after would be the stop's doing, not the lock's.
+   */
+  private hold(kept: NonNullable<KeptHolder['kept']>): void {
+    this.kept = kept;
+    kept.timer = setTimeout(
+      () => {
+        if (this.kept !== kept) return;
+        kept.spentAt = Date.now();
+        kept.resume();
+      },
+      Math.max(0, kept.until - Date.now()),
+    );
   }
 
   /**
@@ -80,14 +101,14 @@ export class KeptHolder {
     const { client } = caught;
     const grantedAt = this.clients.holders().includes(client) ? (this.clients.grantedAt(client) ?? at) : at;
     const record = { client, process: this.clients.process(client), at: point };
-    this.kept = {
+    this.hold({
       client,
       process: record.process,
       pids: caught.pids,
       at,
       until: grantedAt + LEASE_SHARE * this.ttlMs,
       resume: () => caught.resume(),
-    };
+    });
     return record;
   }
 
@@ -98,15 +119,19 @@ export class KeptHolder {
   async release(): Promise<{ client: number; anotherHeld: boolean; keptMs: number } | undefined> {
     const kept = this.kept;
     if (!kept) return undefined;
-    const anotherHeld = (await untilHandedOver(this.clients, kept.client, kept.until)) !== 'its length was spent';
+    const anotherHeld =
+      kept.spentAt === undefined &&
+      (await untilHandedOver(this.clients, kept.client, kept.until)) !== 'its length was spent';
     this.resume();
-    return { client: kept.client, anotherHeld, keptMs: Date.now() - kept.at };
+    return { client: kept.client, anotherHeld, keptMs: (kept.spentAt ?? Date.now()) - kept.at };
   }
 
   /** Resumes the kept holder now, if any (the heal at the end; idempotent). */
   resume(): void {
     const kept = this.kept;
     this.kept = undefined;
-    kept?.resume();
+    if (!kept) return;
+    clearTimeout(kept.timer);
+    if (kept.spentAt === undefined) kept.resume();
   }
 }

@@ -139,9 +139,13 @@ function heldRelease(
   const holdStart = v.holds?.[0]?.[1];
   // Answered by the end of the overlap: the delete landed before the next grant, but its
   // answer can reach the history a moment after it (mutual-exclusion's releasedUnder).
-  const answeredBy = v.overlap?.[1];
+  const overlapEnd = v.overlap?.[1];
   const release = data.fs.indexOf('release');
-  if (holdStart === undefined || answeredBy === undefined || release < 0) return undefined;
+  if (holdStart === undefined || overlapEnd === undefined || release < 0) return undefined;
+  // Or by the holder's own release's answer, when it found the lock gone (as releasedUnder).
+  const [lane, , holdEnd] = v.holds?.[0] ?? [];
+  const own = data.bars.find((b) => b[0] === lane && b[1] === release && b[3] === holdEnd);
+  const answeredBy = own && BAR_OUTCOMES[own[2]] !== 'ok' ? Math.max(overlapEnd, own[4]) : overlapEnd;
   for (const b of data.bars) {
     const [lane, f, outcome, start, end] = b;
     const p = data.lanes[lane]?.process;
