@@ -111,16 +111,19 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
   let found: { invoke: Op; completion: Op } | undefined;
   const pairs = pairLeniently(history);
   // A holder whose own release found the lock gone (not ok: "no longer ours") lost it
-  // before that answer: a delete answered up to then may have landed while it held.
+  // between its grant's request and that answer: a delete answered in that span may have
+  // landed while it held (its SET landed before its ok was recorded, a DEL's answer after).
   const own = holder.releaseIndex === undefined ? undefined : pairs.find((p) => p.invoke.index === holder.releaseIndex);
-  const heldUntil =
-    own?.completion && own.completion.type !== 'ok' ? Math.max(holder.end, own.completion.time) : holder.end;
+  const lost = own?.completion !== undefined && own.completion.type !== 'ok';
+  const granting = pairs.find((p) => p.completion?.index === holder.acquireIndex)?.invoke.time ?? holder.start;
+  const heldFrom = lost ? granting : holder.start;
+  const heldUntil = lost ? Math.max(holder.end, own?.completion?.time ?? holder.end) : holder.end;
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== 'release' || completion?.type !== 'ok' || (invoke.key ?? '') !== holder.lock) continue;
     if (invoke.process === holder.process) continue;
     // In flight when the holder was granted, answered while it still held: its effect may
     // have come at any time in between, before the next acquire (the answer can be late).
-    if (invoke.time >= holder.start || completion.time < holder.start || completion.time > heldUntil) continue;
+    if (invoke.time >= holder.start || completion.time < heldFrom || completion.time > heldUntil) continue;
     if (!found || Math.abs(completion.time - next.start) < Math.abs(found.completion.time - next.start)) {
       found = { invoke, completion };
     }

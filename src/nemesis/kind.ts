@@ -127,6 +127,23 @@ export const AT_POINT_MODES = {
   test: (mode: string) => /^at=[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(mode),
 };
 
+/**
+ * A clock's drift rate given, not drawn (`node-clock:bridge:rate=0.2`: the clock runs at
+ * 1 + ρ; negative, slow): a decimal ρ from −0.9 to 10, not 0, so that a scenario or a sweep
+ * can set ρ against the bound a lock assumes (Redlock's drift factor, 1%).
+ */
+export const RATE_MODES = {
+  form: 'rate=<ρ>',
+  test: (mode: string) => modeRate({ kind: '', aim: '', mode: mode as FaultSpec['mode'] }) !== undefined,
+};
+
+/** The ρ a `rate=<ρ>` mode gives; undefined for any other mode, or a ρ out of range. */
+export function modeRate(s: FaultSpec): number | undefined {
+  const m = s.mode === undefined ? null : /^rate=(-?\d+(?:\.\d+)?)$/.exec(s.mode);
+  const rate = m ? Number(m[1]) : Number.NaN;
+  return Number.isFinite(rate) && rate >= -0.9 && rate <= 10 && rate !== 0 ? rate : undefined;
+}
+
 /** The code point an `at=<point>` mode names; undefined for any other mode. */
 export const modePoint = (s: FaultSpec): string | undefined =>
   s.mode?.startsWith('at=') ? s.mode.slice('at='.length) : undefined;

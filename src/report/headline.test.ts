@@ -427,6 +427,27 @@ describe('the report headline', () => {
     );
   });
 
+  it("names a dropped release's retry answered a moment before the next holder's grant was, its release finding the lock gone", () => {
+    // Seen on retrylock (seed 30): process 1's retried DEL was answered just before process
+    // 4's acquire (its SET landed first) was; process 3 acquired while process 4 held.
+    const ops = history([
+      acquire(1),
+      (h) => h.invoke(1, 'release', 'L'),
+      start('wire', { client: 1, process: 1, at: 'wire:EVAL', mode: 'drop', ms: 1500 }),
+      stop('wire', { client: 1, heldMs: 0, until: 'dropped' }),
+      (h) => h.invoke(4, 'acquire', 'L'),
+      (h) => h.ok(1, 'release', 'L'),
+      (h) => h.ok(4, 'acquire', 'L', {}),
+      acquire(3),
+      (h) => h.invoke(4, 'release', 'L'),
+      (h) => h.fail(4, 'release', 'L', undefined, 'the lock was no longer ours'),
+      release(3),
+    ]);
+    expect(sentence(ops, false)).toMatch(
+      /^Process 1's release, its EVAL dropped on the wire \(wire drop\), went on for [\d.]+ m?s and ended after its lease had run out, deleting process 4's lock; process 3 acquired while process 4 still held it/,
+    );
+  });
+
   it('names an acquire that went on after a pause inside it as if the lock were still its own', () => {
     // renewlock: process 2 won the lock and paused before it extended; process 3 acquired;
     // process 2's PEXPIRE renewed process 3's key, and its acquire answered ok.

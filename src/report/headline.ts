@@ -142,16 +142,20 @@ function heldRelease(
   const overlapEnd = v.overlap?.[1];
   const release = data.fs.indexOf('release');
   if (holdStart === undefined || overlapEnd === undefined || release < 0) return undefined;
-  // Or by the holder's own release's answer, when it found the lock gone (as releasedUnder).
+  // When the holder's own release found the lock gone, it lost the lock between its grant's
+  // request and that answer: a delete answered in that span counts (as releasedUnder).
   const [lane, , holdEnd] = v.holds?.[0] ?? [];
   const own = data.bars.find((b) => b[0] === lane && b[1] === release && b[3] === holdEnd);
-  const answeredBy = own && BAR_OUTCOMES[own[2]] !== 'ok' ? Math.max(overlapEnd, own[4]) : overlapEnd;
+  const lost = own !== undefined && BAR_OUTCOMES[own[2]] !== 'ok';
+  const grant = data.bars.find((b) => b[0] === lane && b[1] === data.fs.indexOf('acquire') && b[4] === holdStart);
+  const answeredFrom = lost && grant ? grant[3] : holdStart;
+  const answeredBy = lost && own ? Math.max(overlapEnd, own[4]) : overlapEnd;
   for (const b of data.bars) {
     const [lane, f, outcome, start, end] = b;
     const p = data.lanes[lane]?.process;
     // The releaser itself may be the next to acquire: its late release returned, and it went on.
     if (f !== release || BAR_OUTCOMES[outcome] !== 'ok' || p === undefined || p === holder) continue;
-    if (!(start < holdStart && end >= holdStart && end <= answeredBy)) continue;
+    if (!(start < holdStart && end >= answeredFrom && end <= answeredBy)) continue;
     const fault = data.faults.find((x) => x.f === 'wire' && x.process === p && x.startMs >= start && x.startMs <= end);
     const how = fault && faultDetail(fault).find((d) => / at /.test(d));
     if (fault && how) return { fault, process: p, how, endMs: end };

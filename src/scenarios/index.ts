@@ -71,6 +71,31 @@ function exampleUnderPause(
 
 const JEPSEN_ETCD = 'Jepsen, "etcd 3.4.3" (2020), lock safety under process pauses';
 
+/**
+ * Redlock during a clients-majorities split, the shared master's real clock drifting at
+ * 1 + ρ while a bare majority is held. The hold leaves 0.3 s of the 3 s lease: the drift
+ * expires the shared key 3000 − 3000/(1 + ρ) ms early, before the hold ends once
+ * ρ > 3000/2700 − 1 ≈ 0.11; the client's own 1% drift factor covers none of that.
+ */
+function driftingBridge(name: string, rate: number, description: string, unfenced: 'invalid' | 'valid'): Scenario {
+  return {
+    name,
+    description,
+    source: `${KLEPPMANN}: clock drift; the Redlock description's drift factor`,
+    expected: { unfenced, fenced: 'error' },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: `partition:clients-majorities,node-clock:bridge:rate=${rate}`,
+      ttlMs: 3000,
+      holdMs: 2700,
+      rate: 2,
+      nemesisIntervalS: 2,
+      timeLimitS: 60,
+    },
+  };
+}
+
 const list: Scenario[] = [
   {
     name: 'gc-pause',
@@ -170,6 +195,18 @@ const list: Scenario[] = [
       timeLimitS: 60,
     },
   },
+  driftingBridge(
+    'redlock-drift-bridge',
+    0.2,
+    "the shared master's real clock drifts at 1 + ρ with ρ = 0.2, twenty times the 1% drift factor the Redlock client subtracts from its validity: the key that completes a bare majority expires about 500 ms early by that clock, inside a 2.7 s hold of a 3 s lease, and the other group gets its own majority",
+    'invalid',
+  ),
+  driftingBridge(
+    'redlock-drift-within-bound',
+    0.005,
+    "as redlock-drift-bridge, with the shared master drifting at ρ = 0.005, half the client's 1% drift factor: the key outlives every 2.7 s hold by its clock too, and no two holders overlap",
+    'valid',
+  ),
   {
     name: 'clock-strobe',
     description:

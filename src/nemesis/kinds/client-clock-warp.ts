@@ -21,7 +21,7 @@ import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import type { NemesisClients } from '../context.js';
-import { faultKind } from '../kind.js';
+import { faultKind, modeRate, RATE_MODES } from '../kind.js';
 import {
   type FaultPlan,
   type FaultStart,
@@ -37,9 +37,12 @@ export type ClientClockWarpMode = (typeof CLIENT_CLOCK_WARP_MODES)[number];
 
 export const CLIENT_CLOCK_WARP_AIMS = ['holder', 'one', 'all'] as const;
 
-/** What the warp does, drawn as node-clock draws it; `slow`: its rate, backwards (the clock runs at 1 - ρ). */
-export function drawClientClock(mode: ClientClockWarpMode, ttlMs: number, rng: Rng) {
-  if (mode !== 'slow') return drawNodeClock(mode, ttlMs, rng);
+/**
+ * What the warp does, drawn as node-clock draws it; `slow`: its rate, backwards (the clock
+ * runs at 1 - ρ); `givenRate`: a rate=<ρ> mode's ρ (negative: slow), in place of the drawn.
+ */
+export function drawClientClock(mode: ClientClockWarpMode, ttlMs: number, rng: Rng, givenRate?: number) {
+  if (mode !== 'slow') return drawNodeClock(mode, ttlMs, rng, givenRate);
   const fast = drawNodeClock('rate', ttlMs, rng);
   const rate = -(fast.value as { rate: number }).rate;
   return { change: { rate } as ClockChange, value: { rate } };
@@ -62,6 +65,8 @@ export class ClientClockWarp implements Nemesis {
     private readonly timing: FaultTiming,
     private readonly aim: (typeof CLIENT_CLOCK_WARP_AIMS)[number],
     private readonly mode: ClientClockWarpMode,
+    /** A rate=<ρ> mode's ρ; undefined: drawn. */
+    private readonly givenRate?: number,
   ) {}
 
   /** The clients the fault moves: a holder (waited for a while), one at random, or all. */
@@ -81,7 +86,7 @@ export class ClientClockWarp implements Nemesis {
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
     const durationMs = planned(plan, faultDurationMs(this.timing.nemesisIntervalS, rng));
-    const { change, value } = drawClientClock(this.mode, this.timing.ttlMs, rng);
+    const { change, value } = drawClientClock(this.mode, this.timing.ttlMs, rng, this.givenRate);
     const chosen = await this.choose(rng);
     const notWarped: Record<string, string> = {};
     for (const client of chosen) {
@@ -164,13 +169,15 @@ export const clientClockWarp = faultKind({
   name: 'client-clock-warp',
   aims: CLIENT_CLOCK_WARP_AIMS,
   modes: CLIENT_CLOCK_WARP_MODES,
-  what: "move the real clock a client reads (its worker's and its client program's vDSO clocks, by ptrace, any language): holder (a client that holds the lock), one or all; a jump forward or backward, a strobe every 50-250 ms, rate: running 5-50% fast, or slow: 5-50% slow; true time again at stop",
+  moreModes: RATE_MODES,
+  what: "move the real clock a client reads (its worker's and its client program's vDSO clocks, by ptrace, any language): holder (a client that holds the lock), one or all; a jump forward or backward, a strobe every 50-250 ms, rate: running 5-50% fast, or slow: 5-50% slow (rate=<ρ>: at 1 + ρ, ρ from -0.9 to 10, negative: slow); true time again at stop",
   fit: (s) => {
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     const aim = s.aim as (typeof CLIENT_CLOCK_WARP_AIMS)[number];
-    const mode = (s.mode ?? 'forward') as ClientClockWarpMode;
-    return (ctx) => new ClientClockWarp(ctx.runId, ctx.clients, ctx.timing, aim, mode);
+    const rate = modeRate(s);
+    const mode = (rate === undefined ? (s.mode ?? 'forward') : 'rate') as ClientClockWarpMode;
+    return (ctx) => new ClientClockWarp(ctx.runId, ctx.clients, ctx.timing, aim, mode, rate);
   },
   words: (v) => ({ whom: whom(v), how: clockChangeWords(v) }),
 });

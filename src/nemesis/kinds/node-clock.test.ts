@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { Rng } from '../../util/rng.js';
 import { nodeFaultContext } from '../context.js';
+import { type FaultSpec, modeRate } from '../kind.js';
+import { parseNemesisSpec } from '../spec.js';
 import { drawNodeClock, NodeClockWarp, nodeClock } from './node-clock.js';
 
 describe('node-clock', () => {
@@ -27,6 +29,24 @@ describe('node-clock', () => {
     };
     expect(after('rate')).toBe(after('forward'));
     expect(after('while-held')).toBe(after('strobe'));
+  });
+
+  it('takes a given drift rate ρ (rate=<ρ>) in place of the drawn one, drawing the same numbers', () => {
+    expect(drawNodeClock('rate', 1000, new Rng(7), 0.02)).toEqual({ change: { rate: 0.02 }, value: { rate: 0.02 } });
+    const after = (given?: number) => {
+      const rng = new Rng(7);
+      drawNodeClock('rate', 1000, rng, given);
+      return rng.uniform(0, 1);
+    };
+    expect(after(0.02)).toBe(after());
+    const spec = (mode: string) => parseNemesisSpec(`node-clock:bridge:${mode}`)[0];
+    expect(modeRate(spec('rate=0.2') as FaultSpec)).toBe(0.2);
+    for (const bad of ['rate=0', 'rate=11', 'rate=-0.95', 'rate=x', 'rate=']) {
+      expect(() => parseNemesisSpec(`node-clock:one:${bad}`)).toThrow(/rate=<ρ>/);
+    }
+    // On the bridge a clock must run fast: its point is to expire the shared key early.
+    expect(() => parseNemesisSpec('node-clock:bridge:rate=-0.1')).toThrow(/ρ > 0/);
+    expect(parseNemesisSpec('client-clock-warp:holder:rate=-0.3')[0]?.mode).toBe('rate=-0.3');
   });
 
   it('records a node whose processes it cannot reach as not warped, with why, and warps nothing', async () => {

@@ -26,7 +26,7 @@ import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import type { NemesisClients, NodeFaultContext } from '../context.js';
 import { KeptHolder } from '../kept-holder.js';
-import { faultKind, heldWords, nodesHit } from '../kind.js';
+import { faultKind, heldWords, modeRate, nodesHit, RATE_MODES } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
 import { NODE_AIMS } from '../node-choice.js';
 import { chooseNodes, whenAvailable } from '../nodes.js';
@@ -39,11 +39,15 @@ type ServerTime = NonNullable<BackendCapabilities['serverTime']>;
 /** A node's clock minus true time (ms), as read, per node; a node that could not be read: why. */
 type ClockReadings = Record<string, number | string>;
 
-/** What the warp does, drawn: always the same draws in the same order, whatever the mode. */
-export function drawNodeClock(mode: NodeClockMode, ttlMs: number, rng: Rng) {
+/**
+ * What the warp does, drawn: always the same draws in the same order, whatever the mode;
+ * `givenRate`: a rate mode's ρ as the spec gave it (rate=<ρ>), in place of the drawn one.
+ */
+export function drawNodeClock(mode: NodeClockMode, ttlMs: number, rng: Rng, givenRate?: number) {
   const sizeMs = aboutTtlMs(ttlMs, rng);
   // Fast enough that the offset reaches about a TTL within a few seconds of the fault.
-  const rate = Math.round(rng.uniform(0.05, 0.5) * 1000) / 1000;
+  const drawnRate = Math.round(rng.uniform(0.05, 0.5) * 1000) / 1000;
+  const rate = givenRate ?? drawnRate;
   const periodMs = Math.round(rng.uniform(50, 250));
   // While held: past the held key's whole lease, so that the server expires it whatever
   // of its TTL was left (the holder, stopped, still holds by its own clock).
@@ -71,6 +75,8 @@ export class NodeClockWarp implements Nemesis {
     whileHeld?: NemesisClients,
     /** The bridge aim: a grant of a bare majority held now (bridge.ts). */
     private readonly bridgeGrant: () => HeldGrant | undefined = () => undefined,
+    /** A rate mode's ρ as given (rate=<ρ>); undefined: drawn. */
+    private readonly givenRate?: number,
   ) {
     if (mode === 'while-held' && whileHeld) this.holder = new KeptHolder(whileHeld, ctx.timing.ttlMs);
   }
@@ -84,6 +90,7 @@ export class NodeClockWarp implements Nemesis {
       onBridge && this.mode === 'forward' ? 'while-held' : this.mode,
       this.ctx.timing.ttlMs,
       rng,
+      this.givenRate,
     );
     const { change, value } = drawn;
     const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
@@ -235,13 +242,14 @@ export const nodeClock = faultKind({
   name: 'node-clock',
   aims: [...NODE_AIMS, 'bridge'],
   modes: NODE_CLOCK_MODES,
+  moreModes: RATE_MODES,
   refuse: (s) =>
-    s.aim === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate'
-      ? 'node-clock:bridge moves the shared master’s clock ahead, by a jump or a drift (its point is to expire the shared key): use node-clock:bridge or node-clock:bridge:rate'
+    s.aim === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate' && !((modeRate(s) ?? 0) > 0)
+      ? 'node-clock:bridge moves the shared master’s clock ahead, by a jump or a drift (its point is to expire the shared key): use node-clock:bridge, node-clock:bridge:rate or node-clock:bridge:rate=<ρ> (ρ > 0)'
       : undefined,
   notOnTargets:
     "node-clock warps processes of this machine's containers only (clock-warp over a target's channel is not built yet): choose clock (Redis TTLs) or a client-side fault",
-  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast; bridge: the master a clients-majorities split shares, while a bare majority is held (forward: past the lease, or rate); while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
+  what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast (rate=<ρ>: at 1 + ρ, ρ from -0.9 to 10); bridge: the master a clients-majorities split shares, while a bare majority is held (forward: past the lease, or rate); while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
   fit: (s, backend) => {
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
@@ -253,10 +261,11 @@ export const nodeClock = faultKind({
         new NodeClockWarp(
           ctx,
           s.aim,
-          s.mode as NodeClockMode,
+          modeRate(s) === undefined ? (s.mode as NodeClockMode) : 'rate',
           backend.capabilities?.serverTime,
           ctx.clients,
           bareMajorityGrant(ctx, quorum),
+          modeRate(s),
         ))
     );
   },
