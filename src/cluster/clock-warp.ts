@@ -12,6 +12,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
+import { procStatFields } from '../util/proc-stat.js';
 import {
   forgetWarpRecord,
   orphanedWarpRecords,
@@ -146,13 +147,8 @@ export interface GroupWarp {
 
 /** A process that has exited, or is exiting (a zombie, or no /proc entry). */
 function ended(pid: number): boolean {
-  try {
-    // "pid (comm) S ...": the state is the first field after the command's closing parenthesis.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return true;
-  }
+  const state = procStatFields(pid)?.state;
+  return state === undefined || /^[ZX]/.test(state);
 }
 
 /**
