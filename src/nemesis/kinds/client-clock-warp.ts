@@ -17,10 +17,9 @@ import {
   warpProcesses,
 } from '../../cluster/clock-warp.js';
 import { errorMessage } from '../../util/errors.js';
-import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
-import type { NemesisClients } from '../context.js';
+import { type NemesisClients, untilSomeoneHolds } from '../context.js';
 import { faultKind } from '../kind.js';
 import {
   type FaultPlan,
@@ -70,12 +69,7 @@ export class ClientClockWarp implements Nemesis {
     const all = Array.from({ length: this.clients.count() }, (_, i) => i);
     if (this.aim === 'all') return all;
     if (this.aim === 'one') return all.length === 0 ? [] : [all[Math.floor(pick * all.length)] as number];
-    const deadline = Date.now() + Math.max(2000, 2 * this.timing.ttlMs);
-    let holders = this.clients.holders();
-    while (holders.length === 0 && Date.now() < deadline) {
-      await sleep(5);
-      holders = this.clients.holders();
-    }
+    const holders = await untilSomeoneHolds(this.clients, Date.now() + Math.max(2000, 2 * this.timing.ttlMs));
     return holders.length === 0 ? [] : [holders[Math.floor(pick * holders.length)] as number];
   }
 
