@@ -196,6 +196,32 @@ export async function restoreProcess(runId: string, pid: number): Promise<WarpSt
 }
 
 /**
+ * Puts true time back in each of `pids` (a fault's warped processes, at its stop), going on
+ * past one that fails: a line per failure, the process named by `name`, for the record.
+ */
+export async function restoreProcesses(
+  runId: string,
+  pids: readonly number[],
+  name: (pid: number) => string,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pid of pids) {
+    try {
+      await restoreProcess(runId, pid);
+    } catch (err) {
+      problems.push(`${name(pid)}: ${errorMessage(err)}`);
+    }
+  }
+  return problems;
+}
+
+/** What a warped process's clock reads minus true time (CLOCK_REALTIME, ms to a tenth), as its warp says. */
+export async function warpedOffsetMs(pid: number): Promise<number> {
+  const state = await readWarp(pid);
+  return Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;
+}
+
+/**
  * Restores the processes of `records` (one whose pid is now another process's is only
  * forgotten): how many were restored, and what could not be.
  */

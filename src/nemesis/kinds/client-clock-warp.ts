@@ -12,8 +12,8 @@
 import {
   type ClockChange,
   clockWarpSupport,
-  readWarp,
-  restoreProcess,
+  restoreProcesses,
+  warpedOffsetMs,
   warpProcesses,
 } from '../../cluster/clock-warp.js';
 import { errorMessage } from '../../util/errors.js';
@@ -106,8 +106,7 @@ export class ClientClockWarp implements Nemesis {
     const out: Record<string, number | string> = {};
     for (const w of this.warped) {
       try {
-        const state = await readWarp(w.pids[0] as number);
-        out[`process ${w.process}`] = Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;
+        out[`process ${w.process}`] = await warpedOffsetMs(w.pids[0] as number);
       } catch (err) {
         out[`process ${w.process}`] = `not read: ${errorMessage(err)}`;
       }
@@ -124,13 +123,7 @@ export class ClientClockWarp implements Nemesis {
     const during = await this.readClocks();
     const problems: string[] = [];
     for (const w of this.warped) {
-      for (const pid of w.pids) {
-        try {
-          await restoreProcess(this.runId, pid);
-        } catch (err) {
-          problems.push(`process ${w.process} pid ${pid}: ${errorMessage(err)}`);
-        }
-      }
+      problems.push(...(await restoreProcesses(this.runId, w.pids, (pid) => `process ${w.process} pid ${pid}`)));
     }
     const restored = this.warped.map((w) => w.process);
     this.warped = [];
