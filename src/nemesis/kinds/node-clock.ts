@@ -82,12 +82,11 @@ export class NodeClockWarp implements Nemesis {
     // On the bridge a jump goes past the whole lease, as a held one does: its point is to
     // expire the key that completes the holder's majority.
     const onBridge = this.aim === 'bridge';
-    const drawn = drawNodeClock(
+    const { change, value } = drawNodeClock(
       onBridge && this.mode === 'forward' ? 'while-held' : this.mode,
       this.ctx.timing.ttlMs,
       rng,
     );
-    const { change, value } = drawn;
     const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
     const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
