@@ -7,12 +7,14 @@
  * the other core" takes two processes: the unit project's with one worker.
  *
  * The arguments go to both. A JSON report (`--outputFile.json=F`) is written per process
- * beside F, then merged into F, the one file CI reads. Given a project or a file to run,
- * it is one plain `vitest run`. Exit: the first non-zero of the two.
+ * beside F, then merged into F, the one file CI reads. Given a project or a file to run
+ * (as vitest's own parser reads the arguments: vitest-args.ts), it is one plain
+ * `vitest run`. Exit: the first non-zero of the two.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { choosesFiles } from './vitest-args.js';
 
 const args = process.argv.slice(2);
 const vitest = 'node_modules/.bin/vitest';
@@ -25,10 +27,6 @@ const flagValue = (flag: string): string | undefined => {
   }
   return undefined;
 };
-
-/** Arguments that are not flags nor a flag's value: file filters. */
-const VALUED = new Set(['--project', '--reporter', '--outputFile.json', '--testNamePattern', '-t', '--maxWorkers']);
-const filters = args.filter((a, i) => !a.startsWith('-') && !VALUED.has(args[i - 1] ?? ''));
 
 /** vitest run with these arguments; each line of its output prefixed when `tag` is given. */
 function vitestRun(runArgs: string[], tag?: string): Promise<number> {
@@ -85,7 +83,7 @@ function mergeReports(files: string[], into: string): void {
 }
 
 async function main(): Promise<number> {
-  if (flagValue('--project') !== undefined || filters.length > 0) return vitestRun(args);
+  if (choosesFiles(args)) return vitestRun(args);
   const json = flagValue('--outputFile.json');
   // Each process its own report beside the one asked for: `--outputFile.json=F` or `... F`.
   const forProject = (project: string) => [

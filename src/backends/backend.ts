@@ -195,7 +195,7 @@ export interface Backend {
   client(nodes: NodeAddress[], opts: ClientOptions): Promise<LockClient>;
   /**
    * The name of the current leader (or primary) node, where the service has one: declares
-   * the targets `leader` and `isolate-leader`.
+   * the aims `leader` and `isolate-leader`.
    */
   leader?(nodes: NodeHandle[]): Promise<string | undefined>;
 }

@@ -11,7 +11,7 @@ export interface BenchSpec {
   concurrency: number[];
   /** Backoff jitters, ms (0: none): each point runs with each. */
   jitterMs: number[];
-  /** 'none', or one fault kind (with its target). */
+  /** 'none', or one fault kind (with its aim). */
   nemesis: string;
   timeLimitS: number;
   holdMs: number;

@@ -8,8 +8,8 @@
  * looked up; on another (a store downloaded from CI), a heartbeat older than STALE_MS
  * means no runner is writing any more.
  */
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { procStatFields } from '../util/proc-stat.js';
 
 export type CampaignStateName = 'running' | 'finished' | 'cut-short' | 'failed';
 
@@ -38,16 +38,10 @@ export const HEARTBEAT_MS = 30_000;
  */
 export const STALE_MS = 10 * HEARTBEAT_MS;
 
-/** Field 22 of /proc/PID/stat: the start time, in ticks since boot (after the command's parentheses). */
+/** Field 22 of /proc/PID/stat: the start time, in ticks since boot. */
 function startTicks(pid: number | 'self'): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
-  } catch {
-    return undefined;
-  }
+  const ticks = Number(procStatFields(pid)?.startTime);
+  return Number.isFinite(ticks) ? ticks : undefined;
 }
 
 /** This process, as the runner of a campaign. */

@@ -26,7 +26,7 @@ Options:
   --backend LIST          backends, or backend modules' paths (default ${BENCH_DEFAULTS.backends.join(',')})
   --concurrency LIST      client counts (default ${BENCH_DEFAULTS.concurrency.join(',')})
   --jitter LIST           backoff jitters in ms, 0 = none (default ${BENCH_DEFAULTS.jitterMs.join(',')})
-  --nemesis SPEC          none (default) or one fault kind with its target (lockchaos run --help)
+  --nemesis SPEC          none (default) or one fault kind with its aim (lockchaos run --help)
   --time-limit S          seconds of load a point (default ${BENCH_DEFAULTS.timeLimitS})
   --hold MS               time each holder keeps the lock (default ${BENCH_DEFAULTS.holdMs})
   --target FILE           run on the lock service an inventory describes (docs/targets.md)

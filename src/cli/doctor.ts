@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { zookeeperMissing } from '../backends/zookeeper-session.js';
@@ -24,6 +24,7 @@ import { removeResources } from '../cluster/remove-resources.js';
 import { type CgroupSupport, cgroupSupport } from '../util/cgroup.js';
 import { EXIT_ERROR, errorMessage } from '../util/errors.js';
 import { sleep } from '../util/monotonic-clock.js';
+import { procStatFields } from '../util/proc-stat.js';
 import { stamped } from '../version.js';
 import { argsError } from './args.js';
 import type { DoctorCheck } from './doctor-check.js';
@@ -156,14 +157,7 @@ async function iptablesCheck(): Promise<DoctorCheck> {
   }
 }
 
-function processState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
+const processState = (pid: number): string | undefined => procStatFields(pid)?.state;
 
 async function waitState(pid: number, want: (s: string | undefined) => boolean): Promise<string | undefined> {
   let s = processState(pid);

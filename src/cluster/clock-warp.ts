@@ -12,6 +12,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
+import { procStatFields } from '../util/proc-stat.js';
 import {
   forgetWarpRecord,
   orphanedWarpRecords,
@@ -146,13 +147,8 @@ export interface GroupWarp {
 
 /** A process that has exited, or is exiting (a zombie, or no /proc entry). */
 function ended(pid: number): boolean {
-  try {
-    // "pid (comm) S ...": the state is the first field after the command's closing parenthesis.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return true;
-  }
+  const state = procStatFields(pid)?.state;
+  return state === undefined || /^[ZX]/.test(state);
 }
 
 /**
@@ -197,6 +193,32 @@ export async function restoreProcess(runId: string, pid: number): Promise<WarpSt
   const state = await runHelper(['restore', String(pid)]);
   forgetWarpRecord(runId, pid);
   return state;
+}
+
+/**
+ * Puts true time back in each of `pids` (a fault's warped processes, at its stop), going on
+ * past one that fails: a line per failure, the process named by `name`, for the record.
+ */
+export async function restoreProcesses(
+  runId: string,
+  pids: readonly number[],
+  name: (pid: number) => string,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pid of pids) {
+    try {
+      await restoreProcess(runId, pid);
+    } catch (err) {
+      problems.push(`${name(pid)}: ${errorMessage(err)}`);
+    }
+  }
+  return problems;
+}
+
+/** What a warped process's clock reads minus true time (CLOCK_REALTIME, ms to a tenth), as its warp says. */
+export async function warpedOffsetMs(pid: number): Promise<number> {
+  const state = await readWarp(pid);
+  return Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;
 }
 
 /**

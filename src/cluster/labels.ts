@@ -5,8 +5,8 @@
  * a live run's resources from those a crashed runner left. Names only, no engine: a client
  * worker imports them (remove-resources.ts removes what carries them).
  */
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { procStatFields } from '../util/proc-stat.js';
 
 export const LABEL_RUN = 'org.lockchaos.run';
 export const LABEL_OWNER = 'org.lockchaos.owner';
@@ -15,15 +15,7 @@ export const LABEL_ROLE = 'org.lockchaos.role';
 export const WORKER_ENV = 'LOCKCHAOS_WORKER_RUN';
 
 /** A process's start time (clock ticks since boot), which tells it from a later one with its pid. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime) counted after the ')' that ends the command name.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
+export const processStartTime = (pid: number): string | undefined => procStatFields(pid)?.startTime;
 
 export function ownerLabel(pid = process.pid): string {
   return `${hostname()}:${pid}:${processStartTime(pid) ?? '?'}`;

@@ -115,6 +115,19 @@ export interface NemesisContext extends NodeFaultContext {
 export type HandOver = 'another client held the lock' | typeof ALREADY_HELD | 'its length was spent';
 
 /**
+ * The clients that hold the lock, as soon as one does, or none once `deadline` (Date.now()
+ * ms) has come: the faults aimed at a holder (kept-holder, client-clock-warp:holder) wait
+ * here for one to aim at.
+ */
+export async function untilSomeoneHolds(clients: Pick<NemesisClients, 'holders'>, deadline: number): Promise<number[]> {
+  for (;;) {
+    const holders = clients.holders();
+    if (holders.length > 0 || Date.now() >= deadline) return holders;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
  * Waits until a client other than `client` holds the lock (the lease it had has lapsed and
  * the lock changed hands), or until `deadline` (Date.now() ms), whichever comes first; the
  * faults aimed at a state (kept-holder, client-pause:at=, wire) end there. Undefined when

@@ -4,9 +4,9 @@
  * when its lease share is spent, whichever comes first.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sleep } from '../util/monotonic-clock.js';
+import { procStatFields } from '../util/proc-stat.js';
 import { Rng } from '../util/rng.js';
 import type { NemesisClients } from './context.js';
 import { KeptHolder, LEASE_SHARE } from './kept-holder.js';
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 /** The process state letter from /proc (R, S, T ...). */
-const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+const state = (pid: number) => procStatFields(pid)?.state;
 
 /** Clients 0..2; `holders` is read at each call, so a test can change who holds. */
 function clients(holders: number[], grantedAt: number) {

@@ -13,9 +13,8 @@
  * At a code point (`pause-node:<aim>:at=<point>`): the first client to reach the point
  * is stopped there instead (it may hold the lock or not), and kept so for as long.
  */
-import { sleep } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
-import { type NemesisClients, signalAll, untilHandedOver } from './context.js';
+import { type NemesisClients, signalAll, untilHandedOver, untilSomeoneHolds } from './context.js';
 
 /** How much of the holder's lease, from its grant, it may spend stopped. */
 export const LEASE_SHARE = 0.8;
@@ -55,11 +54,7 @@ export class KeptHolder {
   async keep(rng: Rng): Promise<KeptHolderRecord | undefined> {
     const pickAt = rng.next();
     if (this.atPoint !== undefined) return this.keepAtPoint(this.atPoint);
-    let holders = this.clients.holders();
-    for (let waited = 0; holders.length === 0 && waited < this.waitForHolderMs; waited += 5) {
-      await sleep(5);
-      holders = this.clients.holders();
-    }
+    const holders = await untilSomeoneHolds(this.clients, Date.now() + this.waitForHolderMs);
     const client = holders[Math.floor(pickAt * holders.length)];
     if (client === undefined) return undefined;
     const at = Date.now();

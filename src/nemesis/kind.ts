@@ -17,8 +17,8 @@ export interface FaultSpec {
   kind: string;
   /**
    * What it aims at: which nodes, which client or code point, which request, the shape of a
-   * partition (`kind:aim`; --nemesis's help and the docs say `<target>`, a word the code
-   * keeps for --target's hosts).
+   * partition (`kind:aim`, `<aim>` in --nemesis's help and the docs; "target" means only
+   * --target's hosts).
    */
   aim: string;
   /**

@@ -10,7 +10,7 @@ import { pickNodes } from './node-choice.js';
 
 const available = (ctx: NodeFaultContext) => ctx.nodes.filter((n) => !ctx.unavailable.has(n.name));
 
-/** The nodes a target picks (one, minority, majority, all, leader) among the available ones. */
+/** The nodes an aim picks (one, minority, majority, all, leader) among the available ones. */
 export async function chooseNodes(ctx: NodeFaultContext, aim: string, rng: Rng): Promise<NodeHandle[]> {
   const leader = aim === 'leader' || aim === 'isolate-leader' ? await ctx.leader?.() : undefined;
   const candidates = available(ctx);

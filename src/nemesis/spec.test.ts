@@ -19,7 +19,7 @@ describe('--nemesis spec', () => {
       { kind: 'client-kill', aim: 'at=in-extend' },
       { kind: 'client-pause', aim: 'holder' },
     ]);
-    expect(() => parseNemesisSpec('wire:DEL:later')).toThrow(/wire:<target>:pause\|hold\|stop\|drop/);
+    expect(() => parseNemesisSpec('wire:DEL:later')).toThrow(/wire:<aim>:pause\|hold\|stop\|drop/);
     expect(() => parseNemesisSpec('wire:DEL;rm')).toThrow(/wire:<request>/);
   });
 
@@ -47,7 +47,7 @@ describe('--nemesis spec', () => {
       { kind: 'pause-node', aim: 'leader', mode: 'while-held' },
     ]);
     expect(() => parseNemesisSpec('kill-node:one:held')).toThrow(
-      /use kill-node:one, .*kill-node:<target>:anytime\|while-held\|at=<point>/,
+      /use kill-node:one, .*kill-node:<aim>:anytime\|while-held\|at=<point>/,
     );
   });
 
@@ -63,7 +63,7 @@ describe('--nemesis spec', () => {
     ]);
     expect(aimedFaults(parseNemesisSpec('pause-node:one:while-held'))).toEqual([]);
     for (const bad of ['pause-node:one:at=', 'kill-node:one:at=a b', 'pause-node:one:at=-x']) {
-      expect(() => parseNemesisSpec(bad)).toThrow(/bad target/);
+      expect(() => parseNemesisSpec(bad)).toThrow(/bad aim/);
     }
     expect(pauseNode.words({ nodes: ['n1'], holder: { process: 3, at: 'in-hold' } })).toEqual({
       whom: 'n1',
@@ -73,12 +73,12 @@ describe('--nemesis spec', () => {
 
   it.each([
     ['chaos', /unknown nemesis 'chaos' in --nemesis 'chaos': choose none or some of client-pause, pause-node/],
-    ['partition:nonsense', /bad target 'nonsense' for partition .*use partition:halves, partition:random-halves/],
-    ['pause-node:one:two', /bad target 'one:two' for pause-node/],
+    ['partition:nonsense', /bad aim 'nonsense' for partition .*use partition:halves, partition:random-halves/],
+    ['pause-node:one:two', /bad aim 'one:two' for pause-node/],
     ['loss,loss:one', /names loss twice/],
-    ['clock:one:sideways', /bad target 'one:sideways' for clock .*clock:<target>:forward\|backward\|strobe/],
-    ['client-clock:one', /bad target 'one' for client-clock .*use client-clock:backward, client-clock:forward/],
-    ['pause-node:one:backward', /bad target 'one:backward' for pause-node/],
+    ['clock:one:sideways', /bad aim 'one:sideways' for clock .*clock:<aim>:forward\|backward\|strobe/],
+    ['client-clock:one', /bad aim 'one' for client-clock .*use client-clock:backward, client-clock:forward/],
+    ['pause-node:one:backward', /bad aim 'one:backward' for pause-node/],
     ['clock:bridge:backward', /clock:bridge jumps forward only .*: use clock:bridge$/],
     ['clock:bridge:strobe', /clock:bridge jumps forward only .*: use clock:bridge$/],
   ])('refuses %s in one line', (spec, message) => {

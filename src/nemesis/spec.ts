@@ -1,7 +1,7 @@
 /**
  * The --nemesis spec: 'none', or fault kinds separated by commas, each with an optional
- * aim after a colon (the help and the docs say target): `pause-node:leader,partition:majorities-ring,kill-node`. Parsed
- * here into a list; a bad spec is one line that lists what is allowed. The kinds and
+ * aim after a colon: `pause-node:leader,partition:majorities-ring,kill-node`. Parsed here
+ * into a list; a bad spec is one line that lists what is allowed. The kinds and
  * their aims are the registry's (kinds/index.ts).
  */
 import { nearestOr } from '../util/did-you-mean.js';
@@ -61,9 +61,9 @@ export function parseFaults(spec: string): ParsedFault[] {
       const forms = allowed.map((t) => `${kind}:${t}`);
       if (module.moreAims) forms.push(`${kind}:${module.moreAims.form}`);
       if (modes.length > 0)
-        forms.push(`${kind}:<target>:${[...modes, ...(module.moreModes ? [module.moreModes.form] : [])].join('|')}`);
+        forms.push(`${kind}:<aim>:${[...modes, ...(module.moreModes ? [module.moreModes.form] : [])].join('|')}`);
       throw new UserError(
-        `bad target '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
+        `bad aim '${part.slice(rawKind.length + 1)}' for ${kind} in --nemesis '${spec}'${nearestOr(part.trim(), forms, `use ${forms.join(', ')}`)}`,
       );
     }
     if (seen.has(kind)) throw new UserError(`--nemesis '${spec}' names ${kind} twice: give each fault kind once`);

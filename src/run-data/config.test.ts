@@ -39,7 +39,7 @@ describe('run configuration', () => {
     [['--backend', 'foo'], /unknown backend 'foo': choose one of redis, redlock/],
     [['--workload', 'x'], /unknown workload 'x': choose one of lock-set, mutex/],
     [['--nemesis', 'x'], /unknown nemesis 'x' in --nemesis 'x': choose none or some of client-pause, pause-node/],
-    [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition/],
+    [['--nemesis', 'partition:nonsense'], /bad aim 'nonsense' for partition/],
     [
       ['--nemesis', 'partition:halves'],
       /needs at least 2 nodes \(it cuts nodes off from each other\); redis has 1: use partition:clients/,

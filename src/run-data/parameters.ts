@@ -211,11 +211,11 @@ export const PARAMETERS = {
     help: (d) =>
       [
         'faults: none, or kinds separated by commas, each with an optional',
-        `:target and :mode (default ${d}); each kind runs on its own seeded schedule:`,
+        `:aim and :mode (default ${d}); each kind runs on its own seeded schedule:`,
         ...Object.entries(FAULT_KINDS).flatMap(([kind, k]) => [
           `  ${kind.padEnd(KIND_COLUMN)}${k.what}`,
-          `  ${''.padEnd(KIND_COLUMN)}targets: ${k.aims.join(' | ')}`,
-          ...(k.modes ? [`  ${''.padEnd(KIND_COLUMN)}modes: ${k.modes.join(' | ')} (${kind}:<target>:<mode>)`] : []),
+          `  ${''.padEnd(KIND_COLUMN)}aims: ${k.aims.join(' | ')}`,
+          ...(k.modes ? [`  ${''.padEnd(KIND_COLUMN)}modes: ${k.modes.join(' | ')} (${kind}:<aim>:<mode>)`] : []),
         ]),
       ].join('\n'),
   },

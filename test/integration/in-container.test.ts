@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { NODE_IMAGE } from '../../src/cluster/docker-engine.js';
 import { packageRoot } from '../../src/util/paths.js';
-import { leftovers, requireEngine } from './support.js';
+import { requireEngine, runIdIn, runLeftovers } from './support.js';
 
 const skip = await requireEngine();
 
@@ -73,7 +73,10 @@ describe.skipIf(skip)('lockchaos inside a container with the engine socket', () 
     expect(fenced.stdout).toMatch(/fencing\s+valid/);
     expect(fenced.stdout).toMatch(/verdict: valid/);
     expect(fenced.code).toBe(0);
-    // The run removed its containers and its network (this container left it first).
-    expect(await leftovers()).toEqual([]);
+    // Each run removed its containers and its network (this container left it first). Its
+    // own, by run id: the runner's pid is the container's, and other runs may share the engine.
+    const runIds = [unfenced, fenced].map((r) => runIdIn(r.stderr));
+    expect(runIds).toEqual([expect.stringMatching(/^[0-9a-f]{8}$/), expect.stringMatching(/^[0-9a-f]{8}$/)]);
+    for (const runId of runIds) expect(await runLeftovers(runId as string)).toEqual([]);
   });
 });

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/run-data/config.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
-import { freshStore, leftovers, requireEngine } from './support.js';
+import { procStatFields } from '../../src/util/proc-stat.js';
+import { freshStore, requireEngine, runIdIn, runLeftovers } from './support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
@@ -19,9 +20,10 @@ function workerPids(): number[] {
     .filter((e) => /^\d+$/.test(e))
     .filter((pid) => {
       try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.js');
+        return (
+          procStatFields(Number(pid))?.ppid === process.pid &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.js')
+        );
       } catch {
         return false;
       }
@@ -64,6 +66,9 @@ describe.skipIf(skip)('a worker the machine stalls', () => {
     // 800 ms stopped: the longest gap a worker saw is about that, not a tick's.
     expect(Number(/longest (\d+) ms/.exec(said ?? '')?.[1])).toBeGreaterThanOrEqual(700);
     expect(r.conditions.map((c) => c.kind)).not.toContain('worker-lost');
-    expect(await leftovers()).toEqual([]);
+    // This run's own: other runs on the same engine (another job's, another test's) are not its leftovers.
+    const runId = runIdIn(lines.join('\n'));
+    expect(runId).toMatch(/^[0-9a-f]{8}$/);
+    expect(await runLeftovers(runId as string)).toEqual([]);
   });
 });

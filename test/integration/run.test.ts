@@ -126,7 +126,7 @@ describe.skipIf(skip)('lockchaos run, end to end on real servers', () => {
   it.each([
     [['--backend', 'nope'], /unknown backend 'nope': choose one of redis, redlock/],
     [['--nemesis', 'chaos'], /unknown nemesis 'chaos' in --nemesis 'chaos': choose none or some of client-pause/],
-    [['--nemesis', 'partition:nonsense'], /bad target 'nonsense' for partition in --nemesis 'partition:nonsense'/],
+    [['--nemesis', 'partition:nonsense'], /bad aim 'nonsense' for partition in --nemesis 'partition:nonsense'/],
     [['--backend', 'redlock', '--fencing', 'on'], /Redlock has no fencing token/],
     // mkdir -p spun at 100% CPU there, deaf to Ctrl-C.
     [

@@ -36,10 +36,27 @@ export async function requireEngine(): Promise<string | undefined> {
  * Containers and networks carrying lockchaos labels, as "name" strings; with a runner's
  * pid, only that runner's (so tests do not see other runs on the same engine).
  */
-export async function leftovers(runnerPid?: number): Promise<string[]> {
-  const filters = { label: [LABEL_RUN] };
-  const mine = (labels: Record<string, string> | undefined) =>
-    runnerPid === undefined || (labels?.[LABEL_OWNER] ?? '').split(':')[1] === String(runnerPid);
+export function leftovers(runnerPid?: number): Promise<string[]> {
+  return labelled(
+    LABEL_RUN,
+    (labels) => runnerPid === undefined || (labels?.[LABEL_OWNER] ?? '').split(':')[1] === String(runnerPid),
+  );
+}
+
+/**
+ * The containers and networks of one run, by its run id (their LABEL_RUN), as "name"
+ * strings: for a run whose runner pid says nothing here (it ran in a container of its own),
+ * so that other runs on the same engine are not counted.
+ */
+export function runLeftovers(runId: string): Promise<string[]> {
+  return labelled(`${LABEL_RUN}=${runId}`, () => true);
+}
+
+/** The run id a run's log names (`starting redis cluster (run 1a2b3c4d)...`), or undefined. */
+export const runIdIn = (log: string): string | undefined => /\(run ([0-9a-f]+)\)/.exec(log)?.[1];
+
+async function labelled(label: string, mine: (labels: Record<string, string> | undefined) => boolean) {
+  const filters = { label: [label] };
   const containers = (await docker().listContainers({ all: true, filters })).filter((c) => mine(c.Labels));
   const networks = (await docker().listNetworks({ filters })).filter((n) => mine(n.Labels));
   return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`)];

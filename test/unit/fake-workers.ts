@@ -3,12 +3,12 @@
  * which speak the worker protocol without a lock service: each client's workload names how
  * its fake behaves. Pools made here are killed after each test.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { UnindexedOp } from '../../src/history/recorder.js';
 import { WorkerPool } from '../../src/runner/worker-pool.js';
 import { packageRoot } from '../../src/util/paths.js';
+import { procStatFields } from '../../src/util/proc-stat.js';
 import type { WorkerConfig } from '../../src/worker/protocol.js';
 
 const FAKE = join(packageRoot, 'test/unit/fixtures/fake-worker.mjs');
@@ -38,14 +38,11 @@ export const until = async (done: () => boolean, ms = 5000) => {
 
 /** Whether a process is alive (a zombie, dead but not yet reaped, is not). */
 export function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
+  const state = procStatFields(pid)?.state;
+  return state !== undefined && state !== 'Z';
 }
 
 /** Whether a process is stopped (SIGSTOP). */
 export function stopped(pid: number): boolean {
-  return /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return procStatFields(pid)?.state === 'T';
 }

@@ -3,7 +3,7 @@
  * (model.ts, wire.ts, page.ts, json-schema.ts), one exported Workload type and one
  * checkRun, no top folder named as a room of src/ (bench/ beside src/bench/ was one), and
  * "target" in the code only for --target's hosts: a fault's part after its kind is its
- * aim (the help keeps the word the docs use), a proxy's far end its upstream.
+ * aim (as the help and the docs call it too), a proxy's far end its upstream.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';

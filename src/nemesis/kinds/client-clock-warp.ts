@@ -12,15 +12,14 @@
 import {
   type ClockChange,
   clockWarpSupport,
-  readWarp,
-  restoreProcess,
+  restoreProcesses,
+  warpedOffsetMs,
   warpProcesses,
 } from '../../cluster/clock-warp.js';
 import { errorMessage } from '../../util/errors.js';
-import { sleep } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
-import type { NemesisClients } from '../context.js';
+import { type NemesisClients, untilSomeoneHolds } from '../context.js';
 import { faultKind, modeRate, RATE_MODES } from '../kind.js';
 import {
   type FaultPlan,
@@ -75,12 +74,7 @@ export class ClientClockWarp implements Nemesis {
     const all = Array.from({ length: this.clients.count() }, (_, i) => i);
     if (this.aim === 'all') return all;
     if (this.aim === 'one') return all.length === 0 ? [] : [all[Math.floor(pick * all.length)] as number];
-    const deadline = Date.now() + Math.max(2000, 2 * this.timing.ttlMs);
-    let holders = this.clients.holders();
-    while (holders.length === 0 && Date.now() < deadline) {
-      await sleep(5);
-      holders = this.clients.holders();
-    }
+    const holders = await untilSomeoneHolds(this.clients, Date.now() + Math.max(2000, 2 * this.timing.ttlMs));
     return holders.length === 0 ? [] : [holders[Math.floor(pick * holders.length)] as number];
   }
 
@@ -117,8 +111,7 @@ export class ClientClockWarp implements Nemesis {
     const out: Record<string, number | string> = {};
     for (const w of this.warped) {
       try {
-        const state = await readWarp(w.pids[0] as number);
-        out[`process ${w.process}`] = Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;
+        out[`process ${w.process}`] = await warpedOffsetMs(w.pids[0] as number);
       } catch (err) {
         out[`process ${w.process}`] = `not read: ${errorMessage(err)}`;
       }
@@ -135,13 +128,7 @@ export class ClientClockWarp implements Nemesis {
     const during = await this.readClocks();
     const problems: string[] = [];
     for (const w of this.warped) {
-      for (const pid of w.pids) {
-        try {
-          await restoreProcess(this.runId, pid);
-        } catch (err) {
-          problems.push(`process ${w.process} pid ${pid}: ${errorMessage(err)}`);
-        }
-      }
+      problems.push(...(await restoreProcesses(this.runId, w.pids, (pid) => `process ${w.process} pid ${pid}`)));
     }
     const restored = this.warped.map((w) => w.process);
     this.warped = [];

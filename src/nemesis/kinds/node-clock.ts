@@ -16,6 +16,8 @@ import {
   clockWarpSupport,
   readWarp,
   restoreProcess,
+  restoreProcesses,
+  warpedOffsetMs,
   warpProcesses,
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
@@ -86,13 +88,12 @@ export class NodeClockWarp implements Nemesis {
     // On the bridge a jump goes past the whole lease, as a held one does: its point is to
     // expire the key that completes the holder's majority.
     const onBridge = this.aim === 'bridge';
-    const drawn = drawNodeClock(
+    const { change, value } = drawNodeClock(
       onBridge && this.mode === 'forward' ? 'while-held' : this.mode,
       this.ctx.timing.ttlMs,
       rng,
       this.givenRate,
     );
-    const { change, value } = drawn;
     const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
     const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
@@ -154,8 +155,7 @@ export class NodeClockWarp implements Nemesis {
           out[node.name] = Math.round((await this.serverTime.offsetMs(node)) * 10) / 10;
         } else {
           const pid = this.warped.get(node)?.[0];
-          const state = pid === undefined ? undefined : await readWarp(pid);
-          out[node.name] = Math.round((state?.offsetMs?.realtime ?? 0) * 10) / 10;
+          out[node.name] = pid === undefined ? 0 : await warpedOffsetMs(pid);
         }
       } catch (err) {
         out[node.name] = `not read: ${errorMessage(err)}`;
@@ -180,13 +180,7 @@ export class NodeClockWarp implements Nemesis {
     for (const [node, pids] of this.warped) {
       // A process frozen by another fault cannot be stopped by ptrace until it thaws.
       await whenAvailable(this.ctx, node);
-      for (const pid of pids) {
-        try {
-          await restoreProcess(this.ctx.runId, pid);
-        } catch (err) {
-          problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`);
-        }
-      }
+      problems.push(...(await restoreProcesses(this.ctx.runId, pids, (pid) => `${node.name} process ${pid}`)));
       // A process the warped ones started during the fault (PostgreSQL forks a backend per
       // session) was born with their clock: it is put back too.
       const born = await this.restoreBorn(node, pids, problems);
