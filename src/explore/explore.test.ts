@@ -211,6 +211,34 @@ describe('the lease argument', () => {
     expect(onlyTheLeaseArgument([overlap(2, 41)], kept)).toBe(true);
   });
 
+  it("is an overlap whose earlier holder's stated lease had run out by the next grant, whatever slowed it; not one it overstated", () => {
+    // quicklock-fixed under wire:SET:drop of another client: process 1's write took 830 ms
+    // on a loaded machine, and process 0 acquired after process 1's 1 s lease had run out.
+    const ops = (validityMs: number) =>
+      [
+        { index: 0, process: 1, type: 'invoke', f: 'acquire', key: 'L', time: 0 },
+        { index: 1, process: 1, type: 'ok', f: 'acquire', key: 'L', time: 1_000_000, value: { validityMs } },
+        { index: 2, process: 0, type: 'invoke', f: 'acquire', key: 'L', time: 1_100_000_000 },
+        { index: 3, process: 0, type: 'ok', f: 'acquire', key: 'L', time: 1_200_000_000, value: { validityMs } },
+        { index: 4, process: 1, type: 'invoke', f: 'release', key: 'L', time: 1_210_000_000 },
+      ] as Op[];
+    const pair = {
+      checker: 'mutual-exclusion',
+      valid: false,
+      details: {
+        pairs: [
+          {
+            first: { process: 1, lock: 'L', start: 1_000_000, end: 1_210_000_000, acquireIndex: 1, releaseIndex: 4 },
+            second: { process: 0, lock: 'L', start: 1_200_000_000, end: null, acquireIndex: 3 },
+          },
+        ],
+      },
+    };
+    expect(onlyTheLeaseArgument([pair], ops(1000))).toBe(true);
+    // The library said its lease was 5 s: the lock came free under a lease it claimed.
+    expect(onlyTheLeaseArgument([pair], ops(5000))).toBe(false);
+  });
+
   it("is not an overlap of holders no fault touched (a release that deleted the next holder's lock), nor a stale token", () => {
     expect(onlyTheLeaseArgument([overlap(4, 5)], stopped(1))).toBe(false);
     expect(onlyTheLeaseArgument([overlap(1, 2), { checker: 'fencing', valid: false }], stopped(1))).toBe(false);

@@ -1,15 +1,36 @@
 /**
  * A violation that says nothing about the library: without fencing, a holder the fault
- * itself stopped (a client pause inside its hold, a wire stop right after its acquire)
- * outlives any lease, and the next holder overlaps it. That is the lease argument the
- * scenarios show, true of every lease lock; an exploration without fencing reports such a
- * try apart and goes on trying the point, rather than call the library broken there.
+ * itself stopped (a client pause inside its hold, a wire stop right after its acquire),
+ * or one whose lease had run out by the next grant however it got there (a write slowed
+ * by a loaded machine), outlives any lease, and the next holder overlaps it. That is the
+ * lease argument the scenarios show, true of every lease lock; an exploration without
+ * fencing reports such a try apart and goes on trying the point, rather than call the
+ * library broken there. The lease is the one the library stated (its grant's validity,
+ * its last extension's): a library that claims more than it holds is still caught.
  */
+import { type Hold, leaseLapsed } from '../../checkers/mutual-exclusion.js';
 import type { Op } from '../history/op.js';
 
+/** A hold of an overlap as results.json stores it (checkers/mutual-exclusion.ts; an open end is null). */
+type StoredHold = Partial<Omit<Hold, 'end'>> & { process: number; end?: number | null };
+
 interface OverlapPair {
-  first: { process: number };
-  second: { process: number; start?: number; acquireIndex?: number };
+  first: StoredHold;
+  second: StoredHold;
+}
+
+/** The stored hold as the checkers read it; undefined when a field it needs is missing. */
+function holdOf(h: StoredHold): Hold | undefined {
+  const { start, lock, acquireIndex } = h;
+  if (typeof start !== 'number' || typeof lock !== 'string' || typeof acquireIndex !== 'number') return undefined;
+  return { ...h, start, lock, acquireIndex, end: typeof h.end === 'number' ? h.end : Number.POSITIVE_INFINITY };
+}
+
+/** Whether the pair's earlier holder's lease, as its library stated it, had run out by the later's grant. */
+function lapsedBefore(pair: OverlapPair, history: readonly Op[]): boolean {
+  const first = holdOf(pair.first);
+  const second = holdOf(pair.second);
+  return first !== undefined && second !== undefined && leaseLapsed(history, first, second) !== undefined;
 }
 
 interface FaultStart {
@@ -66,7 +87,9 @@ export function onlyTheLeaseArgument(
   if (!Array.isArray(pairs) || pairs.length === 0) return false;
   const starts = faultStarts(history);
   const faulted = new Set(starts.map((f) => f.process));
-  if (!pairs.every((p) => faulted.has(p.first.process) || stoppedAfterItsGrant(p, starts, history))) return false;
+  const theLease = (p: OverlapPair) =>
+    faulted.has(p.first.process) || stoppedAfterItsGrant(p, starts, history) || lapsedBefore(p, history);
+  if (!pairs.every(theLease)) return false;
   // What else failed follows from those overlaps (the stale holder's write lost the adds).
   return counted.every((r) => r.checker === 'mutual-exclusion' || r.checker === 'lost-updates');
 }

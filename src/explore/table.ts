@@ -44,7 +44,9 @@ export function explorationTable(
       const asides = [
         ...(notRun > 0 ? [`${notRun} did not run as configured`] : []),
         ...(lease > 0
-          ? [`${lease} only a holder the fault stopped outliving its lease, as any lease lock without fencing`]
+          ? [
+              `${lease} only a holder outliving its lease (stopped by the fault, or its lease run out by the next grant), as any lease lock without fencing`,
+            ]
           : []),
       ];
       const finding = broke

@@ -53,6 +53,19 @@ describe('KeptHolder', () => {
     expect(state(pid)).not.toBe('T');
   });
 
+  it('lets it go as soon as another client holds, the fault still in effect (no release asked yet)', async () => {
+    const holders = [1];
+    const { target, pid } = clients(holders, Date.now());
+    const kept = new KeptHolder(target, 10_000);
+    await kept.keep(new Rng(1));
+    await sleep(20);
+    expect(state(pid)).toBe('T');
+    holders.push(2);
+    await sleep(100);
+    expect(state(pid)).not.toBe('T');
+    expect(await kept.release()).toMatchObject({ client: 1, anotherHeld: true });
+  });
+
   it('never keeps it past its lease share, counted from its grant', async () => {
     // Fake clocks: the lease share is counted on Date.now and waited out on setTimeout, so
     // the release is placed exactly, whatever the machine's load.

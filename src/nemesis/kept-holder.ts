@@ -35,10 +35,10 @@ export class KeptHolder {
     until: number;
     /** How it goes on: SIGCONT, or the point's go. */
     resume: () => void;
-    /** When its lease share ran out while the fault was still in effect, and it went on then. */
-    spentAt?: number;
-    /** Lets it go at its lease share, whether the fault has ended or not. */
-    timer?: ReturnType<typeof setTimeout>;
+    /** Settles when it went on: another client held the lock, or its lease share was spent. */
+    let?: Promise<{ anotherHeld: boolean; wentOnAt: number }>;
+    /** Resumed already (a point's go is given once). */
+    wentOn?: true;
   };
 
   constructor(
@@ -69,20 +69,19 @@ export class KeptHolder {
   }
 
   /**
-   * Keeps `kept` until release() or resume(), and no longer than its lease share: a node
-   * that is out longer than that (a restart slower than the lease) does not keep it past
-   * its lease, or the overlap after would be the stop's doing, not the lock's.
+   * Keeps `kept` until another client holds the lock too, or its lease share is spent,
+   * whichever comes first, whether the fault is still in effect or not: a node out longer
+   * than the lease (a restart slower than it) does not keep it past its lease, or the
+   * overlap after would be the stop's doing, not the lock's. resume() (the heal) lets it
+   * go sooner.
    */
   private hold(kept: NonNullable<KeptHolder['kept']>): void {
     this.kept = kept;
-    kept.timer = setTimeout(
-      () => {
-        if (this.kept !== kept) return;
-        kept.spentAt = Date.now();
-        kept.resume();
-      },
-      Math.max(0, kept.until - Date.now()),
-    );
+    const gone = () => this.kept !== kept;
+    kept.let = untilHandedOver(this.clients, kept.client, kept.until, gone).then((handOver) => {
+      if (handOver !== undefined) goOn(kept);
+      return { anotherHeld: handOver !== undefined && handOver !== 'its length was spent', wentOnAt: Date.now() };
+    });
   }
 
   /**
@@ -108,25 +107,29 @@ export class KeptHolder {
   }
 
   /**
-   * Resumes the kept holder once another client holds the lock, or when its lease share is
-   * spent, whichever comes first; what happened, for the fault's stop record.
+   * Waits until the kept holder went on (another client held the lock, or its lease share
+   * was spent: hold()); what happened, for the fault's stop record.
    */
   async release(): Promise<{ client: number; anotherHeld: boolean; keptMs: number } | undefined> {
     const kept = this.kept;
-    if (!kept) return undefined;
-    const anotherHeld =
-      kept.spentAt === undefined &&
-      (await untilHandedOver(this.clients, kept.client, kept.until)) !== 'its length was spent';
-    this.resume();
-    return { client: kept.client, anotherHeld, keptMs: (kept.spentAt ?? Date.now()) - kept.at };
+    if (!kept?.let) return undefined;
+    const { anotherHeld, wentOnAt } = await kept.let;
+    this.kept = undefined;
+    return { client: kept.client, anotherHeld, keptMs: wentOnAt - kept.at };
   }
 
-  /** Resumes the kept holder now, if any (the heal at the end; idempotent). */
+  /** Resumes the kept holder now, if it has not gone on yet (the heal at the end; idempotent). */
   resume(): void {
     const kept = this.kept;
     this.kept = undefined;
-    if (!kept) return;
-    clearTimeout(kept.timer);
-    if (kept.spentAt === undefined) kept.resume();
+    // Its watch (hold()) sees it gone and resumes nothing more.
+    if (kept) goOn(kept);
   }
+}
+
+/** Lets a kept client go on, once. */
+function goOn(kept: { resume: () => void; wentOn?: true }): void {
+  if (kept.wentOn) return;
+  kept.wentOn = true;
+  kept.resume();
 }
