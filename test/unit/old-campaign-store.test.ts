@@ -4,10 +4,10 @@
  * them) reads as it did: merge merges its shards, serve's index lists its campaigns and
  * runs, and the job summary says what it did, all through campaign-data's one reader.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mergeCampaign } from '../../src/campaign/merge.js';
 import { readSummary } from '../../src/campaign-data/read-summary.js';
 import { previousOf, writeJobSummary } from '../../src/cli/job-summary.js';
@@ -22,6 +22,7 @@ const [one, two] = readdirSync(parent)
   .sort()
   .map((name) => join(parent, name));
 if (one === undefined || two === undefined) throw new Error(`the fixture's two shards are missing in ${parent}`);
+afterAll(() => rmSync(store, { recursive: true, force: true }));
 
 describe('a store written by lockchaos 0.1.0', () => {
   it('reads each shard: what wrote it, its state, its cells and tallies', () => {
