@@ -46,8 +46,12 @@ function opTime(data: ReportData, index: number): number | undefined {
 }
 
 const faultEnd = (data: ReportData, f: Fault) => (f.endMs < 0 ? data.endMs : f.endMs);
-/** How long a fault kept its client: the hit's own length where it caught one at a point, else its window. */
-const faultLength = (data: ReportData, f: Fault) => duration(f.heldMs ?? faultEnd(data, f) - f.startMs);
+/**
+ * How long a fault kept its client: the hit's own length where it caught one at a point
+ * (a dropped request kept nobody: its window, the wait for the request), else its window.
+ */
+const faultLength = (data: ReportData, f: Fault) =>
+  duration(f.heldMs !== undefined && f.heldUntil !== 'dropped' ? f.heldMs : faultEnd(data, f) - f.startMs);
 
 /** A fault in words without its kind: whom and how, from its label (its planned length left out). */
 function faultDetail(f: Fault): string[] {
