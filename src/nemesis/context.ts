@@ -4,8 +4,10 @@
  * them (what the backend declares, a kind took when it was fit: kind.ts). Node faults see
  * the node part only.
  */
+
 import { ALREADY_HELD } from '../../checkers/fault-windows.js';
 import type { NodeHandle } from '../cluster/cluster.js';
+import type { TrueTime } from '../util/warped-time.js';
 import type { FaultTiming } from './nemesis.js';
 import type { ProxyRoute } from './proxy.js';
 
@@ -16,6 +18,11 @@ import type { ProxyRoute } from './proxy.js';
 export interface NemesisClients {
   /** Client indices whose current process holds a lock (acquire ok, no release yet). */
   holders(): number[];
+  /**
+   * The client's clock is being moved (client-clock-warp) or is true again: its operations
+   * are stamped on the runner's clock as they arrive meanwhile, not on its own.
+   */
+  clockWarped?(client: number, warped: boolean, trueTime?: TrueTime): void;
   /** The client's worker process. */
   pid(client: number): number | undefined;
   /**

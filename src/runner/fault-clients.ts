@@ -6,6 +6,7 @@
 import { type CaughtAtPoint, type NemesisClients, signalAll } from '../nemesis/context.js';
 import { cgroupPids } from '../util/cgroup.js';
 import { groupMembers } from '../util/process-group.js';
+import type { TrueTime } from '../util/warped-time.js';
 import type { ClientWorker } from './client-worker.js';
 import type { WorkerChannel } from './worker-channel.js';
 
@@ -62,6 +63,10 @@ export class FaultClients implements NemesisClients {
   }
   count(): number {
     return this.workers.length;
+  }
+  clockWarped(client: number, warped: boolean, trueTime?: TrueTime): void {
+    const worker = this.workers[client];
+    if (worker) this.channel.setClockWarped(worker, warped, trueTime);
   }
   holders(): number[] {
     return this.workers.flatMap((w, i) => (w.cycle.held && w.child.exitCode === null ? [i] : []));

@@ -5,10 +5,12 @@
  */
 import type { UnindexedOp } from '../history/recorder.js';
 import { type Origin, sinceOrigin } from '../util/monotonic-clock.js';
+import type { TrueTime } from '../util/warped-time.js';
 import type { FromWorker, ToWorker } from '../worker/protocol.js';
 import type { ClientWorker } from './client-worker.js';
 import type { Stall } from './machine-stalls.js';
 import type { BrokenProgram } from './program-failures.js';
+import { restampOnArrival } from './restamp.js';
 
 /** What the channel needs of the pool whose workers it talks to. */
 export interface ChannelHost {
@@ -66,10 +68,26 @@ export class WorkerChannel {
     this.pointCatchers.delete(where);
   }
 
+  /**
+   * Workers whose clock a fault moved (client-clock-warp): they stamp their operations on
+   * that clock, so the runner stamps them on its own as they arrive (restamp.ts).
+   */
+  private readonly clockWarped = new Map<ClientWorker, TrueTime | undefined>();
+  setClockWarped(worker: ClientWorker, warped: boolean, trueTime?: TrueTime): void {
+    if (warped) this.clockWarped.set(worker, trueTime);
+    else this.clockWarped.delete(worker);
+  }
+
   private onMessage(worker: ClientWorker, m: FromWorker) {
     if (m.type === 'ops') {
       // Its cycle ended by the harness: what it sends after is not recorded.
       if (worker.ended) return;
+      const origin = this.host.origin();
+      if (this.clockWarped.has(worker) && origin !== undefined) {
+        const trueTime = this.clockWarped.get(worker);
+        const mapped = trueTime ? { trueTime, originNs: Number(origin) } : undefined;
+        restampOnArrival(m.ops, sinceOrigin(origin), worker.lastSeen ?? 0, mapped);
+      }
       for (const op of m.ops) {
         worker.process = op.process as number;
         worker.cycle.follow(op);
@@ -90,7 +108,8 @@ export class WorkerChannel {
       if (catcher) catcher(worker, m.seq);
       else this.send(worker, { type: 'point-go', seq: m.seq });
     } else if (m.type === 'stall') {
-      this.stalls.push({ process: worker.process, fromNs: m.fromNs, toNs: m.toNs });
+      // A warped clock's jump reads as a stall to the worker: not a stall of this machine.
+      if (!this.clockWarped.has(worker)) this.stalls.push({ process: worker.process, fromNs: m.fromNs, toNs: m.toNs });
     } else if (m.type === 'program-started') {
       worker.programPid = m.pid;
     } else if (m.type === 'points-capped') {

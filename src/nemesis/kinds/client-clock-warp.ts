@@ -12,12 +12,15 @@
 import {
   type ClockChange,
   clockWarpSupport,
+  readWarp,
   restoreProcesses,
   warpedOffsetMs,
   warpProcesses,
 } from '../../cluster/clock-warp.js';
 import { errorMessage } from '../../util/errors.js';
+import { monotonicNow, NS_PER_MS } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
+import { strobedBetween, type TrueTime, warpedAt } from '../../util/warped-time.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import { type NemesisClients, untilSomeoneHolds } from '../context.js';
 import { faultKind, modeRate, RATE_MODES } from '../kind.js';
@@ -85,7 +88,14 @@ export class ClientClockWarp implements Nemesis {
     const notWarped: Record<string, string> = {};
     for (const client of chosen) {
       const process = this.clients.process(client);
+      // Before its clock moves: what it records from now is put back on true time (runner/restamp.ts).
+      this.clients.clockWarped?.(client, true);
       const group = await warpProcesses(this.runId, this.clients.pids(client), change);
+      const worker = this.clients.pid(client);
+      if (group.warped.length === 0) this.clients.clockWarped?.(client, false);
+      else if (worker !== undefined && group.warped.includes(worker)) {
+        this.clients.clockWarped?.(client, true, await this.trueTimeOf(worker, change));
+      }
       if (group.failed.length > 0)
         notWarped[`process ${process}`] = group.failed.map((f) => `pid ${f.pid}: ${f.why}`).join('; ');
       if (group.warped.length > 0) this.warped.push({ client, process, pids: group.warped });
@@ -104,6 +114,23 @@ export class ClientClockWarp implements Nemesis {
       },
       durationMs,
     };
+  }
+
+  /**
+   * How the worker's warped stamps map back to true time: a strobe's two offsets, or the
+   * offset and rate read back from the worker itself; undefined when it could not be read
+   * (its operations are then stamped as they arrive).
+   */
+  private async trueTimeOf(worker: number, change: ClockChange): Promise<TrueTime | undefined> {
+    if (this.mode === 'strobe') return strobedBetween([(change.offsetMs ?? 0) * NS_PER_MS, 0]);
+    try {
+      const state = await readWarp(worker);
+      const anchor = Number(monotonicNow());
+      if (!state.offsetMs || state.rate === undefined) return undefined;
+      return warpedAt(state.offsetMs.monotonic * NS_PER_MS, state.rate, anchor);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Each warped client's clock minus true time (ms), as its first process reads it (the helper reads its warp). */
@@ -131,6 +158,7 @@ export class ClientClockWarp implements Nemesis {
       problems.push(...(await restoreProcesses(this.runId, w.pids, (pid) => `process ${w.process} pid ${pid}`)));
     }
     const restored = this.warped.map((w) => w.process);
+    for (const w of this.warped) this.clients.clockWarped?.(w.client, false);
     this.warped = [];
     return {
       restored,
