@@ -111,12 +111,12 @@ export function releasedUnder(history: readonly Op[], holder: Hold, next: Hold):
   let found: { invoke: Op; completion: Op } | undefined;
   const pairs = pairLeniently(history);
   // A holder whose own release found the lock gone (not ok: "no longer ours") lost it
-  // between its grant's request and that answer: a delete answered in that span may have
-  // landed while it held (its SET landed before its ok was recorded, a DEL's answer after).
+  // before that answer: a delete answered up to then may have landed while it held. (Not
+  // from its acquire's request on: an acquire that retried for seconds would take in any
+  // release of the time; the headline does so only for a release a wire fault caught.)
   const own = holder.releaseIndex === undefined ? undefined : pairs.find((p) => p.invoke.index === holder.releaseIndex);
   const lost = own?.completion !== undefined && own.completion.type !== 'ok';
-  const granting = pairs.find((p) => p.completion?.index === holder.acquireIndex)?.invoke.time ?? holder.start;
-  const heldFrom = lost ? granting : holder.start;
+  const heldFrom = holder.start;
   const heldUntil = lost ? Math.max(holder.end, own?.completion?.time ?? holder.end) : holder.end;
   for (const { invoke, completion } of pairs) {
     if (invoke.f !== 'release' || completion?.type !== 'ok' || (invoke.key ?? '') !== holder.lock) continue;
