@@ -11,8 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, noBrowser, openPage } from './browser.js';
-import { leftovers, lockchaos, requireEngine } from './support.js';
+import { closeBrowser, noBrowser, openPage } from '../integration/browser.js';
+import { leftovers, lockchaos, requireEngine } from '../integration/support.js';
 
 const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-sweep-store-'));

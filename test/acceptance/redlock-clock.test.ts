@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { requireEngine, runAndRead } from './support.js';
+import { requireEngine, runAndRead } from '../integration/support.js';
 
 const skip = await requireEngine();
 const store = mkdtempSync(join(tmpdir(), 'lockchaos-redlock-clock-'));
