@@ -129,13 +129,13 @@ export function coverageLines(rows: readonly CoverageRow[]): string[] {
     const fault =
       r.fault === undefined
         ? ''
-        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×${heldWords(r)}${briefWords(r)}, a violation followed ${r.followed} of ${r.hits}`}`;
+        : `  ${r.fault}: ${r.hits === 0 ? 'never hit' : `hit ${r.hits}×${holdLengthWords(r)}${briefWords(r)}, a violation followed ${r.followed} of ${r.hits}`}`;
     return `  ${r.point.padEnd(width)}  ${reach}${fault}`;
   });
 }
 
 /** How long a row's hits held their clients, in words: " holding its client 0.05–0.93 s". */
-export function heldWords(r: CoverageRow): string {
+export function holdLengthWords(r: CoverageRow): string {
   if (!r.held) return '';
   const s = (ms: number) => (ms / 1000).toFixed(2);
   const { shortestMs: a, longestMs: b } = r.held;

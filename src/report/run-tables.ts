@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CoverageRow, heldWords } from '../../checkers/coverage.js';
+import { type CoverageRow, holdLengthWords } from '../../checkers/coverage.js';
 import { formatMs, formatPercent, type KindStats, type PhaseStats, perfDetailsOf } from '../../checkers/perf.js';
 import { type CheckResult, verdictName, verdictWord } from '../../checkers/result.js';
 import { type LoadedRun, RUN_FILES } from '../run-data/run-folder.js';
@@ -46,7 +46,9 @@ export function coverageSection(rows: readonly CoverageRow[] | undefined): strin
     .map((r) => {
       const reached = r.reached === undefined ? '?' : r.reached === 0 ? 'not exercised' : String(r.reached);
       const fault =
-        r.fault === undefined ? ['–', '', ''] : [r.fault, `${r.hits}${heldWords(r)}`, `${r.followed} of ${r.hits}`];
+        r.fault === undefined
+          ? ['–', '', '']
+          : [r.fault, `${r.hits}${holdLengthWords(r)}`, `${r.followed} of ${r.hits}`];
       return `<tr class="${r.fault !== undefined && r.hits === 0 ? 'not-hit' : ''}"><td><code>${escapeHtml(r.point)}</code></td><td>${escapeHtml(reached)}</td>${fault.map((x) => `<td>${escapeHtml(x)}</td>`).join('')}</tr>`;
     })
     .join('\n');
