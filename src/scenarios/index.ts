@@ -96,6 +96,39 @@ function driftingBridge(name: string, rate: number, description: string, unfence
   };
 }
 
+/**
+ * A leader whose real clock moves, on etcd or ZooKeeper, where the leader keeps the leases
+ * (etcd's lessor; ZooKeeper's session tracker) on its monotonic clock, which the warp moves
+ * too. Measured, not assumed: a jump past the lease while a client holds (kept in its hold)
+ * expires the holder's lease at once; a drift eats a lease only where the clock runs fast
+ * enough that a lease, renewed every third of it (etcd's keepalives; ZooKeeper's pings),
+ * lapses between two renewals: TTL/(1 + ρ) < TTL/3, ρ > 2. The drifts hold 600 ms, longer
+ * than a 2 s lease lasts by true time at ρ = 3 (500 ms), so that a lapse falls in a hold.
+ */
+function leaderClock(
+  name: string,
+  backend: 'etcd' | 'zookeeper',
+  mode: string,
+  description: string,
+  expected: Scenario['expected'],
+  holdMs = 100,
+): Scenario {
+  return {
+    name,
+    description,
+    source: `${KLEPPMANN}, on timing assumptions; ${backend === 'etcd' ? JEPSEN_ETCD : "ZooKeeper Programmer's Guide, sessions"}`,
+    expected,
+    config: {
+      backend,
+      workload: 'lock-set',
+      nemesis: `node-clock:leader:${mode}`,
+      ttlMs: 2000,
+      holdMs,
+      nemesisIntervalS: 3,
+    },
+  };
+}
+
 const list: Scenario[] = [
   {
     name: 'gc-pause',
@@ -207,6 +240,60 @@ const list: Scenario[] = [
     "as redlock-drift-bridge, with the shared master drifting at ρ = 0.005, half the client's 1% drift factor: the key outlives every 2.7 s hold by its clock too, and no two holders overlap",
     'valid',
   ),
+  leaderClock(
+    'etcd-leader-clock-jump',
+    'etcd',
+    'while-held',
+    "the etcd leader's real clock (its vDSO clocks, warped by ptrace) jumps past the 2 s lease while a client holds the lock, kept in its hold within its lease: the leader's lessor, on its monotonic clock, revokes the holder's lease at once, its key goes, and a waiter creates it",
+    { unfenced: 'invalid', fenced: 'valid' },
+  ),
+  leaderClock(
+    'etcd-leader-drift',
+    'etcd',
+    'rate=0.5',
+    "the etcd leader's real clock runs at 1.5 times true time: each lease, kept alive every third of its 2 s, is renewed before the fast clock runs it out (it would need ρ > 2), and no two holders overlap through 600 ms holds",
+    { unfenced: 'valid', fenced: 'valid' },
+    600,
+  ),
+  leaderClock(
+    'etcd-leader-drift-past-renewal',
+    'etcd',
+    'rate=3',
+    "the etcd leader's real clock runs at 4 times true time: a 2 s lease lasts 0.5 s by true time, less than the 0.67 s between its keepalives, so leases lapse under 600 ms holds whose holders still believe",
+    { unfenced: 'invalid', fenced: 'valid' },
+    600,
+  ),
+  leaderClock(
+    'zk-leader-clock-jump',
+    'zookeeper',
+    'while-held',
+    "the ZooKeeper leader's real clock (the JVM's vDSO clocks, warped by ptrace) jumps past the 2 s session timeout while a client holds the lock, kept in its hold: the leader's session tracker expires every session whose deadline the jump passed, the holder's and the waiters' alike; the waiters come back with new sessions and one takes the lock",
+    { unfenced: 'invalid', fenced: 'valid' },
+  ),
+  leaderClock(
+    'zk-leader-drift',
+    'zookeeper',
+    'rate=0.5',
+    "the ZooKeeper leader's real clock runs at 1.5 times true time: the clients' pings, a third of the 2 s session timeout apart, touch each session before the fast clock expires it, and no two holders overlap through 600 ms holds",
+    { unfenced: 'valid', fenced: 'valid' },
+    600,
+  ),
+  {
+    name: 'redlock-client-slow-clock',
+    description:
+      "a Redlock client's own real clock (its worker's and its program's vDSO clocks, by ptrace) runs at 0.7 times true time while it holds: its 2.7 s hold of a 3 s lease lasts 3.9 s by true time, the keys expire on every master, and another client gets a majority while it still holds; --client-command runs the same on a library in any language",
+    source: `${KLEPPMANN}: a client whose clock runs slow`,
+    expected: { unfenced: 'invalid', fenced: 'error' },
+    config: {
+      backend: 'redlock',
+      workload: 'lock-set',
+      nemesis: 'client-clock-warp:holder:rate=-0.3',
+      ttlMs: 3000,
+      holdMs: 2700,
+      rate: 2,
+      nemesisIntervalS: 2,
+    },
+  },
   {
     name: 'clock-strobe',
     description:
