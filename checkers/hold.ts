@@ -13,3 +13,21 @@ export interface Hold {
   releaseIndex?: number;
   token?: number;
 }
+
+/** A hold as results.json stores it: JSON turns an open end (Infinity) into null, and a stored file may lack any field. */
+export type StoredHold = Partial<Omit<Hold, 'end'>> & { end?: number | null };
+
+/** The stored hold as the checkers read it; undefined when a field it needs is missing. */
+export function storedHold(h: StoredHold): Hold | undefined {
+  const { process, start, lock, acquireIndex } = h;
+  if (typeof process !== 'number' || typeof start !== 'number' || typeof lock !== 'string') return undefined;
+  if (typeof acquireIndex !== 'number') return undefined;
+  return {
+    ...h,
+    process,
+    start,
+    lock,
+    acquireIndex,
+    end: typeof h.end === 'number' ? h.end : Number.POSITIVE_INFINITY,
+  };
+}

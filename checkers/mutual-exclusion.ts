@@ -16,7 +16,7 @@ import { plural } from '../src/util/plural.js';
 import type { RunChecker } from './checker.js';
 import type { CheckerWords } from './checker-words.js';
 import { faultWindows } from './fault-windows.js';
-import type { Hold } from './hold.js';
+import { type Hold, type StoredHold, storedHold } from './hold.js';
 import { leaseAt, leaseEnd } from './lease.js';
 import { decodeGrant } from './op-values.js';
 import type { CheckerViolation, CheckResult } from './result.js';
@@ -222,17 +222,14 @@ export const mutualExclusionChecker: RunChecker = {
   check: (run) => checkMutualExclusion(run.history, { counts: mutualExclusionChecker.counts(run) }),
 };
 
-/** A hold as results.json stores it: JSON turns an open end (Infinity) into null. */
-type StoredHold = Omit<Hold, 'end'> & { end: number | null };
-
 /** The overlapping pairs a result names, each with the ops to mark. */
 export function mutualExclusionViolations(result: CheckResult): CheckerViolation[] {
   const pairs = (result.details as { pairs?: { first: StoredHold; second: StoredHold }[] } | undefined)?.pairs;
   if (result.valid !== false || !Array.isArray(pairs)) return [];
-  const hold = (h: StoredHold): Hold => ({ ...h, end: h.end ?? Number.POSITIVE_INFINITY });
-  return pairs.map((p) => {
-    const a = hold(p.first);
-    const b = hold(p.second);
+  return pairs.flatMap((p) => {
+    const a = storedHold(p.first);
+    const b = storedHold(p.second);
+    if (a === undefined || b === undefined) return [];
     const marks = [
       { index: a.acquireIndex, label: `p${a.process} acquires` },
       { index: b.acquireIndex, label: `p${b.process} acquires while p${a.process} holds` },

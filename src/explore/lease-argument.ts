@@ -8,28 +8,19 @@
  * library broken there. The lease is the one the library stated (its grant's validity,
  * its last extension's): a library that claims more than it holds is still caught.
  */
-import { type Hold, leaseLapsed } from '../../checkers/mutual-exclusion.js';
+import { type StoredHold, storedHold } from '../../checkers/hold.js';
+import { leaseLapsed } from '../../checkers/mutual-exclusion.js';
 import type { Op } from '../history/op.js';
 
-/** A hold of an overlap as results.json stores it (checkers/mutual-exclusion.ts; an open end is null). */
-type StoredHold = Partial<Omit<Hold, 'end'>> & { process: number; end?: number | null };
-
 interface OverlapPair {
-  first: StoredHold;
-  second: StoredHold;
-}
-
-/** The stored hold as the checkers read it; undefined when a field it needs is missing. */
-function holdOf(h: StoredHold): Hold | undefined {
-  const { start, lock, acquireIndex } = h;
-  if (typeof start !== 'number' || typeof lock !== 'string' || typeof acquireIndex !== 'number') return undefined;
-  return { ...h, start, lock, acquireIndex, end: typeof h.end === 'number' ? h.end : Number.POSITIVE_INFINITY };
+  first: StoredHold & { process: number };
+  second: StoredHold & { process: number };
 }
 
 /** Whether the pair's earlier holder's lease, as its library stated it, had run out by the later's grant. */
 function lapsedBefore(pair: OverlapPair, history: readonly Op[]): boolean {
-  const first = holdOf(pair.first);
-  const second = holdOf(pair.second);
+  const first = storedHold(pair.first);
+  const second = storedHold(pair.second);
   return first !== undefined && second !== undefined && leaseLapsed(history, first, second) !== undefined;
 }
 
@@ -72,9 +63,11 @@ function stoppedAfterItsGrant(pair: OverlapPair, starts: readonly FaultStart[], 
 }
 
 /**
- * Whether an invalid run's counted violations are all overlaps whose earlier holder a fault
- * stopped (the earlier by its grant: stoppedAfterItsGrant): only then is it the lease argument. A lost update or a stale token with no such
- * overlap, or an overlap of two holders no fault touched (a release that deleted the next
+ * Whether an invalid run's counted violations are all overlaps of the lease argument: the
+ * earlier holder (the earlier by its grant: stoppedAfterItsGrant) was stopped by a fault,
+ * or its stated lease had run out by the later one's grant (lapsedBefore). Only then is
+ * the try set apart. A lost update or a stale token with no such overlap, or an overlap of
+ * two holders within their leases that no fault touched (a release that deleted the next
  * holder's lock), is the library's.
  */
 export function onlyTheLeaseArgument(

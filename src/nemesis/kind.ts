@@ -144,6 +144,15 @@ export function modeRate(s: FaultSpec): number | undefined {
   return Number.isFinite(rate) && rate >= -0.9 && rate <= 10 && rate !== 0 ? rate : undefined;
 }
 
+/**
+ * A clock kind's mode as it runs (node-clock's, client-clock-warp's): `rate=<ρ>` is the mode
+ * `rate` with its ρ given; any other mode as named, `unnamed` when none is.
+ */
+export function clockMode<M extends string>(s: FaultSpec, unnamed: M): { mode: M | 'rate'; rate?: number } {
+  const rate = modeRate(s);
+  return rate === undefined ? { mode: (s.mode ?? unnamed) as M } : { mode: 'rate', rate };
+}
+
 /** The code point an `at=<point>` mode names; undefined for any other mode. */
 export const modePoint = (s: FaultSpec): string | undefined =>
   s.mode?.startsWith('at=') ? s.mode.slice('at='.length) : undefined;

@@ -342,6 +342,13 @@ describe('the report headline', () => {
     );
   });
 
+  it('gives a dropped request its window: it held no client, so its stop record says 0 ms', () => {
+    const dropped = { client: 1, heldMs: 0, until: 'dropped' };
+    const words = sentence(lateRelease('wire:DEL', 'pause', 5, false, dropped), false);
+    expect(words).toMatch(/^Process 1's DEL, held [\d.]+ m?s \(wire pause\) as it released/);
+    expect(words).not.toMatch(/held 0 ms/);
+  });
+
   it('names a token taken on the wire after the grant: a separate request, and a larger token than the holder', () => {
     // simple-redis-mutex 3.0.0: process 2 won the lock, then asked INCR for its token; the
     // INCR was held while process 3 acquired (token 5); it landed with 6, outranking 3.

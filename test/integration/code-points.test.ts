@@ -147,11 +147,8 @@ describe.skipIf(skip)('faults at the code points', () => {
     expect(starts.length).toBeGreaterThan(0);
     for (const s of starts) {
       expect(s.value).toMatchObject({ nodes: ['redis-1'], at: 'before-release', holder: { at: 'before-release' } });
-      // The kept client's release came after its keep began, and the stop says how long it was kept.
-      const { process } = (s.value as { holder: { process: number } }).holder;
+      // The stop says how long the client was kept, and whether another held meanwhile.
       const stop = r.history.find((op) => op.f === 'stop-pause-node' && op.type === 'ok' && op.index > s.index);
-      const release = r.history.find((op) => op.process === process && op.f === 'release' && op.index > s.index);
-      if (release) expect(release.index).toBeGreaterThan(s.index);
       const kept = (stop?.value as { holder?: { keptMs?: unknown; anotherHeld?: unknown } } | undefined)?.holder;
       if (stop) expect(kept).toMatchObject({ keptMs: expect.any(Number), anotherHeld: expect.any(Boolean) });
     }

@@ -23,7 +23,7 @@ import type { Rng } from '../../util/rng.js';
 import { strobedBetween, type TrueTime, warpedAt } from '../../util/warped-time.js';
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import { type NemesisClients, untilSomeoneHolds } from '../context.js';
-import { faultKind, modeRate, RATE_MODES } from '../kind.js';
+import { clockMode, faultKind, RATE_MODES } from '../kind.js';
 import {
   type FaultPlan,
   type FaultStart,
@@ -190,8 +190,7 @@ export const clientClockWarp = faultKind({
     const support = clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     const aim = s.aim as (typeof CLIENT_CLOCK_WARP_AIMS)[number];
-    const rate = modeRate(s);
-    const mode = (rate === undefined ? (s.mode ?? 'forward') : 'rate') as ClientClockWarpMode;
+    const { mode, rate } = clockMode<ClientClockWarpMode>(s, 'forward');
     return (ctx) => new ClientClockWarp(ctx.runId, ctx.clients, ctx.timing, aim, mode, rate);
   },
   words: (v) => ({ whom: whom(v), how: clockChangeWords(v) }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { Rng } from '../../util/rng.js';
 import { nodeFaultContext } from '../context.js';
-import { type FaultSpec, modeRate } from '../kind.js';
+import { clockMode, type FaultSpec, modeRate } from '../kind.js';
 import { parseNemesisSpec } from '../spec.js';
 import { drawNodeClock, NodeClockWarp, nodeClock } from './node-clock.js';
 
@@ -41,6 +41,8 @@ describe('node-clock', () => {
     expect(after(0.02)).toBe(after());
     const spec = (mode: string) => parseNemesisSpec(`node-clock:bridge:${mode}`)[0];
     expect(modeRate(spec('rate=0.2') as FaultSpec)).toBe(0.2);
+    expect(clockMode(spec('rate=0.2') as FaultSpec, 'forward')).toEqual({ mode: 'rate', rate: 0.2 });
+    expect(clockMode(parseNemesisSpec('node-clock:one:strobe')[0] as FaultSpec, 'forward')).toEqual({ mode: 'strobe' });
     for (const bad of ['rate=0', 'rate=11', 'rate=-0.95', 'rate=x', 'rate=']) {
       expect(() => parseNemesisSpec(`node-clock:one:${bad}`)).toThrow(/rate=<ρ>/);
     }

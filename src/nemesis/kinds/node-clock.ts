@@ -28,7 +28,7 @@ import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.
 import { type ClockStrobe, startClockStrobe } from '../clock-strobe.js';
 import type { NemesisClients, NodeFaultContext } from '../context.js';
 import { KeptHolder } from '../kept-holder.js';
-import { faultKind, heldWords, modeRate, nodesHit, RATE_MODES } from '../kind.js';
+import { clockMode, faultKind, heldWords, modeRate, nodesHit, RATE_MODES } from '../kind.js';
 import { aboutTtlMs, type FaultPlan, type FaultStart, faultDurationMs, type Nemesis, planned } from '../nemesis.js';
 import { NODE_AIMS } from '../node-choice.js';
 import { chooseNodes, whenAvailable } from '../nodes.js';
@@ -249,17 +249,18 @@ export const nodeClock = faultKind({
     if (!support.ok) return { reason: support.why };
     const quorum = backend.capabilities?.quorum;
     if (s.aim === 'bridge' && !quorum) return missing('quorum');
+    const { mode, rate } = clockMode<NodeClockMode>(s, 'forward');
     return (
       leaderUnfit(s.aim, backend) ??
       ((ctx) =>
         new NodeClockWarp(
           ctx,
           s.aim,
-          modeRate(s) === undefined ? (s.mode as NodeClockMode) : 'rate',
+          mode,
           backend.capabilities?.serverTime,
           ctx.clients,
           bareMajorityGrant(ctx, quorum),
-          modeRate(s),
+          rate,
         ))
     );
   },
