@@ -13,6 +13,13 @@ import type { Op } from '../src/history/op.js';
  */
 export const ALREADY_HELD = 'another client already held the lock';
 
+/** When a start's fault took effect: its `inEffectFrom` where that lies within the start's invoke and ok, else its ok. */
+function inEffectFrom(ok: Op, invokedAt: number | undefined): number {
+  const from = (ok.value as { inEffectFrom?: unknown } | undefined)?.inEffectFrom;
+  if (typeof from !== 'number' || invokedAt === undefined) return ok.time;
+  return from >= invokedAt && from <= ok.time ? from : ok.time;
+}
+
 /** A fault's start and end as the nemesis recorded them (end undefined: never healed). */
 export interface FaultWindow {
   f: string;
@@ -26,19 +33,23 @@ export interface FaultWindow {
 /**
  * The nemesis records `start-<fault>` then `stop-<fault>` (each an invoke + completion);
  * a window runs from the start's `ok` (the fault is in effect) to the stop's completion.
- * A start that failed opened no window.
+ * A start that went on after it first changed anything says from when (`inEffectFrom`, a
+ * history time): its window opens there, if that lies within the start's own invoke and
+ * ok. A start that failed opened no window.
  */
 export function faultWindows(history: readonly Op[]): FaultWindow[] {
   const windows: FaultWindow[] = [];
   const open = new Map<string, FaultWindow>();
+  const invoked = new Map<string, number>();
   for (const op of history) {
     if (op.process !== 'nemesis') continue;
     const m = /^(start|stop)-(.+)$/.exec(op.f);
     if (!m) continue;
     const [, phase, fault] = m as unknown as [string, string, string];
     const id = `${fault}:${JSON.stringify(op.key ?? '')}`;
+    if (phase === 'start' && op.type === 'invoke') invoked.set(id, op.time);
     if (phase === 'start' && op.type === 'ok') {
-      const w: FaultWindow = { f: fault, value: op.value, start: op.time };
+      const w: FaultWindow = { f: fault, value: op.value, start: inEffectFrom(op, invoked.get(id)) };
       windows.push(w);
       open.set(id, w);
     } else if (phase === 'stop' && op.type !== 'invoke') {

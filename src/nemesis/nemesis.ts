@@ -10,6 +10,13 @@ export interface FaultStart {
   value: unknown;
   /** How long the fault should last before it is stopped. */
   durationMs: number;
+  /**
+   * monotonicNow() just before the fault first changed anything, when its start goes on
+   * after that (warps processes one by one, each a helper run): it is in effect from there,
+   * and a lock taken over before the start completed is the fault's doing, not the lock's.
+   * Recorded in the start's value as `inEffectFrom` (checkers/fault-windows.ts reads it).
+   */
+  inEffectFrom?: bigint;
 }
 
 export interface Nemesis {

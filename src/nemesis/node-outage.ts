@@ -4,6 +4,7 @@
  * unavailable for the other kinds.
  */
 import type { NodeHandle } from '../cluster/cluster.js';
+import { monotonicNow } from '../util/monotonic-clock.js';
 import type { Rng } from '../util/rng.js';
 import type { NemesisClients, NodeFaultContext } from './context.js';
 import { KeptHolder } from './kept-holder.js';
@@ -40,6 +41,7 @@ export abstract class NodeOutage implements Nemesis {
     // Stopped before the nodes go down, so that it is still holding when they come back.
     const kept = this.holder ? await this.holder.keep(rng) : undefined;
     if (this.holder && !kept) return null;
+    const inEffectFrom = monotonicNow();
     try {
       for (const n of nodes) {
         this.ctx.unavailable.add(n.name);
@@ -58,6 +60,7 @@ export abstract class NodeOutage implements Nemesis {
     return {
       value: { nodes: nodes.map((n) => n.name), ms: durationMs, ...held, ...this.describe(nodes) },
       durationMs,
+      inEffectFrom,
     };
   }
   async stop() {

@@ -89,6 +89,31 @@ describe('runSchedule', () => {
     for (const w of windows) expect((w.end as number) - w.start).toBeGreaterThanOrEqual(2 * NS_PER_MS);
   });
 
+  it('opens a window where the start says its fault took effect, not at its completion', async () => {
+    // A start that warps processes one by one, each a helper run: in effect from the first.
+    class SlowStart extends FakeNemesis {
+      override async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
+        const started = await super.start(rng, plan);
+        const inEffectFrom = monotonicNow();
+        await new Promise((r) => setTimeout(r, 20));
+        return started && { ...started, inEffectFrom };
+      }
+    }
+    const given = [{ kind: 'pause-node', atMs: 0, durationMs: 5, seed: 1 }];
+    const run = await schedule(new SlowStart(), { given, forMs: 1000 });
+    const ops = run.ops.map((op, index) => ({ ...op, index }));
+    const [invoke, ok] = ops.filter((o) => o.f === 'start-pause-node');
+    const [window] = faultWindows(ops);
+    expect(window?.start).toBe((ok?.value as { inEffectFrom?: number } | undefined)?.inEffectFrom);
+    expect(window?.start).toBeGreaterThanOrEqual(invoke?.time as number);
+    expect(ok?.time).toBeGreaterThan(window?.start as number);
+    // A stored time outside the start's own invoke and ok (a hostile history) is not believed.
+    const planted = ops.map((o) => (o === ok ? { ...o, value: { inEffectFrom: -1 } } : o));
+    expect(faultWindows(planted)[0]?.start).toBe(ok?.time);
+    const words = ops.map((o) => (o === ok ? { ...o, value: { inEffectFrom: 'soon' } } : o));
+    expect(faultWindows(words)[0]?.start).toBe(ok?.time);
+  });
+
   it('stops applying a given schedule at the time limit', async () => {
     const given = [0, 50, 5000].map((atMs, i) => ({ kind: 'pause-node', atMs, durationMs: 10, seed: i }));
     const nemesis = new FakeNemesis();

@@ -14,7 +14,7 @@
 import type { UnindexedOp } from '../history/recorder.js';
 import { NS_PER_MS, type Origin, sinceOrigin, sleep, sleepAtLeast } from '../util/monotonic-clock.js';
 import { Rng } from '../util/rng.js';
-import type { FaultPlan, Nemesis } from './nemesis.js';
+import type { FaultPlan, FaultStart, Nemesis } from './nemesis.js';
 
 export interface ScheduledFault {
   /** The fault kind: one of the run's --nemesis kinds ("client-pause", "partition" ...). */
@@ -27,6 +27,13 @@ export interface ScheduledFault {
   seed: number;
   /** What the fault did when it was recorded (its start's value): for the reader, not replayed. */
   did?: unknown;
+}
+
+/** A start's recorded value: what it did, and from when it was in effect where it says so (history time, ns). */
+function startValue(started: FaultStart, origin: Origin): unknown {
+  const { value, inEffectFrom } = started;
+  if (inEffectFrom === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return { ...value, inEffectFrom: Number(inEffectFrom - origin) };
 }
 
 export async function runSchedule(opts: {
@@ -80,7 +87,7 @@ export async function runSchedule(opts: {
       emit('fail', start, undefined, 'nothing to fault');
       continue;
     }
-    const inEffect = emit('ok', start, started.value);
+    const inEffect = emit('ok', start, startValue(started, origin));
     opts.applied?.({ ...fault, durationMs: started.durationMs, did: started.value });
     // A fault runs its full length even past the time limit's signal: heal comes after.
     // Its window is at least that long from the start's recorded completion.

@@ -86,6 +86,7 @@ export class ClientClockWarp implements Nemesis {
     const { change, value } = drawClientClock(this.mode, this.timing.ttlMs, rng, this.givenRate);
     const chosen = await this.choose(rng);
     const notWarped: Record<string, string> = {};
+    const inEffectFrom = monotonicNow();
     for (const client of chosen) {
       const process = this.clients.process(client);
       // Before its clock moves: what it records from now is put back on true time (runner/restamp.ts).
@@ -113,6 +114,7 @@ export class ClientClockWarp implements Nemesis {
         ...(Object.keys(notWarped).length > 0 ? { notWarped } : {}),
       },
       durationMs,
+      inEffectFrom,
     };
   }
 

@@ -22,6 +22,7 @@ import {
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
+import { monotonicNow } from '../../util/monotonic-clock.js';
 import type { Rng } from '../../util/rng.js';
 import { leaderUnfit, missing } from '../applicability.js';
 import { bareMajorityGrant, bridgeAtItsMoment, type HeldGrant } from '../bridge.js';
@@ -101,6 +102,7 @@ export class NodeClockWarp implements Nemesis {
     // Stopped before the jump, so that it still holds when its key expires by the server's clock.
     const kept = this.holder ? await this.holder.keep(rng) : undefined;
     if (this.holder && !kept) return null;
+    const inEffectFrom = monotonicNow();
     const notWarped: Record<string, string> = {};
     const pids: Record<string, number[]> = {};
     for (const node of nodes) {
@@ -139,6 +141,7 @@ export class NodeClockWarp implements Nemesis {
         ...(bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {}),
       },
       durationMs,
+      inEffectFrom,
     };
   }
 
