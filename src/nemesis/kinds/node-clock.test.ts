@@ -51,6 +51,15 @@ describe('node-clock', () => {
     expect(parseNemesisSpec('client-clock-warp:holder:rate=-0.3')[0]?.mode).toBe('rate=-0.3');
   });
 
+  it('keeps a drift in effect for a TTL at least: a shorter one moves no lease by its whole ρ', async () => {
+    const node = { name: 'redis-1' } as NodeHandle; // no hostPids: nothing is warped
+    const ctx = nodeFaultContext('abc', [node], { nemesisIntervalS: 1, ttlMs: 8000 });
+    const length = async (mode: 'rate' | 'forward') =>
+      (await new NodeClockWarp(ctx, 'one', mode, undefined, undefined, undefined, 0.5).start(new Rng(1)))?.durationMs;
+    expect(await length('forward')).toBeLessThan(8000);
+    expect(await length('rate')).toBe(8000);
+  });
+
   it('records a node whose processes it cannot reach as not warped, with why, and warps nothing', async () => {
     const node = { name: 'redis-1' } as NodeHandle; // a target's node: no hostPids
     const ctx = nodeFaultContext('abc', [node], { nemesisIntervalS: 1, ttlMs: 1000 });

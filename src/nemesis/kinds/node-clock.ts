@@ -85,7 +85,10 @@ export class NodeClockWarp implements Nemesis {
   }
 
   async start(rng: Rng, plan?: FaultPlan): Promise<FaultStart | null> {
-    const durationMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
+    // A drift moves a lease's end by its whole ρ only if it lasts the lease: a rate lasts a
+    // TTL at least (a key set as it begins lives all its life on the drifting clock).
+    const drawnMs = planned(plan, faultDurationMs(this.ctx.timing.nemesisIntervalS, rng));
+    const durationMs = this.mode === 'rate' ? Math.max(drawnMs, this.ctx.timing.ttlMs) : drawnMs;
     // On the bridge a jump goes past the whole lease, as a held one does: its point is to
     // expire the key that completes the holder's majority.
     const onBridge = this.aim === 'bridge';
