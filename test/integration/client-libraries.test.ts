@@ -1,19 +1,17 @@
 /**
  * The shipped example clients (examples/clients/): real lock libraries behind the client
- * protocol, each preset run once with a fixed seed against real servers, and each adapter
- * through client-check. A preset's verdict is the library's, so each test asserts the
+ * protocol, each preset run once with a fixed seed against real servers (each adapter
+ * through client-check: test/acceptance/client-check-examples.test.ts). A preset's verdict is the library's, so each test asserts the
  * outcome the preset promises and the evidence for it (a stale token refused, a token
  * granted twice), not only the verdict.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleClientsCheck } from '../../src/cli/doctor-clients.js';
 import type { Op } from '../../src/history/op.js';
 import { prepareRun } from '../../src/run-data/prepare.js';
 import { run } from '../../src/runner/run.js';
 import { resolveScenario } from '../../src/scenarios/index.js';
-import { packageRoot } from '../../src/util/paths.js';
-import { freshStore, leftovers, lockchaos, requireEngine } from './support.js';
+import { freshStore, lockchaos, requireEngine } from './support.js';
 
 const skip = await requireEngine();
 const store = freshStore();
@@ -89,23 +87,5 @@ describe.skipIf(skip)('the example lock libraries', () => {
     expect(r.conditions).toEqual([]);
     expect(staleWrites(r.history).length).toBeGreaterThan(0);
     expect(r.valid).toBe(true);
-  });
-
-  // Two at a time (the integration project's maxConcurrency): each starts servers of its own.
-  it.concurrent.for([
-    ['node-redlock', 'redlock', 'node', 'client.mjs'],
-    ['redis-semaphore', 'redis', 'node', 'client.mjs'],
-    ['kazoo-lock', 'zookeeper', '/usr/bin/python3', 'client.py'],
-    ['etcd3-lock', 'etcd', '/usr/bin/python3', 'client.py'],
-    ['seed-fenced-lock', 'redis', '/usr/bin/python3', 'client.py'],
-    ['seed-fenced-lock-fixed', 'redis', '/usr/bin/python3', 'client.py'],
-  ])('client-check of %s (against %s): exit 0', async ([folder, backend, program, file], { expect }) => {
-    const adapter = join(packageRoot, 'examples/clients', folder, file);
-    const r = await lockchaos(['client-check', '--backend', backend, '--', program, adapter]);
-    expect(r.stdout).toMatch(/c0 acquire: ok/);
-    // Their loops (examples/clients/protocol.py, protocol.mjs) answer init in version 2.
-    expect(r.stdout).toMatch(/client-check: speaks protocol 2\n$/);
-    expect(r.code).toBe(0);
-    expect(await leftovers(r.pid)).toEqual([]);
   });
 });
