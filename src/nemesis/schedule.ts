@@ -87,8 +87,9 @@ export async function runSchedule(opts: {
       emit('fail', start, undefined, 'nothing to fault');
       continue;
     }
-    const inEffect = emit('ok', start, startValue(started, origin));
-    opts.applied?.({ ...fault, durationMs: started.durationMs, did: started.value });
+    const did = startValue(started, origin);
+    const inEffect = emit('ok', start, did);
+    opts.applied?.({ ...fault, durationMs: started.durationMs, did });
     // A fault runs its full length even past the time limit's signal: heal comes after.
     // Its window is at least that long from the start's recorded completion.
     await sleepAtLeast(started.durationMs, origin + BigInt(inEffect));
