@@ -20,6 +20,13 @@ function inEffectFrom(ok: Op, invokedAt: number | undefined): number {
   return from >= invokedAt && from <= ok.time ? from : ok.time;
 }
 
+/** A start's value without its `inEffectFrom`: the window's start says it, in words a reader is given. */
+function withoutEffectTime(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('inEffectFrom' in value)) return value;
+  const { inEffectFrom: _, ...rest } = value as Record<string, unknown>;
+  return rest;
+}
+
 /** A fault's start and end as the nemesis recorded them (end undefined: never healed). */
 export interface FaultWindow {
   f: string;
@@ -49,7 +56,7 @@ export function faultWindows(history: readonly Op[]): FaultWindow[] {
     const id = `${fault}:${JSON.stringify(op.key ?? '')}`;
     if (phase === 'start' && op.type === 'invoke') invoked.set(id, op.time);
     if (phase === 'start' && op.type === 'ok') {
-      const w: FaultWindow = { f: fault, value: op.value, start: inEffectFrom(op, invoked.get(id)) };
+      const w: FaultWindow = { f: fault, value: withoutEffectTime(op.value), start: inEffectFrom(op, invoked.get(id)) };
       windows.push(w);
       open.set(id, w);
     } else if (phase === 'stop' && op.type !== 'invoke') {

@@ -11,6 +11,8 @@ import { procStatFields } from '../util/proc-stat.js';
 export const LABEL_RUN = 'org.lockchaos.run';
 export const LABEL_OWNER = 'org.lockchaos.owner';
 export const LABEL_ROLE = 'org.lockchaos.role';
+/** The role of a helper container that joins a node's network namespace (netns.ts). */
+export const NET_HELPER_ROLE = 'net-helper';
 /** Environment marker on client worker processes: "<run id>@<runner owner label>". */
 export const WORKER_ENV = 'LOCKCHAOS_WORKER_RUN';
 

@@ -7,7 +7,7 @@
  */
 import { docker, NODE_IMAGE } from './docker-engine.js';
 import { type ExecResult, execInContainer } from './exec.js';
-import { runLabels } from './labels.js';
+import { NET_HELPER_ROLE, runLabels } from './labels.js';
 
 export class NetnsHelper {
   private helper: Promise<string> | undefined;
@@ -34,7 +34,7 @@ export class NetnsHelper {
       Image: NODE_IMAGE,
       name: `lockchaos-${this.runId}-${this.nodeName}-net${this.generation}`,
       Cmd: ['sleep', 'infinity'],
-      Labels: runLabels(this.runId, 'net-helper'),
+      Labels: runLabels(this.runId, NET_HELPER_ROLE),
       HostConfig: { NetworkMode: `container:${this.nodeContainerId}`, CapAdd: ['NET_ADMIN'] },
     });
     await container.start();

@@ -5,10 +5,12 @@
  * which needs only the names, does not load the engine's client (a quarter second of CPU
  * per worker).
  */
+
+import type { ContainerInfo } from 'dockerode';
 import { sleep } from '../util/monotonic-clock.js';
 import { ownContainerId } from './client-path.js';
 import { docker } from './docker-engine.js';
-import { LABEL_OWNER, LABEL_RUN, ownerAlive } from './labels.js';
+import { LABEL_OWNER, LABEL_ROLE, LABEL_RUN, NET_HELPER_ROLE, ownerAlive } from './labels.js';
 
 export interface Removed {
   containers: string[];
@@ -33,6 +35,21 @@ async function containerGone(id: string): Promise<void> {
   }
 }
 
+/** Removes one container, noting it in `removed`; one already gone is passed over. */
+async function removeContainer(c: ContainerInfo, removed: Removed): Promise<void> {
+  try {
+    await docker().getContainer(c.Id).remove({ force: true, v: true });
+    removed.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
+  } catch (err) {
+    if (/No such container/.test(String(err))) return;
+    if (!/already in progress/.test(String(err))) throw err;
+    // Being removed by another sweep (two runs starting at once): wait until it is gone,
+    // so that its network is empty when we come to it. Two sweeps that each skipped the
+    // other's container would otherwise both find the network busy and leave it.
+    await containerGone(c.Id);
+  }
+}
+
 /**
  * Removes lockchaos containers and networks. `which` selects them: one run's, those whose
  * runner is gone (the sweep at every start), or all of them (`lockchaos cleanup --all`).
@@ -42,24 +59,14 @@ export async function removeResources(which: { runId: string } | 'orphaned' | 'a
   const keep = (labels: Record<string, string> | undefined) =>
     which === 'orphaned' && ownerAlive(labels?.[LABEL_OWNER]);
   const removed: Removed = { containers: [], networks: [], inUse: [] };
-  const containers = await docker().listContainers({ all: true, filters });
-  await Promise.all(
-    containers
-      .filter((c) => !keep(c.Labels))
-      .map(async (c) => {
-        try {
-          await docker().getContainer(c.Id).remove({ force: true, v: true });
-          removed.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id);
-        } catch (err) {
-          if (/No such container/.test(String(err))) return;
-          if (!/already in progress/.test(String(err))) throw err;
-          // Being removed by another sweep (two runs starting at once): wait until it is gone,
-          // so that its network is empty when we come to it. Two sweeps that each skipped the
-          // other's container would otherwise both find the network busy and leave it.
-          await containerGone(c.Id);
-        }
-      }),
-  );
+  const containers = (await docker().listContainers({ all: true, filters })).filter((c) => !keep(c.Labels));
+  // A net helper lives in its node's network namespace (netns.ts): it goes before its node.
+  // Removed at once, the engine has been seen to keep an endpoint of the run's network
+  // counted after both were gone (moby#42119), a network only a restart of dockerd removes.
+  const helper = (c: ContainerInfo) => c.Labels?.[LABEL_ROLE] === NET_HELPER_ROLE;
+  for (const group of [containers.filter(helper), containers.filter((c) => !helper(c))]) {
+    await Promise.all(group.map((c) => removeContainer(c, removed)));
+  }
   const networks = await docker().listNetworks({ filters });
   const own = ownContainerId();
   for (const n of networks.filter((n) => !keep(n.Labels))) {

@@ -107,6 +107,7 @@ describe('runSchedule', () => {
     expect(window?.start).toBe((ok?.value as { inEffectFrom?: number } | undefined)?.inEffectFrom);
     expect(window?.start).toBeGreaterThanOrEqual(invoke?.time as number);
     expect(ok?.time).toBeGreaterThan(window?.start as number);
+    expect(window?.value).not.toHaveProperty('inEffectFrom'); // the window's start says it
     // A stored time outside the start's own invoke and ok (a hostile history) is not believed.
     const planted = ops.map((o) => (o === ok ? { ...o, value: { inEffectFrom: -1 } } : o));
     expect(faultWindows(planted)[0]?.start).toBe(ok?.time);
