@@ -4,12 +4,18 @@ import { BACKENDS, backendByName } from '../backends/index.js';
 import { campaignSource } from '../campaign/load.js';
 import { loadModuleBackends } from '../campaign/module-backends.js';
 import { DEFAULTS, fencingWord } from '../run-data/config.js';
+import { DRIFT_AIMS, DRIFT_RHO_BOUNDS, driftPoints } from '../sweep/drift-grid.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
-import { sweep, sweepTable } from '../sweep/run.js';
+import { sweep } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';
 import { knownBackend, numberList, onOff, parseCommandArgs, positiveNumber, seedOf } from './args.js';
 import { CAMPAIGN_RUN_FLAGS, campaignHooksOf, campaignOptionsOf, printJson, runTimeLimit } from './campaign-flags.js';
 import { EXIT_INTERRUPTED, whileInterruptible } from './interrupt.js';
+
+const DRIFT_EXAMPLE = '0,0.005,0.25,0.5,1,2';
+/** A drift runs a TTL at least, a fault every few seconds: long enough for several a run. */
+const DRIFT_TIME_LIMIT_S = 30;
+const DRIFT_INTERVAL_S = 3;
 
 const HELP = `Usage: lockchaos sweep [options]
 
@@ -21,10 +27,20 @@ and the validity each holder believed. The sweep is a generated campaign: it run
 and stores as one, in <store>/campaigns/<name>/<timestamp>/, and adds sweep.json and
 sweep.html (plot, table, and the runs where formula and observation disagree).
 
+With --drift, the axis is a clock's rate instead: the real clock of the process that keeps
+the lease (Redlock: the shared master during a clients-majorities split; Redis: the server;
+etcd, ZooKeeper: the leader) runs at 1 + rho (node-clock, by ptrace), one point per rho,
+against the bound the lock assumes: a lease granted once lives TTL/(1 + rho) of true time,
+past the client's drift allowance and, once rho > TTL/hold - 1, past a hold; a lease renewed
+every third of its TTL lapses once rho > 2. rho = 0 is the control (no clock moved).
+
 Options:
   --backend NAME|PATH     lock service (default ${DEFAULTS.backend}), or a backend module's path
   --fencing on|off        fenced store (default off); on: every point expects no data violation
   --pause-ttl LIST        client pause lengths as multiples of the TTL (default ${SWEEP_DEFAULTS.pauseTtl.join(',')})
+  --drift LIST            a drift sweep: the lease keeper's clock rates rho, ${DRIFT_RHO_BOUNDS.min} to ${DRIFT_RHO_BOUNDS.max}
+                          (e.g. ${DRIFT_EXAMPLE}); on ${Object.keys(DRIFT_AIMS).join(', ')}; TTL, hold and time limit
+                          then default to the backend's story (Redlock: 3000, 2000, ${DRIFT_TIME_LIMIT_S} s)
   --ttl LIST              lease TTLs in ms (default ${SWEEP_DEFAULTS.ttlMs.join(',')})
   --concurrency LIST      client counts (default ${SWEEP_DEFAULTS.concurrency.join(',')})
   --trials N              runs per point, seeds --seed, --seed+1, ... (default ${SWEEP_DEFAULTS.trials})
@@ -51,8 +67,23 @@ trials of 10 s, take about 10 minutes one at a time.
 Exit codes: 0 done (and, fenced, no data violation at any point), 1 a fenced point with a
 data violation or a run that failed, 3 error (a bad flag, no Docker engine), 130 interrupted.`;
 
+/** "0,0.005,1" → rates; each from −0.9 to 10, none twice. */
+export function driftList(text: string): number[] {
+  const items = text.split(',').map((x) => x.trim());
+  const rates = items.map((x) => (/^-?\d+(?:\.\d+)?$/.test(x) ? Number(x) : Number.NaN));
+  const bad = rates.findIndex((r) => !(r >= DRIFT_RHO_BOUNDS.min && r <= DRIFT_RHO_BOUNDS.max));
+  if (bad >= 0) {
+    throw new UserError(
+      `--drift takes clock rates rho from ${DRIFT_RHO_BOUNDS.min} to ${DRIFT_RHO_BOUNDS.max} separated by commas (e.g. ${DRIFT_EXAMPLE}), got '${items[bad]}'`,
+    );
+  }
+  if (new Set(rates).size !== rates.length) throw new UserError(`--drift names a rate twice: '${text}'`);
+  return rates;
+}
+
 const OPTIONS = {
   backend: { type: 'string' },
+  drift: { type: 'string' },
   fencing: { type: 'string' },
   'pause-ttl': { type: 'string' },
   ttl: { type: 'string' },
@@ -80,28 +111,39 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
     const text = s(k);
     return text === undefined ? fallback : parse(text);
   };
+  const drift = opt('drift', (t): number[] | undefined => driftList(t), undefined);
+  const aim = drift ? DRIFT_AIMS[backend] : undefined;
+  if (drift && !aim) {
+    throw new UserError(
+      `--drift sweeps the lease keeper's clock on ${Object.keys(DRIFT_AIMS).join(', ')}; '${backend}' has no lease a drift sweep knows to aim at: run a node-clock:<aim>:rate=<rho> nemesis instead`,
+    );
+  }
+  if (drift && s('pause-ttl') !== undefined) {
+    throw new UserError('--drift and --pause-ttl are two sweeps: give one axis (drop --pause-ttl for a drift sweep)');
+  }
   return {
     backend,
     fencing: fenced,
     pauseTtl: opt('pause-ttl', (t) => numberList('pause-ttl', t), [...SWEEP_DEFAULTS.pauseTtl]),
-    ttlMs: opt('ttl', (t) => numberList('ttl', t, { integer: true }), [...SWEEP_DEFAULTS.ttlMs]),
+    ttlMs: opt('ttl', (t) => numberList('ttl', t, { integer: true }), aim ? [aim.ttlMs] : [...SWEEP_DEFAULTS.ttlMs]),
     concurrency: opt('concurrency', (t) => numberList('concurrency', t, { integer: true }), [
       ...SWEEP_DEFAULTS.concurrency,
     ]),
     trials: opt('trials', (t) => positiveNumber('trials', t, true), SWEEP_DEFAULTS.trials),
     firstSeed: seed,
-    timeLimitS: opt('time-limit', runTimeLimit, SWEEP_DEFAULTS.timeLimitS),
+    timeLimitS: opt('time-limit', runTimeLimit, aim ? DRIFT_TIME_LIMIT_S : SWEEP_DEFAULTS.timeLimitS),
     nemesisIntervalS: opt(
       'nemesis-interval',
       (t) => positiveNumber('nemesis-interval', t, false),
-      SWEEP_DEFAULTS.nemesisIntervalS,
+      aim ? DRIFT_INTERVAL_S : SWEEP_DEFAULTS.nemesisIntervalS,
     ),
-    holdMs: opt('hold', (t) => positiveNumber('hold', t, false), SWEEP_DEFAULTS.holdMs),
+    holdMs: opt('hold', (t) => positiveNumber('hold', t, false), aim ? aim.holdMs : SWEEP_DEFAULTS.holdMs),
     // A module backend by its own name (once loaded: sweepCommand loads it first).
     name:
       s('name') ??
-      `sweep-${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fencingWord(fenced)}`,
+      `sweep-${drift ? 'drift-' : ''}${(backendByName(backend)?.name ?? backend).replace(/[^A-Za-z0-9._-]/g, '_')}-${fencingWord(fenced)}`,
     ...(s('target') === undefined ? {} : { target: resolvePath(s('target') as string) }),
+    ...(drift ? { drift } : {}),
   };
 }
 
@@ -114,7 +156,11 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (typeof values.backend === 'string') await loadModuleBackends([values.backend]);
   const spec = sweepSpecFromArgs(values);
   const options = campaignOptionsOf(values);
-  const points = sweepPoints(spec);
+  const points = spec.drift ? driftPoints({ ...spec, drift: spec.drift }) : sweepPoints(spec);
+  const pointWords = (p: (typeof points)[number]) =>
+    'rho' in p
+      ? `clock at 1 + ${p.rho}, TTL ${p.ttlMs} ms, hold ${spec.holdMs} ms, ${p.concurrency} clients`
+      : `pause ${p.pauseTtl} x TTL, TTL ${p.ttlMs} ms, ${p.concurrency} clients`;
   if (values['dry-run']) {
     const { planCampaign } = await import('../campaign/validate.js');
     const { sweepCampaign } = await import('../sweep/grid.js');
@@ -126,7 +172,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     console.log(
       `sweep ${spec.name}: ${points.length} points x ${spec.trials} trials = ${points.length * spec.trials} runs`,
     );
-    for (const p of points) console.log(`  pause ${p.pauseTtl} x TTL, TTL ${p.ttlMs} ms, ${p.concurrency} clients`);
+    for (const p of points) console.log(`  ${pointWords(p)}`);
     return 0;
   }
   return whileInterruptible('sweep', async (signal) => {
@@ -135,7 +181,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       const { sweepJson } = await import('../sweep/html.js');
       printJson({ ...JSON.parse(sweepJson(out.result)), dir: out.result.dir, files: out.files });
     } else {
-      console.log(sweepTable(out.result));
+      console.log(out.table);
       console.log(`sweep.html: ${out.files.sweepHtml}`);
     }
     if (out.campaign.interrupted) return EXIT_INTERRUPTED;

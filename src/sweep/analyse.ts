@@ -41,6 +41,19 @@ export interface SweepRun {
   disagrees: boolean;
 }
 
+/** What a sweep's run says of its outcome, whatever the sweep's axis. */
+export type RunOutcome = Pick<SweepRun, 'dir' | 'seed' | 'verdict' | 'notAsConfigured' | 'overlaps' | 'dataViolation'>;
+
+/** A run's outcome, from its measure (which carries more). */
+export const runOutcome = (m: RunOutcome): RunOutcome => ({
+  dir: m.dir,
+  seed: m.seed,
+  verdict: m.verdict,
+  notAsConfigured: m.notAsConfigured,
+  overlaps: m.overlaps,
+  dataViolation: m.dataViolation,
+});
+
 export interface PointResult extends SweepPoint {
   label: string;
   trials: number;
@@ -65,10 +78,12 @@ export interface PointResult extends SweepPoint {
   runs: SweepRun[];
 }
 
-export function spread(xs: readonly number[]): Spread | null {
+/** Min, median and max, to `places` decimals (tenths of a millisecond by default). */
+export function spread(xs: readonly number[], places = 1): Spread | null {
   if (xs.length === 0) return null;
   const sorted = [...xs].sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 10) / 10;
+  const scale = 10 ** places;
+  const r = (x: number) => Math.round(x * scale) / scale;
   return { min: r(sorted[0] as number), median: r(nearestRank(sorted, 0.5)), max: r(sorted.at(-1) as number) };
 }
 
@@ -97,12 +112,7 @@ export function analysePoint(point: SweepPoint, label: string, measures: readonl
   const runs = measures.map((m): SweepRun => {
     const outlived = pausesOutlivingLease(m.pauses).k;
     return {
-      dir: m.dir,
-      seed: m.seed,
-      verdict: m.verdict,
-      notAsConfigured: m.notAsConfigured,
-      overlaps: m.overlaps,
-      dataViolation: m.dataViolation,
+      ...runOutcome(m),
       pauses: m.pauses.length,
       outlived,
       predicted: pauses.p === null ? 0 : violationProbability(new Array<number>(m.pauses.length).fill(pauses.p)),

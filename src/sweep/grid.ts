@@ -7,6 +7,7 @@
 
 import type { CampaignFile, MatrixEntryFile } from '../campaign/spec.js';
 import { DEFAULTS } from '../run-data/config.js';
+import { DRIFT_AIMS, driftNemesis, driftPointLabel, driftPoints } from './drift-grid.js';
 
 export interface SweepSpec {
   backend: string;
@@ -25,6 +26,11 @@ export interface SweepSpec {
   name: string;
   /** A target inventory's absolute path (--target): the lock service the sweep runs on. */
   target?: string;
+  /**
+   * A drift sweep: the lease keeper's clock at 1 + ρ for each ρ here (drift-grid.ts), in
+   * place of the client pauses; pauseTtl is then not an axis.
+   */
+  drift?: number[];
 }
 
 export const SWEEP_DEFAULTS = {
@@ -57,18 +63,13 @@ export function sweepPoints(spec: Pick<SweepSpec, 'pauseTtl' | 'ttlMs' | 'concur
 }
 
 export function sweepCampaign(spec: SweepSpec): CampaignFile {
-  const matrix: MatrixEntryFile[] = sweepPoints(spec).map((p) => ({
-    backend: spec.backend,
-    workload: 'lock-set',
-    nemesis: 'client-pause',
-    fencing: spec.fencing ? 'on' : 'off',
-    label: pointLabel(p),
-    expect: spec.fencing ? 'valid' : 'any',
-    options: { 'pause-ttl': p.pauseTtl, ttl: p.ttlMs, concurrency: p.concurrency },
-  }));
+  const matrix: MatrixEntryFile[] = spec.drift ? driftMatrix(spec, spec.drift) : pauseMatrix(spec);
+  const axis = spec.drift
+    ? `the lease keeper's clock at 1 + ρ for ρ = ${spec.drift.join(', ')}`
+    : `client pauses of ${spec.pauseTtl.join(', ')} x TTL`;
   return {
     name: spec.name,
-    description: `lockchaos sweep: ${spec.backend}, fencing ${spec.fencing ? 'on' : 'off'}, client pauses of ${spec.pauseTtl.join(', ')} x TTL, ${spec.trials} trials a point`,
+    description: `lockchaos sweep: ${spec.backend}, fencing ${spec.fencing ? 'on' : 'off'}, ${axis}, ${spec.trials} trials a point`,
     seeds: Array.from({ length: spec.trials }, (_, i) => spec.firstSeed + i),
     defaults: {
       'time-limit': spec.timeLimitS,
@@ -78,4 +79,31 @@ export function sweepCampaign(spec: SweepSpec): CampaignFile {
     },
     matrix,
   };
+}
+
+function pauseMatrix(spec: SweepSpec): MatrixEntryFile[] {
+  return sweepPoints(spec).map((p) => ({
+    backend: spec.backend,
+    workload: 'lock-set',
+    nemesis: 'client-pause',
+    fencing: spec.fencing ? 'on' : 'off',
+    label: pointLabel(p),
+    expect: spec.fencing ? 'valid' : 'any',
+    options: { 'pause-ttl': p.pauseTtl, ttl: p.ttlMs, concurrency: p.concurrency },
+  }));
+}
+
+/** A drift sweep measures with fencing off and expects valid with it on, as a pause sweep does. */
+function driftMatrix(spec: SweepSpec, drift: number[]): MatrixEntryFile[] {
+  const aim = DRIFT_AIMS[spec.backend];
+  if (!aim) throw new Error(`no drift aim for ${spec.backend}: the CLI refuses it first`);
+  return driftPoints({ ...spec, drift }).map((p) => ({
+    backend: spec.backend,
+    workload: 'lock-set',
+    nemesis: driftNemesis(aim, p.rho),
+    fencing: spec.fencing ? 'on' : 'off',
+    label: driftPointLabel(p),
+    expect: spec.fencing ? 'valid' : 'any',
+    options: { ttl: p.ttlMs, concurrency: p.concurrency, ...(aim.rate === undefined ? {} : { rate: aim.rate }) },
+  }));
 }

@@ -94,7 +94,9 @@ Overlaps count pairs of overlapping beliefs, as the mutual-exclusion checker doe
 }
 
 /** sweep.json: the points with run folders relative to the sweep's folder, so it can move. */
-export function sweepJson(r: SweepResult): string {
+export function sweepJson<R extends { dir: string; points: readonly { runs: readonly { dir: string }[] }[] }>(
+  r: R,
+): string {
   const rel = (p: string) => relative(r.dir, p);
   return `${JSON.stringify(
     stamped({

@@ -12,20 +12,48 @@ import type { CellResult } from '../campaign-data/summary-record.js';
 import { loadRun } from '../run-data/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
+import { analyseDriftPoint } from './drift-analyse.js';
+import { DRIFT_AIMS, driftPointLabel, driftPoints } from './drift-grid.js';
+import { type DriftSweepResult, driftSweepHtml, driftSweepTable } from './drift-html.js';
+import { type DriftRunMeasure, measureDriftRun } from './drift-measure.js';
 import { pointLabel, type SweepSpec, sweepCampaign, sweepPoints } from './grid.js';
 import { type SweepResult, sweepHtml, sweepJson } from './html.js';
 import { measureRun, type RunMeasure } from './measure.js';
 
 export interface SweepOutcome {
-  result: SweepResult;
+  /** A pause sweep's result, or a drift sweep's (`drift` in its spec). */
+  result: SweepResult | DriftSweepResult;
+  /** The terminal table. */
+  table: string;
   campaign: CampaignResult;
   files: { sweepJson: string; sweepHtml: string };
 }
 
-/** The runs of a cell that gave a verdict; errors and interruptions measure nothing. */
+/** A cell's run gave a verdict: errors and interruptions measure nothing. */
+const gaveVerdict = (r: CellResult) =>
+  r.dir !== undefined && (r.actual === 'valid' || r.actual === 'invalid' || r.actual === 'unknown');
+
+/** The runs of a cell that gave a verdict. */
 function measured(r: CellResult): RunMeasure | undefined {
-  if (!r.dir || (r.actual !== 'valid' && r.actual !== 'invalid' && r.actual !== 'unknown')) return undefined;
-  return measureRun(loadRun(r.dir));
+  return r.dir && gaveVerdict(r) ? measureRun(loadRun(r.dir)) : undefined;
+}
+
+/** Each drift point's runs, measured and analysed against the model. */
+function driftResult(spec: SweepSpec, drift: number[], c: CampaignResult, startedAt: string): DriftSweepResult {
+  const aim = DRIFT_AIMS[spec.backend];
+  if (!aim) throw new Error(`no drift aim for ${spec.backend}: the CLI refuses it first`);
+  const points = driftPoints({ ...spec, drift });
+  const byEntry = points.map(() => [] as DriftRunMeasure[]);
+  for (const r of c.cells) if (r.dir && gaveVerdict(r)) byEntry[r.cell.entry]?.push(measureDriftRun(loadRun(r.dir)));
+  return {
+    spec,
+    dir: c.dir,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    points: points.map((p, i) =>
+      analyseDriftPoint(p, driftPointLabel(p), aim.lease(p.ttlMs), spec.holdMs, byEntry[i] ?? []),
+    ),
+  };
 }
 
 export async function sweep(
@@ -37,6 +65,16 @@ export async function sweep(
   const plan = await loadCampaign(sweepCampaign(spec), options, 'sweep');
   const startedAt = new Date().toISOString();
   const c = await runCampaign(plan, options, hooks);
+  const files = {
+    sweepJson: join(c.dir, CAMPAIGN_FILES.sweepJson),
+    sweepHtml: join(c.dir, CAMPAIGN_FILES.sweepHtml),
+  };
+  if (spec.drift) {
+    const result = driftResult(spec, spec.drift, c, startedAt);
+    writeFileSync(files.sweepJson, sweepJson(result));
+    writeFileSync(files.sweepHtml, driftSweepHtml(result));
+    return { result, table: driftSweepTable(result), campaign: c, files };
+  }
   const points = sweepPoints(spec);
   const byEntry = points.map(() => [] as RunMeasure[]);
   for (const r of c.cells) {
@@ -50,13 +88,9 @@ export async function sweep(
     finishedAt: new Date().toISOString(),
     points: points.map((p, i) => analysePoint(p, pointLabel(p), byEntry[i] ?? [])),
   };
-  const files = {
-    sweepJson: join(c.dir, CAMPAIGN_FILES.sweepJson),
-    sweepHtml: join(c.dir, CAMPAIGN_FILES.sweepHtml),
-  };
   writeFileSync(files.sweepJson, sweepJson(result));
   writeFileSync(files.sweepHtml, sweepHtml(result));
-  return { result, campaign: c, files };
+  return { result, table: sweepTable(result), campaign: c, files };
 }
 
 /** The terminal table: one line a point. */
