@@ -52,7 +52,11 @@ extern const unsigned char cw_stub_start[], cw_stub_end[];
 
 static const char *const site_names[CW_SITES] = {"clock_gettime", "gettimeofday", "time"};
 
+static void release_all(void);
+
+/* Lets go of every thread stopped (their signal masks back) and exits with one line. */
 static void fail(int code, const char *fmt, ...) {
+  release_all();
   va_list ap;
   va_start(ap, fmt);
   fputs("clock-warp: ", stderr);
@@ -187,6 +191,13 @@ static uint64_t find_page(const struct vdso *v, struct cw_page *page) {
 #define MAX_THREADS 4096
 static int tids[MAX_THREADS];
 static int pending_sig[MAX_THREADS];
+/*
+ * Each thread's signal mask while stopped: all blocked, so that no signal stops a step of
+ * ours before it runs (a postmaster's SIGCHLD, any program's timer); they stay pending and
+ * arrive once the mask is put back, as we let go.
+ */
+static uint64_t saved_mask[MAX_THREADS];
+static int mask_blocked[MAX_THREADS];
 static int ntids;
 
 static int seized(int tid) {
@@ -223,13 +234,32 @@ static void stop_all(int pid) {
       }
       /* A signal that arrived as we stopped it: delivered again when we let go. */
       if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP) pending_sig[ntids - 1] = WSTOPSIG(st);
+      uint64_t all = ~0ULL;
+      mask_blocked[ntids - 1] = ptrace(PTRACE_GETSIGMASK, tid, sizeof saved_mask[0], &saved_mask[ntids - 1]) == 0 &&
+                                ptrace(PTRACE_SETSIGMASK, tid, sizeof all, &all) == 0;
     }
     closedir(d);
   }
 }
 
+/*
+ * A stop that was a signal's delivery, not our step's trap: the thread ran nothing, and the
+ * signal would be lost on the next step. It is kept, for delivery when we let go.
+ */
+static void keep_signal(int tid, int st) {
+  if (!WIFSTOPPED(st) || WSTOPSIG(st) == SIGTRAP) return;
+  for (int i = 0; i < ntids; i++) {
+    if (tids[i] != tid) continue;
+    if (pending_sig[i] == 0) pending_sig[i] = WSTOPSIG(st);
+    return;
+  }
+}
+
 static void release_all(void) {
-  for (int i = 0; i < ntids; i++) ptrace(PTRACE_DETACH, tids[i], 0, pending_sig[i]);
+  for (int i = 0; i < ntids; i++) {
+    if (mask_blocked[i]) ptrace(PTRACE_SETSIGMASK, tids[i], sizeof saved_mask[i], &saved_mask[i]);
+    ptrace(PTRACE_DETACH, tids[i], 0, pending_sig[i]);
+  }
   ntids = 0;
 }
 
@@ -242,6 +272,7 @@ static void clear_of(uint64_t addr, uint64_t len) {
       if (!(r.rip > addr && r.rip < addr + len)) break;
       int st;
       if (ptrace(PTRACE_SINGLESTEP, tids[i], 0, 0) || waitpid(tids[i], &st, __WALL) < 0) break;
+      keep_signal(tids[i], st);
     }
   }
 }
@@ -260,11 +291,26 @@ static uint64_t remote_mmap(int tid, uint64_t at_syscall, uint64_t hint, uint64_
   r.r9 = 0;
   r.orig_rax = (uint64_t)-1; /* no syscall restart of whatever it was interrupted in */
   r.rip = at_syscall;
-  int st;
-  if (ptrace(PTRACE_SETREGS, tid, 0, &r) || ptrace(PTRACE_SINGLESTEP, tid, 0, 0) || waitpid(tid, &st, __WALL) < 0 ||
-      ptrace(PTRACE_GETREGS, tid, 0, &r)) {
-    ptrace(PTRACE_SETREGS, tid, 0, &saved);
-    fail(1, "cannot run mmap in thread %d: %s", tid, strerror(errno));
+  if (ptrace(PTRACE_SETREGS, tid, 0, &r)) fail(1, "cannot set thread %d's registers: %s", tid, strerror(errno));
+  /*
+   * The step ran the syscall once the thread is past the 2-byte `syscall`. A signal the
+   * mask cannot hold (or a thread whose mask we could not set) stops the step before it
+   * runs anything, its registers still ours: the signal is kept and the step tried again.
+   */
+  for (int tries = 0;; tries++) {
+    int st;
+    if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) || waitpid(tid, &st, __WALL) < 0 || ptrace(PTRACE_GETREGS, tid, 0, &r)) {
+      ptrace(PTRACE_SETREGS, tid, 0, &saved);
+      fail(1, "cannot run mmap in thread %d: %s", tid, strerror(errno));
+    }
+    if (r.rip == at_syscall + 2) break;
+    keep_signal(tid, st);
+    if (tries == 16) {
+      ptrace(PTRACE_SETREGS, tid, 0, &saved);
+      release_all();
+      fail(1, "thread %d did not run the injected mmap in 16 steps (it stopped at 0x%llx)", tid,
+           (unsigned long long)r.rip);
+    }
   }
   ptrace(PTRACE_SETREGS, tid, 0, &saved);
   if (r.rax > (uint64_t)-4096) {

@@ -429,6 +429,54 @@ describe.skipIf(skip || !support.ok)('clock-warp on running processes', () => {
   );
 });
 
+describe.skipIf(!support.ok)('a process under a storm of signals', () => {
+  // A postmaster gets SIGCHLD whenever a backend ends: a signal that arrives as the helper
+  // steps the injected mmap stops the step before it runs. Warping must still work, and
+  // every signal still reach the program (none swallowed by the steps).
+  it('is warped and restored again and again, and its signals still arrive', async () => {
+    const COUNTING = `
+import signal, sys, time
+n = 0
+def on_usr1(*_):
+    global n
+    n += 1
+signal.signal(signal.SIGUSR1, on_usr1)
+for _ in sys.stdin:
+    print(time.time_ns(), time.monotonic_ns(), n, flush=True)
+`;
+    const child = spawn('/usr/bin/python3', ['-c', COUNTING], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout });
+    const waiting: ((line: string) => void)[] = [];
+    lines.on('line', (line) => waiting.shift()?.(line));
+    const count = () =>
+      new Promise<number>((resolve) => {
+        waiting.push((line) => resolve(Number(line.trim().split(' ')[2])));
+        child.stdin.write('?\n');
+      });
+    await count();
+    const pid = child.pid as number;
+    const storm = spawn('/bin/sh', ['-c', `while kill -USR1 ${pid} 2>/dev/null; do :; done`], { stdio: 'ignore' });
+    const runId = `storm${randomBytes(3).toString('hex')}`;
+    try {
+      for (let i = 0; i < 10; i++) {
+        const before = await count();
+        const group = await warpProcesses(runId, [pid], { offsetMs: 1000 + i });
+        expect(group.failed).toEqual([]);
+        expect(group.warped).toEqual([pid]);
+        await restoreProcess(runId, pid);
+        expect((await readWarp(pid)).warped).toBe(false);
+        // Signals went on arriving through the warp.
+        expect(await count()).toBeGreaterThan(before);
+      }
+    } finally {
+      storm.kill('SIGKILL');
+      child.kill('SIGKILL');
+      await restoreProcess(runId, pid).catch(() => undefined);
+    }
+    expect(warpRecords((r) => r.runId === runId)).toEqual([]);
+  });
+});
+
 describe.skipIf(!support.ok)('a warp whose runner was killed', () => {
   let saved: string | undefined;
   const programs: ChildProcessWithoutNullStreams[] = [];
