@@ -13,6 +13,8 @@ import type { NemesisContext, NodeFaultContext } from './context.js';
 export interface HeldGrant {
   client: number;
   stillHeld: () => boolean;
+  /** How long ago the runner learned of the grant, ms. */
+  ageMs: () => number;
 }
 
 /** A grant of a bare majority of votes held now (Redlock, during a split), if any. */
@@ -27,7 +29,11 @@ export function bareMajorityGrant(
     const client = clients.holders().find((c) => (clients.grant(c) as { votes?: number } | undefined)?.votes === bare);
     if (client === undefined) return undefined;
     const since = clients.grantedAt(client);
-    return { client, stillHeld: () => clients.holders().includes(client) && clients.grantedAt(client) === since };
+    return {
+      client,
+      stillHeld: () => clients.holders().includes(client) && clients.grantedAt(client) === since,
+      ageMs: () => (since === undefined ? 0 : Date.now() - since),
+    };
   };
 }
 
@@ -35,14 +41,21 @@ export function bareMajorityGrant(
  * The bridge, at its moment (waited for up to 4 s): none while no split stands or it is out
  * (paused, killed). While a bare-majority grant is held, the split is made to outlast it,
  * so that the other group can take the bridge's expired key while the holder still holds.
+ * `freshWithinMs`: only a grant that new will do (waited for up to two TTLs more, then any
+ * held one): a drift shortens what is left of a key by its ρ, so it must begin as the key
+ * is set to expire it within the hold it completes.
  */
 export async function bridgeAtItsMoment(
   ctx: NodeFaultContext,
   grant: () => HeldGrant | undefined,
-): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean }> {
+  freshWithinMs?: number,
+): Promise<{ nodes: NodeHandle[]; bareMajorityHeld: boolean; grantAgeMs?: number }> {
   const now = () => (ctx.split !== undefined ? grant() : undefined);
+  const fresh = (g: HeldGrant | undefined) =>
+    g !== undefined && (freshWithinMs === undefined || g.ageMs() <= freshWithinMs);
+  const deadlineMs = 4000 + (freshWithinMs === undefined ? 0 : 2 * ctx.timing.ttlMs);
   let held = now();
-  for (let waited = 0; !held && waited < 4000; waited += 10) {
+  for (let waited = 0; !fresh(held) && waited < deadlineMs; waited += 10) {
     await sleep(10);
     held = now();
   }
@@ -51,5 +64,9 @@ export async function bridgeAtItsMoment(
   const nodes = bridge && !ctx.unavailable.has(bridge.name) ? [bridge] : [];
   // The split is healed no earlier than that hold ends (partition.ts).
   if (split && held && nodes.length > 0) split.outlast = held.stillHeld;
-  return { nodes, bareMajorityHeld: held !== undefined };
+  return {
+    nodes,
+    bareMajorityHeld: held !== undefined,
+    ...(held && freshWithinMs !== undefined ? { grantAgeMs: held.ageMs() } : {}),
+  };
 }

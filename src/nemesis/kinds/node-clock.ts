@@ -98,7 +98,9 @@ export class NodeClockWarp implements Nemesis {
       rng,
       this.givenRate,
     );
-    const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant) : undefined;
+    // A drift on the bridge begins as a bare majority is granted: a tenth of a TTL later at most.
+    const freshWithinMs = this.mode === 'rate' ? this.ctx.timing.ttlMs / 10 : undefined;
+    const bridge = onBridge ? await bridgeAtItsMoment(this.ctx, this.bridgeGrant, freshWithinMs) : undefined;
     const nodes = bridge ? bridge.nodes : await chooseNodes(this.ctx, this.aim, rng);
     if (nodes.length === 0) return null;
     const before = await this.readClocks(nodes);
@@ -142,6 +144,7 @@ export class NodeClockWarp implements Nemesis {
         ...(Object.keys(notWarped).length > 0 ? { notWarped } : {}),
         ...(kept ? { holder: kept } : {}),
         ...(bridge ? { bareMajorityHeld: bridge.bareMajorityHeld } : {}),
+        ...(bridge?.grantAgeMs !== undefined ? { grantAgeMs: bridge.grantAgeMs } : {}),
       },
       durationMs,
       inEffectFrom,
