@@ -60,12 +60,12 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
   await ensureEngine();
   // The targets first: healing an existing container's rules takes a helper of the run's.
   const healed = await reclaimTargets(which);
-  const hosts = inventory ? await healHosts(inventory, which) : { runs: 0, problems: [], live: [] };
+  const hosts = inventory ? await healHosts(inventory, which) : { runs: 0, problems: [], live: [], clocks: 0 };
   const removed = await reclaimOrphans(which);
   // A network left in use is counted on the same line, so that a check of the line sees it.
   const inUse = removed.inUse.length > 0 ? `, ${removed.inUse.length} networks left in use` : '';
   console.log(
-    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups, ${removed.clocks} warped clocks restored, ${healed.runs + hosts.runs} targets healed${inUse}`,
+    `removed ${removed.containers.length} containers, ${removed.networks.length} networks, ${removed.workers} client workers, ${removed.cgroups} client program cgroups, ${removed.clocks + healed.clocks + hosts.clocks} warped clocks restored, ${healed.runs + hosts.runs} targets healed${inUse}`,
   );
   for (const name of removed.inUse) {
     console.error(

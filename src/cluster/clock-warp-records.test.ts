@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshStateDirs } from '../../test/unit/state-dir.js';
 import {
   forgetWarpRecord,
   orphanedWarpRecords,
@@ -12,15 +13,7 @@ import {
 } from './clock-warp-records.js';
 
 describe('warp records', () => {
-  let saved: string | undefined;
-  beforeEach(() => {
-    saved = process.env.LOCKCHAOS_STATE_DIR;
-    process.env.LOCKCHAOS_STATE_DIR = mkdtempSync(join(tmpdir(), 'lockchaos-state-'));
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.LOCKCHAOS_STATE_DIR;
-    else process.env.LOCKCHAOS_STATE_DIR = saved;
-  });
+  freshStateDirs();
 
   it('records a live process under this runner, and forgets it', () => {
     const record = recordWarp('abc123', process.pid);

@@ -217,8 +217,7 @@ export async function restoreProcesses(
 
 /** What a warped process's clock reads minus true time (CLOCK_REALTIME, ms to a tenth), as its warp says. */
 export async function warpedOffsetMs(pid: number): Promise<number> {
-  const state = await readWarp(pid);
-  return Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;
+  return realtimeOffsetMs(await readWarp(pid));
 }
 
 /**
@@ -274,3 +273,41 @@ export function processesInCgroupOf(pid: number, named?: string): number[] {
   }
   return found;
 }
+
+/**
+ * Where a node's processes get their clocks warped, by pid: this machine's helper on a
+ * container's host pids (localClockWarper), or a target host's helper over its channel
+ * (target/ssh-clock.ts). node-clock asks only this.
+ */
+export interface ClockWarper {
+  /** The node's service's processes now (none: not running, or not visible from here). */
+  pids(): Promise<number[]>;
+  /** Why `pids` found none, in words for the fault's record. */
+  readonly noneFound: string;
+  /** Warps each of `pids`, recorded first; one that ended in between is passed over. */
+  warp(runId: string, pids: number[], change: ClockChange): Promise<GroupWarp>;
+  change(pid: number, change: ClockChange): Promise<WarpState>;
+  read(pid: number): Promise<WarpState>;
+  /** The true clock back, the record forgotten; undefined when the process is gone. */
+  restore(runId: string, pid: number): Promise<WarpState | undefined>;
+  /** Processes of the node not among `warped` that a warp may have reached since (born of a warped one). */
+  born(warped: readonly number[]): Promise<number[]>;
+  alive(pid: number): Promise<boolean>;
+}
+
+/** A node of this engine's whose processes this runner sees by their host pids. */
+export function localClockWarper(hostPids: () => Promise<number[]>): ClockWarper {
+  return {
+    pids: hostPids,
+    noneFound: 'its processes are not visible to this runner (another pid namespace, or it is not running)',
+    warp: warpProcesses,
+    change: changeWarp,
+    read: readWarp,
+    restore: restoreProcess,
+    born: async (warped) => (await hostPids().catch(() => [])).filter((p) => !warped.includes(p)),
+    alive: async (pid) => existsSync(`/proc/${pid}`),
+  };
+}
+
+/** A warp's CLOCK_REALTIME offset (ms, to a tenth), 0 when it is not warped. */
+export const realtimeOffsetMs = (state: WarpState): number => Math.round((state.offsetMs?.realtime ?? 0) * 10) / 10;

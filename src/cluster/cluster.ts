@@ -6,7 +6,7 @@
  */
 import { untilAborted } from '../util/deadline.js';
 import { reachNetwork } from './client-path.js';
-import { processesInCgroupOf } from './clock-warp.js';
+import { type ClockWarper, processesInCgroupOf } from './clock-warp.js';
 import { docker, NODE_IMAGE } from './docker-engine.js';
 import { demuxLogs, type ExecResult, execInContainer } from './exec.js';
 import { runLabels } from './labels.js';
@@ -94,6 +94,11 @@ export interface NodeHandle {
    * run reaches through a channel (a target's host).
    */
   hostPids?(): Promise<number[]>;
+  /**
+   * Where its processes' clocks are warped when not by this machine's helper on hostPids
+   * (a target's host over SSH: the helper runs there).
+   */
+  readonly clockWarp?: ClockWarper;
   logs(): Promise<string>;
 }
 

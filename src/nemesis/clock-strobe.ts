@@ -3,7 +3,7 @@
  * between `offsetMs` ahead and true time every `periodMs` until stopped, as a clock whose
  * NTP daemon keeps stepping it back and forth would.
  */
-import { changeWarp } from '../cluster/clock-warp.js';
+import type { ClockChange } from '../cluster/clock-warp.js';
 import { sleep } from '../util/monotonic-clock.js';
 
 export interface ClockStrobe {
@@ -11,8 +11,14 @@ export interface ClockStrobe {
   stop(): Promise<number>;
 }
 
+/** A warped process, and how its warp is changed (here, or on a target's host). */
+export interface Strobed {
+  pid: number;
+  change(pid: number, change: ClockChange): Promise<unknown>;
+}
+
 /** Starts flipping the processes `pids()` names (already warped `offsetMs` ahead). */
-export function startClockStrobe(pids: () => number[], offsetMs: number, periodMs: number): ClockStrobe {
+export function startClockStrobe(pids: () => Strobed[], offsetMs: number, periodMs: number): ClockStrobe {
   let stopping = false;
   const flipping = (async () => {
     let flips = 0;
@@ -21,7 +27,7 @@ export function startClockStrobe(pids: () => number[], offsetMs: number, periodM
       await sleep(periodMs);
       if (stopping) break;
       ahead = !ahead;
-      for (const pid of pids()) await changeWarp(pid, { offsetMs: ahead ? offsetMs : 0 }).catch(() => undefined);
+      for (const p of pids()) await p.change(p.pid, { offsetMs: ahead ? offsetMs : 0 }).catch(() => undefined);
       flips++;
     }
     return flips;

@@ -28,9 +28,15 @@ export interface Fault {
  * was checked: a campaign file's); a spec it cannot run is one UserError line, before any
  * container starts.
  */
-export function resolveFaults(spec: string | readonly ParsedFault[], backend: Backend, lockNodes: number): Fault[] {
+export function resolveFaults(
+  spec: string | readonly ParsedFault[],
+  backend: Backend,
+  lockNodes: number,
+  /** The nodes are reached through control channels (FaultKindModule.fit). */
+  viaChannels = false,
+): Fault[] {
   return (typeof spec === 'string' ? parseFaults(spec) : spec).map(({ spec: s, module }) => {
-    const fit = module.fit(s, backend, lockNodes);
+    const fit = module.fit(s, backend, lockNodes, viaChannels);
     if (typeof fit === 'function') return { spec: s, module, build: fit };
     if ('reason' in fit) throw new UserError(`--nemesis ${s.kind}:${s.aim} ${fit.reason}`);
     const shown = s.aim === module.aims[0] ? s.kind : `${s.kind}:${s.aim}`;

@@ -78,8 +78,10 @@ export interface FaultKindModule<Name extends string = string> {
   /**
    * The spec on this backend with this many lock nodes: why it cannot run, or how its
    * nemesis is built from the run's context (with what the backend declares in hand).
+   * `viaChannels`: the nodes are reached through control channels (their own checks,
+   * nodeNeeds, decide what this machine need not have).
    */
-  fit(spec: FaultSpec, backend: Backend, lockNodes: number): Unfit | BuildNemesis;
+  fit(spec: FaultSpec, backend: Backend, lockNodes: number, viaChannels?: boolean): Unfit | BuildNemesis;
   /**
    * What the fault does to a lock node itself, for nodes lockchaos did not start (a target's,
    * reached through a control channel): stop or kill the service's process ('process'),

@@ -96,7 +96,7 @@ function resolveWith(c: TestConfig, backend: Backend, parsed: readonly ParsedFau
   const lockNodes = lockSpecs.filter((s) => s.role === 'node').length;
   if (c.nemesis.trim() === '')
     throw new UserError(`--nemesis is empty: give none, or fault kinds (${cliCommand} run --help)`);
-  const faults = resolveFaults(parsed ?? c.nemesis, backend, lockNodes);
+  const faults = resolveFaults(parsed ?? c.nemesis, backend, lockNodes, inventory !== undefined);
   const kinds = new Set<string>(faults.map((f) => f.spec.kind));
   const stray = c.schedule?.find((f) => !kinds.has(f.kind));
   if (stray) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { userErrorOf } from '../../test/unit/user-error.js';
 import { BACKENDS } from '../backends/index.js';
 import { resolveFaults } from '../nemesis/index.js';
@@ -56,6 +56,36 @@ describe('a target resolved against the run', () => {
     expect(refusal(() => resolveTarget(three({}), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }))).toMatch(
       /no control channel/,
     );
+  });
+
+  it('takes node-clock on a host over ssh (its own checks come at the start), never on a node with no channel', () => {
+    const faults = resolveFaults('node-clock', etcd, 3, true);
+    expect([
+      ...resolveTarget(three({ ssh }), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }).needs,
+    ]).toEqual(['process', 'clock']);
+    expect(refusal(() => resolveTarget(three({}), specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }))).toMatch(
+      /^--nemesis node-clock:one on --target t\.yaml: node e1 has no control channel/,
+    );
+    const hosts = three({ ssh, commands: { process: undefined } });
+    for (const n of hosts.nodes) n.commands.process = undefined;
+    expect(refusal(() => resolveTarget(hosts, specs(etcd), faults, { backend: 'etcd', target: 't.yaml' }))).toMatch(
+      /node e1 has no commands\.process/,
+    );
+  });
+
+  it('refuses node-clock on an existing container when this runner cannot warp it from here, naming why and the fix', () => {
+    const faults = resolveFaults('node-clock', redis, 1, true);
+    const container = inv([{ name: 'r', address: '10.0.0.9', docker: { container: 'myapp-redis-1' } }], 'redis');
+    const getuid = vi.spyOn(process, 'getuid').mockReturnValue(1000);
+    try {
+      expect(
+        refusal(() => resolveTarget(container, specs(redis), faults, { backend: 'redis', target: 't.yaml' })),
+      ).toMatch(
+        /^--nemesis node-clock:one on --target t\.yaml: node r is container myapp-redis-1 of this engine, .*needs root.*: run lockchaos as root on the engine's host/,
+      );
+    } finally {
+      getuid.mockRestore();
+    }
   });
 
   it('refuses an inventory of another size than the backend runs', () => {

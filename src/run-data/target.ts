@@ -4,9 +4,11 @@
  * is checked against every node's control channel before anything starts. A fault a node
  * cannot take is one UserError line that names the node and why.
  */
+import { clockWarpSupport } from '../cluster/clock-warp.js';
 import type { NodeSpec } from '../cluster/cluster.js';
 import type { Fault } from '../nemesis/index.js';
 import { checkChannelFiles, type Inventory, type NodeNeed, type TargetNode } from '../target/inventory.js';
+import { runnerClockHelper } from '../target/ssh-clock.js';
 import type { Ready } from '../target/target-node.js';
 import { UserError } from '../util/errors.js';
 import type { TestConfig } from './parameters.js';
@@ -27,12 +29,31 @@ function cannot(node: TargetNode, need: NodeNeed): string | undefined {
   const c = node.control;
   if (c.kind === 'none')
     return `node ${node.name} has no control channel (a service reached only as a client takes client-side faults: ${CLIENT_SIDE}): give it ssh: or docker:, or choose a client-side fault`;
+  if (need === 'clock') return clockCannot(node);
   if (c.kind === 'docker') return undefined;
   if (need === 'process' && node.commands.process === undefined)
     return `node ${node.name} has no commands.process: name a command that prints the service's pids ("pgrep -x my-lockd")`;
   if (need === 'restart' && node.commands.start === undefined)
     return `node ${node.name} has no commands.start: name the command that starts the service again after the kill ("systemctl start etcd")`;
   return undefined;
+}
+
+/**
+ * Why node-clock cannot warp a node's clock from what this machine knows (the host's own
+ * checks come as the run starts): a container of this engine is warped from here, by its
+ * host pids; a host over SSH takes this machine's helper.
+ */
+function clockCannot(node: TargetNode): string | undefined {
+  const c = node.control;
+  if (c.kind === 'docker') {
+    const support = clockWarpSupport();
+    return support.ok
+      ? undefined
+      : `node ${node.name} is container ${c.container} of this engine, whose clock node-clock warps from this machine, and ${support.why}: run lockchaos as root on the engine's host, or choose clock (Redis TTLs) or a client-side fault`;
+  }
+  if (c.kind !== 'ssh') return undefined;
+  const helper = runnerClockHelper();
+  return 'why' in helper ? `node ${node.name}: ${helper.why}` : undefined;
 }
 
 /** Backends whose nodes agree by majority: an even count tolerates no more failures than one fewer. */

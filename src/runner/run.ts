@@ -157,7 +157,10 @@ async function readyTheHost(resolved: ResolvedRun, build: boolean, log: (line: s
   for (const name of swept.inUse)
     log(`a crashed run's network is still in use, not removed: ${name} (lockchaos cleanup says more)`);
   const healed = await reclaimTargets();
-  if (healed.runs > 0) log(`healed what crashed runs left on their targets: ${plural(healed.runs, 'run')}`);
+  if (healed.runs > 0 || healed.clocks > 0)
+    log(
+      `healed what crashed runs left on their targets: ${plural(healed.runs, 'run')}${healed.clocks > 0 ? `, ${plural(healed.clocks, 'warped clock')} restored` : ''}`,
+    );
   for (const problem of healed.problems) log(`a crashed run's target is not healed yet: ${problem}`);
   await ensureImage({ build, log, ...imagesOf(resolved.nodeSpecs, resolved.config.backendModule) });
 }

@@ -5,8 +5,10 @@
  * not loaded (its defaults are unknown then, and said so), and no host is reached.
  */
 
+import { statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { isModulePath, knownBackend } from '../backends/index.js';
+import { clockWarpHelper } from '../cluster/clock-warp.js';
 import type { NodeHandle } from '../cluster/cluster.js';
 import { removeRulesCommand } from '../nemesis/iptables.js';
 import { lossRule } from '../nemesis/kinds/loss.js';
@@ -15,6 +17,7 @@ import { parseFaults } from '../nemesis/spec.js';
 import type { TestConfig } from '../run-data/parameters.js';
 import { backendOptionsOf, resolveRun } from '../run-data/resolve.js';
 import { targetNotes } from '../run-data/target.js';
+import { SHOWN } from '../target/clock-scripts.js';
 import { HEARTBEAT_S, hostScripts } from '../target/commands.js';
 import {
   checkChannelFiles,
@@ -61,9 +64,30 @@ function sshLines(node: TargetNode, inventory: Inventory, needs: ReadonlySet<Nod
   }
   if (kinds.has('loss')) lines.push(block('loss', shown(lossRule(handle, RUN))));
   if (needs.has('network')) lines.push(block('partition and loss heal', shown(removeRulesCommand(RUN))));
+  if (needs.has('clock')) lines.push(...clockLines(all, body));
   if (s.logs) lines.push(block('logs (at the end)', s.logs));
   lines.push(block('heal (at the end, on Ctrl-C, and at the next start or cleanup after a crash)', more.heal));
   return lines;
+}
+
+/** node-clock's scripts on a host: its check and the helper's copy at the start, each verb of a fault. */
+function clockLines(all: ReturnType<typeof hostScripts>, body: (script: string) => string): string[] {
+  const c = all.clock;
+  const helper = clockWarpHelper();
+  const bytes = helper === undefined ? 0 : statSync(helper).size;
+  return [
+    block('node-clock: check the host (at the start)', body(c.check)),
+    block(
+      "node-clock: copy this machine's clock-warp helper, its bytes on stdin (at the start)",
+      body(c.install(bytes)),
+    ),
+    block("node-clock: try the helper on the service's first process (at the start)", body(c.probe)),
+    block("node-clock (for each of the service's pids)", body(c.warp(SHOWN.pid, SHOWN.change))),
+    block('node-clock strobe (each flip)', body(c.set(SHOWN.pid, SHOWN.change))),
+    block('node-clock read (the warp in place)', body(c.read(SHOWN.pid))),
+    block('node-clock heal (for each pid it warped)', body(c.restore(SHOWN.pid))),
+    block('node-clock heal (processes born of a warped one, to read and restore)', body(c.born([SHOWN.pid]))),
+  ];
 }
 
 function dockerLines(node: TargetNode, inventory: Inventory, kinds: ReadonlySet<string>) {
@@ -82,6 +106,10 @@ function dockerLines(node: TargetNode, inventory: Inventory, kinds: ReadonlySet<
     lines.push(block(`loss, ${inNetns}`, shown(lossRule({ confined: true, port: node.port }, RUN))));
   if (kinds.has('loss') || kinds.has('partition-nodes'))
     lines.push(block(`heal, ${inNetns}`, shown(removeRulesCommand(RUN))));
+  if (kinds.has('node-clock'))
+    lines.push(
+      `  node-clock: this machine's clock-warp helper (${clockWarpHelper() ?? 'not built'}) on the host pids of ${c.container}'s processes (attach, set, read, restore <pid>), as on lockchaos's own nodes`,
+    );
   lines.push(`  logs (at the end): docker logs --since <run start> ${c.container}`);
   return lines;
 }

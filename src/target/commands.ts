@@ -20,6 +20,7 @@
  * a rule still there, a service that did not come back); the first line says which.
  */
 import { shellQuote } from '../backends/node-start.js';
+import { CLOCK_PRELUDE, clockScripts, HEAL_CLOCKS, HEAL_CLOCKS_CHECK, HEAL_CLOCKS_FILES } from './clock-scripts.js';
 import type { NodeCommands } from './inventory.js';
 
 /** The tag on every rule and file of a run on a host. */
@@ -136,6 +137,7 @@ const HEAL = [
   '[ -z "$lc_path" ] || { PATH=$lc_path:$PATH; export PATH; }',
   'stopped=; [ ! -f "$lc_stopped_file" ] || stopped=$(set -f; lc_live $(cat "$lc_stopped_file"))',
   '[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null',
+  ...HEAL_CLOCKS,
   'lc_rules() { command -v iptables-save >/dev/null || { echo 0; return; }; iptables-save 2>/dev/null | grep -c -- "$lc_tag"; }',
   '[ "$(lc_rules)" = 0 ] || { iptables-save | grep -v -- "$lc_tag" | iptables-restore; }',
   // A start command that failed brings nothing up: said at once, not waited on.
@@ -145,6 +147,7 @@ const HEAL = [
   '  lc_find; left=; starting=',
   '  t=$(lc_stopped $stopped $pids); [ -z "$t" ] || left="$left; stopped (state T): pid $(echo $t)"',
   '  r=$(lc_rules); [ "$r" = 0 ] || left="$left; $r iptables rules tagged $lc_tag"',
+  ...HEAL_CLOCKS_CHECK,
   '  [ ! -f "$lc_killed_file" ] || [ -n "$pids" ] || { [ "$start_rc" != 0 ] || starting=1; left="$left; the service is not running (no live process found by: $lc_process)"; }',
   // A process still stopped or a rule still there a second on stays so; only a service
   // coming up may take the full 10 s.
@@ -152,7 +155,7 @@ const HEAL = [
   'done',
   '[ "$start_rc" = 0 ] || [ -n "$pids" ] || left="$left; its start command exited with code $start_rc: $lc_start"',
   '[ -z "$left" ] || { echo "left:$left" | sed \'s/^left:; /left: /\' >&2; exit 5; }',
-  'rm -f "$lc_stopped_file" "$lc_killed_file" "$lc_record"',
+  `rm -f "$lc_stopped_file" "$lc_killed_file" ${HEAL_CLOCKS_FILES} "$lc_record"`,
 ];
 
 /** Every verb a run may execute on a host, as scripts for `sh`. */
@@ -165,6 +168,7 @@ export function hostScripts(runId: string, commands: NodeCommands) {
     `lc_process=${shellQuote(commands.process ?? 'false')}`,
     `lc_start=${shellQuote(commands.start ?? 'false')}`,
     'lc_stopped_file=$lc_dir/$lc_tag.stopped; lc_killed_file=$lc_dir/$lc_tag.killed; lc_record=$lc_dir/$lc_tag.run',
+    ...CLOCK_PRELUDE,
   ];
   /** What every script but the log's begins with: a dry run shows it once. */
   const shared = `${path}${head.join('\n')}\n`;
@@ -200,6 +204,8 @@ export function hostScripts(runId: string, commands: NodeCommands) {
     /** Whether iptables can be run here (partition, loss). */
     canIptables: `${path}iptables -S INPUT >/dev/null`,
     heal: script(...HEAL),
+    /** node-clock's scripts (clock-scripts.ts). */
+    clock: clockScripts(script),
     /** The service's recent log, when the inventory says how to get it. */
     logs: commands.logs === undefined ? undefined : path + commands.logs,
   };
@@ -222,7 +228,7 @@ export const HOST_LISTING = [
   '  base=$(basename "$f"); id=$(echo "$base" | sed \'s/^lockchaos-//; s/[.].*$//\')',
   '  case $base in',
   '    *.run) owner=$( . "$f"; echo "$lc_owner" ); echo "run $id $((now - $(stat -c %Y "$f"))) $owner";;',
-  '    *.stopped|*.killed) echo "trace $id";;',
+  '    *.stopped|*.killed|*.warped|*.clock-warp) echo "trace $id";;',
   '  esac',
   'done',
   "! command -v iptables-save >/dev/null || iptables-save 2>/dev/null | grep -o -- 'lockchaos-[0-9a-f]*' | sort -u | sed 's/^lockchaos-/trace /'",

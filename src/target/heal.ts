@@ -19,10 +19,12 @@ import type { ExecResult } from '../cluster/exec.js';
 import { ownerAlive } from '../cluster/labels.js';
 import { NetnsHelper } from '../cluster/netns.js';
 import { errorMessage } from '../util/errors.js';
+import { clocksRestored } from './clock-scripts.js';
 import { HOST_LISTING, healLeft, hostScripts, hostTag, listedRuns, STALE_S } from './commands.js';
 import { describeNode, type Inventory, type SshChannel, type TargetNode } from './inventory.js';
 import { forgetEntry, type LedgerEntry, orphanedEntries } from './ledger.js';
 import { SshHost } from './ssh.js';
+import { helperForHeal } from './ssh-clock.js';
 
 /** Removes the run's rules from a container's network namespace (through `netExec`, a helper in it). */
 export async function removeContainerRules(
@@ -38,17 +40,37 @@ export async function removeContainerRules(
   if (r.exitCode !== 0) throw new Error(`rules of ${tag} not removed: ${r.output.trim()}`);
 }
 
-/** Heals one entry's nodes; the problems met, in words (none: healed, and the entry forgotten). */
-async function healEntry(entry: LedgerEntry): Promise<string[]> {
+/**
+ * Runs a run's heal script on a host (its clocks' helper copied again first where a warp is
+ * recorded and it is gone, or `clocks` says one was): what is left, and how many processes
+ * got their true clock back.
+ */
+async function healOnHost(
+  host: SshHost,
+  runId: string,
+  node: TargetNode,
+  clocks: boolean,
+): Promise<{ left?: string; clocks: number }> {
+  const scripts = hostScripts(runId, node.commands);
+  if (clocks) await helperForHeal(host, scripts);
+  const r = await host.run(scripts.heal);
+  return { left: healLeft(r), clocks: clocksRestored(r.output) };
+}
+
+/** Heals one entry's nodes; the problems met, in words (none: healed, and the entry forgotten), and the clocks restored. */
+async function healEntry(entry: LedgerEntry): Promise<{ problems: string[]; clocks: number }> {
   const problems: string[] = [];
+  let clocks = 0;
   for (const node of entry.nodes) {
     const c = node.control;
     try {
       if (c.kind === 'ssh') {
         const host = new SshHost(c);
         try {
-          const left = healLeft(await host.run(hostScripts(entry.runId, node.commands).heal));
-          if (left) problems.push(`${describeNode(node)}: ${left}`);
+          const warped = entry.warped.some((w) => w.node === node.name);
+          const healed = await healOnHost(host, entry.runId, node, warped);
+          clocks += healed.clocks;
+          if (healed.left) problems.push(`${describeNode(node)}: ${healed.left}`);
         } finally {
           await host.close();
         }
@@ -69,7 +91,7 @@ async function healEntry(entry: LedgerEntry): Promise<string[]> {
     }
   }
   if (problems.length === 0) forgetEntry(entry.runId);
-  return problems;
+  return { problems, clocks };
 }
 
 /**
@@ -78,15 +100,17 @@ async function healEntry(entry: LedgerEntry): Promise<string[]> {
  */
 export async function reclaimTargets(
   which: 'orphaned' | 'all' = 'orphaned',
-): Promise<{ runs: number; problems: string[] }> {
+): Promise<{ runs: number; problems: string[]; clocks: number }> {
   let runs = 0;
+  let clocks = 0;
   const problems: string[] = [];
   for (const entry of orphanedEntries(which)) {
     const found = await healEntry(entry);
-    if (found.length === 0) runs++;
-    problems.push(...found.map((p) => `run ${entry.runId}: ${p}`));
+    if (found.problems.length === 0) runs++;
+    clocks += found.clocks;
+    problems.push(...found.problems.map((p) => `run ${entry.runId}: ${p}`));
   }
-  return { runs, problems };
+  return { runs, problems, clocks };
 }
 
 /** What `cleanup --target` did on an inventory's hosts. */
@@ -97,6 +121,8 @@ export interface HostsHealed {
   problems: string[];
   /** Runs still going, left alone: a line each. */
   live: string[];
+  /** Processes whose clock a run had warped, given true time again. */
+  clocks: number;
 }
 
 /** How a run found on a host is taken: healed now, watched a while (heard from lately), or left alone. */
@@ -111,7 +137,7 @@ export function judgeRun(run: { ageS?: number; owner?: string }, which: 'orphane
  * it, but runs still going (`all`: those too).
  */
 export async function healHosts(inventory: Inventory, which: 'orphaned' | 'all' = 'orphaned'): Promise<HostsHealed> {
-  const done: HostsHealed = { runs: 0, problems: [], live: [] };
+  const done: HostsHealed = { runs: 0, problems: [], live: [], clocks: 0 };
   // One host reached once, with the first of its nodes' commands (a run's record names its own).
   const hosts = new Map<string, TargetNode & { control: SshChannel }>();
   for (const node of inventory.nodes) {
@@ -133,7 +159,8 @@ async function healHost(node: TargetNode & { control: SshChannel }, which: 'orph
     return listedRuns(r.output);
   };
   const heal = async (runId: string) => {
-    const left = healLeft(await host.run(hostScripts(runId, node.commands).heal));
+    const { left, clocks } = await healOnHost(host, runId, node, true);
+    done.clocks += clocks;
     if (left) done.problems.push(`run ${runId} on ${where}: ${left}`);
     else done.runs++;
   };

@@ -17,9 +17,10 @@ import { besideInventory, CONTAINER, HOST_OR_IP, SEARCH_PATH, type Shape, SSH_PA
 
 /**
  * What a fault needs of a lock node's control channel: stop or kill the service's process
- * ('process'), start it again ('restart'), add iptables rules on it ('network').
+ * ('process'), start it again ('restart'), add iptables rules on it ('network'), warp its
+ * processes' clocks ('clock': the clock-warp helper, on the host or from this machine).
  */
-export type NodeNeed = 'process' | 'restart' | 'network';
+export type NodeNeed = 'process' | 'restart' | 'network' | 'clock';
 
 /** An SSH control channel: OpenSSH's client, with the host's key checked unless said. */
 export interface SshChannel {

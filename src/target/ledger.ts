@@ -20,6 +20,11 @@ export interface LedgerEntry {
   nodes: TargetNode[];
   /** Existing containers this run killed and has not started again (docker channel). */
   killed: string[];
+  /**
+   * Processes on a node's host whose clock the run warped and has not restored yet
+   * (node-clock over SSH): the heal restores them (with the host's own record of each).
+   */
+  warped: { node: string; pid: number }[];
 }
 
 /** Where the entries are: the runner's state folder's targets/. */
@@ -32,7 +37,7 @@ const entryPath = (runId: string) => join(ledgerDir(), `${runId}.json`);
 export class Ledger {
   private readonly entry: LedgerEntry;
   constructor(runId: string, nodes: TargetNode[]) {
-    this.entry = { runId, owner: ownerLabel(), nodes, killed: [] };
+    this.entry = { runId, owner: ownerLabel(), nodes, killed: [], warped: [] };
   }
   /** Written (and rewritten) before the step it records reaches a host. */
   save() {
@@ -43,6 +48,16 @@ export class Ledger {
     this.entry.killed = this.entry.killed.filter((n) => n !== node);
     if (killed) this.entry.killed.push(node);
     this.save();
+  }
+  /** A warp recorded before it reaches the host (warped), forgotten once its process has true time again. */
+  markWarped(node: string, pid: number, warped: boolean) {
+    this.entry.warped = this.entry.warped.filter((w) => w.node !== node || w.pid !== pid);
+    if (warped) this.entry.warped.push({ node, pid });
+    this.save();
+  }
+  /** What the entry holds now (a copy). */
+  get recorded(): LedgerEntry {
+    return structuredClone(this.entry);
   }
   remove() {
     rmSync(entryPath(this.entry.runId), { force: true });
@@ -61,7 +76,8 @@ export function orphanedEntries(which: 'orphaned' | 'all' = 'orphaned'): LedgerE
   for (const name of names) {
     try {
       const entry = JSON.parse(readFileSync(join(ledgerDir(), name), 'utf8')) as LedgerEntry;
-      if (which === 'all' || !ownerAlive(entry.owner)) entries.push({ ...entry, killed: entry.killed ?? [] });
+      if (which === 'all' || !ownerAlive(entry.owner))
+        entries.push({ ...entry, killed: entry.killed ?? [], warped: entry.warped ?? [] });
     } catch {
       // A half-written entry: its run died before its first command reached a host.
       rmSync(join(ledgerDir(), name), { force: true });

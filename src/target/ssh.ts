@@ -7,10 +7,11 @@
  * after ControlPersist. Nothing secret is passed on a command line or kept: the key is a
  * path that ssh reads.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { ExecResult } from '../cluster/exec.js';
 import type { SshChannel } from './inventory.js';
 
@@ -84,13 +85,21 @@ export class SshHost {
     return `${this.channel.sudo ? 'sudo -n ' : ''}sh -c ${quote(script)}`;
   }
 
-  /** Runs a script on the host: its exit code and its output (stdout then stderr). */
-  run(script: string): Promise<ExecResult> {
+  /**
+   * Runs a script on the host: its exit code and its output (stdout then stderr); `input`:
+   * bytes for the script's stdin (a file it writes: the clock-warp helper).
+   */
+  run(script: string, input?: Uint8Array): Promise<ExecResult> {
     return new Promise((resolve) => {
       // `--` before the host: whatever the inventory said, ssh takes it as a host, never an option.
       const child = spawn('ssh', [...this.options(), '--', this.channel.host, this.remoteCommand(script)], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+      if (input !== undefined && child.stdin) {
+        // A script that exits before reading all of it closes the pipe: its exit code says why.
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input);
+      }
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let size = 0;

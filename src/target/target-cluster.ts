@@ -6,6 +6,7 @@
  * faults need, start the store, wait for the service to answer; at the end, heal every node
  * (rules, stopped and killed processes) and close the channels.
  */
+import { readWarp } from '../cluster/clock-warp.js';
 import type { Cluster, NodeHandle, NodeSpec } from '../cluster/cluster.js';
 import { startCluster } from '../cluster/cluster.js';
 import { docker } from '../cluster/docker-engine.js';
@@ -18,6 +19,7 @@ import { describeNode, type Inventory, type NodeNeed, type TargetNode } from './
 import { Ledger } from './ledger.js';
 import { checkServicePort, serviceNotReady } from './service-port.js';
 import { SshHost } from './ssh.js';
+import { readyHostClock } from './ssh-clock.js';
 import { sshReason } from './ssh-reason.js';
 import { DockerTargetNode, type Ready, SshNode, UncontrolledNode } from './target-node.js';
 
@@ -62,7 +64,29 @@ async function openNode(
       }
     })(node, ready, id, runId);
   }
-  return new SshNode(node, ready, new SshHost(c), runId);
+  return new SshNode(node, ready, new SshHost(c), runId, (pid, warped) => ledger.markWarped(node.name, pid, warped));
+}
+
+/**
+ * Readies a node for node-clock before the run starts (a host: checked, the helper copied
+ * and tried on the service; a container of this engine: its host pids seen and read from
+ * here); a UserError naming the node, what stands in the way and the fix.
+ */
+async function readyClock(file: string, node: NodeHandle, target: TargetNode): Promise<void> {
+  let why: string | undefined;
+  if (node instanceof SshNode) why = await readyHostClock(node.host, node.scripts);
+  else if (node instanceof DockerTargetNode) {
+    const pids = await node.hostPids().catch(() => []);
+    if (pids.length === 0)
+      why =
+        "the container's processes are not visible to this runner by their host pids (it runs in a pid namespace of its own, a container, or the container is stopped): run lockchaos on the engine's host";
+    else
+      why = await readWarp(pids[0] as number).then(
+        () => undefined,
+        (err) => `clock-warp cannot read the container's process ${pids[0]} from here (${errorMessage(err)})`,
+      );
+  }
+  if (why) throw unreachable(file, target, `node-clock: ${why}`);
 }
 
 /** Checks, on each node, what the run's faults will do there; a UserError naming the first that cannot. */
@@ -133,6 +157,7 @@ export async function startTargetCluster(opts: {
         written.add(node);
         await recordRun(inventory.path, node, target);
       }
+      if (opts.needs.has('clock')) await readyClock(inventory.path, node, target);
     }
     // The clients dial each node from here: a port nothing listens on is said now, by name.
     await Promise.all(inventory.nodes.map((t) => checkServicePort(inventory.path, t, opts.signal)));

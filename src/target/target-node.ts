@@ -12,6 +12,7 @@ import type { ExecResult } from '../cluster/exec.js';
 import { healLeft, hostScripts, processStates } from './commands.js';
 import type { TargetNode } from './inventory.js';
 import type { SshHost } from './ssh.js';
+import { SshClockWarper } from './ssh-clock.js';
 
 /** Readiness of the node's service, the backend's (its node spec's ready()). */
 export type Ready = (node: NodeHandle, start?: { restart: boolean }) => Promise<void>;
@@ -49,14 +50,19 @@ function must(node: string, verb: string, r: ExecResult): string {
 export class SshNode extends TargetNodeBase implements NodeHandle {
   /** The scripts every verb runs on the host (commands.ts), the run's id in them. */
   readonly scripts;
+  /** node-clock's warps, by the helper on the host (ssh-clock.ts). */
+  readonly clockWarp;
   constructor(
     target: TargetNode,
     ready: Ready,
     readonly host: SshHost,
     runId: string,
+    /** A warp about to reach the host (true), or undone (false): for the run's ledger. */
+    onWarp?: (pid: number, warped: boolean) => void,
   ) {
     super(target, ready);
     this.scripts = hostScripts(runId, target.commands);
+    this.clockWarp = new SshClockWarper(host, this.scripts, onWarp);
   }
   private withPath(command: string[]): string {
     const line = command.map(shellQuote).join(' ');

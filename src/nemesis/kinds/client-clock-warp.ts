@@ -11,6 +11,7 @@
  */
 import {
   type ClockChange,
+  changeWarp,
   clockWarpSupport,
   readWarp,
   restoreProcesses,
@@ -104,7 +105,11 @@ export class ClientClockWarp implements Nemesis {
     if (this.warped.length === 0 && Object.keys(notWarped).length === 0) return null;
     if (this.mode === 'strobe' && this.warped.length > 0) {
       const period = (value as { periodMs: number }).periodMs;
-      this.strobing = startClockStrobe(() => this.warped.flatMap((w) => w.pids), change.offsetMs ?? 0, period);
+      this.strobing = startClockStrobe(
+        () => this.warped.flatMap((w) => w.pids.map((pid) => ({ pid, change: changeWarp }))),
+        change.offsetMs ?? 0,
+        period,
+      );
     }
     return {
       value: {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ClockChange, ClockWarper, WarpState } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { Rng } from '../../util/rng.js';
 import { nodeFaultContext } from '../context.js';
@@ -74,10 +75,56 @@ describe('node-clock', () => {
     expect(await warp.stop()).toBeNull();
   });
 
-  it('is refused on a target in one line, and needs the leader capability for the leader aim', () => {
-    expect(nodeClock.notOnTargets).toMatch(/this machine's containers only/);
+  it('runs through control channels, and needs the leader capability for the leader aim', () => {
+    expect(nodeClock.notOnTargets).toBeUndefined();
     const backend = { name: 'x', description: '', fencing: { supported: false }, nodeSpecs: () => [] };
     const unfit = nodeClock.fit({ kind: 'node-clock', aim: 'leader', mode: 'forward' }, backend as never, 3);
     expect(unfit).toMatchObject({ capability: expect.stringMatching(/leader/) });
+    // Through channels, no local check: each node's channel says what it takes (nodeNeeds).
+    expect(nodeClock.nodeNeeds?.({ kind: 'node-clock', aim: 'one' })).toEqual(['process', 'clock']);
+  });
+
+  it("warps a node's processes where its channel says (a host's helper), and restores them and those born since", async () => {
+    const calls: string[] = [];
+    const state = (pid: number, warped: boolean): WarpState => ({
+      pid,
+      action: 'read',
+      warped,
+      ...(warped ? { offsetMs: { realtime: 1234.56, monotonic: 1234.56, boottime: 1234.56 }, rate: 0 } : {}),
+    });
+    const warper: ClockWarper = {
+      noneFound: 'none',
+      pids: async () => [11, 12],
+      warp: async (runId, pids, change: ClockChange) => {
+        calls.push(`warp ${runId} ${pids} ${JSON.stringify(change)}`);
+        return { warped: [11], ended: [12], failed: [] };
+      },
+      change: async (pid) => state(pid, true),
+      read: async (pid) => state(pid, pid !== 14),
+      restore: async (_runId, pid) => {
+        calls.push(`restore ${pid}`);
+        return state(pid, false);
+      },
+      born: async (warped) => {
+        calls.push(`born ${warped}`);
+        return [13, 14];
+      },
+      alive: async () => true,
+    };
+    const node = { name: 'redis-1', clockWarp: warper } as unknown as NodeHandle;
+    const ctx = nodeFaultContext('abc', [node], { nemesisIntervalS: 1, ttlMs: 1000 });
+    const warp = new NodeClockWarp(ctx, 'one', 'forward');
+    const started = await warp.start(new Rng(1));
+    expect(started?.value).toMatchObject({ nodes: ['redis-1'], pids: { 'redis-1': [11] } });
+    expect(started?.value).not.toHaveProperty('notWarped');
+    expect(calls[0]).toMatch(/^warp abc 11,12 \{"jumpMs":\d+\}$/);
+    const stopped = await warp.stop();
+    // Read through the warper (no server time here): the warp's own offset, to a tenth.
+    expect(stopped).toMatchObject({
+      restored: ['redis-1'],
+      clock: { during: { 'redis-1': 1234.6 } },
+      inherited: { 'redis-1': [13] },
+    });
+    expect(calls.slice(1)).toEqual(['restore 11', 'born 11', 'restore 13']);
   });
 });

@@ -7,18 +7,17 @@
  * expiry, its leases, its timeouts. The record says what the server's clock read back,
  * before (the start's record), during and after (the stop's: read at its end, before and
  * after the true clock is back), where the backend can ask it (Redis TIME). At stop the true clock
- * is put back (a jump of its own, as an NTP step back to true time would be).
+ * is put back (a jump of its own, as an NTP step back to true time would be). A node's
+ * processes are warped where its ClockWarper says: this machine's helper on a container's
+ * host pids, or a host's own helper over its SSH channel.
  */
-import { existsSync } from 'node:fs';
 import type { BackendCapabilities } from '../../backends/backend.js';
 import {
   type ClockChange,
+  type ClockWarper,
   clockWarpSupport,
-  readWarp,
-  restoreProcess,
-  restoreProcesses,
-  warpedOffsetMs,
-  warpProcesses,
+  localClockWarper,
+  realtimeOffsetMs,
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
@@ -41,6 +40,13 @@ type ServerTime = NonNullable<BackendCapabilities['serverTime']>;
 
 /** A node's clock minus true time (ms), as read, per node; a node that could not be read: why. */
 type ClockReadings = Record<string, number | string>;
+
+/** How a node's processes' clocks are warped: its own way (a host's, over its channel), or here by its host pids; none: not at all. */
+export function warperOf(node: NodeHandle): ClockWarper | undefined {
+  if (node.clockWarp) return node.clockWarp;
+  const hostPids = node.hostPids?.bind(node);
+  return hostPids ? localClockWarper(hostPids) : undefined;
+}
 
 /**
  * What the warp does, drawn: always the same draws in the same order, whatever the mode;
@@ -111,14 +117,15 @@ export class NodeClockWarp implements Nemesis {
     const notWarped: Record<string, string> = {};
     const pids: Record<string, number[]> = {};
     for (const node of nodes) {
-      const found = node.hostPids ? await node.hostPids() : [];
-      if (found.length === 0) {
-        notWarped[node.name] = node.hostPids
-          ? 'its processes are not visible to this runner (another pid namespace, or it is not running)'
-          : 'a node reached through a channel: clock-warp runs on the runner’s host only';
+      const warper = warperOf(node);
+      const found = warper ? await warper.pids() : [];
+      if (!warper || found.length === 0) {
+        notWarped[node.name] = warper
+          ? warper.noneFound
+          : 'a node with no control channel: nothing reaches its processes';
         continue;
       }
-      const group = await warpProcesses(this.ctx.runId, found, change);
+      const group = await warper.warp(this.ctx.runId, found, change);
       if (group.failed.length > 0) {
         notWarped[node.name] = group.failed.map((f) => `process ${f.pid}: ${f.why}`).join('; ');
       }
@@ -129,7 +136,12 @@ export class NodeClockWarp implements Nemesis {
     }
     if (this.mode === 'strobe' && this.warped.size > 0) {
       const period = (value as { periodMs: number }).periodMs;
-      this.strobing = startClockStrobe(() => [...this.warped.values()].flat(), change.offsetMs ?? 0, period);
+      const strobed = () =>
+        [...this.warped].flatMap(([node, pids]) => {
+          const warper = warperOf(node);
+          return warper ? pids.map((pid) => ({ pid, change: (p: number, c: ClockChange) => warper.change(p, c) })) : [];
+        });
+      this.strobing = startClockStrobe(strobed, change.offsetMs ?? 0, period);
     }
     // No reading after the warp here: the fault's window opens when start returns, and a
     // lock taken over in between would be blamed on no fault. Its clock during the fault
@@ -164,7 +176,8 @@ export class NodeClockWarp implements Nemesis {
           out[node.name] = Math.round((await this.serverTime.offsetMs(node)) * 10) / 10;
         } else {
           const pid = this.warped.get(node)?.[0];
-          out[node.name] = pid === undefined ? 0 : await warpedOffsetMs(pid);
+          const warper = warperOf(node);
+          out[node.name] = pid === undefined || !warper ? 0 : realtimeOffsetMs(await warper.read(pid));
         }
       } catch (err) {
         out[node.name] = `not read: ${errorMessage(err)}`;
@@ -187,12 +200,18 @@ export class NodeClockWarp implements Nemesis {
     const problems: string[] = [];
     const inherited: Record<string, number[]> = {};
     for (const [node, pids] of this.warped) {
+      const warper = warperOf(node);
+      if (!warper) continue;
       // A process frozen by another fault cannot be stopped by ptrace until it thaws.
       await whenAvailable(this.ctx, node);
-      problems.push(...(await restoreProcesses(this.ctx.runId, pids, (pid) => `${node.name} process ${pid}`)));
+      for (const pid of pids) {
+        await warper
+          .restore(this.ctx.runId, pid)
+          .catch((err) => problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`));
+      }
       // A process the warped ones started during the fault (PostgreSQL forks a backend per
       // session) was born with their clock: it is put back too.
-      const born = await this.restoreBorn(node, pids, problems);
+      const born = await this.restoreBorn(node, warper, pids, problems);
       if (born.length > 0) inherited[node.name] = born;
     }
     this.warped.clear();
@@ -208,17 +227,22 @@ export class NodeClockWarp implements Nemesis {
   }
 
   /** Restores the node's processes not warped by the fault that read as warped: those born of a warped one. */
-  private async restoreBorn(node: NodeHandle, warped: number[], problems: string[]): Promise<number[]> {
-    const found = node.hostPids ? await node.hostPids().catch(() => []) : [];
+  private async restoreBorn(
+    node: NodeHandle,
+    warper: ClockWarper,
+    warped: number[],
+    problems: string[],
+  ): Promise<number[]> {
+    const found = await warper.born(warped).catch(() => []);
     const born: number[] = [];
-    for (const pid of found.filter((p) => !warped.includes(p))) {
+    for (const pid of found) {
       try {
-        if (!(await readWarp(pid)).warped) continue;
-        await restoreProcess(this.ctx.runId, pid);
+        if (!(await warper.read(pid)).warped) continue;
+        await warper.restore(this.ctx.runId, pid);
         born.push(pid);
       } catch (err) {
         // one that ended in between has nothing left to restore
-        if (existsSync(`/proc/${pid}`)) problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`);
+        if (await warper.alive(pid)) problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`);
       }
     }
     return born;
@@ -250,11 +274,12 @@ export const nodeClock = faultKind({
     s.aim === 'bridge' && s.mode !== 'forward' && s.mode !== 'rate' && !((modeRate(s) ?? 0) > 0)
       ? 'node-clock:bridge moves the shared master’s clock ahead, by a jump or a drift (its point is to expire the shared key): use node-clock:bridge, node-clock:bridge:rate or node-clock:bridge:rate=<ρ> (ρ > 0)'
       : undefined,
-  notOnTargets:
-    "node-clock warps processes of this machine's containers only (clock-warp over a target's channel is not built yet): choose clock (Redis TTLs) or a client-side fault",
+  // On a host over SSH its helper runs there; a container of this engine is warped from here.
+  nodeNeeds: () => ['process', 'clock'] as const,
   what: "move the real clock a node's server reads (its processes' vDSO clocks, by ptrace): a jump forward or backward, a strobe every 50-250 ms, or rate: running 5-50% fast (rate=<ρ>: at 1 + ρ, ρ from -0.9 to 10); bridge: the master a clients-majorities split shares, while a bare majority is held (forward: past the lease, or rate); while-held: a jump forward past the lease while a client holds the lock, kept holding until another client holds it too; true time again at stop",
-  fit: (s, backend) => {
-    const support = clockWarpSupport();
+  fit: (s, backend, _lockNodes, viaChannels) => {
+    // Nodes reached through channels are checked by theirs (nodeNeeds' 'clock').
+    const support = viaChannels ? { ok: true as const } : clockWarpSupport();
     if (!support.ok) return { reason: support.why };
     const quorum = backend.capabilities?.quorum;
     if (s.aim === 'bridge' && !quorum) return missing('quorum');
