@@ -17,7 +17,7 @@ Removes every container and network labelled by a lockchaos run whose runner pro
 gone, and ends its client workers and what their client programs left running (the
 programs' cgroups, where cgroup v2 is writable). On the targets of such runs (a run's
 --target: hosts over SSH, existing containers) it removes the run's iptables rules, resumes what it
-stopped and starts what it killed, and checks that it took. Every run does this at start
+stopped, restores the clocks it warped and starts what it killed, and checks that it took. Every run does this at start
 too. A network the engine still counts an endpoint in (a container someone else attached
 to it, or a stale endpoint that only a restart of dockerd clears) is not removed: it is
 counted and named.
