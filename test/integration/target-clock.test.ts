@@ -23,7 +23,7 @@ import { removeResources } from '../../src/cluster/remove-resources.js';
 import { dataStoreNodeSpec } from '../../src/datastore/datastore.js';
 import { nodeFaultContext } from '../../src/nemesis/context.js';
 import { NodeClockWarp } from '../../src/nemesis/kinds/node-clock.js';
-import { reclaimTargets } from '../../src/target/heal.js';
+import { healHosts, reclaimTargets } from '../../src/target/heal.js';
 import { readInventory, type SshChannel, type TargetNode } from '../../src/target/inventory.js';
 import { Ledger, ledgerDir } from '../../src/target/ledger.js';
 import { SshHost } from '../../src/target/ssh.js';
@@ -168,6 +168,32 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
       near(await offset(node), 0);
       expect(filesOf(runId)).toBe('');
       expect(readdirSync(ledgerDir())).toEqual([]);
+    } finally {
+      await node.heal().catch(() => undefined);
+      await host.close();
+    }
+  });
+
+  it("strobes the host's clock over ssh; cleanup --target's heal restores a warp from the host's own record", async () => {
+    const runId = randomBytes(6).toString('hex');
+    const { node, ledger, host, ctx } = await openHost(runId);
+    try {
+      const strobe = new NodeClockWarp(ctx, 'one', 'strobe', REDIS_SERVER_TIME);
+      await strobe.start(new Rng(3));
+      await sleep(800);
+      const stopped = (await strobe.stop()) as Stopped & { flips: number };
+      console.log(`host redis clock strobe: ${stopped.flips} flips in 800 ms`);
+      expect(stopped.flips).toBeGreaterThan(2);
+      near(stopped.clock.after['redis-1'], 0);
+      // A warp left by a runner whose ledger went with it (a CI job's container): the host's record heals it.
+      const jump = new NodeClockWarp(ctx, 'one', 'forward', REDIS_SERVER_TIME);
+      const v = (await jump.start(new Rng(4)))?.value as Started;
+      near(await offset(node), v.jumpMs as number);
+      ledger.remove();
+      const healed = await healHosts(readInventory(inventory('redis.yaml', redis), { backend: '', port: 0 }), 'all');
+      expect(healed).toMatchObject({ runs: 1, problems: [], clocks: 1 });
+      near(await offset(node), 0);
+      expect(filesOf(runId)).toBe('');
     } finally {
       await node.heal().catch(() => undefined);
       await host.close();
