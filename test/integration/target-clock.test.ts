@@ -104,10 +104,20 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
     return { node, ledger, host, ctx };
   }
 
-  it("jumps and drifts the host's Redis clock, read back with TIME, and restores it; nothing is left", async () => {
+  /** `body` on a fresh run's node of the Redis host; whatever it left healed after, its channel closed. */
+  async function onFreshRun(body: (run: Awaited<ReturnType<typeof openHost>> & { runId: string }) => Promise<void>) {
     const runId = randomBytes(6).toString('hex');
-    const { node, ledger, host, ctx } = await openHost(runId);
+    const run = await openHost(runId);
     try {
+      await body({ ...run, runId });
+    } finally {
+      await run.node.heal().catch(() => undefined);
+      await run.host.close();
+    }
+  }
+
+  it("jumps and drifts the host's Redis clock, read back with TIME, and restores it; nothing is left", async () => {
+    await onFreshRun(async ({ node, ledger, ctx, runId }) => {
       near(await offset(node), 0);
       // A jump forward: the server's TIME is ahead by it, the ledger and the host record the pid.
       const jump = new NodeClockWarp(ctx, 'one', 'forward', REDIS_SERVER_TIME);
@@ -145,16 +155,11 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
       expect(filesOf(runId)).toBe('');
       ledger.remove();
       expect(readdirSync(ledgerDir())).toEqual([]);
-    } finally {
-      await node.heal().catch(() => undefined);
-      await host.close();
-    }
+    });
   });
 
   it("a runner killed mid-warp: the next start's heal restores the clock from the ledger, the helper copied again", async () => {
-    const runId = randomBytes(6).toString('hex');
-    const { node, ledger, host, ctx } = await openHost(runId);
-    try {
+    await onFreshRun(async ({ node, ledger, ctx, runId }) => {
       const jump = new NodeClockWarp(ctx, 'one', 'backward', REDIS_SERVER_TIME);
       const v = (await jump.start(new Rng(5)))?.value as Started;
       near(await offset(node), v.jumpMs as number);
@@ -168,16 +173,11 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
       near(await offset(node), 0);
       expect(filesOf(runId)).toBe('');
       expect(readdirSync(ledgerDir())).toEqual([]);
-    } finally {
-      await node.heal().catch(() => undefined);
-      await host.close();
-    }
+    });
   });
 
   it("strobes the host's clock over ssh; cleanup --target's heal restores a warp from the host's own record", async () => {
-    const runId = randomBytes(6).toString('hex');
-    const { node, ledger, host, ctx } = await openHost(runId);
-    try {
+    await onFreshRun(async ({ node, ledger, ctx, runId }) => {
       const strobe = new NodeClockWarp(ctx, 'one', 'strobe', REDIS_SERVER_TIME);
       await strobe.start(new Rng(3));
       await sleep(800);
@@ -194,10 +194,7 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
       expect(healed).toMatchObject({ runs: 1, problems: [], clocks: 1 });
       near(await offset(node), 0);
       expect(filesOf(runId)).toBe('');
-    } finally {
-      await node.heal().catch(() => undefined);
-      await host.close();
-    }
+    });
   });
 
   it("redis-real-clock-jump on the host: its server's clock overtakes a kept holder, TIME says so, all is restored", async () => {
