@@ -1,13 +1,14 @@
 /**
  * node-clock on a target's host over SSH, on real sshd hosts (target-hosts.ts): the
  * clock-warp helper is copied to the host and moves its Redis server's clock there, by a
- * jump and by a rate, read back from the server itself (Redis TIME, from here); the true
- * clock comes back at stop, and the ledger and the host keep nothing. A runner killed
+ * jump, a rate and a strobe, read back from the server itself (Redis TIME, from here); the
+ * true clock comes back at stop, and the ledger and the host keep nothing. A runner killed
  * mid-warp leaves its warp recorded in its ledger and on the host: the next start's heal
- * restores it, copying the helper again when it is gone. Through the CLI, Kleppmann's jump
- * on the host's Redis overtakes a kept holder. A host whose root cannot ptrace
- * the service (another user's process, no CAP_SYS_PTRACE) refuses node-clock in one line
- * before the run starts. An existing container (docker:) is warped from this machine.
+ * restores it, copying the helper again when it is gone, and cleanup --target's heal does
+ * from the host's record alone. Through the CLI, Kleppmann's jump on the host's Redis
+ * overtakes a kept holder. A host whose root cannot ptrace the service (another user's
+ * process, no CAP_SYS_PTRACE), or one reached as a user who is not root, refuses node-clock
+ * in one line before the run starts. An existing container (docker:) is warped from here.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -53,9 +54,9 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
   let hosts: TestHosts;
   let dir: string;
   let redis: TestHost;
-  const inventory = (file: string, host: TestHost) => {
+  const inventory = (file: string, host: TestHost, user = 'root') => {
     const path = join(dir, file);
-    const ssh = { user: 'root', key: hosts.key, knownHosts: hosts.knownHosts };
+    const ssh = { user, key: hosts.key, knownHosts: hosts.knownHosts };
     writeFileSync(path, JSON.stringify({ defaults: { ssh }, nodes: [{ name: 'redis-1', address: host.ip }] }));
     return path;
   };
@@ -253,11 +254,10 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
     },
   );
 
-  it('a host whose root cannot ptrace the service refuses node-clock in one line before the run starts', async () => {
-    const nobody = hosts.hosts[1] as TestHost;
-    const file = inventory('nobody.yaml', nobody);
+  /** What a run's start with node-clock on `file`'s host says: its refusal, one line (the store is never reached). */
+  async function refusalOf(file: string): Promise<string> {
     const runId = randomBytes(6).toString('hex');
-    // As a run starts its target (run-start.ts), with node-clock's needs; the store is never reached.
+    // As a run starts its target (run-start.ts), with node-clock's needs.
     const started = startTargetCluster({
       runId,
       inventory: readInventory(file, { backend: 'redis', port: 6379 }),
@@ -274,15 +274,32 @@ describe.skipIf(skip || 'why' in helper)('node-clock on a host over SSH', () => 
       const line = (refusal as UserError).message;
       console.log(`refused: ${line}`);
       expect(line.split('\n')).toHaveLength(1);
-      expect(line).toMatch(
-        /^--target .*nobody\.yaml: redis-1 \S+ \(ssh root@\S+\): node-clock: the clock-warp helper cannot ptrace the service's process \d+ there \(.*\): let root ptrace it \(CAP_SYS_PTRACE/,
-      );
+      return line;
     } finally {
       await started.then((c) => c.close()).catch(() => undefined);
       await removeResources({ runId });
     }
+  }
+
+  it('a host whose root cannot ptrace the service refuses node-clock in one line before the run starts', async () => {
+    const nobody = hosts.hosts[1] as TestHost;
+    expect(await refusalOf(inventory('nobody.yaml', nobody))).toMatch(
+      /^--target .*nobody\.yaml: redis-1 \S+ \(ssh root@\S+\): node-clock: the clock-warp helper cannot ptrace the service's process \d+ there \(.*\): let root ptrace it \(CAP_SYS_PTRACE/,
+    );
     // Its heal took the helper and the record away, and the ledger entry.
     expect(onHost(nobody, `ls -A ${PRIVATE} 2>/dev/null | grep lockchaos || true`)).toBe('');
     expect(readdirSync(ledgerDir())).toEqual([]);
+  });
+
+  it('a host reached as a user who is not root refuses node-clock in one line, naming ssh.sudo', async () => {
+    // A user who may log in with the test's key (a password of '*': no password, not locked).
+    onHost(
+      redis,
+      "id ops >/dev/null 2>&1 || { useradd -m ops && usermod -p '*' ops; }; mkdir -p /home/ops/.ssh && cp /root/.ssh/authorized_keys /home/ops/.ssh/ && chown -R ops /home/ops/.ssh && chmod 700 /home/ops/.ssh",
+    );
+    expect(await refusalOf(inventory('ops.yaml', redis, 'ops'))).toMatch(
+      /^--target .*ops\.yaml: redis-1 \S+ \(ssh ops@\S+\): node-clock: clock-warp needs root on the host to ptrace the service, and ssh logs in as ops: log in as root or set ssh\.sudo$/,
+    );
+    expect(onHost(redis, 'ls -A /var/tmp/lockchaos-$(id -u ops) 2>/dev/null | grep lockchaos || true')).toBe('');
   });
 });
