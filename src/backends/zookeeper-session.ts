@@ -25,6 +25,8 @@ interface NativeZooKeeper {
   close(): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   readonly timeout: number;
+  /** zoo_state(): the C client's connection state. */
+  readonly state: number;
   a_create(path: string, data: string, flags: number, cb: (rc: number, error: string, path: string) => void): number;
   a_exists(path: string, watch: boolean, cb: (rc: number, error: string, stat: ZkStat) => void): number;
   aw_exists(
@@ -107,6 +109,12 @@ export class ZkRefused extends DefiniteFailure {
 
 /** No answer: a lost connection, a closing or expired session, or no reply in time. */
 export class ZkIndefinite extends Error {}
+
+/**
+ * The C client's state once it has closed its socket itself (zk_adaptor.h's
+ * NOTCONNECTED_STATE_DEF; the binding exports no constant for it).
+ */
+const ZOO_NOTCONNECTED_STATE = 999;
 
 export class ZkSession {
   /** The client lost its connection and has not got it back (Curator: SUSPENDED). */
@@ -217,8 +225,24 @@ export class ZkSession {
         return notSent(`client threw before sending (${errorMessage(err)})`);
       }
       // Refused by the client before sending (bad state, bad arguments).
-      if (rc !== ZOK) notSent(`client refused the request (${rc})`);
+      if (rc !== ZOK) return notSent(`client refused the request (${rc})`);
+      this.unlessSocketDropped(name);
     });
+  }
+
+  /**
+   * A request whose send failed makes the C client close its socket there and then
+   * (nonblocking_send), outside the binding's poll callback: the binding's poll stays on
+   * the closed fd, and the next turn of the event loop aborts the process in libuv
+   * (epoll_ctl ADD: EBADF; or, once the fd's number is reused, uv__io_stop's assertion;
+   * node-zookeeper issues #93, #238, #262). Seen as SIGABRT in lock-set workers after a
+   * ZooKeeper leader's clock jump broke every connection. Closing the handle now takes the
+   * poll off that fd before the loop turns; the session ends (Curator: LOST) and the request
+   * (perhaps partly sent) ends indefinite, as the close completes it.
+   */
+  private unlessSocketDropped(name: string): void {
+    if (this.ended || this.zk.state !== ZOO_NOTCONNECTED_STATE) return;
+    this.end(`${name}: the connection broke as the request was sent`, true);
   }
 
   /** Creates a znode; resolves to its path, or rejects with ZkRefused for a server refusal. */
