@@ -73,10 +73,15 @@ const JEPSEN_ETCD = 'Jepsen, "etcd 3.4.3" (2020), lock safety under process paus
 
 /**
  * Redlock during a clients-majorities split, the shared master's real clock drifting at
- * 1 + ρ while a bare majority is held (for a TTL at least). The 2 s hold leaves a 3 s
+ * 1 + ρ from a bare majority's grant (for a TTL at least). The 2 s hold leaves a 3 s
  * lease's validity room for a slow acquire on a loaded machine (elapsed < 0.97 s); the
  * drift expires the shared key 3000 − 3000/(1 + ρ) ms early, inside the hold once
- * ρ > 3000/2000 − 1 = 0.5; the client's own 1% drift factor covers none of that.
+ * ρ > 3000/2000 − 1 = 0.5; the client's own 1% drift factor covers none of that. For the
+ * other group to see it, the gap between the key's end and the hold's, 2000 − 3000/(1 + ρ),
+ * must outlast one of its retries (each waits out the unreachable masters twice, 300 ms,
+ * and a backoff of up to 125 ms: about 725 ms), or the retries, all in step, can straddle
+ * it every time: ρ > 3000/1275 − 1 ≈ 1.35. At ρ = 1 the gap was 500 ms and seed 1 missed
+ * all seven of its drifts that way.
  */
 function driftingBridge(name: string, rate: number, description: string, unfenced: 'invalid' | 'valid'): Scenario {
   return {
@@ -231,8 +236,8 @@ const list: Scenario[] = [
   },
   driftingBridge(
     'redlock-drift-bridge',
-    1,
-    "the shared master's real clock drifts at 1 + ρ with ρ = 1, a hundred times the 1% drift factor the Redlock client subtracts from its validity: the key that completes a bare majority expires about 1.5 s early by that clock, inside a 2 s hold of a 3 s lease, and the other group gets its own majority",
+    2,
+    "the shared master's real clock drifts at 1 + ρ with ρ = 2, two hundred times the 1% drift factor the Redlock client subtracts from its validity: the key that completes a bare majority expires 2 s early by that clock, a second inside a 2 s hold of a 3 s lease, long enough for the other group's retries to get their own majority",
     'invalid',
   ),
   driftingBridge(
