@@ -368,8 +368,12 @@ static void print_state(int pid, uint64_t base, const struct cw_page *page, cons
   const struct cw_slot *s = &page->slots[page->active & 1];
   printf("{\"pid\":%d,\"action\":\"%s\",\"warped\":%s,\"page\":\"0x%llx\"", pid, what, s->mask ? "true" : "false",
          (unsigned long long)base);
-  printf(",\"offsetMs\":{\"realtime\":%.6f,\"monotonic\":%.6f,\"boottime\":%.6f},\"rate\":%.9g",
-         warp_of(s, 0, now_ns(0)) / 1e6, warp_of(s, 1, now_ns(1)) / 1e6, warp_of(s, 7, now_ns(7)) / 1e6, s->mask ? s->rate : 0.0);
+  /* The true monotonic time the offsets are for: a runner on this host maps the process's
+     stamps back to true time from there, not from when this line reaches it. */
+  int64_t mono = now_ns(1);
+  printf(",\"offsetMs\":{\"realtime\":%.6f,\"monotonic\":%.6f,\"boottime\":%.6f},\"rate\":%.9g,\"atMonotonicNs\":%lld",
+         warp_of(s, 0, now_ns(0)) / 1e6, warp_of(s, 1, mono) / 1e6, warp_of(s, 7, now_ns(7)) / 1e6, s->mask ? s->rate : 0.0,
+         (long long)mono);
   printf(",\"sites\":[");
   int first = 1;
   for (int i = 0; i < CW_SITES; i++) {

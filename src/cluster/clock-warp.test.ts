@@ -12,6 +12,17 @@ describe('the helper answer', () => {
     expect(state.sites).toEqual([{ symbol: 'clock_gettime', addr: '0x7f50d2b19b10', original: '554889e541' }]);
   });
 
+  it('reads the true monotonic time its offsets are for, where it says it', () => {
+    const at = attached.replace('"rate":0,', '"rate":0,"atMonotonicNs":123456789012,');
+    expect(parseWarpState(at).atMonotonicNs).toBe(123456789012);
+    expect(parseWarpState(attached).atMonotonicNs).toBeUndefined();
+    for (const bad of ['"x"', '-1', 'null', '1e999']) {
+      expect(() => parseWarpState(attached.replace('"rate":0,', `"rate":0,"atMonotonicNs":${bad},`))).toThrow(
+        /malformed atMonotonicNs|no JSON/,
+      );
+    }
+  });
+
   it('reads a process that is not warped, with no offsets', () => {
     expect(parseWarpState('{"pid":3,"action":"read","warped":false}')).toEqual({
       pid: 3,

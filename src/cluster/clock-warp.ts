@@ -37,6 +37,8 @@ export interface WarpState {
   /** The warp in place (the process's clock minus true time), per clock, when warped. */
   offsetMs?: { realtime: number; monotonic: number; boottime: number };
   rate?: number;
+  /** The true CLOCK_MONOTONIC (ns) the offsets are for: the moment the helper read them. */
+  atMonotonicNs?: number;
   /** The vDSO functions patched, with their original bytes (hex). */
   sites?: { symbol: string; addr: string; original: string }[];
 }
@@ -65,6 +67,10 @@ export function parseWarpState(line: string): WarpState {
     if (!isNumber(v.rate)) throw bad('no rate');
     state.offsetMs = { realtime: o.realtime, monotonic: o.monotonic, boottime: o.boottime };
     state.rate = v.rate;
+    if (v.atMonotonicNs !== undefined) {
+      if (!isNumber(v.atMonotonicNs) || v.atMonotonicNs < 0) throw bad('a malformed atMonotonicNs');
+      state.atMonotonicNs = v.atMonotonicNs;
+    }
   }
   if (v.sites !== undefined) {
     if (!Array.isArray(v.sites)) throw bad('sites that are not a list');

@@ -132,7 +132,9 @@ export class ClientClockWarp implements Nemesis {
     if (this.mode === 'strobe') return strobedBetween([(change.offsetMs ?? 0) * NS_PER_MS, 0]);
     try {
       const state = await readWarp(worker);
-      const anchor = Number(monotonicNow());
+      // Where the helper read the offset, not when its answer came (its exec, under load,
+      // can take 100 ms: ρ times that would be the stamps' error).
+      const anchor = state.atMonotonicNs ?? Number(monotonicNow());
       if (!state.offsetMs || state.rate === undefined) return undefined;
       return warpedAt(state.offsetMs.monotonic * NS_PER_MS, state.rate, anchor);
     } catch {
