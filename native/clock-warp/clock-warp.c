@@ -307,14 +307,12 @@ static uint64_t remote_mmap(int tid, uint64_t at_syscall, uint64_t hint, uint64_
     keep_signal(tid, st);
     if (tries == 16) {
       ptrace(PTRACE_SETREGS, tid, 0, &saved);
-      release_all();
       fail(1, "thread %d did not run the injected mmap in 16 steps (it stopped at 0x%llx)", tid,
            (unsigned long long)r.rip);
     }
   }
   ptrace(PTRACE_SETREGS, tid, 0, &saved);
   if (r.rax > (uint64_t)-4096) {
-    release_all();
     fail(1, "mmap in the process failed: %s", strerror((int)-r.rax));
   }
   return r.rax;

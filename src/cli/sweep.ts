@@ -4,7 +4,7 @@ import { BACKENDS, backendByName } from '../backends/index.js';
 import { campaignSource } from '../campaign/load.js';
 import { loadModuleBackends } from '../campaign/module-backends.js';
 import { DEFAULTS, fencingWord } from '../run-data/config.js';
-import { DRIFT_AIMS, DRIFT_RHO_BOUNDS, driftPoints } from '../sweep/drift-grid.js';
+import { DRIFT_AIMS, DRIFT_RHO_BOUNDS, driftAim, driftPoints } from '../sweep/drift-grid.js';
 import { SWEEP_DEFAULTS, type SweepSpec, sweepPoints } from '../sweep/grid.js';
 import { sweep } from '../sweep/run.js';
 import { UserError } from '../util/errors.js';
@@ -112,12 +112,7 @@ export function sweepSpecFromArgs(values: Record<string, string | boolean | unde
     return text === undefined ? fallback : parse(text);
   };
   const drift = opt('drift', (t): number[] | undefined => driftList(t), undefined);
-  const aim = drift ? DRIFT_AIMS[backend] : undefined;
-  if (drift && !aim) {
-    throw new UserError(
-      `--drift sweeps the lease keeper's clock on ${Object.keys(DRIFT_AIMS).join(', ')}; '${backend}' has no lease a drift sweep knows to aim at: run a node-clock:<aim>:rate=<rho> nemesis instead`,
-    );
-  }
+  const aim = drift ? driftAim(backend) : undefined;
   if (drift && s('pause-ttl') !== undefined) {
     throw new UserError('--drift and --pause-ttl are two sweeps: give one axis (drop --pause-ttl for a drift sweep)');
   }

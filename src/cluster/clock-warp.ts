@@ -204,16 +204,18 @@ export async function restoreProcess(runId: string, pid: number): Promise<WarpSt
 /**
  * Puts true time back in each of `pids` (a fault's warped processes, at its stop), going on
  * past one that fails: a line per failure, the process named by `name`, for the record.
+ * `restore`: how (here by default; a target host's helper: ClockWarper.restore).
  */
 export async function restoreProcesses(
   runId: string,
   pids: readonly number[],
   name: (pid: number) => string,
+  restore: (runId: string, pid: number) => Promise<unknown> = restoreProcess,
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const pid of pids) {
     try {
-      await restoreProcess(runId, pid);
+      await restore(runId, pid);
     } catch (err) {
       problems.push(`${name(pid)}: ${errorMessage(err)}`);
     }

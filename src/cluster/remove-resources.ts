@@ -5,7 +5,6 @@
  * which needs only the names, does not load the engine's client (a quarter second of CPU
  * per worker).
  */
-
 import type { ContainerInfo } from 'dockerode';
 import { sleep } from '../util/monotonic-clock.js';
 import { ownContainerId } from './client-path.js';

@@ -9,6 +9,7 @@
  */
 import { driftMs } from '../backends/redlock.js';
 import type { LeaseShape } from '../stats/drift-formula.js';
+import { UserError } from '../util/errors.js';
 
 /** How a drift sweep moves a backend's clock, and the lease it moves. */
 export interface DriftAim {
@@ -48,6 +49,15 @@ export const DRIFT_AIMS: Readonly<Record<string, DriftAim>> = {
   etcd: { alongside: [], clockAim: 'leader', lease: RENEWED_THRICE, ttlMs: 2000, holdMs: 600 },
   zookeeper: { alongside: [], clockAim: 'leader', lease: RENEWED_THRICE, ttlMs: 2000, holdMs: 600 },
 };
+
+/** How a drift sweep moves `backend`'s clock; a backend it knows no lease of: one line, the fix. */
+export function driftAim(backend: string): DriftAim {
+  const aim = DRIFT_AIMS[backend];
+  if (aim) return aim;
+  throw new UserError(
+    `--drift sweeps the lease keeper's clock on ${Object.keys(DRIFT_AIMS).join(', ')}; '${backend}' has no lease a drift sweep knows to aim at: run a node-clock:<aim>:rate=<rho> nemesis instead`,
+  );
+}
 
 /** The least and greatest ρ node-clock runs (kind.ts's rate=<ρ>); 0 is the control point. */
 export const DRIFT_RHO_BOUNDS = { min: -0.9, max: 10 } as const;

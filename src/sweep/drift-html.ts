@@ -3,15 +3,14 @@
  * model's bound (drift-formula.ts), the clocks as read back, and the runs behind every
  * point where the two disagree, linked to their reports.
  */
-import { relative } from 'node:path';
 import { cell, measurementPage } from '../report/measure-page.js';
 import { escapeHtml } from '../report/page-html.js';
-import type { Interval } from '../stats/binomial-interval.js';
 import { plural } from '../util/plural.js';
 import { textTable } from '../util/text-table.js';
 import type { DriftSweepPageData } from './browser/plots.js';
 import type { DriftPointResult } from './drift-analyse.js';
 import type { SweepSpec } from './grid.js';
+import { interval, runHref } from './html.js';
 
 export interface DriftSweepResult {
   spec: SweepSpec;
@@ -22,7 +21,6 @@ export interface DriftSweepResult {
   points: DriftPointResult[];
 }
 
-const interval = (i: Interval | null) => (i ? `${cell(i.low)}–${cell(i.high)}` : '–');
 const rhoCell = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 10_000) / 10_000) : '∞');
 
 function boundWords(p: DriftPointResult): string {
@@ -34,11 +32,7 @@ function boundWords(p: DriftPointResult): string {
 }
 
 function runLinks(r: DriftSweepResult, p: DriftPointResult): string {
-  const href = (dir: string) =>
-    relative(r.dir, dir)
-      .split('/')
-      .map((x) => encodeURIComponent(x))
-      .join('/');
+  const href = (dir: string) => runHref(r.dir, dir);
   const runs = p.predicted.unsafe ? p.runs : p.runs.filter((x) => x.overlaps > 0);
   return runs
     .map((run) => {

@@ -7,7 +7,7 @@
 
 import type { CampaignFile, MatrixEntryFile } from '../campaign/spec.js';
 import { DEFAULTS } from '../run-data/config.js';
-import { DRIFT_AIMS, driftNemesis, driftPointLabel, driftPoints } from './drift-grid.js';
+import { driftAim, driftNemesis, driftPointLabel, driftPoints } from './drift-grid.js';
 
 export interface SweepSpec {
   backend: string;
@@ -95,8 +95,7 @@ function pauseMatrix(spec: SweepSpec): MatrixEntryFile[] {
 
 /** A drift sweep measures with fencing off and expects valid with it on, as a pause sweep does. */
 function driftMatrix(spec: SweepSpec, drift: number[]): MatrixEntryFile[] {
-  const aim = DRIFT_AIMS[spec.backend];
-  if (!aim) throw new Error(`no drift aim for ${spec.backend}: the CLI refuses it first`);
+  const aim = driftAim(spec.backend);
   return driftPoints({ ...spec, drift }).map((p) => ({
     backend: spec.backend,
     workload: 'lock-set',

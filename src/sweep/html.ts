@@ -22,14 +22,18 @@ export interface SweepResult {
   points: PointResult[];
 }
 
-const interval = (i: Interval | null) => (i ? `${cell(i.low)}–${cell(i.high)}` : '–');
+/** A 95% interval for a table cell, or an en dash for none. */
+export const interval = (i: Interval | null) => (i ? `${cell(i.low)}–${cell(i.high)}` : '–');
+
+/** A run folder's link from the sweep's folder (each part encoded). */
+export const runHref = (sweepDir: string, runDir: string) =>
+  relative(sweepDir, runDir)
+    .split('/')
+    .map((x) => encodeURIComponent(x))
+    .join('/');
 
 function runLinks(r: SweepResult, runs: readonly SweepRun[]): string {
-  const href = (p: string) =>
-    relative(r.dir, p)
-      .split('/')
-      .map((x) => encodeURIComponent(x))
-      .join('/');
+  const href = (p: string) => runHref(r.dir, p);
   return runs
     .map((run) => {
       const why =

@@ -13,7 +13,7 @@ import { loadRun } from '../run-data/run-folder.js';
 import { textTable } from '../util/text-table.js';
 import { analysePoint } from './analyse.js';
 import { analyseDriftPoint } from './drift-analyse.js';
-import { DRIFT_AIMS, driftPointLabel, driftPoints } from './drift-grid.js';
+import { driftAim, driftPointLabel, driftPoints } from './drift-grid.js';
 import { type DriftSweepResult, driftSweepHtml, driftSweepTable } from './drift-html.js';
 import { type DriftRunMeasure, measureDriftRun } from './drift-measure.js';
 import { pointLabel, type SweepSpec, sweepCampaign, sweepPoints } from './grid.js';
@@ -40,8 +40,7 @@ function measured(r: CellResult): RunMeasure | undefined {
 
 /** Each drift point's runs, measured and analysed against the model. */
 function driftResult(spec: SweepSpec, drift: number[], c: CampaignResult, startedAt: string): DriftSweepResult {
-  const aim = DRIFT_AIMS[spec.backend];
-  if (!aim) throw new Error(`no drift aim for ${spec.backend}: the CLI refuses it first`);
+  const aim = driftAim(spec.backend);
   const points = driftPoints({ ...spec, drift });
   const byEntry = points.map(() => [] as DriftRunMeasure[]);
   for (const r of c.cells) if (r.dir && gaveVerdict(r)) byEntry[r.cell.entry]?.push(measureDriftRun(loadRun(r.dir)));

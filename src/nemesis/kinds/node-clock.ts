@@ -18,6 +18,7 @@ import {
   clockWarpSupport,
   localClockWarper,
   realtimeOffsetMs,
+  restoreProcesses,
 } from '../../cluster/clock-warp.js';
 import type { NodeHandle } from '../../cluster/cluster.js';
 import { errorMessage } from '../../util/errors.js';
@@ -70,8 +71,8 @@ export function drawNodeClock(mode: NodeClockMode, ttlMs: number, rng: Rng, give
 
 export class NodeClockWarp implements Nemesis {
   readonly kind = 'node-clock';
-  /** The processes warped by the fault in effect, per node. */
-  private warped = new Map<NodeHandle, number[]>();
+  /** The processes warped by the fault in effect, per node, and where their clocks are warped. */
+  private warped = new Map<NodeHandle, { warper: ClockWarper; pids: number[] }>();
   private strobing: ClockStrobe | undefined;
   /** While-held mode: the holder kept in its hold while its server's clock is ahead (kept-holder.ts). */
   private readonly holder?: KeptHolder;
@@ -130,17 +131,16 @@ export class NodeClockWarp implements Nemesis {
         notWarped[node.name] = group.failed.map((f) => `process ${f.pid}: ${f.why}`).join('; ');
       }
       if (group.warped.length > 0) {
-        this.warped.set(node, group.warped);
+        this.warped.set(node, { warper, pids: group.warped });
         pids[node.name] = group.warped;
       }
     }
     if (this.mode === 'strobe' && this.warped.size > 0) {
       const period = (value as { periodMs: number }).periodMs;
       const strobed = () =>
-        [...this.warped].flatMap(([node, pids]) => {
-          const warper = warperOf(node);
-          return warper ? pids.map((pid) => ({ pid, change: (p: number, c: ClockChange) => warper.change(p, c) })) : [];
-        });
+        [...this.warped.values()].flatMap(({ warper, pids }) =>
+          pids.map((pid) => ({ pid, change: (p: number, c: ClockChange) => warper.change(p, c) })),
+        );
       this.strobing = startClockStrobe(strobed, change.offsetMs ?? 0, period);
     }
     // No reading after the warp here: the fault's window opens when start returns, and a
@@ -175,9 +175,9 @@ export class NodeClockWarp implements Nemesis {
         if (this.serverTime) {
           out[node.name] = Math.round((await this.serverTime.offsetMs(node)) * 10) / 10;
         } else {
-          const pid = this.warped.get(node)?.[0];
-          const warper = warperOf(node);
-          out[node.name] = pid === undefined || !warper ? 0 : realtimeOffsetMs(await warper.read(pid));
+          const warped = this.warped.get(node);
+          const pid = warped?.pids[0];
+          out[node.name] = pid === undefined || !warped ? 0 : realtimeOffsetMs(await warped.warper.read(pid));
         }
       } catch (err) {
         out[node.name] = `not read: ${errorMessage(err)}`;
@@ -199,16 +199,17 @@ export class NodeClockWarp implements Nemesis {
     const during = await this.readClocks(nodes);
     const problems: string[] = [];
     const inherited: Record<string, number[]> = {};
-    for (const [node, pids] of this.warped) {
-      const warper = warperOf(node);
-      if (!warper) continue;
+    for (const [node, { warper, pids }] of this.warped) {
       // A process frozen by another fault cannot be stopped by ptrace until it thaws.
       await whenAvailable(this.ctx, node);
-      for (const pid of pids) {
-        await warper
-          .restore(this.ctx.runId, pid)
-          .catch((err) => problems.push(`${node.name} process ${pid}: ${errorMessage(err)}`));
-      }
+      problems.push(
+        ...(await restoreProcesses(
+          this.ctx.runId,
+          pids,
+          (pid) => `${node.name} process ${pid}`,
+          (run, pid) => warper.restore(run, pid),
+        )),
+      );
       // A process the warped ones started during the fault (PostgreSQL forks a backend per
       // session) was born with their clock: it is put back too.
       const born = await this.restoreBorn(node, warper, pids, problems);
